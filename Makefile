@@ -1,0 +1,82 @@
+# tvmcc: ONNX to C ahead-of-time compiler. Hand-written; GNU make.
+#
+#   make          build ./tvmcc
+#   make demo     build, compile a generated model, build and run its C
+#   make test     unit, golden, bad-input, conformance (host + Cortex-M4) tests
+#
+# Dependencies are checked (and installed when run as root) by scripts/deps.sh.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+           -Wno-unused-parameter
+DEFS    := -D_POSIX_C_SOURCE=200809L
+INCS    := -Ibuild/gen -I/usr/include/cjson
+LIBS    := -lprotobuf-c -lcjson -lm
+PROTO   ?= /usr/include/onnx/onnx.proto
+PYTHON  ?= /usr/bin/python3
+
+SRCS    := $(wildcard ir/*.c frontend/*.c passes/*.c lower/*.c emit_c/*.c cmd/*.c)
+OBJS    := $(patsubst %.c,build/%.o,$(SRCS)) build/gen/onnx.pb-c.o build/gen/embedded.o
+LIBOBJS := $(filter-out build/cmd/%,$(OBJS))
+EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json))
+
+.PHONY: all deps demo test test-unit test-conformance test-arm bench clean
+all: tvmcc build/tensortool
+
+deps:
+	@scripts/deps.sh build
+
+build/.deps-ok: scripts/deps.sh
+	@scripts/deps.sh build
+	@mkdir -p build && touch $@
+
+build/gen/onnx.pb-c.c build/gen/onnx.pb-c.h: $(PROTO) build/.deps-ok
+	@mkdir -p build/gen
+	protoc-c --c_out=build/gen -I$(dir $(PROTO)) $(PROTO)
+
+build/gen/onnx.pb-c.o: build/gen/onnx.pb-c.c
+	$(CC) $(CFLAGS) -std=c99 $(INCS) -c $< -o $@
+
+# The runtime and target descriptions are embedded into the binary so that
+# tvmcc works from any directory.
+build/embedtool: scripts/embedtool.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) $< -o $@
+
+build/gen/embedded.c: build/embedtool $(EMBED)
+	@mkdir -p build/gen
+	build/embedtool $(EMBED) > $@
+
+build/gen/embedded.o: build/gen/embedded.c
+	$(CC) $(CFLAGS) -std=c99 -c $< -o $@
+
+build/%.o: %.c build/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) -MMD -MP -c $< -o $@
+
+-include $(OBJS:.o=.d)
+
+tvmcc: $(OBJS)
+	$(CC) $(CFLAGS) $(OBJS) $(LIBS) -o $@
+
+build/tensortool: test/tools/tensortool.c $(LIBOBJS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
+
+demo: all
+	@test/demo.sh
+
+test: all
+	@test/run_all.sh
+
+test-conformance: all
+	@test/conformance/run.sh
+
+test-arm: all
+	@test/conformance/run.sh --arm
+
+bench: all
+	@bench/run.sh
+
+clean:
+	rm -rf build tvmcc

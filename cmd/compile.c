@@ -1,0 +1,352 @@
+/*
+ * compile_model(): runs the pipeline for one model and writes the output
+ * directory atomically: everything goes into a fresh temporary directory
+ * next to the destination, which is renamed into place only when every file
+ * has been written (when the destination already exists, the files are
+ * renamed into it one by one). A failed compile removes the temporary
+ * directory, so it never leaves partial output behind.
+ */
+#define _DEFAULT_SOURCE
+#include "compile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "../emit_c/emit.h"
+#include "../frontend/infer.h"
+#include "../frontend/onnx.h"
+#include "../ir/target.h"
+#include "../lower/lower.h"
+#include "../passes/passes.h"
+#include "../passes/plan.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static int valid_c_name(const char *s)
+{
+    const char *c;
+    if (!*s || (*s >= '0' && *s <= '9'))
+        return 0;
+    for (c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_'))
+            return 0;
+    return 1;
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    char path[4096];
+    if (dp) {
+        while ((e = readdir(dp)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(dp);
+    }
+    rmdir(dir);
+}
+
+/* Moves the finished temporary directory to its destination. */
+static int install_dir(const char *tmp, const char *dest, Diag *d)
+{
+    struct stat st;
+    DIR *dp;
+    struct dirent *e;
+    char from[4096], to[4096];
+    if (stat(dest, &st) != 0) {
+        if (rename(tmp, dest) == 0)
+            return 0;
+        return diag_error(d, NULL, NULL, "cannot create output directory %s: %s", dest, strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode))
+        return diag_error(d, NULL, NULL, "output path %s exists and is not a directory", dest);
+    dp = opendir(tmp);
+    if (!dp)
+        return diag_error(d, NULL, NULL, "cannot read %s: %s", tmp, strerror(errno));
+    while ((e = readdir(dp)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(from, sizeof from, "%s/%s", tmp, e->d_name);
+        snprintf(to, sizeof to, "%s/%s", dest, e->d_name);
+        if (rename(from, to) != 0) {
+            closedir(dp);
+            return diag_error(d, NULL, NULL, "cannot write %s: %s", to, strerror(errno));
+        }
+    }
+    closedir(dp);
+    rmdir(tmp);
+    return 0;
+}
+
+static char *make_tmp_dir(Arena *a, const char *dest, Diag *d)
+{
+    char *parent = arena_strdup(a, dest), *slash, *tmpl;
+    size_t n = strlen(parent);
+    while (n > 1 && parent[n - 1] == '/')
+        parent[--n] = 0;
+    slash = strrchr(parent, '/');
+    if (slash == parent)
+        parent = arena_strdup(a, "/");
+    else if (slash)
+        *slash = 0;
+    else
+        parent = arena_strdup(a, ".");
+    tmpl = arena_printf(a, "%s/.tvmcc-tmp-XXXXXX", parent);
+    if (!mkdtemp(tmpl)) {
+        diag_error(d, NULL, NULL, "cannot create output directory %s: %s", dest, strerror(errno));
+        return NULL;
+    }
+    return tmpl;
+}
+
+static void vlog(const Options *o, double t0, const char *what)
+{
+    if (o->verbose)
+        fprintf(stderr, "tvmcc: %-16s %8.1f ms\n", what, now_ms() - t0);
+}
+
+static int run_passes(const Options *o, Graph *g, Diag *d)
+{
+    int i;
+    int dumped = 0;
+    for (i = 0; i < pass_count; i++) {
+        if (pass_table[i].run(g, d))
+            return 1;
+#ifndef NDEBUG
+        if (graph_verify(g, d))
+            return 1;
+#endif
+        if (o->dump_ir && !strcmp(o->dump_ir, pass_table[i].name)) {
+            graph_dump(g, stdout);
+            dumped = 1;
+        }
+    }
+    if (o->dump_ir && !dumped) {
+        if (*o->dump_ir && strcmp(o->dump_ir, "frontend") != 0) {
+            fprintf(stderr, "tvmcc: --dump-ir: unknown pass '%s'; passes: frontend", o->dump_ir);
+            for (i = 0; i < pass_count; i++)
+                fprintf(stderr, " %s", pass_table[i].name);
+            fprintf(stderr, "\n");
+            d->errors++;
+            return 1;
+        }
+        if (!*o->dump_ir)
+            graph_dump(g, stdout);
+    }
+    return 0;
+}
+
+/* Infers shapes node by node, folding constant nodes as soon as their
+ * shapes are known. */
+static int infer_and_fold(Graph *g, Diag *d)
+{
+    int32_t ni;
+    if (infer_graph(g, d))
+        return 1;
+    for (ni = 0; ni < g->n_nodes; ni++)
+        if (fold_node(g, ni, d))
+            return 1;
+    return 0;
+}
+
+static int plan(Program *p, Diag *d)
+{
+    Graph *g = p->g;
+    int32_t *def, *last;
+    PlanItem *items;
+    int n_items = 0, cap, ki, bi, i;
+    PlanResult res;
+    def = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *def);
+    last = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *last);
+    p->value_offset = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *p->value_offset);
+    p->temp_offset = arena_array(g->arena, (size_t)p->n_kernels + 1, sizeof *p->temp_offset);
+    if (!def || !last || !p->value_offset || !p->temp_offset)
+        die("compile arena exhausted");
+    for (i = 0; i < g->n_values; i++) {
+        def[i] = -1;
+        last[i] = -1;
+        p->value_offset[i] = -1;
+    }
+    cap = 16;
+    for (ki = 0; ki < p->n_kernels; ki++)
+        if (p->kernels[ki])
+            cap += p->kernels[ki]->n_bufs;
+    items = arena_array(g->arena, (size_t)cap, sizeof *items);
+    if (!items)
+        die("compile arena exhausted");
+    for (ki = 0; ki < p->n_kernels; ki++) {
+        Kernel *k = p->kernels[ki];
+        if (!k)
+            continue;
+        for (bi = 0; bi < k->n_bufs; bi++) {
+            Buffer *b = &k->bufs[bi];
+            if (b->scope != BUF_ARENA)
+                continue;
+            if (b->written && def[b->value] < 0)
+                def[b->value] = ki;
+            last[b->value] = ki;
+        }
+    }
+    for (i = 0; i < g->n_values; i++) {
+        if (def[i] < 0)
+            continue;
+        items[n_items].bytes = value_numel(&g->values[i]) * (int64_t)dtype_size(g->values[i].dtype);
+        items[n_items].first = def[i];
+        items[n_items].last = last[i];
+        n_items++;
+    }
+    for (ki = 0; ki < p->n_kernels; ki++) {
+        Kernel *k = p->kernels[ki];
+        if (!k)
+            continue;
+        for (bi = 0; bi < k->n_bufs; bi++) {
+            Buffer *b = &k->bufs[bi];
+            if (b->scope != BUF_TEMP)
+                continue;
+            items[n_items].bytes = b->numel * (int64_t)dtype_size(b->dtype);
+            items[n_items].first = ki;
+            items[n_items].last = ki;
+            n_items++;
+        }
+    }
+    if (plan_memory(items, n_items, p->target->alignment > 64 ? p->target->alignment : 64, &res))
+        return diag_error(d, NULL, NULL, "memory plan overflows");
+    n_items = 0;
+    for (i = 0; i < g->n_values; i++)
+        if (def[i] >= 0)
+            p->value_offset[i] = items[n_items++].offset;
+    for (ki = 0; ki < p->n_kernels; ki++) {
+        Kernel *k = p->kernels[ki];
+        if (!k)
+            continue;
+        p->temp_offset[ki] = arena_array(g->arena, (size_t)k->n_bufs + 1, sizeof(int64_t));
+        for (bi = 0; bi < k->n_bufs; bi++)
+            if (k->bufs[bi].scope == BUF_TEMP)
+                p->temp_offset[ki][bi] = items[n_items++].offset;
+    }
+    p->workspace_bytes = res.arena_bytes;
+    p->lower_bound_bytes = res.lower_bound_bytes;
+    return 0;
+}
+
+static const char *kernel_name(Arena *a, int idx, const char *op)
+{
+    char *s = arena_printf(a, "k%d_%s", idx, op), *c;
+    for (c = s; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    return s;
+}
+
+int compile_model(const Options *o)
+{
+    Arena arena;
+    Diag d;
+    Graph *g;
+    const Target *t;
+    const char *err = NULL;
+    Program p;
+    int i, rc = 1;
+    int32_t ni;
+    double t0 = now_ms();
+    char *tmp = NULL;
+
+    arena_init(&arena, 0);
+    diag_init(&d, o->model);
+    memset(&p, 0, sizeof p);
+    t = target_load(&arena, o->target, &err);
+    if (!t) {
+        fprintf(stderr, "tvmcc: %s\n", err);
+        goto done;
+    }
+    if (!valid_c_name(o->name)) {
+        fprintf(stderr, "tvmcc: --name '%s' is not a C identifier\n", o->name);
+        goto done;
+    }
+    g = onnx_load(&arena, o->model, &d);
+    if (!g)
+        goto done;
+    vlog(o, t0, "load");
+    for (i = 0; i < o->n_shapes; i++)
+        if (onnx_bind_input_shape(g, o->shapes[i], &d))
+            goto done;
+    if (onnx_check_inputs_static(g, &d))
+        goto done;
+    if (o->dump_ir && !strcmp(o->dump_ir, "frontend-raw"))
+        graph_dump(g, stdout);
+    if (infer_and_fold(g, &d))
+        goto done;
+    vlog(o, t0, "infer");
+    if (o->dump_ir && !strcmp(o->dump_ir, "frontend"))
+        graph_dump(g, stdout);
+    if (run_passes(o, g, &d))
+        goto done;
+    vlog(o, t0, "passes");
+
+    p.g = g;
+    p.target = t;
+    p.name = o->name;
+    p.model_base = base_name(o->model);
+    p.version = TVMCC_VERSION;
+    p.kernels = arena_array(&arena, (size_t)g->n_nodes + 1, sizeof *p.kernels);
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        Node *n = &g->nodes[ni];
+        Kernel *k;
+        if (n->dead)
+            continue;
+        k = lower_node(g, ni, kernel_name(&arena, p.n_kernels, n->op_type), &d);
+        if (!k)
+            goto done;
+        p.kernels[p.n_kernels++] = k;
+        if (o->dump_loops) {
+            loops_dump(k, stdout);
+            printf("\n");
+        }
+    }
+    vlog(o, t0, "lower");
+    if (plan(&p, &d))
+        goto done;
+    vlog(o, t0, "plan");
+    if (!o->out_dir) {
+        rc = 0;
+        goto done;
+    }
+    tmp = make_tmp_dir(&arena, o->out_dir, &d);
+    if (!tmp)
+        goto done;
+    if (emit_program(&p, tmp, &d) || install_dir(tmp, o->out_dir, &d)) {
+        remove_tree(tmp);
+        goto done;
+    }
+    vlog(o, t0, "emit");
+    if (o->verbose)
+        fprintf(stderr, "tvmcc: %d kernels, workspace %lld bytes (lower bound %lld), weights %lld bytes\n",
+                p.n_kernels, (long long)p.workspace_bytes, (long long)p.lower_bound_bytes,
+                (long long)p.weights_bytes);
+    rc = 0;
+done:
+    arena_free(&arena);
+    return rc;
+}

@@ -1,0 +1,124 @@
+/*
+ * tvmcc command line. Parses options into an Options struct and runs the
+ * compile. Exit status: 0 success, 1 model or user error (a message naming
+ * the file, node and field is printed), 2 usage error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "../ir/arena.h"
+#include "../ir/target.h"
+
+static void usage(FILE *f)
+{
+    Arena a;
+    arena_init(&a, 0);
+    fprintf(f,
+            "usage: tvmcc MODEL.onnx [options]\n"
+            "\n"
+            "Compiles an ONNX model to portable C: OUT/NAME.h, NAME.c, NAME_weights.c,\n"
+            "NAME.json, NAME.mk, tvmrt.h, tvmrt.c.\n"
+            "\n"
+            "options:\n"
+            "  -t, --target TARGET     target (default c); one of: %s\n"
+            "  -o, --output DIR        output directory (default out; with --dump-* and\n"
+            "                          no -o, nothing is written)\n"
+            "  --name NAME             C name prefix and file stem (default model)\n"
+            "  --input-shape N=D0,D1   bind the shape of graph input N (repeatable)\n"
+            "  --dump-ir[=PASS]        print the graph after PASS (frontend, fold_constants,\n"
+            "                          dce; default: after the last pass)\n"
+            "  --dump-loops            print the loop IR of every kernel\n"
+            "  -v, --verbose           print progress and timings to stderr\n"
+            "  --version               print the version\n"
+            "  -h, --help              this help\n",
+            target_names(&a));
+    arena_free(&a);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tvmcc: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(run tvmcc --help for usage)\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    Options o;
+    int i, dumps = 0, have_out = 0;
+    memset(&o, 0, sizeof o);
+    o.target = "c";
+    o.name = "model";
+    o.out_dir = "out";
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+#define TAKES_VALUE(shortopt, longopt)                                                    \
+    ((*shortopt && !strcmp(a, shortopt)) || !strcmp(a, longopt) ||                        \
+     (!strncmp(a, longopt "=", strlen(longopt) + 1) && (val = a + strlen(longopt) + 1)))
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("tvmcc %s\n", TVMCC_VERSION);
+            return 0;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            o.verbose = 1;
+        } else if (!strcmp(a, "--dump-loops")) {
+            o.dump_loops = 1;
+            dumps = 1;
+        } else if (!strcmp(a, "--dump-ir")) {
+            o.dump_ir = "";
+            dumps = 1;
+        } else if (!strncmp(a, "--dump-ir=", 10)) {
+            o.dump_ir = a + 10;
+            dumps = 1;
+        } else if (TAKES_VALUE("-t", "--target") || TAKES_VALUE("-o", "--output") ||
+                   TAKES_VALUE("", "--name") || TAKES_VALUE("", "--input-shape")) {
+            const char *opt = a;
+            if (!val) {
+                if (i + 1 >= argc)
+                    return usage_error("option %s needs a value", a);
+                val = argv[++i];
+            }
+            if (!strncmp(opt, "-t", 2) || !strncmp(opt, "--target", 8)) {
+                o.target = val;
+            } else if (!strncmp(opt, "-o", 2) || !strncmp(opt, "--output", 8)) {
+                o.out_dir = val;
+                have_out = 1;
+            } else if (!strncmp(opt, "--name", 6)) {
+                o.name = val;
+            } else {
+                if (o.n_shapes >= MAX_SHAPE_BINDINGS)
+                    return usage_error("too many --input-shape options (max %s)", "64");
+                o.shapes[o.n_shapes++] = val;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option %s", a);
+        } else if (o.model) {
+            return usage_error("more than one model given (%s)", a);
+        } else {
+            o.model = a;
+        }
+#undef TAKES_VALUE
+    }
+    if (!o.model)
+        return usage_error("%s", "no model given");
+    if (dumps && !have_out)
+        o.out_dir = NULL;
+    {
+        Arena a;
+        const char *err = NULL;
+        arena_init(&a, 0);
+        if (!target_load(&a, o.target, &err)) {
+            fprintf(stderr, "tvmcc: %s\n", err);
+            arena_free(&a);
+            return 2;
+        }
+        arena_free(&a);
+    }
+    return compile_model(&o);
+}

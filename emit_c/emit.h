@@ -1,0 +1,39 @@
+/*
+ * C emitter. A Program is everything the emitter needs: the graph (for
+ * values, constants and the interface), the kernels in execution order and
+ * the memory plan. emit_program() writes the output files of the contract
+ * (design.md) into an existing directory.
+ */
+#ifndef TVMCC_EMIT_H
+#define TVMCC_EMIT_H
+
+#include "../ir/graph.h"
+#include "../ir/target.h"
+#include "../lower/te.h"
+
+typedef struct Program {
+    Graph *g;
+    const Target *target;
+    const char *name;          /* NAME: C identifier prefix and file stem */
+    const char *model_base;    /* model file's base name, for comments */
+    const char *version;       /* tvmcc version string */
+    int n_kernels;
+    Kernel **kernels;          /* execution order; NULL entries are skipped */
+    int64_t *value_offset;     /* per value: arena offset, -1 if not in the arena */
+    int64_t **temp_offset;     /* per kernel, per buffer: arena offset of BUF_TEMP */
+    int64_t workspace_bytes;
+    int64_t lower_bound_bytes;
+    int64_t weights_bytes;     /* filled by emit_program */
+} Program;
+
+int emit_program(Program *p, const char *dir, Diag *d);
+
+/* helpers shared by the emit_*.c files */
+const char *emit_ctype(DType t);          /* storage C type */
+const char *emit_compute_ctype(DType t);  /* C type of computed values */
+void emit_expr(FILE *f, const Kernel *k, const Expr *e);
+int emit_weights(Program *p, FILE *f, Diag *d); /* NAME_weights.c */
+const char *emit_const_name(const Program *p, int32_t vi); /* "NAME_w3" */
+int emit_is_union_const(DType t);   /* float constants live in a union with their bits */
+
+#endif

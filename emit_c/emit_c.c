@@ -1,0 +1,312 @@
+/*
+ * Writes NAME.c: one static function per kernel (loop IR printed as C, with
+ * a comment naming the ONNX nodes it implements) and NAME_run(), which
+ * checks its arguments, points every tensor at its buffer (caller's input
+ * or output, a constant in NAME_weights.c, or an offset in the workspace)
+ * and calls the kernels in order. Graph outputs that no kernel writes
+ * (an output that is a graph input, a constant, or listed twice) are
+ * copied with memcpy.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+static void indent(FILE *f, int depth)
+{
+    fprintf(f, "%*s", depth * 4, "");
+}
+
+static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
+{
+    int i;
+    if (!s)
+        return;
+    switch (s->kind) {
+    case ST_SEQ:
+        for (i = 0; i < s->n_body; i++)
+            emit_stmt(f, k, s->body[i], depth);
+        break;
+    case ST_FOR:
+        if (s->extent == 1) {
+            /* a unit loop: bind the variable instead */
+            indent(f, depth);
+            fprintf(f, "{\n");
+            indent(f, depth + 1);
+            fprintf(f, "const int32_t %s = 0;\n", k->var_names[s->var]);
+            emit_stmt(f, k, s->body[0], depth + 1);
+            indent(f, depth);
+            fprintf(f, "}\n");
+            break;
+        }
+        indent(f, depth);
+        fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", k->var_names[s->var],
+                k->var_names[s->var], (long long)s->extent, k->var_names[s->var]);
+        emit_stmt(f, k, s->body[0], depth + 1);
+        indent(f, depth);
+        fprintf(f, "}\n");
+        break;
+    case ST_STORE: {
+        const Buffer *b = &k->bufs[s->buf];
+        indent(f, depth);
+        if (b->scope == BUF_LOCAL && b->numel == 1) {
+            fprintf(f, "%s = ", b->name);
+        } else {
+            fprintf(f, "%s[", b->name);
+            emit_expr(f, k, s->index);
+            fprintf(f, "] = ");
+        }
+        if (b->dtype == DT_FLOAT16 || b->dtype == DT_BFLOAT16) {
+            fprintf(f, "tvmrt_f32_to_%s(", b->dtype == DT_FLOAT16 ? "f16" : "bf16");
+            emit_expr(f, k, s->value);
+            fprintf(f, ");\n");
+        } else if (b->dtype == DT_BOOL || dtype_size(b->dtype) < 4) {
+            fprintf(f, "(%s)", emit_ctype(b->dtype));
+            emit_expr(f, k, s->value);
+            fprintf(f, ";\n");
+        } else {
+            emit_expr(f, k, s->value);
+            fprintf(f, ";\n");
+        }
+        break;
+    }
+    case ST_IF:
+        indent(f, depth);
+        fprintf(f, "if (");
+        emit_expr(f, k, s->cond);
+        fprintf(f, ") {\n");
+        emit_stmt(f, k, s->body[0], depth + 1);
+        if (s->n_body > 1 && s->body[1]) {
+            indent(f, depth);
+            fprintf(f, "} else {\n");
+            emit_stmt(f, k, s->body[1], depth + 1);
+        }
+        indent(f, depth);
+        fprintf(f, "}\n");
+        break;
+    case ST_DECL: {
+        const Buffer *b = &k->bufs[s->buf];
+        const char *ct = emit_compute_ctype(b->dtype);
+        indent(f, depth);
+        fprintf(f, "{\n");
+        indent(f, depth + 1);
+        if (b->numel == 1)
+            fprintf(f, "%s %s;\n", ct, b->name);
+        else
+            fprintf(f, "%s %s[%lld];\n", ct, b->name, (long long)b->numel);
+        emit_stmt(f, k, s->body[0], depth + 1);
+        indent(f, depth);
+        fprintf(f, "}\n");
+        break;
+    }
+    }
+}
+
+static int kernel_is_empty(const Kernel *k)
+{
+    int i;
+    for (i = 0; i < k->n_stages; i++)
+        if (k->bufs[k->stages[i].out_buf].numel > 0)
+            return 0;
+    return 1;
+}
+
+static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
+{
+    int i, first = 1;
+    const Graph *g = p->g;
+    fprintf(f, "/* %s\n", k->origin);
+    for (i = 0; i < k->n_bufs; i++) {
+        const Buffer *b = &k->bufs[i];
+        if (b->scope == BUF_LOCAL)
+            continue;
+        fprintf(f, " *   %s: %s[%lld]", b->name, dtype_name(b->dtype), (long long)b->numel);
+        if (b->value >= 0)
+            fprintf(f, " '%s'", g->values[b->value].name);
+        else
+            fprintf(f, " scratch");
+        fprintf(f, "\n");
+    }
+    fprintf(f, " */\nstatic void %s(", k->name);
+    for (i = 0; i < k->n_bufs; i++) {
+        const Buffer *b = &k->bufs[i];
+        if (b->scope == BUF_LOCAL)
+            continue;
+        fprintf(f, "%s%s%s *restrict %s", first ? "" : ", ", b->written ? "" : "const ",
+                emit_ctype(b->dtype), b->name);
+        first = 0;
+    }
+    if (first)
+        fprintf(f, "void");
+    fprintf(f, ")\n{\n");
+    emit_stmt(f, k, k->body, 1);
+    fprintf(f, "}\n\n");
+}
+
+static int output_slot(const Graph *g, int32_t vi)
+{
+    int j;
+    for (j = 0; j < g->n_outputs; j++)
+        if (g->outputs[j] == vi)
+            return j;
+    return -1;
+}
+
+static void emit_arg(FILE *f, const Program *p, int ki, const Kernel *k, int bi)
+{
+    const Buffer *b = &k->bufs[bi];
+    const Graph *g = p->g;
+    const char *ct = emit_ctype(b->dtype);
+    switch (b->scope) {
+    case BUF_INPUT:
+        fprintf(f, "(const %s *)inputs[%d]", ct, (int)g->values[b->value].input_index);
+        break;
+    case BUF_OUTPUT:
+        fprintf(f, "(%s *)outputs[%d]", ct, output_slot(g, b->value));
+        break;
+    case BUF_CONST:
+        if (emit_is_union_const(b->dtype))
+            fprintf(f, "%s.v", emit_const_name(p, b->value));
+        else
+            fprintf(f, "%s", emit_const_name(p, b->value));
+        break;
+    case BUF_ARENA:
+        fprintf(f, "(%s *)(void *)(ws + %lld)", ct, (long long)p->value_offset[b->value]);
+        break;
+    case BUF_TEMP:
+        fprintf(f, "(%s *)(void *)(ws + %lld)", ct, (long long)p->temp_offset[ki][bi]);
+        break;
+    case BUF_LOCAL:
+        break;
+    }
+}
+
+static void emit_const_decls(FILE *f, const Program *p)
+{
+    const Graph *g = p->g;
+    int32_t vi;
+    int any = 0;
+    char *used = calloc((size_t)g->n_values + 1, 1);
+    int ki, bi;
+    if (!used)
+        die("out of memory");
+    for (ki = 0; ki < p->n_kernels; ki++) {
+        const Kernel *k = p->kernels[ki];
+        if (!k)
+            continue;
+        for (bi = 0; bi < k->n_bufs; bi++)
+            if (k->bufs[bi].scope == BUF_CONST)
+                used[k->bufs[bi].value] = 1;
+    }
+    for (vi = 0; vi < g->n_values; vi++) {
+        const Value *v = &g->values[vi];
+        int64_t n;
+        if (!used[vi] && !(v->data && output_slot(g, vi) >= 0))
+            continue;
+        n = value_numel(v);
+        if (!any)
+            fprintf(f, "/* constants, defined in %s_weights.c */\n", p->name);
+        any = 1;
+        if (emit_is_union_const(v->dtype))
+            fprintf(f, "extern const union { %s bits[%lld]; %s v[%lld]; } %s;\n",
+                    dtype_size(v->dtype) == 8 ? "uint64_t" : "uint32_t", (long long)(n ? n : 1),
+                    emit_ctype(v->dtype), (long long)(n ? n : 1), emit_const_name(p, vi));
+        else
+            fprintf(f, "extern const %s %s[%lld];\n", emit_ctype(v->dtype), emit_const_name(p, vi),
+                    (long long)(n ? n : 1));
+    }
+    if (any)
+        fprintf(f, "\n");
+    free(used);
+}
+
+static const char *prelude =
+    "/* Float min/max that propagate NaN (numpy semantics). */\n"
+    "static inline float tv_minf(float a, float b) { return (a < b || a != a) ? a : b; }\n"
+    "static inline float tv_maxf(float a, float b) { return (a > b || a != a) ? a : b; }\n"
+    "static inline double tv_mind(double a, double b) { return (a < b || a != a) ? a : b; }\n"
+    "static inline double tv_maxd(double a, double b) { return (a > b || a != a) ? a : b; }\n"
+    "/* Integer division rounding toward negative infinity. */\n"
+    "static inline int64_t tv_floordiv(int64_t a, int64_t b)\n"
+    "{\n"
+    "    int64_t q = a / b;\n"
+    "    return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+    "}\n\n";
+
+int emit_c_file(Program *p, FILE *f, Diag *d);
+int emit_c_file(Program *p, FILE *f, Diag *d)
+{
+    const Graph *g = p->g;
+    int ki, bi, j;
+    (void)d;
+    fprintf(f, "/* %s.c: generated by tvmcc %s from %s for target %s. Do not edit. */\n",
+            p->name, p->version, p->model_base, p->target->name);
+    fprintf(f, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
+    fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
+    fputs(prelude, f);
+    emit_const_decls(f, p);
+    if (p->workspace_bytes > 0) {
+        fprintf(f, "/* Static arena used when NAME_run gets a NULL workspace. */\n");
+        fprintf(f, "#if defined(__GNUC__)\n__attribute__((aligned(64)))\n#endif\n");
+        fprintf(f, "static union {\n    unsigned char bytes[%lld];\n    double align_d;\n    int64_t align_i;\n} %s_arena;\n\n",
+                (long long)p->workspace_bytes, p->name);
+    }
+    for (ki = 0; ki < p->n_kernels; ki++)
+        if (p->kernels[ki] && !kernel_is_empty(p->kernels[ki]))
+            emit_kernel(f, p, p->kernels[ki]);
+
+    fprintf(f, "int %s_run(const void *const inputs[], void *const outputs[], void *workspace)\n{\n",
+            p->name);
+    if (p->workspace_bytes > 0)
+        fprintf(f, "    unsigned char *ws = workspace ? (unsigned char *)workspace : %s_arena.bytes;\n",
+                p->name);
+    else
+        fprintf(f, "    (void)workspace;\n");
+    if (g->n_inputs > 0) {
+        fprintf(f, "    if (!inputs");
+        for (j = 0; j < g->n_inputs; j++)
+            fprintf(f, " || !inputs[%d]", j);
+        fprintf(f, ")\n        return TVMRT_ERR_NULL_INPUT;\n");
+    } else {
+        fprintf(f, "    (void)inputs;\n");
+    }
+    fprintf(f, "    if (!outputs");
+    for (j = 0; j < g->n_outputs; j++)
+        fprintf(f, " || !outputs[%d]", j);
+    fprintf(f, ")\n        return TVMRT_ERR_NULL_OUTPUT;\n");
+    if (p->workspace_bytes > 0)
+        fprintf(f, "    if (((uintptr_t)ws %% TVMRT_WORKSPACE_ALIGN) != 0)\n        return TVMRT_ERR_MISALIGNED;\n");
+    for (ki = 0; ki < p->n_kernels; ki++) {
+        const Kernel *k = p->kernels[ki];
+        int first = 1;
+        if (!k || kernel_is_empty(k))
+            continue;
+        fprintf(f, "    %s(", k->name);
+        for (bi = 0; bi < k->n_bufs; bi++) {
+            if (k->bufs[bi].scope == BUF_LOCAL)
+                continue;
+            if (!first)
+                fprintf(f, ", ");
+            emit_arg(f, p, ki, k, bi);
+            first = 0;
+        }
+        fprintf(f, ");\n");
+    }
+    /* outputs no kernel wrote */
+    for (j = 0; j < g->n_outputs; j++) {
+        int32_t vi = g->outputs[j];
+        const Value *v = &g->values[vi];
+        int64_t bytes = value_numel(v) * (int64_t)dtype_size(v->dtype);
+        int first_slot = output_slot(g, vi);
+        if (bytes <= 0)
+            continue;
+        if (first_slot != j)
+            fprintf(f, "    memcpy(outputs[%d], outputs[%d], %lld);\n", j, first_slot, (long long)bytes);
+        else if (v->data)
+            fprintf(f, "    memcpy(outputs[%d], &%s, %lld);\n", j, emit_const_name(p, vi), (long long)bytes);
+        else if (v->input_index >= 0)
+            fprintf(f, "    memcpy(outputs[%d], inputs[%d], %lld);\n", j, (int)v->input_index, (long long)bytes);
+    }
+    fprintf(f, "    return TVMRT_OK;\n}\n");
+    return 0;
+}

@@ -1,0 +1,347 @@
+/*
+ * Prints loop-IR expressions as C. Arithmetic follows the IR's types:
+ * float32 maths uses the float functions of <math.h> (expf...), float64 the
+ * double ones; 16-bit floats are widened on load and narrowed on store by
+ * the runtime's conversions. Integer add/sub/mul on tensor data goes
+ * through the unsigned type of the same width, so overflow wraps instead of
+ * being undefined; index arithmetic (anything involving a loop variable)
+ * stays plain int. Min and max of floats propagate NaN like numpy.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+const char *emit_ctype(DType t)
+{
+    return dtype_ctype(t);
+}
+
+const char *emit_compute_ctype(DType t)
+{
+    if (t == DT_BOOL)
+        return "int";
+    return dtype_compute_ctype(t);
+}
+
+static int has_var(const Expr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_VAR)
+        return 1;
+    return has_var(e->a) || has_var(e->b) || has_var(e->c);
+}
+
+static const char *unsigned_of(DType t)
+{
+    return dtype_size(t) == 8 ? "uint64_t" : "uint32_t";
+}
+
+static void print_float(FILE *f, DType t, double v)
+{
+    char buf[64];
+    const char *sfx = t == DT_FLOAT64 ? "" : "f";
+    if (isnan(v)) {
+        fprintf(f, t == DT_FLOAT64 ? "((double)NAN)" : "NAN");
+        return;
+    }
+    if (isinf(v)) {
+        fprintf(f, "%s%s", v < 0 ? "-" : "", t == DT_FLOAT64 ? "HUGE_VAL" : "HUGE_VALF");
+        return;
+    }
+    snprintf(buf, sizeof buf, t == DT_FLOAT64 ? "%.17g" : "%.9g", v);
+    if (!strpbrk(buf, ".e"))
+        strcat(buf, ".0");
+    if (v < 0)
+        fprintf(f, "(%s%s)", buf, sfx);
+    else
+        fprintf(f, "%s%s", buf, sfx);
+}
+
+static void print_int(FILE *f, DType t, int64_t v)
+{
+    if (t == DT_UINT64) {
+        fprintf(f, "UINT64_C(%llu)", (unsigned long long)(uint64_t)v);
+    } else if (t == DT_UINT32) {
+        fprintf(f, "%lluu", (unsigned long long)(uint32_t)v);
+    } else if (v == INT64_MIN) {
+        fprintf(f, "INT64_MIN");
+    } else if (v > INT32_MAX || v < -INT32_MAX) {
+        fprintf(f, "%sINT64_C(%lld)", v < 0 ? "(" : "", (long long)v);
+        if (v < 0)
+            fprintf(f, ")");
+    } else if (v < 0) {
+        fprintf(f, "(%lld)", (long long)v);
+    } else {
+        fprintf(f, "%lld", (long long)v);
+    }
+}
+
+static const char *fsfx(DType t)
+{
+    return t == DT_FLOAT64 ? "" : "f";
+}
+
+static void unary(FILE *f, const Kernel *k, const Expr *e)
+{
+    static const char *const fn[] = {
+        [UN_EXP] = "exp", [UN_LOG] = "log", [UN_SQRT] = "sqrt", [UN_TANH] = "tanh",
+        [UN_ERF] = "erf", [UN_FLOOR] = "floor", [UN_CEIL] = "ceil", [UN_ROUND] = "nearbyint",
+        [UN_SIN] = "sin", [UN_COS] = "cos", [UN_TAN] = "tan", [UN_ASIN] = "asin",
+        [UN_ACOS] = "acos", [UN_ATAN] = "atan", [UN_SINH] = "sinh", [UN_COSH] = "cosh",
+        [UN_ASINH] = "asinh", [UN_ACOSH] = "acosh", [UN_ATANH] = "atanh", [UN_LOG1P] = "log1p",
+        [UN_EXPM1] = "expm1", [UN_ABS] = "fabs"};
+    DType t = e->a->dtype;
+    int fl = dtype_is_float(t);
+    const char *ct = emit_compute_ctype(t);
+    switch ((UnaryOp)e->op) {
+    case UN_NEG:
+        if (fl) {
+            fprintf(f, "(-");
+            emit_expr(f, k, e->a);
+            fprintf(f, ")");
+        } else {
+            fprintf(f, "((%s)(0u - (%s)", ct, unsigned_of(t));
+            emit_expr(f, k, e->a);
+            fprintf(f, "))");
+        }
+        return;
+    case UN_ABS:
+        if (!fl) {
+            if (dtype_is_unsigned_int(t)) {
+                emit_expr(f, k, e->a);
+                return;
+            }
+            fprintf(f, "((%s)(", ct);
+            emit_expr(f, k, e->a);
+            fprintf(f, " < 0 ? 0u - (%s)", unsigned_of(t));
+            emit_expr(f, k, e->a);
+            fprintf(f, " : (%s)", unsigned_of(t));
+            emit_expr(f, k, e->a);
+            fprintf(f, "))");
+            return;
+        }
+        break;
+    case UN_SIGMOID:
+        fprintf(f, "(1.0%s / (1.0%s + exp%s(-", fsfx(t), fsfx(t), fsfx(t));
+        emit_expr(f, k, e->a);
+        fprintf(f, ")))");
+        return;
+    case UN_RECIP:
+        fprintf(f, "(1.0%s / ", fsfx(t));
+        emit_expr(f, k, e->a);
+        fprintf(f, ")");
+        return;
+    case UN_NOT:
+        fprintf(f, "(!");
+        emit_expr(f, k, e->a);
+        fprintf(f, ")");
+        return;
+    case UN_BITNOT:
+        fprintf(f, "((%s)~", ct);
+        emit_expr(f, k, e->a);
+        fprintf(f, ")");
+        return;
+    case UN_ISNAN:
+        if (!fl) {
+            fprintf(f, "0");
+            return;
+        }
+        fprintf(f, "(isnan(");
+        emit_expr(f, k, e->a);
+        fprintf(f, ") != 0)");
+        return;
+    case UN_ISINF:
+        if (!fl) {
+            fprintf(f, "0");
+            return;
+        }
+        fprintf(f, "(isinf(");
+        emit_expr(f, k, e->a);
+        fprintf(f, ") != 0)");
+        return;
+    case UN_SIGN:
+        fprintf(f, "(%s)(", ct);
+        emit_expr(f, k, e->a);
+        fprintf(f, " > 0 ? 1 : ");
+        emit_expr(f, k, e->a);
+        fprintf(f, " < 0 ? -1 : ");
+        if (fl)
+            emit_expr(f, k, e->a);
+        else
+            fprintf(f, "0");
+        fprintf(f, ")");
+        return;
+    default:
+        break;
+    }
+    if (!fl || (size_t)e->op >= sizeof fn / sizeof fn[0] || !fn[e->op])
+        die("no C for unary op %d on %s", e->op, dtype_name(t));
+    fprintf(f, "%s%s(", fn[e->op], fsfx(t));
+    emit_expr(f, k, e->a);
+    fprintf(f, ")");
+}
+
+static void binary(FILE *f, const Kernel *k, const Expr *e)
+{
+    static const char *const sym[] = {
+        [BIN_ADD] = "+", [BIN_SUB] = "-", [BIN_MUL] = "*", [BIN_DIV] = "/", [BIN_MOD] = "%",
+        [BIN_EQ] = "==", [BIN_NE] = "!=", [BIN_LT] = "<", [BIN_LE] = "<=", [BIN_GT] = ">",
+        [BIN_GE] = ">=", [BIN_AND] = "&&", [BIN_OR] = "||", [BIN_BITAND] = "&",
+        [BIN_BITOR] = "|", [BIN_BITXOR] = "^", [BIN_SHL] = "<<", [BIN_SHR] = ">>"};
+    DType t = e->a->dtype;
+    int fl = dtype_is_float(t);
+    const char *ct = emit_compute_ctype(t);
+    BinaryOp op = (BinaryOp)e->op;
+    switch (op) {
+    case BIN_ADD:
+    case BIN_SUB:
+    case BIN_MUL:
+        if (!fl && !has_var(e) && t != DT_BOOL) {
+            fprintf(f, "((%s)((%s)", ct, unsigned_of(t));
+            emit_expr(f, k, e->a);
+            fprintf(f, " %s (%s)", sym[op], unsigned_of(t));
+            emit_expr(f, k, e->b);
+            fprintf(f, "))");
+            return;
+        }
+        break;
+    case BIN_MOD:
+        if (fl) {
+            fprintf(f, "fmod%s(", fsfx(t));
+            emit_expr(f, k, e->a);
+            fprintf(f, ", ");
+            emit_expr(f, k, e->b);
+            fprintf(f, ")");
+            return;
+        }
+        break;
+    case BIN_FLOORDIV:
+        fprintf(f, "tv_floordiv(");
+        emit_expr(f, k, e->a);
+        fprintf(f, ", ");
+        emit_expr(f, k, e->b);
+        fprintf(f, ")");
+        return;
+    case BIN_POW:
+        if (fl)
+            fprintf(f, "pow%s(", fsfx(t));
+        else
+            fprintf(f, "(%s)pow((double)", ct);
+        emit_expr(f, k, e->a);
+        fprintf(f, fl ? ", " : ", (double)");
+        emit_expr(f, k, e->b);
+        fprintf(f, ")");
+        return;
+    case BIN_MIN:
+    case BIN_MAX:
+        if (fl) {
+            fprintf(f, "tv_%s%s(", op == BIN_MIN ? "min" : "max", t == DT_FLOAT64 ? "d" : "f");
+            emit_expr(f, k, e->a);
+            fprintf(f, ", ");
+            emit_expr(f, k, e->b);
+            fprintf(f, ")");
+        } else {
+            fprintf(f, "(");
+            emit_expr(f, k, e->a);
+            fprintf(f, op == BIN_MIN ? " < " : " > ");
+            emit_expr(f, k, e->b);
+            fprintf(f, " ? ");
+            emit_expr(f, k, e->a);
+            fprintf(f, " : ");
+            emit_expr(f, k, e->b);
+            fprintf(f, ")");
+        }
+        return;
+    case BIN_XOR:
+        fprintf(f, "((");
+        emit_expr(f, k, e->a);
+        fprintf(f, " != 0) != (");
+        emit_expr(f, k, e->b);
+        fprintf(f, " != 0))");
+        return;
+    case BIN_SHL:
+    case BIN_SHR:
+        fprintf(f, "(%s)(", ct);
+        emit_expr(f, k, e->b);
+        fprintf(f, " >= %d ? 0 : ", (int)dtype_size(t) * 8);
+        emit_expr(f, k, e->a);
+        fprintf(f, " %s ", sym[op]);
+        emit_expr(f, k, e->b);
+        fprintf(f, ")");
+        return;
+    case BIN_BITAND:
+    case BIN_BITOR:
+    case BIN_BITXOR:
+        fprintf(f, "(%s)", ct);
+        break;
+    default:
+        break;
+    }
+    fprintf(f, "(");
+    emit_expr(f, k, e->a);
+    fprintf(f, " %s ", sym[op]);
+    emit_expr(f, k, e->b);
+    fprintf(f, ")");
+}
+
+void emit_expr(FILE *f, const Kernel *k, const Expr *e)
+{
+    switch (e->kind) {
+    case EX_INT:
+        print_int(f, e->dtype, e->ival);
+        return;
+    case EX_FLOAT:
+        print_float(f, e->dtype, e->fval);
+        return;
+    case EX_VAR:
+        fputs(k->var_names[e->var], f);
+        return;
+    case EX_ACC:
+        die("accumulator placeholder left in a scheduled kernel");
+    case EX_LOAD: {
+        const Buffer *b = &k->bufs[e->buf];
+        const char *conv = b->dtype == DT_FLOAT16 ? "tvmrt_f16_to_f32(" :
+                           b->dtype == DT_BFLOAT16 ? "tvmrt_bf16_to_f32(" : NULL;
+        if (conv)
+            fputs(conv, f);
+        if (b->scope == BUF_LOCAL && b->numel == 1) {
+            fputs(b->name, f);
+        } else {
+            fprintf(f, "%s[", b->name);
+            emit_expr(f, k, e->a);
+            fputc(']', f);
+        }
+        if (conv)
+            fputc(')', f);
+        return;
+    }
+    case EX_UNARY:
+        unary(f, k, e);
+        return;
+    case EX_BINARY:
+        binary(f, k, e);
+        return;
+    case EX_SELECT:
+        fprintf(f, "(");
+        emit_expr(f, k, e->a);
+        fprintf(f, " ? ");
+        emit_expr(f, k, e->b);
+        fprintf(f, " : ");
+        emit_expr(f, k, e->c);
+        fprintf(f, ")");
+        return;
+    case EX_CAST:
+        if (e->dtype == DT_BOOL) {
+            fprintf(f, "(");
+            emit_expr(f, k, e->a);
+            fprintf(f, " != 0)");
+        } else {
+            fprintf(f, "(%s)", emit_compute_ctype(e->dtype));
+            emit_expr(f, k, e->a);
+        }
+        return;
+    }
+}

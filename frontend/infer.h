@@ -1,0 +1,41 @@
+/*
+ * Type and shape inference. infer_graph() visits nodes in order and calls the
+ * op's infer_<Name>() from the op table, which sets dtype and shape of every
+ * output (value_set) or reports why it cannot. When an output shape depends on
+ * run-time values (e.g. Reshape with a computed shape that is not a constant)
+ * the infer function may fall back to the declared shape of the output (from
+ * value_info or graph outputs): infer_use_declared().
+ * READ docs/adding-an-operator.md FIRST for the conventions of infer_<Name>().
+ */
+#ifndef TVMCC_INFER_H
+#define TVMCC_INFER_H
+
+#include "../ir/graph.h"
+
+#define OP(name, mi, ma, mo, mao, cat) int infer_##name(Graph *g, Node *n, Diag *d);
+#include "../ir/ops.h"
+#undef OP
+
+/* Runs inference over the whole graph; returns the number of errors. */
+int infer_graph(Graph *g, Diag *d);
+
+/* ---- helpers shared by the infer_* functions (infer_util.c) ---- */
+/* Input i's value (NULL if omitted or out of range). */
+Value *in_val(Graph *g, const Node *n, int i);
+Value *out_val(Graph *g, const Node *n, int i);
+/* Reports and returns 1 if input i is missing or its type/shape is unknown. */
+int need_input(Graph *g, const Node *n, int i, Diag *d);
+/* Numpy broadcast of a and b into out (rank/dims); reports incompatibility. */
+int infer_broadcast(const Node *n, int ra, const int64_t *da, int rb, const int64_t *db,
+                    int *rout, int64_t *dout, Diag *d, const char *field);
+/* Normalise axis in [-rank, rank) to [0, rank); reports out of range. */
+int infer_axis(const Node *n, int64_t axis, int rank, int *out, Diag *d, const char *field);
+/* Output i takes the declared shape recorded for it, if complete (returns 0),
+ * else reports `why` and returns 1. */
+int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why);
+/* Elementwise op: output 0 = broadcast of all present inputs, dtype of input
+ * 0 (or `dt` if not DT_UNDEF). Checks that inputs share input 0's dtype when
+ * same_type is set. */
+int infer_elementwise(Graph *g, Node *n, Diag *d, DType dt, int same_type);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * infer_graph: type and shape inference over a whole graph. Nodes are visited
+ * in order (the loader guarantees topological order). For each live node the
+ * driver checks the input and output counts against the op table, checks that
+ * every present input already has a known type and static shape, and calls
+ * the op's infer_<Name>() through a table generated from ops.h. It stops at
+ * the first node that fails so that one bad node does not cascade into a page
+ * of follow-on errors.
+ *
+ * A value may carry a declared shape (value_info, graph outputs); inference
+ * replaces it, with a warning when the two disagree.
+ */
+#include "infer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef int (*InferFn)(Graph *, Node *, Diag *);
+
+static const InferFn infer_table[OP_COUNT] = {
+    NULL,
+#define OP(name, mi, ma, mo, mao, cat) infer_##name,
+#include "../ir/ops.h"
+#undef OP
+};
+
+/* Checks arity against the op table; reports and returns nonzero on error. */
+static int check_arity(const Node *n, Diag *d)
+{
+    const OpInfo *oi = &op_info[n->op];
+    int i;
+    if (n->n_in < oi->min_in || (oi->max_in >= 0 && n->n_in > oi->max_in)) {
+        if (oi->max_in < 0)
+            return diag_error(d, n, "input count", "%s takes at least %d inputs, got %d",
+                              oi->name, oi->min_in, n->n_in);
+        if (oi->min_in == oi->max_in)
+            return diag_error(d, n, "input count", "%s takes %d input%s, got %d", oi->name,
+                              oi->min_in, oi->min_in == 1 ? "" : "s", n->n_in);
+        return diag_error(d, n, "input count", "%s takes %d to %d inputs, got %d", oi->name,
+                          oi->min_in, oi->max_in, n->n_in);
+    }
+    if (n->n_out < oi->min_out || (oi->max_out >= 0 && n->n_out > oi->max_out)) {
+        if (oi->max_out < 0)
+            return diag_error(d, n, "output count", "%s has at least %d outputs, got %d",
+                              oi->name, oi->min_out, n->n_out);
+        return diag_error(d, n, "output count", "%s has %d to %d outputs, got %d", oi->name,
+                          oi->min_out, oi->max_out, n->n_out);
+    }
+    for (i = 0; i < oi->min_in; i++)
+        if (n->in[i] < 0) {
+            char field[32];
+            snprintf(field, sizeof field, "input[%d]", i);
+            return diag_error(d, n, field, "required input is missing");
+        }
+    for (i = 0; i < oi->min_out; i++)
+        if (n->out[i] < 0) {
+            char field[32];
+            snprintf(field, sizeof field, "output[%d]", i);
+            return diag_error(d, n, field, "required output is missing");
+        }
+    return 0;
+}
+
+static void shape_text(char *buf, size_t cap, const Value *v, int rank, const int64_t *dims)
+{
+    size_t k = 0;
+    int i;
+    k += (size_t)snprintf(buf, cap, "%s[", dtype_name(v->dtype) ? dtype_name(v->dtype) : "?");
+    for (i = 0; i < rank && k + 24 < cap; i++)
+        k += (size_t)snprintf(buf + k, cap - k, i ? ",%lld" : "%lld", (long long)dims[i]);
+    if (k + 2 < cap)
+        snprintf(buf + k, cap - k, "]");
+}
+
+int infer_graph(Graph *g, Diag *d)
+{
+    int before = d->errors;
+    int32_t ni;
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        Node *n = &g->nodes[ni];
+        int i, rc;
+        /* declared shapes of the outputs, to compare after inference */
+        struct { DType dt; int rank; int64_t dims[TVMCC_MAX_RANK]; } decl[8];
+        if (n->dead)
+            continue;
+        if (n->op == OP_UNKNOWN || (unsigned)n->op >= OP_COUNT) {
+            diag_error(d, n, NULL, "unsupported operator");
+            break;
+        }
+        if (check_arity(n, d))
+            break;
+        rc = 0;
+        for (i = 0; i < n->n_in && !rc; i++)
+            if (n->in[i] >= 0)
+                rc = need_input(g, n, i, d);
+        if (rc)
+            break;
+        for (i = 0; i < n->n_out && i < 8; i++) {
+            Value *v = out_val(g, n, i);
+            decl[i].dt = DT_UNDEF;
+            decl[i].rank = -1;
+            if (v && v->declared) {
+                decl[i].dt = v->dtype;
+                decl[i].rank = v->rank;
+                memcpy(decl[i].dims, v->dims, sizeof v->dims);
+            }
+        }
+        rc = infer_table[n->op](g, n, d);
+        if (rc || d->errors > before)
+            break;
+        for (i = 0; i < n->n_out; i++) {
+            Value *v = out_val(g, n, i);
+            char a[256], b[256];
+            int k, differ;
+            if (!v)
+                continue;
+            if (!value_is_static(v)) {
+                diag_error(d, n, "output", "internal: infer_%s left '%s' without a static shape",
+                           op_info[n->op].name, v->name);
+                break;
+            }
+            if (i >= 8 || decl[i].rank < 0)
+                continue;
+            differ = decl[i].rank != v->rank || (decl[i].dt != DT_UNDEF && decl[i].dt != v->dtype);
+            for (k = 0; !differ && k < v->rank; k++)
+                if (decl[i].dims[k] >= 0 && decl[i].dims[k] != v->dims[k])
+                    differ = 1;
+            if (differ) {
+                Value tmp = *v;
+                tmp.dtype = decl[i].dt;
+                shape_text(a, sizeof a, &tmp, decl[i].rank, decl[i].dims);
+                shape_text(b, sizeof b, v, v->rank, v->dims);
+                diag_warn(d, n, v->name, "inferred %s differs from the declared %s; using %s", b,
+                          a, b);
+            }
+        }
+        if (d->errors > before)
+            break;
+    }
+    return d->errors - before;
+}

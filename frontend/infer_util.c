@@ -1,0 +1,150 @@
+/*
+ * Helpers shared by the infer_<Name>() functions: input and output access,
+ * the "is this input usable" check, numpy broadcasting, axis normalisation,
+ * the fallback to a declared output shape, and the generic elementwise rule.
+ * Each helper reports its own errors through the Diag, naming the node and
+ * the field, so infer functions can simply return what the helper returned.
+ */
+#include "infer.h"
+
+#include <stdio.h>
+
+Value *in_val(Graph *g, const Node *n, int i)
+{
+    if (i < 0 || i >= n->n_in || n->in[i] < 0 || n->in[i] >= g->n_values)
+        return NULL;
+    return &g->values[n->in[i]];
+}
+
+Value *out_val(Graph *g, const Node *n, int i)
+{
+    if (i < 0 || i >= n->n_out || n->out[i] < 0 || n->out[i] >= g->n_values)
+        return NULL;
+    return &g->values[n->out[i]];
+}
+
+int need_input(Graph *g, const Node *n, int i, Diag *d)
+{
+    char field[32];
+    Value *v = in_val(g, n, i);
+    snprintf(field, sizeof field, "input[%d]", i);
+    if (!v)
+        return diag_error(d, n, field, "required input is missing");
+    if (v->dtype == DT_UNDEF || !dtype_size(v->dtype))
+        return diag_error(d, n, field, "element type of '%s' is unknown", v->name);
+    if (!value_is_static(v))
+        return diag_error(d, n, field, "shape of '%s' is not static", v->name);
+    return 0;
+}
+
+/* Writes "[d0,d1,...]" into buf (for messages). */
+static const char *shape_str(char *buf, size_t cap, int rank, const int64_t *dims)
+{
+    size_t k = 0;
+    int i;
+    buf[k++] = '[';
+    for (i = 0; i < rank && k + 24 < cap; i++)
+        k += (size_t)snprintf(buf + k, cap - k, i ? ",%lld" : "%lld", (long long)dims[i]);
+    if (k + 2 <= cap) {
+        buf[k++] = ']';
+        buf[k] = 0;
+    } else {
+        buf[cap - 1] = 0;
+    }
+    return buf;
+}
+
+int infer_broadcast(const Node *n, int ra, const int64_t *da, int rb, const int64_t *db,
+                    int *rout, int64_t *dout, Diag *d, const char *field)
+{
+    int r = ra > rb ? ra : rb, i;
+    int64_t res[TVMCC_MAX_RANK]; /* dout may alias da or db */
+    if (r > TVMCC_MAX_RANK || ra < 0 || rb < 0)
+        return diag_error(d, n, field, "broadcast rank %d is outside 0..%d", r,
+                          TVMCC_MAX_RANK);
+    for (i = 0; i < r; i++) {
+        int ia = i - (r - ra), ib = i - (r - rb);
+        int64_t a = ia >= 0 ? da[ia] : 1, b = ib >= 0 ? db[ib] : 1;
+        if (a == b || b == 1)
+            res[i] = a;
+        else if (a == 1)
+            res[i] = b;
+        else {
+            char sa[200], sb[200];
+            return diag_error(d, n, field, "shapes %s and %s cannot be broadcast (dimension %d)",
+                              shape_str(sa, sizeof sa, ra, da), shape_str(sb, sizeof sb, rb, db),
+                              i);
+        }
+    }
+    for (i = 0; i < r; i++)
+        dout[i] = res[i];
+    *rout = r;
+    return 0;
+}
+
+int infer_axis(const Node *n, int64_t axis, int rank, int *out, Diag *d, const char *field)
+{
+    if (axis < -(int64_t)rank || axis >= rank)
+        return diag_error(d, n, field, "axis %lld is out of range for rank %d", (long long)axis,
+                          rank);
+    *out = (int)(axis < 0 ? axis + rank : axis);
+    return 0;
+}
+
+int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why)
+{
+    char field[32];
+    Value *v = out_val(g, n, i);
+    int k;
+    snprintf(field, sizeof field, "output[%d]", i);
+    if (!v)
+        return diag_error(d, n, field, "%s (and the output is omitted)", why);
+    if (v->declared && v->dtype != DT_UNDEF && dtype_size(v->dtype) && v->rank >= 0) {
+        int64_t dims[TVMCC_MAX_RANK];
+        int ok = 1;
+        for (k = 0; k < v->rank; k++) {
+            dims[k] = v->dims[k];
+            if (dims[k] < 0)
+                ok = 0;
+        }
+        if (ok)
+            return value_set(g, n->out[i], v->dtype, v->rank, dims, d, n);
+    }
+    return diag_error(d, n, field, "%s, and '%s' has no complete declared shape in the model",
+                      why, v->name);
+}
+
+int infer_elementwise(Graph *g, Node *n, Diag *d, DType dt, int same_type)
+{
+    int rank = 0, i, seen = 0;
+    int64_t dims[TVMCC_MAX_RANK];
+    DType t0 = DT_UNDEF;
+    for (i = 0; i < n->n_in; i++) {
+        Value *v;
+        char field[32];
+        if (n->in[i] < 0)
+            continue;
+        if (need_input(g, n, i, d))
+            return 1;
+        v = in_val(g, n, i);
+        snprintf(field, sizeof field, "input[%d]", i);
+        if (!seen) {
+            t0 = v->dtype;
+            rank = v->rank;
+            for (int k = 0; k < rank; k++)
+                dims[k] = v->dims[k];
+            seen = 1;
+            continue;
+        }
+        if (same_type && v->dtype != t0)
+            return diag_error(d, n, field, "element type %s differs from the first input's %s",
+                              dtype_name(v->dtype), dtype_name(t0));
+        if (infer_broadcast(n, rank, dims, v->rank, v->dims, &rank, dims, d, field))
+            return 1;
+    }
+    if (!seen)
+        return diag_error(d, n, "input[0]", "required input is missing");
+    if (!out_val(g, n, 0))
+        return diag_error(d, n, "output[0]", "required output is missing");
+    return value_set(g, n->out[0], dt != DT_UNDEF ? dt : t0, rank, dims, d, n);
+}

@@ -1,0 +1,55 @@
+/*
+ * The ONNX frontend: reads a ModelProto (with the protobuf-c code generated
+ * from the system's onnx.proto) into a Graph, decodes tensors (initializers,
+ * tensor attributes, test-data .pb files, external data), and binds the
+ * shapes of graph inputs from the command line.
+ *
+ * Protobuf-c's own allocations are bounded by a byte budget (default 4 GiB,
+ * see onnx_set_parse_budget) and freed once everything needed has been
+ * copied into the graph's arena. Errors are reported through Diag.
+ */
+#ifndef TVMCC_ONNX_H
+#define TVMCC_ONNX_H
+
+#include <stddef.h>
+
+#include "../ir/graph.h"
+
+/* Loads the model at path. Returns NULL after reporting through d when the
+ * file is not a usable ONNX model, including when it uses operators tvmcc
+ * does not support (all of them are listed in one error). Nodes come out in
+ * topological order; Node.index keeps their position in the file. */
+Graph *onnx_load(Arena *a, const char *path, Diag *d);
+
+/* Decodes an Onnx__TensorProto * into out (data in the arena, storage
+ * format). dir is the directory external data is resolved against (NULL
+ * forbids external data). n and field name the place for error messages.
+ * Returns 0, or nonzero after reporting. */
+int onnx_tensor_decode(Arena *a, const void *tensor_proto, const char *dir, Tensor *out,
+                       Diag *d, const Node *n, const char *field);
+
+/* Reads a file holding one serialized TensorProto (the format of the ONNX
+ * test suite's input_*.pb / output_*.pb). *name (if name is not NULL) gets
+ * the tensor's name, "" when it has none. Returns 0 or nonzero after
+ * reporting. */
+int onnx_read_tensor_file(Arena *a, const char *path, Tensor *out, const char **name, Diag *d);
+
+/* "NAME=D0,D1,..." sets the shape of graph input NAME. The rank must match a
+ * declared rank, and a declared fixed dimension must agree. */
+int onnx_bind_input_shape(Graph *g, const char *spec, Diag *d);
+/* Reports every graph input that still has an unknown or symbolic dimension
+ * (with a suggested --input-shape); returns the number of such inputs. */
+int onnx_check_inputs_static(Graph *g, Diag *d);
+
+/* Upper bound on the bytes protobuf-c may allocate while parsing one file
+ * (default 4 GiB). Also bounds the size of the file read into memory. */
+void onnx_set_parse_budget(size_t bytes);
+
+/* ---- shared by the frontend's onnx_*.c files, not for other modules ---- */
+/* Reads path and unpacks it as a ModelProto (model = 1) or TensorProto
+ * (model = 0). Returns the message, to be released with onnx_free_message,
+ * or NULL after reporting. */
+void *onnx_unpack_file(const char *path, int model, Diag *d);
+void onnx_free_message(void *msg);
+
+#endif

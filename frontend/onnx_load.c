@@ -1,0 +1,604 @@
+/*
+ * onnx_load: ModelProto -> Graph.
+ *
+ * The file is unpacked by protobuf-c (bounded, see onnx_tensor.c), copied
+ * into the graph's arena and the message freed. The steps, in order:
+ *
+ *   1. opset_import gives the default-domain opset (g->opset) and the opset
+ *      of every other domain (Node.opset).
+ *   2. initializers become constant values; graph inputs that are not
+ *      initializers become g->inputs with their declared type and shape.
+ *   3. nodes: every output name creates a value (each name may be produced
+ *      once); then inputs are resolved by name. An empty name is an omitted
+ *      optional input or output (-1). In a subgraph an unresolved name is an
+ *      outer-scope reference and gets a placeholder value.
+ *   4. value_info and graph outputs record declared types (Value.declared).
+ *   5. if the nodes are not in topological order they are sorted (stable:
+ *      among ready nodes the earliest in the file goes first); a cycle is
+ *      reported naming a node on it.
+ *   6. all operators outside the op table are listed in one error.
+ *
+ * Subgraph attributes (If, Loop, Scan bodies) are parsed the same way into
+ * their own Graph so that later stages can at least see them.
+ */
+#include "onnx.h"
+
+#include <string.h>
+
+#include "onnx.pb-c.h"
+
+#define MAX_SUBGRAPH_DEPTH 32
+
+typedef struct Loader {
+    Arena *a;
+    Diag *d;
+    const char *path;
+    const Onnx__ModelProto *m;
+    int64_t default_opset;
+    int depth;                 /* subgraph nesting */
+} Loader;
+
+static int is_default_domain(const char *domain)
+{
+    return !domain || !domain[0] || strcmp(domain, "ai.onnx") == 0;
+}
+
+static int64_t domain_opset(const Loader *L, const char *domain)
+{
+    size_t i;
+    if (is_default_domain(domain))
+        return L->default_opset;
+    for (i = 0; i < L->m->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = L->m->opset_import[i];
+        if (o->domain && strcmp(o->domain, domain) == 0)
+            return o->version;
+    }
+    return 0;
+}
+
+static int oom(Loader *L)
+{
+    return diag_error(L->d, NULL, NULL, "model exceeds the compiler's memory budget");
+}
+
+/* Records a declared tensor type on v. `strict`: a missing or non-tensor type
+ * is an error (graph inputs and outputs); otherwise it is ignored. */
+static int set_declared(Loader *L, Value *v, const Onnx__TypeProto *tp, int strict,
+                        const char *what)
+{
+    const Onnx__TypeProto__Tensor *tt;
+    DType dt = DT_UNDEF;
+    int rank = -1;
+    size_t i;
+    const char *f = arena_printf(L->a, "%s '%s'", what, v->name);
+    if (!f)
+        return oom(L);
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+        if (!strict)
+            return 0;
+        if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET)
+            return diag_error(L->d, NULL, f, "has no type");
+        return diag_error(L->d, NULL, f,
+                          "not a tensor (sequence, map and optional types are not supported)");
+    }
+    tt = tp->tensor_type;
+    if (tt->has_elem_type && tt->elem_type != 0) {
+        dt = (DType)tt->elem_type;
+        if (!dtype_size(dt)) {
+            if (!strict)
+                return 0;
+            if (dt == DT_STRING)
+                return diag_error(L->d, NULL, f, "string tensors are not supported");
+            return diag_error(L->d, NULL, f, "element type %d is not supported",
+                              (int)tt->elem_type);
+        }
+    }
+    if (tt->shape) {
+        if (tt->shape->n_dim > TVMCC_MAX_RANK)
+            return diag_error(L->d, NULL, f, "rank %zu exceeds the limit of %d",
+                              tt->shape->n_dim, TVMCC_MAX_RANK);
+        rank = (int)tt->shape->n_dim;
+    }
+    v->dtype = dt;
+    v->rank = rank;
+    for (i = 0; i < TVMCC_MAX_RANK; i++) {
+        v->dims[i] = -1;
+        v->dim_param[i] = NULL;
+    }
+    for (i = 0; rank > 0 && i < (size_t)rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[i];
+        if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            if (dim->dim_value < 0)
+                return diag_error(L->d, NULL, f, "dimension %zu is negative (%lld)", i,
+                                   (long long)dim->dim_value);
+            v->dims[i] = dim->dim_value;
+        } else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                   dim->dim_param && dim->dim_param[0]) {
+            v->dim_param[i] = arena_strdup(L->a, dim->dim_param);
+        }
+    }
+    {
+        int64_t numel = 1;
+        for (i = 0; rank > 0 && i < (size_t)rank; i++)
+            if (v->dims[i] >= 0 && ck_mul(numel, v->dims[i], &numel))
+                return diag_error(L->d, NULL, f, "element count overflows 64 bits");
+    }
+    v->declared = 1;
+    return 0;
+}
+
+static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub);
+
+/* The attribute type, guessed from the filled field for old files that
+ * leave `type` unset. */
+static AttrType attr_type(const Onnx__AttributeProto *ap)
+{
+    if (ap->has_type && ap->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED)
+        return (AttrType)ap->type;
+    if (ap->n_floats) return ATTR_FLOATS;
+    if (ap->n_ints) return ATTR_INTS;
+    if (ap->n_strings) return ATTR_STRINGS;
+    if (ap->n_tensors) return ATTR_TENSORS;
+    if (ap->n_graphs) return ATTR_GRAPHS;
+    if (ap->t) return ATTR_TENSOR;
+    if (ap->g) return ATTR_GRAPH;
+    if (ap->has_s) return ATTR_STRING;
+    if (ap->has_i) return ATTR_INT;
+    if (ap->has_f) return ATTR_FLOAT;
+    return ATTR_UNDEF;
+}
+
+static int load_attr(Loader *L, Graph *g, int32_t ni, Attr *at, const Onnx__AttributeProto *ap)
+{
+    const Node *n = &g->nodes[ni];
+    size_t i;
+    at->name = arena_strdup(L->a, ap->name ? ap->name : "");
+    at->type = attr_type(ap);
+    if (!at->name)
+        return oom(L);
+    switch (at->type) {
+    case ATTR_FLOAT: at->f = ap->f; break;
+    case ATTR_INT: at->i = ap->i; break;
+    case ATTR_STRING:
+        at->s = arena_strndup(L->a, ap->s.data ? (const char *)ap->s.data : "", ap->s.len);
+        if (!at->s)
+            return oom(L);
+        break;
+    case ATTR_FLOATS:
+        at->n = (int64_t)ap->n_floats;
+        at->floats = arena_array(L->a, ap->n_floats + 1, sizeof(double));
+        if (!at->floats)
+            return oom(L);
+        for (i = 0; i < ap->n_floats; i++)
+            at->floats[i] = ap->floats[i];
+        break;
+    case ATTR_INTS:
+        at->n = (int64_t)ap->n_ints;
+        at->ints = arena_array(L->a, ap->n_ints + 1, sizeof(int64_t));
+        if (!at->ints)
+            return oom(L);
+        if (ap->n_ints)
+            memcpy(at->ints, ap->ints, ap->n_ints * sizeof(int64_t));
+        break;
+    case ATTR_STRINGS:
+        at->n = (int64_t)ap->n_strings;
+        at->strings = arena_array(L->a, ap->n_strings + 1, sizeof(char *));
+        if (!at->strings)
+            return oom(L);
+        for (i = 0; i < ap->n_strings; i++) {
+            at->strings[i] = arena_strndup(L->a, ap->strings[i].data ? (const char *)ap->strings[i].data : "",
+                                           ap->strings[i].len);
+            if (!at->strings[i])
+                return oom(L);
+        }
+        break;
+    case ATTR_TENSOR:
+        at->n = 1;
+        at->t = arena_alloc(L->a, sizeof(Tensor));
+        if (!at->t)
+            return oom(L);
+        return onnx_tensor_decode(L->a, ap->t, g->dir, at->t, L->d, n, at->name);
+    case ATTR_TENSORS:
+        at->n = (int64_t)ap->n_tensors;
+        at->t = arena_array(L->a, ap->n_tensors + 1, sizeof(Tensor));
+        if (!at->t)
+            return oom(L);
+        for (i = 0; i < ap->n_tensors; i++)
+            if (onnx_tensor_decode(L->a, ap->tensors[i], g->dir, &at->t[i], L->d, n, at->name))
+                return 1;
+        break;
+    case ATTR_GRAPH: {
+        Graph *sg;
+        int rc;
+        if (!ap->g)
+            return diag_error(L->d, n, at->name, "graph attribute has no graph");
+        if (L->depth >= MAX_SUBGRAPH_DEPTH)
+            return diag_error(L->d, n, at->name, "subgraphs nested more than %d deep",
+                              MAX_SUBGRAPH_DEPTH);
+        sg = graph_new(L->a, g->path);
+        sg->opset = g->opset;
+        L->depth++;
+        rc = load_graph(L, ap->g, sg, 1);
+        L->depth--;
+        at->g = sg;
+        return rc;
+    }
+    case ATTR_GRAPHS:
+        /* Kept as a count only: no supported operator takes a list of graphs. */
+        at->n = (int64_t)ap->n_graphs;
+        break;
+    default:
+        break; /* sparse tensors, type protos: recorded by type, rejected by users */
+    }
+    return 0;
+}
+
+/* Describes what already owns a value name, for duplicate-definition errors. */
+static const char *owner_text(Loader *L, const Graph *g, int32_t vi)
+{
+    const Value *v = &g->values[vi];
+    if (v->producer >= 0)
+        return arena_printf(L->a, "node '%s' (#%ld)", g->nodes[v->producer].name,
+                            (long)g->nodes[v->producer].index);
+    if (v->is_initializer)
+        return "an initializer";
+    if (v->input_index >= 0)
+        return "a graph input";
+    return "another definition";
+}
+
+/* Stable topological sort of g->nodes (Kahn, ready nodes by file position). */
+static int sort_nodes(Loader *L, Graph *g)
+{
+    int32_t nn = g->n_nodes, i, k, j;
+    int32_t *indeg, *first, *edges, *fill, *heap, *order, hn = 0, done = 0;
+    int64_t ne = 0;
+    Node *sorted;
+    int in_order = 1;
+    for (i = 0; i < nn && in_order; i++)
+        for (j = 0; j < g->nodes[i].n_in; j++) {
+            int32_t vi = g->nodes[i].in[j];
+            if (vi >= 0 && g->values[vi].producer >= i)
+                in_order = 0;
+        }
+    if (in_order)
+        return 0;
+    for (i = 0; i < nn; i++)
+        for (j = 0; j < g->nodes[i].n_in; j++)
+            if (g->nodes[i].in[j] >= 0 && g->values[g->nodes[i].in[j]].producer >= 0)
+                ne++;
+    indeg = arena_array(L->a, (size_t)nn + 1, sizeof(int32_t));
+    first = arena_array(L->a, (size_t)nn + 2, sizeof(int32_t));
+    fill = arena_array(L->a, (size_t)nn + 1, sizeof(int32_t));
+    heap = arena_array(L->a, (size_t)nn + 1, sizeof(int32_t));
+    order = arena_array(L->a, (size_t)nn + 1, sizeof(int32_t));
+    edges = arena_array(L->a, (size_t)ne + 1, sizeof(int32_t));
+    sorted = arena_array(L->a, (size_t)nn + 1, sizeof(Node));
+    if (!indeg || !first || !fill || !heap || !order || !edges || !sorted)
+        return oom(L);
+    /* edges producer -> consumer, grouped by producer */
+    for (i = 0; i < nn; i++)
+        for (j = 0; j < g->nodes[i].n_in; j++) {
+            int32_t vi = g->nodes[i].in[j];
+            if (vi >= 0 && g->values[vi].producer >= 0) {
+                first[g->values[vi].producer + 1]++;
+                indeg[i]++;
+            }
+        }
+    for (i = 0; i < nn; i++)
+        first[i + 1] += first[i];
+    for (i = 0; i < nn; i++)
+        for (j = 0; j < g->nodes[i].n_in; j++) {
+            int32_t vi = g->nodes[i].in[j];
+            if (vi >= 0 && g->values[vi].producer >= 0) {
+                int32_t p = g->values[vi].producer;
+                edges[first[p] + fill[p]++] = i;
+            }
+        }
+    /* min-heap of ready node positions */
+#define HEAP_PUSH(x)                                                   \
+    do {                                                               \
+        int32_t c_ = hn++;                                             \
+        heap[c_] = (x);                                                \
+        while (c_ > 0 && heap[(c_ - 1) / 2] > heap[c_]) {              \
+            int32_t t_ = heap[c_];                                     \
+            heap[c_] = heap[(c_ - 1) / 2];                             \
+            heap[(c_ - 1) / 2] = t_;                                   \
+            c_ = (c_ - 1) / 2;                                         \
+        }                                                              \
+    } while (0)
+    for (i = 0; i < nn; i++)
+        if (indeg[i] == 0)
+            HEAP_PUSH(i);
+    while (hn > 0) {
+        int32_t u = heap[0], c = 0;
+        heap[0] = heap[--hn];
+        for (;;) {
+            int32_t l = 2 * c + 1, r = l + 1, m = c, t;
+            if (l < hn && heap[l] < heap[m])
+                m = l;
+            if (r < hn && heap[r] < heap[m])
+                m = r;
+            if (m == c)
+                break;
+            t = heap[c];
+            heap[c] = heap[m];
+            heap[m] = t;
+            c = m;
+        }
+        order[done++] = u;
+        for (k = first[u]; k < first[u + 1]; k++)
+            if (--indeg[edges[k]] == 0)
+                HEAP_PUSH(edges[k]);
+    }
+#undef HEAP_PUSH
+    if (done < nn) {
+        /* Walk back through unfinished producers: after nn steps we are on a cycle. */
+        int32_t x = -1;
+        for (i = 0; i < nn && x < 0; i++)
+            if (indeg[i] > 0)
+                x = i;
+        for (k = 0; k < nn; k++) {
+            int32_t next = -1;
+            for (j = 0; j < g->nodes[x].n_in && next < 0; j++) {
+                int32_t vi = g->nodes[x].in[j];
+                if (vi >= 0 && g->values[vi].producer >= 0 && indeg[g->values[vi].producer] > 0)
+                    next = g->values[vi].producer;
+            }
+            if (next < 0)
+                break;
+            x = next;
+        }
+        return diag_error(L->d, &g->nodes[x], NULL, "the graph has a cycle through this node");
+    }
+    for (i = 0; i < nn; i++) {
+        sorted[i] = g->nodes[order[i]];
+        for (j = 0; j < sorted[i].n_out; j++)
+            if (sorted[i].out[j] >= 0)
+                g->values[sorted[i].out[j]].producer = i;
+    }
+    g->nodes = sorted;
+    g->cap_nodes = nn + 1;
+    return 0;
+}
+
+static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
+{
+    Diag *d = L->d;
+    int before = d->errors;
+    size_t i, j;
+    int32_t ni;
+    /* initializers */
+    for (i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *tp = gp->initializer[i];
+        const char *name = tp->name ? tp->name : "";
+        Tensor t;
+        int32_t vi;
+        Value *v;
+        const char *field = arena_printf(L->a, "initializer '%s'", name);
+        if (!field)
+            return oom(L);
+        if (!name[0]) {
+            diag_error(d, NULL, "initializer", "initializer #%zu has no name", i);
+            continue;
+        }
+        if (graph_find_value(g, name) >= 0) {
+            diag_error(d, NULL, field, "defined twice");
+            continue;
+        }
+        if (onnx_tensor_decode(L->a, tp, g->dir, &t, d, NULL, field)) {
+            /* keep the name defined so its users do not report it again */
+            vi = graph_add_value(g, name);
+            g->values[vi].is_initializer = 1;
+            continue;
+        }
+        vi = graph_add_value(g, name);
+        v = &g->values[vi];
+        v->dtype = t.dtype;
+        v->rank = t.rank;
+        memcpy(v->dims, t.dims, sizeof v->dims);
+        for (j = (size_t)t.rank; j < TVMCC_MAX_RANK; j++)
+            v->dims[j] = -1;
+        v->data = t.data;
+        v->is_initializer = 1;
+    }
+    if (gp->n_sparse_initializer)
+        diag_error(d, NULL, "sparse_initializer", "sparse initializers are not supported");
+    /* graph inputs */
+    g->inputs = arena_array(L->a, gp->n_input + 1, sizeof(int32_t));
+    if (!g->inputs)
+        return oom(L);
+    for (i = 0; i < gp->n_input; i++) {
+        const char *name = gp->input[i]->name ? gp->input[i]->name : "";
+        int32_t vi = graph_find_value(g, name);
+        Value *v;
+        if (!name[0]) {
+            diag_error(d, NULL, "input", "graph input #%zu has no name", i);
+            continue;
+        }
+        if (vi >= 0) {
+            if (!g->values[vi].is_initializer)
+                diag_error(d, NULL, NULL, "graph input '%s' is listed twice", name);
+            continue; /* an initializer: a constant, not an input */
+        }
+        vi = graph_add_value(g, name);
+        v = &g->values[vi];
+        v->input_index = g->n_inputs;
+        g->inputs[g->n_inputs++] = vi;
+        set_declared(L, v, gp->input[i]->type, !sub, "graph input");
+    }
+    /* nodes and their outputs */
+    for (i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        const char *domain = np->domain ? np->domain : "";
+        const char *op_type = np->op_type ? np->op_type : "";
+        size_t nin = np->n_input, nout = np->n_output;
+        Node *n;
+        while (nin > 0 && (!np->input[nin - 1] || !np->input[nin - 1][0]))
+            nin--;
+        while (nout > 0 && (!np->output[nout - 1] || !np->output[nout - 1][0]))
+            nout--;
+        if (nin > 65536 || nout > 65536 || np->n_attribute > 65536) {
+            diag_error(d, NULL, NULL, "node #%zu has too many inputs, outputs or attributes", i);
+            return d->errors - before;
+        }
+        ni = graph_add_node(g, is_default_domain(domain) ? op_lookup(op_type) : OP_UNKNOWN,
+                            np->name ? np->name : "", (int)nin, (int)nout);
+        n = &g->nodes[ni];
+        n->op_type = arena_strdup(L->a, op_type);
+        n->domain = is_default_domain(domain) ? "" : arena_strdup(L->a, domain);
+        n->index = (int32_t)i;
+        n->opset = (int)domain_opset(L, domain);
+        n->n_attr = (int)np->n_attribute;
+        n->attr = arena_array(L->a, np->n_attribute + 1, sizeof(Attr));
+        if (!n->op_type || !n->domain || !n->attr)
+            return oom(L);
+        for (j = 0; j < np->n_attribute; j++)
+            if (load_attr(L, g, ni, &g->nodes[ni].attr[j], np->attribute[j]))
+                break;
+        for (j = 0; j < nout; j++) {
+            const char *oname = np->output[j];
+            int32_t vi;
+            char field[32];
+            if (!oname || !oname[0])
+                continue;
+            vi = graph_find_value(g, oname);
+            if (vi >= 0) {
+                snprintf(field, sizeof field, "output[%zu]", j);
+                diag_error(d, &g->nodes[ni], field, "'%s' is already produced by %s", oname,
+                           owner_text(L, g, vi));
+                continue;
+            }
+            vi = graph_add_value(g, oname);
+            g->values[vi].producer = ni;
+            g->nodes[ni].out[j] = vi;
+        }
+    }
+    /* node inputs, now that every producer is known */
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        const Onnx__NodeProto *np = gp->node[g->nodes[ni].index];
+        for (j = 0; j < (size_t)g->nodes[ni].n_in; j++) {
+            const char *iname = np->input[j];
+            int32_t vi;
+            char field[32];
+            if (!iname || !iname[0])
+                continue;
+            vi = graph_find_value(g, iname);
+            if (vi < 0 && sub)
+                vi = graph_add_value(g, iname); /* outer-scope reference */
+            if (vi < 0) {
+                snprintf(field, sizeof field, "input[%zu]", j);
+                diag_error(d, &g->nodes[ni], field,
+                           "input '%s' is not produced by any node, initializer or graph input",
+                           iname);
+                continue;
+            }
+            g->nodes[ni].in[j] = vi;
+        }
+    }
+    /* declarations */
+    for (i = 0; i < gp->n_value_info; i++) {
+        const char *name = gp->value_info[i]->name ? gp->value_info[i]->name : "";
+        int32_t vi = graph_find_value(g, name);
+        if (vi < 0 || g->values[vi].data || g->values[vi].input_index >= 0)
+            continue;
+        set_declared(L, &g->values[vi], gp->value_info[i]->type, 0, "value_info");
+    }
+    g->outputs = arena_array(L->a, gp->n_output + 1, sizeof(int32_t));
+    if (!g->outputs)
+        return oom(L);
+    for (i = 0; i < gp->n_output; i++) {
+        const char *name = gp->output[i]->name ? gp->output[i]->name : "";
+        int32_t vi = graph_find_value(g, name);
+        if (vi < 0 && sub && name[0])
+            vi = graph_add_value(g, name); /* a subgraph may return an outer value */
+        if (vi < 0) {
+            diag_error(d, NULL, NULL,
+                       "graph output '%s' is not produced by any node, initializer or graph input",
+                       name);
+            continue;
+        }
+        g->outputs[g->n_outputs++] = vi;
+        if (!g->values[vi].data && g->values[vi].input_index < 0)
+            set_declared(L, &g->values[vi], gp->output[i]->type, !sub, "graph output");
+    }
+    if (d->errors > before)
+        return d->errors - before;
+    return sort_nodes(L, g);
+}
+
+/* One error listing every node whose operator tvmcc does not implement,
+ * grouped by operator in order of first appearance. */
+static void report_unsupported(Loader *L, const Graph *g)
+{
+    int32_t i, k;
+    char *msg = NULL;
+    uint8_t *done = arena_array(L->a, (size_t)g->n_nodes + 1, 1);
+    if (!done) {
+        oom(L);
+        return;
+    }
+    for (i = 0; i < g->n_nodes; i++) {
+        const Node *a = &g->nodes[i];
+        int32_t count = 0;
+        char *item;
+        if (a->op != OP_UNKNOWN || done[i])
+            continue;
+        for (k = i; k < g->n_nodes; k++)
+            if (g->nodes[k].op == OP_UNKNOWN && strcmp(g->nodes[k].op_type, a->op_type) == 0 &&
+                strcmp(g->nodes[k].domain, a->domain) == 0)
+                count++;
+        item = arena_printf(L->a, "%s%s%s (node%s", a->domain, a->domain[0] ? "." : "",
+                            a->op_type, count > 1 ? "s" : "");
+        count = 0;
+        for (k = i; k < g->n_nodes && item; k++) {
+            const Node *b = &g->nodes[k];
+            if (b->op != OP_UNKNOWN || done[k] || strcmp(b->op_type, a->op_type) != 0 ||
+                strcmp(b->domain, a->domain) != 0)
+                continue;
+            done[k] = 1;
+            if (count < 3)
+                item = arena_printf(L->a, "%s%s '%s' #%ld", item, count ? "," : "", b->name,
+                                    (long)b->index);
+            count++;
+        }
+        if (item && count > 3)
+            item = arena_printf(L->a, "%s and %ld more", item, (long)(count - 3));
+        msg = item ? arena_printf(L->a, "%s%s%s)", msg ? msg : "", msg ? ", " : "", item) : NULL;
+        if (!msg) {
+            oom(L);
+            return;
+        }
+    }
+    if (msg)
+        diag_error(L->d, NULL, NULL, "unsupported operators: %s", msg);
+}
+
+Graph *onnx_load(Arena *a, const char *path, Diag *d)
+{
+    Onnx__ModelProto *m = onnx_unpack_file(path, 1, d);
+    Loader L;
+    Graph *g;
+    size_t i;
+    int before = d->errors;
+    if (!m)
+        return NULL;
+    memset(&L, 0, sizeof L);
+    L.a = a;
+    L.d = d;
+    L.path = path;
+    L.m = m;
+    L.default_opset = 1; /* files older than opset_import (IR version < 3) */
+    for (i = 0; i < m->n_opset_import; i++)
+        if (is_default_domain(m->opset_import[i]->domain)) {
+            L.default_opset = m->opset_import[i]->version;
+        }
+    g = graph_new(a, path);
+    g->opset = L.default_opset;
+    if (!m->graph)
+        diag_error(d, NULL, NULL, "the model has no graph");
+    else if (load_graph(&L, m->graph, g, 0) == 0)
+        report_unsupported(&L, g);
+    onnx_free_message(m);
+    return d->errors > before ? NULL : g;
+}

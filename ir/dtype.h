@@ -1,0 +1,50 @@
+/*
+ * Element types. The enum values are ONNX's TensorProto.DataType numbers so
+ * that the frontend can store them unchanged. DTYPE rows:
+ *
+ *   DTYPE(ID, onnx_number, json_name, c_storage_type, bytes, c_compute_type)
+ *
+ * float16 and bfloat16 are stored as their 16-bit patterns and computed in
+ * float; bool is stored as one byte holding 0 or 1.
+ */
+#ifndef TVMCC_DTYPE_H
+#define TVMCC_DTYPE_H
+
+#include <stddef.h>
+
+#define DTYPE_TABLE(DTYPE)                                               \
+    DTYPE(FLOAT32, 1, "float32", "float", 4, "float")                    \
+    DTYPE(UINT8, 2, "uint8", "uint8_t", 1, "uint8_t")                    \
+    DTYPE(INT8, 3, "int8", "int8_t", 1, "int8_t")                        \
+    DTYPE(UINT16, 4, "uint16", "uint16_t", 2, "uint16_t")                \
+    DTYPE(INT16, 5, "int16", "int16_t", 2, "int16_t")                    \
+    DTYPE(INT32, 6, "int32", "int32_t", 4, "int32_t")                    \
+    DTYPE(INT64, 7, "int64", "int64_t", 8, "int64_t")                    \
+    DTYPE(BOOL, 9, "bool", "uint8_t", 1, "uint8_t")                      \
+    DTYPE(FLOAT16, 10, "float16", "uint16_t", 2, "float")                \
+    DTYPE(FLOAT64, 11, "float64", "double", 8, "double")                 \
+    DTYPE(UINT32, 12, "uint32", "uint32_t", 4, "uint32_t")               \
+    DTYPE(UINT64, 13, "uint64", "uint64_t", 8, "uint64_t")               \
+    DTYPE(BFLOAT16, 16, "bfloat16", "uint16_t", 2, "float")
+
+typedef enum DType {
+    DT_UNDEF = 0,
+#define DTYPE_ENUM(id, num, json, ctype, bytes, cctype) DT_##id = num,
+    DTYPE_TABLE(DTYPE_ENUM)
+#undef DTYPE_ENUM
+    DT_STRING = 8 /* recognised only to reject it clearly */
+} DType;
+
+/* 0 for unsupported types (string, complex, undefined). */
+size_t dtype_size(DType t);
+/* "float32"...; "unsupported(N)" style names are not returned: NULL if unknown. */
+const char *dtype_name(DType t);
+const char *dtype_ctype(DType t);         /* storage type in C */
+const char *dtype_compute_ctype(DType t); /* type arithmetic is done in */
+int dtype_is_float(DType t);              /* float16/bfloat16/32/64 */
+int dtype_is_signed_int(DType t);
+int dtype_is_unsigned_int(DType t);       /* bool counts as unsigned */
+/* The type used for arithmetic on loaded values (float16 -> float32). */
+DType dtype_compute(DType t);
+
+#endif

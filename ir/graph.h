@@ -1,0 +1,176 @@
+/*
+ * Graph IR. A Graph owns flat arrays of values and nodes; nodes refer to
+ * values by 32-bit index and values to their producer by node index. All
+ * memory comes from the graph's Arena. After shape inference every live value
+ * has a dtype and a fully static shape.
+ *
+ * A value whose `data` is non-NULL is a compile-time constant (an initializer,
+ * a Constant node's output, or the result of folding); its bytes are in the
+ * dtype's storage format (see dtype.h), dense and row-major.
+ */
+#ifndef TVMCC_GRAPH_H
+#define TVMCC_GRAPH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "dtype.h"
+
+#define TVMCC_MAX_RANK 8
+
+typedef enum OpKind {
+    OP_UNKNOWN = 0,
+#define OP(name, mi, ma, mo, mao, cat) OP_##name,
+#include "ops.h"
+#undef OP
+    OP_COUNT
+} OpKind;
+
+typedef enum OpCategory { CAT_INJECTIVE, CAT_REDUCTION, CAT_COMPLEX, CAT_OPAQUE } OpCategory;
+
+typedef struct OpInfo {
+    const char *name;   /* ONNX op_type */
+    int min_in, max_in; /* max_in -1: variadic */
+    int min_out, max_out;
+    OpCategory category;
+} OpInfo;
+
+extern const OpInfo op_info[OP_COUNT];
+OpKind op_lookup(const char *onnx_name); /* OP_UNKNOWN if not in the table */
+const char *op_category_name(OpCategory c);
+
+/* A dense tensor held by the compiler (constants, tensor attributes). */
+typedef struct Tensor {
+    DType dtype;
+    int rank;
+    int64_t dims[TVMCC_MAX_RANK];
+    int64_t numel;
+    void *data;        /* numel * dtype_size(dtype) bytes, storage format */
+} Tensor;
+
+typedef struct Graph Graph;
+
+typedef enum AttrType {
+    ATTR_UNDEF = 0, ATTR_FLOAT = 1, ATTR_INT = 2, ATTR_STRING = 3, ATTR_TENSOR = 4,
+    ATTR_GRAPH = 5, ATTR_FLOATS = 6, ATTR_INTS = 7, ATTR_STRINGS = 8,
+    ATTR_TENSORS = 9, ATTR_GRAPHS = 10, ATTR_SPARSE_TENSOR = 11,
+    ATTR_SPARSE_TENSORS = 12, ATTR_TYPE_PROTO = 13, ATTR_TYPE_PROTOS = 14
+} AttrType; /* values are ONNX's AttributeProto.AttributeType */
+
+typedef struct Attr {
+    const char *name;
+    AttrType type;
+    double f;            /* ATTR_FLOAT */
+    int64_t i;           /* ATTR_INT */
+    const char *s;       /* ATTR_STRING, NUL-terminated copy */
+    int64_t n;           /* element count of FLOATS / INTS / STRINGS / TENSORS */
+    double *floats;      /* ATTR_FLOATS */
+    int64_t *ints;       /* ATTR_INTS */
+    const char **strings;/* ATTR_STRINGS */
+    Tensor *t;           /* ATTR_TENSOR: one; ATTR_TENSORS: array of n */
+    Graph *g;            /* ATTR_GRAPH: parsed subgraph (not yet supported by lowering) */
+} Attr;
+
+typedef struct Value {
+    const char *name;        /* ONNX name (unique within the graph) */
+    DType dtype;             /* DT_UNDEF until known */
+    int rank;                /* -1 while unknown */
+    int64_t dims[TVMCC_MAX_RANK]; /* -1 for an unknown dimension */
+    const char *dim_param[TVMCC_MAX_RANK]; /* symbolic name or NULL */
+    int32_t producer;        /* index of the producing node, -1 if none */
+    int32_t input_index;     /* position among graph inputs, -1 if not one */
+    void *data;              /* constant bytes, or NULL if computed at run time */
+    uint8_t is_initializer;  /* came from graph.initializer */
+    uint8_t declared;        /* dtype/shape came from a declaration (value_info/output) */
+} Value;
+
+typedef struct Node {
+    OpKind op;               /* OP_UNKNOWN for ops outside the table */
+    const char *op_type;     /* ONNX op_type as written in the file */
+    const char *domain;      /* "" for the default domain */
+    const char *name;        /* ONNX node name, possibly "" */
+    int32_t index;           /* position in the ONNX graph's node list */
+    int opset;               /* opset version of the node's domain */
+    int n_in, n_out;
+    int32_t *in;             /* value indexes; -1 for an omitted optional input */
+    int32_t *out;            /* value indexes; -1 for an omitted optional output */
+    int n_attr;
+    Attr *attr;
+    uint8_t dead;            /* removed by a pass; skipped everywhere */
+} Node;
+
+struct Graph {
+    Arena *arena;            /* owns everything below */
+    const char *path;        /* model file as given on the command line */
+    const char *dir;         /* directory of the model file (external data) */
+    int64_t opset;           /* default-domain opset */
+    Value *values;
+    int32_t n_values, cap_values;
+    Node *nodes;
+    int32_t n_nodes, cap_nodes;
+    int32_t *inputs;         /* graph inputs that are not initializers, in order */
+    int32_t n_inputs;
+    int32_t *outputs;        /* graph outputs in order */
+    int32_t n_outputs;
+};
+
+/* Diagnostics: user and model errors. Each message is one line:
+ *   FILE: node 'NAME' (OP, #INDEX): FIELD: message
+ * node may be NULL (then the node part is left out), field may be NULL. */
+typedef struct Diag {
+    const char *file;
+    int errors;
+    int warnings;
+    int quiet;               /* suppress printing (fuzzing, tests) */
+    FILE *out;               /* stderr by default */
+} Diag;
+
+void diag_init(Diag *d, const char *file);
+#ifdef __GNUC__
+__attribute__((format(printf, 4, 5)))
+#endif
+int diag_error(Diag *d, const Node *n, const char *field, const char *fmt, ...);
+#ifdef __GNUC__
+__attribute__((format(printf, 4, 5)))
+#endif
+void diag_warn(Diag *d, const Node *n, const char *field, const char *fmt, ...);
+
+Graph *graph_new(Arena *a, const char *path);
+/* New value named `name` (copied), dtype undefined, rank -1. Returns index. */
+int32_t graph_add_value(Graph *g, const char *name);
+int32_t graph_find_value(const Graph *g, const char *name); /* -1 if absent */
+/* New node; in/out arrays allocated with the given counts, filled with -1. */
+int32_t graph_add_node(Graph *g, OpKind op, const char *name, int n_in, int n_out);
+
+/* Attributes: lookups return the default when absent. graph_attr returns
+ * NULL when absent. A present attribute of the wrong type is reported
+ * through d and the default returned. */
+const Attr *node_attr(const Node *n, const char *name);
+int64_t attr_int(const Node *n, const char *name, int64_t def, Diag *d);
+double attr_float(const Node *n, const char *name, double def, Diag *d);
+const char *attr_string(const Node *n, const char *name, const char *def, Diag *d);
+/* INTS: *count set to -1 when absent. */
+const int64_t *attr_ints(const Node *n, const char *name, int64_t *count, Diag *d);
+const double *attr_floats(const Node *n, const char *name, int64_t *count, Diag *d);
+
+/* Shapes */
+int64_t value_numel(const Value *v);  /* -1 if unknown or overflowing */
+int value_is_static(const Value *v);  /* dtype known and all dims >= 0 */
+/* Set the type and shape of a value; returns 0, or reports and returns 1 on
+ * overflow of the element count. */
+int value_set(Graph *g, int32_t vi, DType dt, int rank, const int64_t *dims, Diag *d, const Node *n);
+/* Constant input as int64 list (for shape-like inputs of any integer type).
+ * Returns element count or -1 when the value is not a compile-time constant. */
+int64_t value_const_ints(const Graph *g, int32_t vi, const int64_t **out);
+/* Constant scalar as double, returns 0 on success, 1 if not constant. */
+int value_const_double(const Graph *g, int32_t vi, double *out);
+
+/* Structural checks: indexes in range, producers consistent, graph acyclic
+ * in node order, each value produced at most once. Returns the error count
+ * (reported as internal errors through d). */
+int graph_verify(const Graph *g, Diag *d);
+/* Stable text dump (golden tests read it). */
+void graph_dump(const Graph *g, FILE *f);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * Lowering entry points. lower_node() builds a Kernel for one node by
+ * calling the op's lower_<Name>() from the op table, then applies the
+ * schedule. Each lower_<Name>() describes the op as Compute stages only
+ * (te.h); it never emits loops itself.
+ *
+ * READ docs/adding-an-operator.md FIRST: it gives the conventions for
+ * infer_<Name>() and lower_<Name>() (constant inputs, declared-shape
+ * fallback, in-bounds loads under select, multi-stage ops) with examples.
+ */
+#ifndef TVMCC_LOWER_H
+#define TVMCC_LOWER_H
+
+#include "te.h"
+
+#define OP(name, mi, ma, mo, mao, cat) int lower_##name(Lower *L, Node *n);
+#include "../ir/ops.h"
+#undef OP
+
+/* Lower node `ni` of g into a new kernel named `name`. Returns NULL after
+ * reporting through d. */
+Kernel *lower_node(Graph *g, int32_t ni, const char *name, Diag *d);
+
+#endif

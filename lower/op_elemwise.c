@@ -1,0 +1,366 @@
+/*
+ * Lowering of the elementwise operators to one Compute stage each: the
+ * output's axes, and a body that loads every input broadcast numpy-style to
+ * those axes (ex_load_broadcast) and combines them. The maths follows the
+ * ONNX reference implementation (numpy): integer Div truncates toward zero
+ * like C (numpy's true division then a cast back), Pow with an integer base
+ * is computed in double and converted back, Cast to bool is x != 0.
+ *
+ * Loads yield the compute type (float16/bfloat16 as float32) and the store
+ * converts to the storage type, so each body is written once for all types.
+ * Integer division by zero would be undefined behaviour in C: the divisor is
+ * replaced by 1 there (the reference has no meaningful result either).
+ */
+#include "lower.h"
+
+/* A constant of value v in the compute type of dt. */
+static Expr *const_of(Lower *L, DType dt, double v)
+{
+    if (dtype_is_float(dt))
+        return ex_float(L, dt, v);
+    return ex_const_int(L, dtype_compute(dt), (int64_t)v);
+}
+
+/* Input i of n loaded at the stage's output position (broadcast). */
+static Expr *load_in(Lower *L, Node *n, int i, const Compute *c)
+{
+    const Value *v = &L->g->values[n->in[i]];
+    return ex_load_broadcast(L, lower_buf_value(L, n->in[i]), v->rank, v->dims, c);
+}
+
+/* A scalar input loaded at offset 0 (Clip bounds, fill values). */
+static Expr *load_scalar(Lower *L, int32_t vi)
+{
+    return ex_load(L, lower_buf_value(L, vi), ex_int(L, 0));
+}
+
+static DType in_type(Lower *L, Node *n, int i)
+{
+    return L->g->values[n->in[i]].dtype;
+}
+
+/* Stage over output 0 with x = input 0 loaded; returns the stage. */
+static Compute *unary(Lower *L, Node *n, Expr **x)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    *x = load_in(L, n, 0, c);
+    return c;
+}
+
+static int simple_unary(Lower *L, Node *n, UnaryOp op)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    c->body = ex_unary(L, op, x);
+    return 0;
+}
+
+int lower_Abs(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    c->body = dtype_is_unsigned_int(in_type(L, n, 0)) ? x : ex_unary(L, UN_ABS, x);
+    return 0;
+}
+
+int lower_Neg(Lower *L, Node *n) { return simple_unary(L, n, UN_NEG); }
+int lower_Sigmoid(Lower *L, Node *n) { return simple_unary(L, n, UN_SIGMOID); }
+int lower_Tanh(Lower *L, Node *n) { return simple_unary(L, n, UN_TANH); }
+int lower_Exp(Lower *L, Node *n) { return simple_unary(L, n, UN_EXP); }
+int lower_Log(Lower *L, Node *n) { return simple_unary(L, n, UN_LOG); }
+int lower_Sqrt(Lower *L, Node *n) { return simple_unary(L, n, UN_SQRT); }
+int lower_Reciprocal(Lower *L, Node *n) { return simple_unary(L, n, UN_RECIP); }
+int lower_Floor(Lower *L, Node *n) { return simple_unary(L, n, UN_FLOOR); }
+int lower_Ceil(Lower *L, Node *n) { return simple_unary(L, n, UN_CEIL); }
+int lower_Sin(Lower *L, Node *n) { return simple_unary(L, n, UN_SIN); }
+int lower_Cos(Lower *L, Node *n) { return simple_unary(L, n, UN_COS); }
+int lower_Not(Lower *L, Node *n) { return simple_unary(L, n, UN_NOT); }
+
+int lower_Sign(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    DType t = in_type(L, n, 0);
+    if (dtype_is_unsigned_int(t)) /* 0 or 1: avoids a tautological x < 0 */
+        c->body = ex_select(L, ex_binary(L, BIN_GT, x, const_of(L, t, 0)), const_of(L, t, 1),
+                            const_of(L, t, 0));
+    else
+        c->body = ex_unary(L, UN_SIGN, x);
+    return 0;
+}
+
+/* Erf is also defined for integer tensors: computed in double. */
+int lower_Erf(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    DType t = in_type(L, n, 0);
+    if (dtype_is_float(t))
+        c->body = ex_unary(L, UN_ERF, x);
+    else
+        c->body = ex_cast(L, t, ex_unary(L, UN_ERF, ex_cast(L, DT_FLOAT64, x)));
+    return 0;
+}
+
+int lower_Relu(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    c->body = ex_binary(L, BIN_MAX, x, const_of(L, in_type(L, n, 0), 0));
+    return 0;
+}
+
+int lower_LeakyRelu(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    DType t = in_type(L, n, 0);
+    double alpha = attr_float(n, "alpha", 0.01, L->d);
+    c->body = ex_select(L, ex_binary(L, BIN_LT, x, const_of(L, t, 0)),
+                        ex_mul(L, x, const_of(L, t, alpha)), x);
+    return 0;
+}
+
+/* max(0, min(1, alpha * x + beta)) */
+static Expr *hard_sigmoid(Lower *L, DType t, Expr *x, double alpha, double beta)
+{
+    Expr *y = ex_add(L, ex_mul(L, x, const_of(L, t, alpha)), const_of(L, t, beta));
+    y = ex_binary(L, BIN_MIN, y, const_of(L, t, 1));
+    return ex_binary(L, BIN_MAX, y, const_of(L, t, 0));
+}
+
+int lower_HardSigmoid(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    c->body = hard_sigmoid(L, in_type(L, n, 0), x, attr_float(n, "alpha", 0.2, L->d),
+                           attr_float(n, "beta", 0.5, L->d));
+    return 0;
+}
+
+int lower_HardSwish(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    c->body = ex_mul(L, x, hard_sigmoid(L, in_type(L, n, 0), x, 1.0 / 6.0, 0.5));
+    return 0;
+}
+
+int lower_Elu(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    DType t = in_type(L, n, 0);
+    double alpha = attr_float(n, "alpha", 1.0, L->d);
+    Expr *neg = ex_mul(L, const_of(L, t, alpha),
+                       ex_sub(L, ex_unary(L, UN_EXP, x), const_of(L, t, 1)));
+    c->body = ex_select(L, ex_binary(L, BIN_LT, x, const_of(L, t, 0)), neg, x);
+    return 0;
+}
+
+int lower_Selu(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    DType t = in_type(L, n, 0);
+    double alpha = attr_float(n, "alpha", 1.67326319217681884765625, L->d);
+    double gamma = attr_float(n, "gamma", 1.05070102214813232421875, L->d);
+    Expr *neg = ex_sub(L, ex_mul(L, const_of(L, t, alpha), ex_unary(L, UN_EXP, x)),
+                       const_of(L, t, alpha));
+    Expr *v = ex_select(L, ex_binary(L, BIN_LE, x, const_of(L, t, 0)), neg, x);
+    c->body = ex_mul(L, v, const_of(L, t, gamma));
+    return 0;
+}
+
+int lower_Softplus(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    DType t = in_type(L, n, 0);
+    c->body = ex_unary(L, UN_LOG, ex_add(L, ex_unary(L, UN_EXP, x), const_of(L, t, 1)));
+    return 0;
+}
+
+int lower_Softsign(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    DType t = in_type(L, n, 0);
+    c->body = ex_binary(L, BIN_DIV, x, ex_add(L, const_of(L, t, 1), ex_unary(L, UN_ABS, x)));
+    return 0;
+}
+
+/* Clip: bounds from attributes (opset < 11) or optional scalar inputs.
+ * min(max(x, lo), hi) also gives the ONNX answer hi when lo > hi. */
+int lower_Clip(Lower *L, Node *n)
+{
+    Expr *x, *lo = NULL, *hi = NULL;
+    Compute *c = unary(L, n, &x);
+    DType t = in_type(L, n, 0);
+    if (n->opset < 11) {
+        if (node_attr(n, "min"))
+            lo = const_of(L, t, attr_float(n, "min", 0, L->d));
+        if (node_attr(n, "max"))
+            hi = const_of(L, t, attr_float(n, "max", 0, L->d));
+    } else {
+        if (n->n_in > 1 && n->in[1] >= 0)
+            lo = load_scalar(L, n->in[1]);
+        if (n->n_in > 2 && n->in[2] >= 0)
+            hi = load_scalar(L, n->in[2]);
+    }
+    if (lo)
+        x = ex_binary(L, BIN_MAX, x, lo);
+    if (hi)
+        x = ex_binary(L, BIN_MIN, x, hi);
+    c->body = x;
+    return 0;
+}
+
+int lower_Cast(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    DType from = in_type(L, n, 0), to = L->g->values[n->out[0]].dtype;
+    if (to == DT_BOOL && from != DT_BOOL)
+        c->body = ex_binary(L, BIN_NE, x, const_of(L, from, 0));
+    else
+        c->body = ex_cast(L, to, x);
+    return 0;
+}
+
+int lower_Identity(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    c->body = x;
+    return 0;
+}
+
+int lower_Dropout(Lower *L, Node *n)
+{
+    Expr *x;
+    Compute *c = unary(L, n, &x);
+    c->body = x;
+    if (n->n_out > 1 && n->out[1] >= 0) {
+        Compute *m = lower_elemwise_stage(L, n, n->out[1]);
+        m->body = ex_const_int(L, DT_BOOL, 1);
+    }
+    return 0;
+}
+
+/* Stage over output 0 with a and b = inputs 0 and 1 loaded. */
+static Compute *binary(Lower *L, Node *n, Expr **a, Expr **b)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    *a = load_in(L, n, 0, c);
+    *b = load_in(L, n, 1, c);
+    return c;
+}
+
+static int simple_binary(Lower *L, Node *n, BinaryOp op)
+{
+    Expr *a, *b;
+    Compute *c = binary(L, n, &a, &b);
+    c->body = ex_binary(L, op, a, b);
+    return 0;
+}
+
+int lower_Add(Lower *L, Node *n) { return simple_binary(L, n, BIN_ADD); }
+int lower_Sub(Lower *L, Node *n) { return simple_binary(L, n, BIN_SUB); }
+int lower_Mul(Lower *L, Node *n) { return simple_binary(L, n, BIN_MUL); }
+int lower_Equal(Lower *L, Node *n) { return simple_binary(L, n, BIN_EQ); }
+int lower_Less(Lower *L, Node *n) { return simple_binary(L, n, BIN_LT); }
+int lower_Greater(Lower *L, Node *n) { return simple_binary(L, n, BIN_GT); }
+int lower_LessOrEqual(Lower *L, Node *n) { return simple_binary(L, n, BIN_LE); }
+int lower_GreaterOrEqual(Lower *L, Node *n) { return simple_binary(L, n, BIN_GE); }
+int lower_And(Lower *L, Node *n) { return simple_binary(L, n, BIN_AND); }
+int lower_Or(Lower *L, Node *n) { return simple_binary(L, n, BIN_OR); }
+int lower_Xor(Lower *L, Node *n) { return simple_binary(L, n, BIN_XOR); }
+
+int lower_Div(Lower *L, Node *n)
+{
+    Expr *a, *b;
+    Compute *c = binary(L, n, &a, &b);
+    DType t = in_type(L, n, 0);
+    if (!dtype_is_float(t)) {
+        Expr *zero = ex_binary(L, BIN_EQ, b, const_of(L, t, 0));
+        b = ex_select(L, zero, const_of(L, t, 1), b);
+    }
+    c->body = ex_binary(L, BIN_DIV, a, b);
+    return 0;
+}
+
+/* Pow(T base, T1 exponent) -> T. Float bases use pow in their own type;
+ * integer bases go through double, which is exact for the results that fit
+ * in 53 bits (all the reference tests). */
+int lower_Pow(Lower *L, Node *n)
+{
+    Expr *a, *b;
+    Compute *c = binary(L, n, &a, &b);
+    DType t = in_type(L, n, 0);
+    if (dtype_is_float(t))
+        c->body = ex_binary(L, BIN_POW, a, ex_cast(L, a->dtype, b));
+    else
+        c->body = ex_cast(L, t, ex_binary(L, BIN_POW, ex_cast(L, DT_FLOAT64, a),
+                                          ex_cast(L, DT_FLOAT64, b)));
+    return 0;
+}
+
+int lower_PRelu(Lower *L, Node *n)
+{
+    Expr *x, *s;
+    Compute *c = binary(L, n, &x, &s);
+    DType t = in_type(L, n, 0);
+    c->body = ex_select(L, ex_binary(L, BIN_LT, x, const_of(L, t, 0)), ex_mul(L, x, s), x);
+    return 0;
+}
+
+int lower_Where(Lower *L, Node *n)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    c->body = ex_select(L, load_in(L, n, 0, c), load_in(L, n, 1, c), load_in(L, n, 2, c));
+    return 0;
+}
+
+/* Min/Max/Sum/Mean: a left fold over the inputs. */
+static Expr *fold_inputs(Lower *L, Node *n, BinaryOp op, const Compute *c)
+{
+    Expr *acc = load_in(L, n, 0, c);
+    int i;
+    for (i = 1; i < n->n_in; i++)
+        if (n->in[i] >= 0)
+            acc = ex_binary(L, op, acc, load_in(L, n, i, c));
+    return acc;
+}
+
+int lower_Min(Lower *L, Node *n)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    c->body = fold_inputs(L, n, BIN_MIN, c);
+    return 0;
+}
+
+int lower_Max(Lower *L, Node *n)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    c->body = fold_inputs(L, n, BIN_MAX, c);
+    return 0;
+}
+
+int lower_Sum(Lower *L, Node *n)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    c->body = fold_inputs(L, n, BIN_ADD, c);
+    return 0;
+}
+
+int lower_Mean(Lower *L, Node *n)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    int i, count = 0;
+    for (i = 0; i < n->n_in; i++)
+        count += n->in[i] >= 0;
+    c->body = ex_binary(L, BIN_DIV, fold_inputs(L, n, BIN_ADD, c),
+                        const_of(L, in_type(L, n, 0), count));
+    return 0;
+}

@@ -1,0 +1,414 @@
+/*
+ * Lowering of the compute-heavy operators: Conv, Gemm, MatMul, MaxPool
+ * (with its optional Indices output), AveragePool, GlobalAveragePool,
+ * GlobalMaxPool and inference-mode BatchNormalization.
+ *
+ * Every op here is one reduction stage (two for MaxPool with Indices) in the
+ * tensor-expression language of te.h. Padding is never materialised: an
+ * input position outside the tensor is replaced by a neutral value with a
+ * select on the bounds condition, and because both arms of a select may be
+ * evaluated, the load itself always uses an index clamped into range. Bounds
+ * tests are only built on the sides where a window can actually leave the
+ * input, so unpadded convolutions lower to plain loads.
+ *
+ * Shapes were checked by frontend/infer_nn.c; the window parameters are read
+ * again here (auto_pad is resolved from the inferred output extent) since the
+ * lowering may not call into the frontend.
+ */
+#include "lower.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Sliding-window parameters of one node, as far as lowering needs them. */
+typedef struct Win {
+    int nsp;                      /* spatial dimensions */
+    int64_t k[TVMCC_MAX_RANK];    /* kernel extents */
+    int64_t s[TVMCC_MAX_RANK];    /* strides */
+    int64_t dil[TVMCC_MAX_RANK];  /* dilations */
+    int64_t pb[TVMCC_MAX_RANK];   /* pad before */
+    int64_t pe[TVMCC_MAX_RANK];   /* pad after */
+} Win;
+
+static void ints_or(const Node *n, const char *name, int cnt, int64_t def, int64_t *dst, Diag *d)
+{
+    int64_t c;
+    const int64_t *v = attr_ints(n, name, &c, d);
+    int i;
+    for (i = 0; i < cnt; i++)
+        dst[i] = (v && c == cnt) ? v[i] : def;
+}
+
+/* Reads the window of node n with input x and output y; kernel gives the
+ * extents when they come from the weights, else the attribute is used. */
+static void read_win(Lower *L, const Node *n, const Value *x, const Value *y,
+                     const int64_t *kernel, Win *w)
+{
+    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
+    int64_t pads[2 * TVMCC_MAX_RANK];
+    int i;
+    w->nsp = x->rank - 2;
+    if (kernel)
+        memcpy(w->k, kernel, (size_t)w->nsp * sizeof *w->k);
+    else
+        ints_or(n, "kernel_shape", w->nsp, 1, w->k, L->d);
+    ints_or(n, "strides", w->nsp, 1, w->s, L->d);
+    ints_or(n, "dilations", w->nsp, 1, w->dil, L->d);
+    ints_or(n, "pads", 2 * w->nsp, 0, pads, L->d);
+    for (i = 0; i < w->nsp; i++) {
+        int64_t in = x->dims[2 + i], out = y->dims[2 + i];
+        if (!strncmp(ap, "SAME_", 5)) {
+            int64_t total = (out - 1) * w->s[i] + (w->k[i] - 1) * w->dil[i] + 1 - in;
+            if (total < 0)
+                total = 0;
+            w->pb[i] = ap[5] == 'U' ? total / 2 : total - total / 2;
+            w->pe[i] = total - w->pb[i];
+        } else if (!strcmp(ap, "VALID")) {
+            w->pb[i] = w->pe[i] = 0;
+        } else {
+            w->pb[i] = pads[i];
+            w->pe[i] = pads[w->nsp + i];
+        }
+    }
+}
+
+static Expr *zero_of(Lower *L, DType t)
+{
+    return dtype_is_float(t) ? ex_float(L, t, 0.0) : ex_const_int(L, t, 0);
+}
+
+/* The smallest value of type t: the neutral element of a max. */
+static Expr *lowest_of(Lower *L, DType t)
+{
+    switch (t) {
+    case DT_FLOAT64: case DT_FLOAT32: case DT_FLOAT16: case DT_BFLOAT16:
+        return ex_float(L, t, -HUGE_VAL);
+    case DT_INT8: return ex_const_int(L, t, INT8_MIN);
+    case DT_INT16: return ex_const_int(L, t, INT16_MIN);
+    case DT_INT32: return ex_const_int(L, t, INT32_MIN);
+    case DT_INT64: return ex_const_int(L, t, INT64_MIN);
+    default: return ex_const_int(L, t, 0);
+    }
+}
+
+static Expr *clamp(Lower *L, Expr *e, int64_t lo, int64_t hi)
+{
+    e = ex_binary(L, BIN_MAX, e, ex_int(L, lo));
+    return ex_binary(L, BIN_MIN, e, ex_int(L, hi));
+}
+
+/* Builds, for output axes c->axes[2..] and reduce axes rk[], the clamped
+ * input positions of a sliding window into idx[2..] and returns the
+ * in-bounds condition (the constant 1 when no window leaves the input). */
+static Expr *window_index(Lower *L, const Compute *c, const IterVar *rk, const Win *w,
+                          const Value *x, Expr **idx)
+{
+    Expr *cond = ex_const_int(L, DT_BOOL, 1);
+    int i;
+    for (i = 0; i < w->nsp; i++) {
+        int64_t in = x->dims[2 + i], out = c->axes[2 + i].extent;
+        int64_t last = (out - 1) * w->s[i] - w->pb[i] + (w->k[i] - 1) * w->dil[i];
+        Expr *pos = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + i]), ex_int(L, w->s[i])),
+                                     ex_int(L, w->pb[i])),
+                           ex_mul(L, ex_var(L, &rk[i]), ex_int(L, w->dil[i])));
+        int low = w->pb[i] > 0, high = last >= in;
+        if (low)
+            cond = ex_and(L, cond, ex_binary(L, BIN_GE, pos, ex_int(L, 0)));
+        if (high)
+            cond = ex_and(L, cond, ex_lt(L, pos, ex_int(L, in)));
+        idx[2 + i] = (low || high) ? clamp(L, pos, 0, in - 1) : pos;
+    }
+    return cond;
+}
+
+int lower_Conv(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+    const Value *y = &g->values[n->out[0]];
+    int64_t group = attr_int(n, "group", 1, L->d), mg = w->dims[0] / group, kvol = 1;
+    int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
+    Compute *c = lower_stage(L, "conv", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    IterVar rk[TVMCC_MAX_RANK];
+    IterVar *rc = lower_raxis(L, c, w->dims[1]);
+    Expr *xi[TVMCC_MAX_RANK], *wi[TVMCC_MAX_RANK], *cond, *xv;
+    Win win;
+    int i;
+    read_win(L, n, x, y, w->dims + 2, &win);
+    for (i = 0; i < win.nsp; i++) {
+        rk[i] = *lower_raxis(L, c, win.k[i]);
+        kvol *= win.k[i];
+    }
+    /* input channel = group of the output channel * channels per group + rc */
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, rc);
+    if (group > 1)
+        xi[1] = ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, ex_var(L, &c->axes[1]), ex_int(L, mg)),
+                                 ex_int(L, w->dims[1])),
+                       xi[1]);
+    cond = window_index(L, c, rk, &win, x, xi);
+    xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    if (cond->kind != EX_INT)
+        xv = ex_select(L, cond, xv, zero_of(L, x->dtype));
+    wi[0] = ex_var(L, &c->axes[1]);
+    wi[1] = ex_var(L, rc);
+    for (i = 0; i < win.nsp; i++)
+        wi[2 + i] = ex_var(L, &rk[i]);
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, xv, ex_load_nd(L, wb, w->rank, w->dims, wi));
+    if (n->n_in > 2 && n->in[2] >= 0) {
+        int bb = lower_buf_value(L, n->in[2]);
+        c->init = ex_load(L, bb, ex_var(L, &c->axes[1]));
+    }
+    L->k->macs += value_numel(y) * w->dims[1] * kvol;
+    return 0;
+}
+
+/* A numeric constant of type t (floats exactly, integers truncated). */
+static Expr *const_of(Lower *L, DType t, double v)
+{
+    return dtype_is_float(t) ? ex_float(L, t, v) : ex_const_int(L, t, (int64_t)v);
+}
+
+int lower_Gemm(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *a = &g->values[n->in[0]], *b = &g->values[n->in[1]];
+    const Value *y = &g->values[n->out[0]];
+    int ta = attr_int(n, "transA", 0, L->d) != 0, tb = attr_int(n, "transB", 0, L->d) != 0;
+    double alpha = attr_float(n, "alpha", 1.0, L->d), beta = attr_float(n, "beta", 1.0, L->d);
+    int ab = lower_buf_value(L, n->in[0]), bbuf = lower_buf_value(L, n->in[1]);
+    Compute *c = lower_stage(L, "gemm", lower_buf_value(L, n->out[0]), 2, y->dims);
+    int64_t k = ta ? a->dims[0] : a->dims[1];
+    IterVar *rk = lower_raxis(L, c, k);
+    Expr *ai[2], *bi[2], *post = NULL;
+    DType ct = dtype_compute(y->dtype);
+    ai[ta ? 1 : 0] = ex_var(L, &c->axes[0]);
+    ai[ta ? 0 : 1] = ex_var(L, rk);
+    bi[tb ? 1 : 0] = ex_var(L, rk);
+    bi[tb ? 0 : 1] = ex_var(L, &c->axes[1]);
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, ex_load_nd(L, ab, 2, a->dims, ai), ex_load_nd(L, bbuf, 2, b->dims, bi));
+    if (alpha != 1.0)
+        post = ex_mul(L, const_of(L, ct, alpha), ex_acc(L, ct));
+    if (n->n_in > 2 && n->in[2] >= 0 && beta != 0.0) {
+        const Value *cv = &g->values[n->in[2]];
+        Expr *cl = ex_load_broadcast(L, lower_buf_value(L, n->in[2]), cv->rank, cv->dims, c);
+        if (beta != 1.0)
+            cl = ex_mul(L, const_of(L, ct, beta), cl);
+        post = ex_add(L, post ? post : ex_acc(L, ct), cl);
+    }
+    c->post = post;
+    L->k->macs += value_numel(y) * k;
+    return 0;
+}
+
+int lower_MatMul(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *a = &g->values[n->in[0]], *b = &g->values[n->in[1]];
+    const Value *y = &g->values[n->out[0]];
+    int ab = lower_buf_value(L, n->in[0]), bbuf = lower_buf_value(L, n->in[1]);
+    Compute *c = lower_stage(L, "matmul", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    int64_t k = a->dims[a->rank - 1];
+    IterVar *rk = lower_raxis(L, c, k);
+    /* output axes: batch..., then m if a is a matrix, then n if b is one */
+    int nb = y->rank - (a->rank >= 2) - (b->rank >= 2), i, r;
+    Expr *ai[TVMCC_MAX_RANK], *bi[TVMCC_MAX_RANK];
+    r = 0;
+    for (i = 0; i < a->rank - 2; i++) {
+        int ax = nb - (a->rank - 2) + i;
+        ai[r++] = a->dims[i] == 1 ? ex_int(L, 0) : ex_var(L, &c->axes[ax]);
+    }
+    if (a->rank >= 2)
+        ai[r++] = ex_var(L, &c->axes[nb]);
+    ai[r++] = ex_var(L, rk);
+    r = 0;
+    for (i = 0; i < b->rank - 2; i++) {
+        int ax = nb - (b->rank - 2) + i;
+        bi[r++] = b->dims[i] == 1 ? ex_int(L, 0) : ex_var(L, &c->axes[ax]);
+    }
+    bi[r++] = ex_var(L, rk);
+    if (b->rank >= 2)
+        bi[r++] = ex_var(L, &c->axes[y->rank - 1]);
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, ex_load_nd(L, ab, a->rank, a->dims, ai),
+                     ex_load_nd(L, bbuf, b->rank, b->dims, bi));
+    L->k->macs += value_numel(y) * k;
+    return 0;
+}
+
+/* Flat offset of input position (n, c, pos...) in row-major order, or with
+ * the spatial dimensions in column-major order when col is set (MaxPool's
+ * storage_order 1). */
+static Expr *pool_flat_index(Lower *L, const Value *x, Expr *const *idx, int col)
+{
+    Expr *off = ex_add(L, ex_mul(L, idx[0], ex_int(L, x->dims[1])), idx[1]);
+    int i, nsp = x->rank - 2;
+    for (i = 0; i < nsp; i++) {
+        int d = col ? nsp - 1 - i : i;
+        off = ex_add(L, ex_mul(L, off, ex_int(L, x->dims[2 + d])), idx[2 + d]);
+    }
+    return off;
+}
+
+int lower_MaxPool(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
+    Compute *c = lower_stage(L, "maxpool", yb, y->rank, y->dims);
+    IterVar rk[TVMCC_MAX_RANK];
+    Expr *xi[TVMCC_MAX_RANK], *cond, *xv;
+    Win win;
+    int i;
+    read_win(L, n, x, y, NULL, &win);
+    for (i = 0; i < win.nsp; i++)
+        rk[i] = *lower_raxis(L, c, win.k[i]);
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, &c->axes[1]);
+    cond = window_index(L, c, rk, &win, x, xi);
+    xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    c->rop = RED_MAX;
+    c->body = cond->kind != EX_INT ? ex_select(L, cond, xv, lowest_of(L, x->dtype)) : xv;
+    if (n->n_out > 1 && n->out[1] >= 0) {
+        /* Indices: the first window position (in scan order) holding the max */
+        int col = attr_int(n, "storage_order", 0, L->d) != 0;
+        Compute *ci = lower_stage(L, "argmax", lower_buf_value(L, n->out[1]), y->rank, y->dims);
+        Expr *yv, *hit;
+        for (i = 0; i < win.nsp; i++)
+            rk[i] = *lower_raxis(L, ci, win.k[i]);
+        xi[0] = ex_var(L, &ci->axes[0]);
+        xi[1] = ex_var(L, &ci->axes[1]);
+        cond = window_index(L, ci, rk, &win, x, xi);
+        xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
+        {
+            Expr *yi[TVMCC_MAX_RANK];
+            for (i = 0; i < y->rank; i++)
+                yi[i] = ex_var(L, &ci->axes[i]);
+            yv = ex_load_nd(L, yb, y->rank, y->dims, yi);
+        }
+        hit = ex_and(L, cond, ex_binary(L, BIN_EQ, xv, yv));
+        ci->rop = RED_MIN;
+        ci->body = ex_select(L, hit, pool_flat_index(L, x, xi, col), ex_int(L, INT64_MAX));
+    }
+    return 0;
+}
+
+/* Number of window taps j in [0, k) with lo <= start + j*dil < hi, as an
+ * index expression; start = o*s - pb. Numerators are kept non-negative so
+ * truncating division is a ceiling division. */
+static Expr *tap_count(Lower *L, Expr *start, int64_t k, int64_t dil, int64_t lo, int64_t hi)
+{
+    Expr *first = ex_binary(L, BIN_MAX, ex_sub(L, ex_int(L, lo), start), ex_int(L, 0));
+    Expr *end = ex_binary(L, BIN_MAX, ex_sub(L, ex_int(L, hi), start), ex_int(L, 0));
+    first = ex_binary(L, BIN_DIV, ex_add(L, first, ex_int(L, dil - 1)), ex_int(L, dil));
+    end = ex_binary(L, BIN_DIV, ex_add(L, end, ex_int(L, dil - 1)), ex_int(L, dil));
+    end = ex_binary(L, BIN_MIN, end, ex_int(L, k));
+    return ex_binary(L, BIN_MAX, ex_sub(L, end, first), ex_int(L, 1));
+}
+
+int lower_AveragePool(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int xb = lower_buf_value(L, n->in[0]);
+    Compute *c = lower_stage(L, "avgpool", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    int incl = attr_int(n, "count_include_pad", 0, L->d) != 0, uniform = 1;
+    IterVar rk[TVMCC_MAX_RANK];
+    Expr *xi[TVMCC_MAX_RANK], *cond, *xv, *cnt;
+    DType ct = dtype_compute(y->dtype);
+    int64_t kvol = 1;
+    Win win;
+    int i;
+    read_win(L, n, x, y, NULL, &win);
+    for (i = 0; i < win.nsp; i++) {
+        rk[i] = *lower_raxis(L, c, win.k[i]);
+        kvol *= win.k[i];
+    }
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, &c->axes[1]);
+    cond = window_index(L, c, rk, &win, x, xi);
+    xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    c->rop = RED_SUM;
+    c->body = cond->kind != EX_INT ? ex_select(L, cond, xv, zero_of(L, x->dtype)) : xv;
+    /* the divisor counts the taps inside the input (or inside the padded
+     * input with count_include_pad); constant when every window fits */
+    cnt = ex_int(L, 1);
+    for (i = 0; i < win.nsp; i++) {
+        int64_t in = x->dims[2 + i], out = y->dims[2 + i];
+        int64_t lo = incl ? -win.pb[i] : 0, hi = incl ? in + win.pe[i] : in;
+        int64_t first = -win.pb[i], last = (out - 1) * win.s[i] - win.pb[i] +
+                                           (win.k[i] - 1) * win.dil[i];
+        Expr *start = ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + i]), ex_int(L, win.s[i])),
+                             ex_int(L, win.pb[i]));
+        if (first >= lo && last < hi)
+            cnt = ex_mul(L, cnt, ex_int(L, win.k[i]));
+        else {
+            uniform = 0;
+            cnt = ex_mul(L, cnt, tap_count(L, start, win.k[i], win.dil[i], lo, hi));
+        }
+    }
+    if (uniform)
+        c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)kvol));
+    else
+        c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_cast(L, ct, cnt));
+    return 0;
+}
+
+static int global_pool(Lower *L, Node *n, int is_max)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int xb = lower_buf_value(L, n->in[0]);
+    Compute *c = lower_stage(L, is_max ? "globalmax" : "globalavg",
+                             lower_buf_value(L, n->out[0]), 2, y->dims);
+    Expr *xi[TVMCC_MAX_RANK];
+    DType ct = dtype_compute(y->dtype);
+    int64_t vol = 1;
+    int i;
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, &c->axes[1]);
+    for (i = 2; i < x->rank; i++) {
+        xi[i] = ex_var(L, lower_raxis(L, c, x->dims[i]));
+        vol *= x->dims[i];
+    }
+    c->body = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    c->rop = is_max ? RED_MAX : RED_SUM;
+    if (!is_max)
+        c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)vol));
+    return 0;
+}
+
+int lower_GlobalAveragePool(Lower *L, Node *n)
+{
+    return global_pool(L, n, 0);
+}
+
+int lower_GlobalMaxPool(Lower *L, Node *n)
+{
+    return global_pool(L, n, 1);
+}
+
+/* y = (x - mean) / sqrt(var + eps) * scale + B, channel axis 1; the
+ * parameters may have another float type than x. */
+int lower_BatchNormalization(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]];
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    DType ct = dtype_compute(x->dtype);
+    double eps = attr_float(n, "epsilon", 1e-5, L->d);
+    Expr *p[5], *v;
+    int i;
+    if (n->n_out > 1 && n->out[1] >= 0)
+        return diag_error(L->d, n, "output[1]", "training outputs are not supported");
+    for (i = 1; i < 5; i++)
+        p[i] = ex_cast(L, ct, ex_load(L, lower_buf_value(L, n->in[i]), ex_var(L, &c->axes[1])));
+    p[0] = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
+    v = ex_binary(L, BIN_SUB, p[0], p[3]);
+    v = ex_binary(L, BIN_DIV, v, ex_unary(L, UN_SQRT, ex_binary(L, BIN_ADD, p[4],
+                                                                ex_float(L, ct, eps))));
+    c->body = ex_binary(L, BIN_ADD, ex_binary(L, BIN_MUL, v, p[1]), p[2]);
+    return 0;
+}

@@ -1,0 +1,266 @@
+/*
+ * Lowering of the reductions: the ten Reduce* operators, Softmax and
+ * LogSoftmax.
+ *
+ * A Reduce* op is one reduction stage whose reduce axes are the reduced
+ * input dimensions; the per-op parts are the element transform (x, x*x,
+ * |x|...), the reduce operator and the final transform (mean, sqrt, log).
+ * ReduceLogSumExp and the softmax family subtract the maximum first so that
+ * exp() cannot overflow: a max stage into a scratch buffer, a sum stage, and
+ * for softmax the normalising stage.
+ *
+ * Axes given as an input that is not a compile-time constant (the backend
+ * tests feed them as graph inputs) are recovered from the static input and
+ * output shapes, which the frontend took from the model's declarations; that
+ * is exact whenever the shapes determine the axes, and reported otherwise.
+ */
+#include "lower.h"
+
+#include <string.h>
+
+/* Axes-as-input form: ReduceSum from opset 13, the others from opset 18. */
+static int axes_from_input(const Node *n)
+{
+    return n->op == OP_ReduceSum ? n->opset >= 13 : n->opset >= 18;
+}
+
+/* Reducing a dimension of extent 1 leaves values unchanged for these ops,
+ * so such a dimension may be reduced or not without changing the result. */
+static int singleton_invariant(OpKind op)
+{
+    return op == OP_ReduceSum || op == OP_ReduceMean || op == OP_ReduceMax ||
+           op == OP_ReduceMin || op == OP_ReduceProd;
+}
+
+/* Finds the reduced-dimension mask consistent with shapes x -> y. */
+static int axes_from_shapes(Lower *L, Node *n, const Value *x, const Value *y, int keep,
+                            int *red)
+{
+    unsigned mask, best = 0, ones = 0, full = (1u << x->rank) - 1;
+    int found = 0, i;
+    for (i = 0; i < x->rank; i++)
+        if (x->dims[i] == 1)
+            ones |= 1u << i;
+    for (mask = 0; mask <= full; mask++) {
+        int j = 0, ok = 1;
+        for (i = 0; i < x->rank && ok; i++) {
+            int r = (mask >> i) & 1;
+            if (keep)
+                ok = r ? y->dims[i] == 1 : y->dims[i] == x->dims[i];
+            else if (!r)
+                ok = j < y->rank && y->dims[j++] == x->dims[i];
+        }
+        if (!ok || (keep ? y->rank != x->rank : j != y->rank))
+            continue;
+        if (found && (singleton_invariant(n->op) ? (mask & ~ones) != (best & ~ones)
+                                                 : mask != best))
+            return diag_error(L->d, n, "input[1]", "axes are computed at run time and the "
+                              "input and output shapes do not determine them");
+        if (!found)
+            best = mask;
+        found = 1;
+    }
+    if (!found)
+        return diag_error(L->d, n, "input[1]", "axes are computed at run time and no axes "
+                          "map the input shape onto the output shape");
+    for (i = 0; i < x->rank; i++)
+        red[i] = (best >> i) & 1;
+    return 0;
+}
+
+/* Fills red[] with the reduced dimensions; *identity is set when the op
+ * reduces nothing (empty axes with noop_with_empty_axes). */
+static int reduced_dims(Lower *L, Node *n, const Value *x, const Value *y, int *red,
+                        int *identity)
+{
+    Graph *g = L->g;
+    const int64_t *axes = NULL;
+    int64_t na = -1, i;
+    int keep = attr_int(n, "keepdims", 1, L->d) != 0;
+    int noop = attr_int(n, "noop_with_empty_axes", 0, L->d) != 0;
+    *identity = 0;
+    if (axes_from_input(n)) {
+        if (n->n_in > 1 && n->in[1] >= 0) {
+            na = value_const_ints(g, n->in[1], &axes);
+            if (na < 0)
+                return axes_from_shapes(L, n, x, y, keep, red);
+        }
+    } else {
+        axes = attr_ints(n, "axes", &na, L->d);
+    }
+    for (i = 0; i < x->rank; i++)
+        red[i] = na <= 0 && !noop;
+    for (i = 0; i < na; i++) {
+        int64_t a = axes[i] < 0 ? axes[i] + x->rank : axes[i];
+        if (a < 0 || a >= x->rank)
+            return diag_error(L->d, n, "axes", "axis %lld is out of range", (long long)axes[i]);
+        red[a] = 1;
+    }
+    *identity = na <= 0 && noop;
+    return 0;
+}
+
+static int lower_reduce(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
+    int keep = attr_int(n, "keepdims", 1, L->d) != 0, red[TVMCC_MAX_RANK], identity, i, j;
+    DType ct = dtype_compute(x->dtype), ft = dtype_is_float(ct) ? ct : DT_FLOAT64;
+    Expr *xi[TVMCC_MAX_RANK], *v, *m = NULL;
+    Compute *c;
+    int64_t cnt = 1;
+    if (reduced_dims(L, n, x, y, red, &identity))
+        return 1;
+    if (identity) {
+        c = lower_elemwise_stage(L, n, n->out[0]);
+        c->body = ex_load_broadcast(L, xb, x->rank, x->dims, c);
+        return 0;
+    }
+    if (n->op == OP_ReduceLogSumExp) {
+        /* running maximum per output element, subtracted before exp() */
+        int mb = lower_buf_temp(L, "max", ct, value_numel(y));
+        Expr *yi[TVMCC_MAX_RANK];
+        c = lower_stage(L, "max", mb, y->rank, y->dims);
+        for (i = j = 0; i < x->rank; i++) {
+            if (red[i])
+                xi[i] = ex_var(L, lower_raxis(L, c, x->dims[i]));
+            else
+                xi[i] = ex_var(L, &c->axes[j]);
+            if (!red[i] || keep)
+                j++;
+        }
+        c->rop = RED_MAX;
+        c->body = ex_load_nd(L, xb, x->rank, x->dims, xi);
+        c = lower_stage(L, n->op_type, yb, y->rank, y->dims);
+        for (i = 0; i < y->rank; i++)
+            yi[i] = ex_var(L, &c->axes[i]);
+        m = ex_load_nd(L, mb, y->rank, y->dims, yi);
+    } else {
+        c = lower_stage(L, n->op_type, yb, y->rank, y->dims);
+    }
+    for (i = j = 0; i < x->rank; i++) {
+        if (red[i]) {
+            xi[i] = ex_var(L, lower_raxis(L, c, x->dims[i]));
+            cnt *= x->dims[i];
+        } else {
+            xi[i] = ex_var(L, &c->axes[j]);
+        }
+        if (!red[i] || keep)
+            j++;
+    }
+    v = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    c->rop = RED_SUM;
+    switch (n->op) {
+    case OP_ReduceMax:
+        c->rop = RED_MAX;
+        c->body = v;
+        break;
+    case OP_ReduceMin:
+        c->rop = RED_MIN;
+        c->body = v;
+        break;
+    case OP_ReduceProd:
+        c->rop = RED_PROD;
+        c->body = v;
+        break;
+    case OP_ReduceSumSquare:
+        c->body = ex_mul(L, v, v);
+        break;
+    case OP_ReduceL1:
+        c->body = ex_unary(L, UN_ABS, v);
+        break;
+    case OP_ReduceL2:
+        c->body = ex_mul(L, v, ex_load_nd(L, xb, x->rank, x->dims, xi));
+        c->post = ex_cast(L, ct, ex_unary(L, UN_SQRT, ex_cast(L, ft, ex_acc(L, ct))));
+        break;
+    case OP_ReduceLogSum:
+        c->body = v;
+        c->post = ex_cast(L, ct, ex_unary(L, UN_LOG, ex_cast(L, ft, ex_acc(L, ct))));
+        break;
+    case OP_ReduceLogSumExp:
+        c->body = ex_unary(L, UN_EXP, ex_cast(L, ft, ex_binary(L, BIN_SUB, v, m)));
+        c->post = ex_cast(L, ct, ex_add(L, ex_unary(L, UN_LOG, ex_acc(L, ft)),
+                                        ex_cast(L, ft, m)));
+        break;
+    case OP_ReduceMean:
+        c->body = v;
+        c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct),
+                            dtype_is_float(ct) ? ex_float(L, ct, (double)cnt)
+                                               : ex_const_int(L, ct, cnt));
+        break;
+    default: /* ReduceSum */
+        c->body = v;
+        break;
+    }
+    return 0;
+}
+
+int lower_ReduceMean(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceSum(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceMax(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceMin(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceProd(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceSumSquare(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceL1(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceL2(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceLogSum(Lower *L, Node *n) { return lower_reduce(L, n); }
+int lower_ReduceLogSumExp(Lower *L, Node *n) { return lower_reduce(L, n); }
+
+/* Softmax and LogSoftmax over a [outer, R, inner] view of the input: before
+ * opset 13 the input is coerced to 2-D at `axis` (inner = 1), from 13 only
+ * dimension `axis` is normalised. */
+static int lower_softmax(Lower *L, Node *n, int is_log)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]];
+    int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
+    DType ct = dtype_compute(x->dtype);
+    int64_t axis = attr_int(n, "axis", n->opset >= 13 ? -1 : 1, L->d), v3[3] = {1, 1, 1};
+    int64_t d2[2];
+    int mb, sb, i;
+    Compute *c;
+    Expr *xi[3], *oi[2], *m, *s, *t;
+    if (axis < 0)
+        axis += x->rank;
+    if (axis < 0 || axis >= x->rank)
+        return diag_error(L->d, n, "axis", "axis is out of range for rank %d", x->rank);
+    for (i = 0; i < x->rank; i++) {
+        int slot = i < axis ? 0 : (i == axis || n->opset < 13) ? 1 : 2;
+        v3[slot] *= x->dims[i];
+    }
+    d2[0] = v3[0];
+    d2[1] = v3[2];
+    mb = lower_buf_temp(L, "max", ct, v3[0] * v3[2]);
+    sb = lower_buf_temp(L, "sum", ct, v3[0] * v3[2]);
+
+    c = lower_stage(L, "rowmax", mb, 2, d2);
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, lower_raxis(L, c, v3[1]));
+    xi[2] = ex_var(L, &c->axes[1]);
+    c->rop = RED_MAX;
+    c->body = ex_load_nd(L, xb, 3, v3, xi);
+
+    c = lower_stage(L, "rowsum", sb, 2, d2);
+    xi[0] = oi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, lower_raxis(L, c, v3[1]));
+    xi[2] = oi[1] = ex_var(L, &c->axes[1]);
+    c->rop = RED_SUM;
+    c->body = ex_unary(L, UN_EXP, ex_binary(L, BIN_SUB, ex_load_nd(L, xb, 3, v3, xi),
+                                            ex_load_nd(L, mb, 2, d2, oi)));
+
+    c = lower_stage(L, is_log ? "logsoftmax" : "softmax", yb, 3, v3);
+    for (i = 0; i < 3; i++)
+        xi[i] = ex_var(L, &c->axes[i]);
+    oi[0] = xi[0];
+    oi[1] = xi[2];
+    m = ex_load_nd(L, mb, 2, d2, oi);
+    s = ex_load_nd(L, sb, 2, d2, oi);
+    t = ex_binary(L, BIN_SUB, ex_load_nd(L, xb, 3, v3, xi), m);
+    c->body = is_log ? ex_binary(L, BIN_SUB, t, ex_unary(L, UN_LOG, s))
+                     : ex_binary(L, BIN_DIV, ex_unary(L, UN_EXP, t), s);
+    return 0;
+}
+
+int lower_Softmax(Lower *L, Node *n) { return lower_softmax(L, n, 0); }
+int lower_LogSoftmax(Lower *L, Node *n) { return lower_softmax(L, n, 1); }

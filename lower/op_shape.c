@@ -1,0 +1,385 @@
+/*
+ * Lowering of the data-movement operators. Each is a pure index map, so
+ * every stage body is a single load whose offset is computed from the
+ * output axes:
+ *
+ *   Reshape, Flatten, Squeeze, Unsqueeze  flat copy (same row-major offset)
+ *   Transpose       in[axes permuted back]
+ *   Concat, Split   one stage per input / output, the moving part through
+ *                   out_index / an offset on the split axis
+ *   Slice           in[start + i * step] per axis
+ *   Gather          the data axis indexed by a loaded index (wrapped if
+ *                   negative, clamped so a bad run-time index stays in bounds)
+ *   Expand          numpy broadcast load
+ *   Tile            in[i mod dim]
+ *   Pad             in[i - pad_begin] mapped per mode; constant mode selects
+ *                   the pad value outside, with the index clamped inside
+ *
+ * Shape, Size and Constant are folded by inference (their output has data),
+ * as are ConstantOfShape and Range with constant inputs; when the inputs of
+ * the last two are run-time values they become fill / arithmetic stages.
+ *
+ * The Slice and Pad parameter rules repeat those of frontend/infer_shape.c:
+ * lowering reads the same constant inputs again.
+ */
+#include "lower.h"
+
+#include <string.h>
+
+static const Value *val(Lower *L, int32_t vi)
+{
+    return &L->g->values[vi];
+}
+
+/* Output 0 as a flat copy of input 0 (same element order). */
+static int flat_copy(Lower *L, Node *n)
+{
+    const Value *o = val(L, n->out[0]);
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *idx[TVMCC_MAX_RANK];
+    int i;
+    for (i = 0; i < o->rank; i++)
+        idx[i] = ex_var(L, &c->axes[i]);
+    c->body = ex_load(L, lower_buf_value(L, n->in[0]), ex_offset(L, o->rank, o->dims, idx));
+    return 0;
+}
+
+int lower_Reshape(Lower *L, Node *n) { return flat_copy(L, n); }
+int lower_Flatten(Lower *L, Node *n) { return flat_copy(L, n); }
+int lower_Squeeze(Lower *L, Node *n) { return flat_copy(L, n); }
+int lower_Unsqueeze(Lower *L, Node *n) { return flat_copy(L, n); }
+
+int lower_Transpose(Lower *L, Node *n)
+{
+    const Value *x = val(L, n->in[0]);
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    const int64_t *perm;
+    int64_t cnt;
+    Expr *idx[TVMCC_MAX_RANK];
+    int i;
+    perm = attr_ints(n, "perm", &cnt, L->d);
+    for (i = 0; i < x->rank; i++) {
+        int src = cnt < 0 ? x->rank - 1 - i : (int)perm[i];
+        idx[src] = ex_var(L, &c->axes[i]);
+    }
+    c->body = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
+    return 0;
+}
+
+static int norm_axis(int64_t a, int rank)
+{
+    return (int)(a < 0 ? a + rank : a);
+}
+
+/* One stage per input, over the input's shape, storing into its slab of
+ * the output through out_index. */
+int lower_Concat(Lower *L, Node *n)
+{
+    const Value *o = val(L, n->out[0]);
+    int axis = norm_axis(attr_int(n, "axis", 1, L->d), o->rank), i, k, obuf;
+    int64_t off = 0;
+    obuf = lower_buf_value(L, n->out[0]);
+    for (i = 0; i < n->n_in; i++) {
+        const Value *x = val(L, n->in[i]);
+        Expr *in_idx[TVMCC_MAX_RANK], *out_idx[TVMCC_MAX_RANK];
+        Compute *c;
+        if (value_numel(x) == 0)
+            continue;
+        c = lower_stage(L, "concat", obuf, x->rank, x->dims);
+        for (k = 0; k < x->rank; k++) {
+            in_idx[k] = ex_var(L, &c->axes[k]);
+            out_idx[k] = k == axis ? ex_add(L, in_idx[k], ex_int(L, off)) : in_idx[k];
+        }
+        c->body = ex_load_nd(L, lower_buf_value(L, n->in[i]), x->rank, x->dims, in_idx);
+        c->out_index = ex_offset(L, o->rank, o->dims, out_idx);
+        off += x->dims[axis];
+    }
+    return 0;
+}
+
+int lower_Split(Lower *L, Node *n)
+{
+    const Value *x = val(L, n->in[0]);
+    int axis = norm_axis(attr_int(n, "axis", 0, L->d), x->rank), i, k, xbuf;
+    int64_t off = 0;
+    xbuf = lower_buf_value(L, n->in[0]);
+    for (i = 0; i < n->n_out; i++) {
+        const Value *o;
+        Expr *idx[TVMCC_MAX_RANK];
+        Compute *c;
+        if (n->out[i] < 0)
+            continue;
+        o = val(L, n->out[i]);
+        c = lower_elemwise_stage(L, n, n->out[i]);
+        for (k = 0; k < o->rank; k++) {
+            idx[k] = ex_var(L, &c->axes[k]);
+            if (k == axis)
+                idx[k] = ex_add(L, idx[k], ex_int(L, off));
+        }
+        c->body = ex_load_nd(L, xbuf, x->rank, x->dims, idx);
+        off += o->dims[axis];
+    }
+    return 0;
+}
+
+/* Same rules as slice_params() in frontend/infer_shape.c; inference has
+ * validated everything, so anything odd here is reported, not assumed. */
+static int slice_params(Lower *L, Node *n, const Value *x, int64_t *start, int64_t *step)
+{
+    Graph *g = L->g;
+    const int64_t *st, *en, *ax = NULL, *sp = NULL;
+    int64_t ns, ne = -1, na = -1, nsp = -1;
+    int i;
+    if (n->opset < 10) {
+        st = attr_ints(n, "starts", &ns, L->d);
+        ax = attr_ints(n, "axes", &na, L->d);
+    } else {
+        ns = value_const_ints(g, n->in[1], &st);
+        ne = value_const_ints(g, n->in[2], &en);
+        if (n->n_in > 3 && n->in[3] >= 0)
+            na = value_const_ints(g, n->in[3], &ax);
+        if (n->n_in > 4 && n->in[4] >= 0)
+            nsp = value_const_ints(g, n->in[4], &sp);
+        if (ns < 0 || ne < 0 || (n->n_in > 3 && n->in[3] >= 0 && na < 0) ||
+            (n->n_in > 4 && n->in[4] >= 0 && nsp < 0))
+            return diag_error(L->d, n, "starts",
+                              "slice bounds computed at run time are not supported");
+    }
+    (void)en;
+    for (i = 0; i < x->rank; i++) {
+        start[i] = 0;
+        step[i] = 1;
+    }
+    for (i = 0; i < (int)ns; i++) {
+        int a = norm_axis(ax ? ax[i] : i, x->rank);
+        int64_t dim = x->dims[a], s = st[i], k = sp ? sp[i] : 1;
+        if (s < 0)
+            s += dim;
+        if (k > 0)
+            s = s < 0 ? 0 : s > dim ? dim : s;
+        else
+            s = s < 0 ? 0 : s > dim - 1 ? dim - 1 : s;
+        start[a] = s;
+        step[a] = k;
+    }
+    return 0;
+}
+
+int lower_Slice(Lower *L, Node *n)
+{
+    const Value *x = val(L, n->in[0]);
+    int64_t start[TVMCC_MAX_RANK], step[TVMCC_MAX_RANK];
+    Expr *idx[TVMCC_MAX_RANK];
+    Compute *c;
+    int i;
+    if (slice_params(L, n, x, start, step))
+        return 1;
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    for (i = 0; i < x->rank; i++)
+        idx[i] = ex_add(L, ex_int(L, start[i]), ex_mul(L, ex_var(L, &c->axes[i]),
+                                                       ex_int(L, step[i])));
+    c->body = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
+    return 0;
+}
+
+int lower_Gather(Lower *L, Node *n)
+{
+    const Value *x = val(L, n->in[0]), *ix = val(L, n->in[1]);
+    int axis = norm_axis(attr_int(n, "axis", 0, L->d), x->rank), i;
+    Compute *c;
+    Expr *iidx[TVMCC_MAX_RANK], *xidx[TVMCC_MAX_RANK], *k, *dim;
+    if (x->dims[axis] == 0 && value_numel(val(L, n->out[0])) > 0)
+        return diag_error(L->d, n, "indices", "gathering from an empty axis");
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    for (i = 0; i < ix->rank; i++)
+        iidx[i] = ex_var(L, &c->axes[axis + i]);
+    k = ex_cast(L, DT_INT64, ex_load_nd(L, lower_buf_value(L, n->in[1]), ix->rank, ix->dims,
+                                        iidx));
+    dim = ex_int(L, x->dims[axis]);
+    k = ex_select(L, ex_lt(L, k, ex_int(L, 0)), ex_add(L, k, dim), k);
+    k = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, k, ex_int(L, 0)),
+                  ex_int(L, x->dims[axis] - 1));
+    for (i = 0; i < x->rank; i++) {
+        if (i < axis)
+            xidx[i] = ex_var(L, &c->axes[i]);
+        else if (i == axis)
+            xidx[i] = k;
+        else
+            xidx[i] = ex_var(L, &c->axes[i - 1 + ix->rank]);
+    }
+    c->body = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, xidx);
+    return 0;
+}
+
+int lower_Expand(Lower *L, Node *n)
+{
+    const Value *x = val(L, n->in[0]);
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    c->body = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
+    return 0;
+}
+
+int lower_Tile(Lower *L, Node *n)
+{
+    const Value *x = val(L, n->in[0]);
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *idx[TVMCC_MAX_RANK];
+    int i;
+    for (i = 0; i < x->rank; i++) {
+        Expr *v = ex_var(L, &c->axes[i]);
+        if (x->dims[i] <= 1)
+            idx[i] = ex_int(L, 0);
+        else if (c->axes[i].extent <= x->dims[i])
+            idx[i] = v;
+        else
+            idx[i] = ex_binary(L, BIN_MOD, v, ex_int(L, x->dims[i]));
+    }
+    c->body = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
+    return 0;
+}
+
+/* Same rules as pad_params() in frontend/infer_shape.c. */
+static int pad_params(Lower *L, Node *n, const Value *x, int64_t *begin, int *mode)
+{
+    Graph *g = L->g;
+    const int64_t *pads, *axes = NULL;
+    int64_t np, na = x->rank;
+    const char *m = attr_string(n, "mode", "constant", L->d);
+    int i;
+    *mode = !strcmp(m, "reflect") ? 1 : !strcmp(m, "edge") ? 2 : !strcmp(m, "wrap") ? 3 : 0;
+    if (n->opset < 11) {
+        pads = attr_ints(n, n->opset < 2 ? "paddings" : "pads", &np, L->d);
+    } else {
+        np = value_const_ints(g, n->in[1], &pads);
+        if (n->n_in > 3 && n->in[3] >= 0)
+            na = value_const_ints(g, n->in[3], &axes);
+    }
+    if (np < 0 || na < 0 || np != 2 * na)
+        return diag_error(L->d, n, "pads", "pads computed at run time are not supported");
+    for (i = 0; i < x->rank; i++)
+        begin[i] = 0;
+    for (i = 0; i < (int)na; i++)
+        begin[axes ? norm_axis(axes[i], x->rank) : i] = pads[i];
+    return 0;
+}
+
+int lower_Pad(Lower *L, Node *n)
+{
+    const Value *x = val(L, n->in[0]);
+    int64_t begin[TVMCC_MAX_RANK];
+    Expr *idx[TVMCC_MAX_RANK], *inside = ex_const_int(L, DT_BOOL, 1), *pv, *v;
+    Compute *c;
+    int mode, i;
+    if (pad_params(L, n, x, begin, &mode))
+        return 1;
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    for (i = 0; i < x->rank; i++) {
+        int64_t dim = x->dims[i];
+        Expr *j = ex_sub(L, ex_var(L, &c->axes[i]), ex_int(L, begin[i]));
+        Expr *zero = ex_int(L, 0), *last = ex_int(L, dim - 1);
+        int padded = begin[i] > 0 || c->axes[i].extent - begin[i] > dim;
+        if (!padded) {
+            idx[i] = j;
+            continue;
+        }
+        switch (mode) {
+        case 0:
+            inside = ex_and(L, inside, ex_and(L, ex_binary(L, BIN_GE, j, zero),
+                                              ex_binary(L, BIN_LE, j, last)));
+            idx[i] = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, j, zero), last);
+            break;
+        case 1: /* reflect once about 0 and dim-1 (pads < dim, checked) */
+            j = ex_select(L, ex_lt(L, j, zero), ex_sub(L, zero, j), j);
+            idx[i] = ex_select(L, ex_binary(L, BIN_GT, j, last),
+                               ex_sub(L, ex_int(L, 2 * (dim - 1)), j), j);
+            break;
+        case 2:
+            idx[i] = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, j, zero), last);
+            break;
+        default: /* wrap: ((j mod dim) + dim) mod dim, j may be negative */
+            idx[i] = ex_binary(L, BIN_MOD, ex_add(L, ex_binary(L, BIN_MOD, j, ex_int(L, dim)),
+                                                  ex_int(L, dim)),
+                               ex_int(L, dim));
+            break;
+        }
+    }
+    v = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
+    if (mode == 0 && inside->kind != EX_INT) {
+        if (n->opset >= 11 && n->n_in > 2 && n->in[2] >= 0)
+            pv = ex_load(L, lower_buf_value(L, n->in[2]), ex_int(L, 0));
+        else if (dtype_is_float(x->dtype))
+            pv = ex_float(L, x->dtype, n->opset < 11 ? attr_float(n, "value", 0, L->d) : 0);
+        else
+            pv = ex_const_int(L, dtype_compute(x->dtype),
+                              n->opset < 11 ? (int64_t)attr_float(n, "value", 0, L->d) : 0);
+        v = ex_select(L, inside, v, pv);
+    }
+    c->body = v;
+    return 0;
+}
+
+/* Ops folded by inference: their output is a constant and needs no code.
+ * Should one still reach lowering without data, inference went wrong. */
+static int folded(Lower *L, Node *n)
+{
+    if (!val(L, n->out[0])->data)
+        die("%s '%s' reached lowering without a folded value", n->op_type, n->name);
+    return 0;
+}
+
+int lower_Shape(Lower *L, Node *n) { return folded(L, n); }
+int lower_Size(Lower *L, Node *n) { return folded(L, n); }
+int lower_Constant(Lower *L, Node *n) { return folded(L, n); }
+
+int lower_ConstantOfShape(Lower *L, Node *n)
+{
+    const Value *o = val(L, n->out[0]);
+    const Attr *a = node_attr(n, "value");
+    Compute *c;
+    if (o->data)
+        return 0;
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    if (a && a->type == ATTR_TENSOR && a->t && a->t->data) {
+        /* the fill value is a one-element constant: read it as a weight */
+        Tensor *t = a->t;
+        double f = 0;
+        int64_t iv = 0;
+        switch (t->dtype) {
+        case DT_FLOAT32: f = *(const float *)t->data; break;
+        case DT_FLOAT64: f = *(const double *)t->data; break;
+        case DT_INT8: iv = *(const int8_t *)t->data; break;
+        case DT_INT16: iv = *(const int16_t *)t->data; break;
+        case DT_INT32: iv = *(const int32_t *)t->data; break;
+        case DT_INT64: iv = *(const int64_t *)t->data; break;
+        case DT_UINT8: case DT_BOOL: iv = *(const uint8_t *)t->data; break;
+        case DT_UINT16: iv = *(const uint16_t *)t->data; break;
+        case DT_UINT32: iv = *(const uint32_t *)t->data; break;
+        case DT_UINT64: iv = (int64_t)*(const uint64_t *)t->data; break;
+        default:
+            return diag_error(L->d, n, "value", "fill type %s is not supported at run time",
+                              dtype_name(t->dtype) ? dtype_name(t->dtype) : "?");
+        }
+        if (t->dtype == DT_FLOAT32 || t->dtype == DT_FLOAT64)
+            c->body = ex_float(L, o->dtype, f);
+        else
+            c->body = ex_const_int(L, dtype_compute(o->dtype), iv);
+    } else {
+        c->body = ex_float(L, DT_FLOAT32, 0.0);
+    }
+    return 0;
+}
+
+/* out[i] = start + i * delta with the scalars loaded at run time. */
+int lower_Range(Lower *L, Node *n)
+{
+    const Value *o = val(L, n->out[0]);
+    Compute *c;
+    Expr *s, *dl;
+    if (o->data)
+        return 0;
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    s = ex_load(L, lower_buf_value(L, n->in[0]), ex_int(L, 0));
+    dl = ex_load(L, lower_buf_value(L, n->in[2]), ex_int(L, 0));
+    c->body = ex_add(L, s, ex_mul(L, ex_cast(L, s->dtype, ex_var(L, &c->axes[0])), dl));
+    return 0;
+}

@@ -1,0 +1,203 @@
+/*
+ * Tensor expressions and loop IR.
+ *
+ * An operator is lowered by describing WHAT it computes as one or more
+ * Compute definitions (the paper's `compute` with `reduce_axis`): an output
+ * buffer, output axes with extents, optional reduce axes, and an index
+ * expression over input buffers. HOW it is computed is a schedule: the naive
+ * schedule (schedule.c) turns each Compute into a loop nest of Stmt nodes;
+ * schedule primitives then transform that nest without changing results.
+ * emit_c/ prints the loop IR as C; lower/eval.c interprets it (constant
+ * folding uses the same maths as the emitted code).
+ *
+ * Expressions are typed: `dtype` is the type the value is computed in
+ * (float16/bfloat16 loads yield DT_FLOAT32; index arithmetic is DT_INT64).
+ * Buffers are flat: a load/store takes one element offset; ex_load_nd()
+ * builds the row-major offset from per-dimension indices.
+ */
+#ifndef TVMCC_TE_H
+#define TVMCC_TE_H
+
+#include "../ir/graph.h"
+
+typedef enum ExprKind {
+    EX_INT,     /* ival, dtype an integer type (DT_INT64 for index math) or BOOL */
+    EX_FLOAT,   /* fval, dtype a float type */
+    EX_VAR,     /* loop variable `var` (always DT_INT64) */
+    EX_ACC,     /* the reduction accumulator, only inside Compute.post */
+    EX_LOAD,    /* buf[a] */
+    EX_UNARY,   /* op(a) */
+    EX_BINARY,  /* op(a, b) */
+    EX_SELECT,  /* a ? b : c (a is BOOL) */
+    EX_CAST     /* (dtype) a */
+} ExprKind;
+
+typedef enum UnaryOp {
+    UN_NEG, UN_ABS, UN_EXP, UN_LOG, UN_SQRT, UN_TANH, UN_SIGMOID, UN_ERF,
+    UN_FLOOR, UN_CEIL, UN_ROUND /* half to even */, UN_SIN, UN_COS, UN_TAN,
+    UN_ASIN, UN_ACOS, UN_ATAN, UN_SINH, UN_COSH, UN_ASINH, UN_ACOSH, UN_ATANH,
+    UN_NOT /* logical, BOOL */, UN_BITNOT, UN_ISNAN, UN_ISINF, UN_SIGN,
+    UN_RECIP, UN_LOG1P, UN_EXPM1
+} UnaryOp;
+
+typedef enum BinaryOp {
+    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV /* float div; ints truncate toward 0 */,
+    BIN_MOD /* ints: C %, floats: fmod */, BIN_FLOORDIV /* ints only */,
+    BIN_POW, BIN_MIN, BIN_MAX,
+    BIN_EQ, BIN_NE, BIN_LT, BIN_LE, BIN_GT, BIN_GE, /* result BOOL */
+    BIN_AND, BIN_OR, BIN_XOR,                     /* logical, BOOL */
+    BIN_BITAND, BIN_BITOR, BIN_BITXOR, BIN_SHL, BIN_SHR
+} BinaryOp;
+
+typedef struct Expr Expr;
+struct Expr {
+    ExprKind kind;
+    DType dtype;   /* type of the result */
+    int op;        /* UnaryOp / BinaryOp */
+    int64_t ival;  /* EX_INT */
+    double fval;   /* EX_FLOAT */
+    int var;       /* EX_VAR: variable id */
+    int buf;       /* EX_LOAD: buffer id */
+    Expr *a, *b, *c;
+};
+
+typedef enum BufScope {
+    BUF_INPUT,     /* graph input: caller's buffer */
+    BUF_OUTPUT,    /* graph output: caller's buffer */
+    BUF_CONST,     /* compile-time constant: NAME_weights.c */
+    BUF_ARENA,     /* intermediate tensor in the workspace arena */
+    BUF_TEMP,      /* kernel-private scratch (placed in the arena too) */
+    BUF_LOCAL      /* local array or scalar inside the kernel (cache_write) */
+} BufScope;
+
+typedef struct Buffer {
+    const char *name;   /* C identifier used in the kernel */
+    DType dtype;        /* storage type */
+    int64_t numel;
+    BufScope scope;
+    int32_t value;      /* graph value index for INPUT/OUTPUT/CONST/ARENA; -1 else */
+    int written;        /* the kernel stores to it */
+} Buffer;
+
+typedef enum ReduceOp { RED_NONE, RED_SUM, RED_PROD, RED_MAX, RED_MIN } ReduceOp;
+
+typedef struct IterVar {
+    int var;            /* variable id */
+    int64_t extent;     /* iterates 0 .. extent-1 */
+    const char *name;   /* for printing: "i0", "rk"... */
+} IterVar;
+
+/* out[out_index] = post(reduce_{raxes} body) */
+typedef struct Compute {
+    const char *name;   /* stage name for --dump-loops */
+    int out_buf;
+    int n_axes;
+    IterVar axes[TVMCC_MAX_RANK];
+    int n_raxes;
+    IterVar raxes[TVMCC_MAX_RANK];
+    ReduceOp rop;       /* RED_NONE: body is the value, raxes must be empty */
+    Expr *body;
+    Expr *init;         /* accumulator start; NULL = identity of rop; may use axes */
+    Expr *post;         /* NULL = EX_ACC itself; may use axes and EX_ACC */
+    Expr *out_index;    /* NULL = row-major offset of the axes */
+} Compute;
+
+typedef enum StmtKind {
+    ST_SEQ,     /* body[0..n_body) in order */
+    ST_FOR,     /* for var in [0, extent): body[0] */
+    ST_STORE,   /* buf[index] = value */
+    ST_IF,      /* if (cond) body[0] else body[1] (body[1] may be NULL) */
+    ST_DECL     /* declares local buffer `buf` (scope BUF_LOCAL), then body[0] */
+} StmtKind;
+
+typedef enum ForKind { FOR_SERIAL, FOR_UNROLL, FOR_VECTORIZE, FOR_PARALLEL } ForKind;
+
+typedef struct Stmt Stmt;
+struct Stmt {
+    StmtKind kind;
+    int var;            /* ST_FOR */
+    int64_t extent;     /* ST_FOR */
+    ForKind for_kind;   /* ST_FOR annotation set by schedules */
+    int buf;            /* ST_STORE, ST_DECL */
+    Expr *index;        /* ST_STORE */
+    Expr *value;        /* ST_STORE */
+    Expr *cond;         /* ST_IF */
+    int n_body;
+    Stmt **body;
+};
+
+/* One kernel: the unit emitted as one C function. Built by lowering one node
+ * (or, after fusion, a group of nodes). */
+typedef struct Kernel {
+    const char *name;        /* C function name suffix, unique in the model */
+    const char *origin;      /* ONNX nodes it implements, for the C comment */
+    int n_bufs, cap_bufs;
+    Buffer *bufs;
+    int n_vars, cap_vars;
+    const char **var_names;  /* printing names of loop variables */
+    int n_stages, cap_stages;
+    Compute *stages;
+    Stmt *body;              /* loop IR after scheduling */
+    int64_t macs;            /* multiply-accumulates (for reports) */
+} Kernel;
+
+/* Lowering context handed to lower_<Op>(). */
+typedef struct Lower {
+    Graph *g;
+    Diag *d;
+    Arena *arena;
+    Kernel *k;               /* kernel being built */
+} Lower;
+
+/* ---- Expression builders (all allocate from L->arena) ---- */
+Expr *ex_int(Lower *L, int64_t v);                 /* DT_INT64 */
+Expr *ex_const_int(Lower *L, DType t, int64_t v);  /* integer/bool of type t */
+Expr *ex_float(Lower *L, DType t, double v);       /* float of type t */
+Expr *ex_var(Lower *L, const IterVar *iv);
+Expr *ex_acc(Lower *L, DType t);
+Expr *ex_load(Lower *L, int buf, Expr *offset);
+/* row-major offset from `rank` indices into a tensor of shape dims */
+Expr *ex_offset(Lower *L, int rank, const int64_t *dims, Expr *const *idx);
+Expr *ex_load_nd(Lower *L, int buf, int rank, const int64_t *dims, Expr *const *idx);
+Expr *ex_unary(Lower *L, UnaryOp op, Expr *a);
+/* Arithmetic result type is a's type (b is cast if it differs); comparisons
+ * and logical ops yield BOOL. Constant operands are folded for index math. */
+Expr *ex_binary(Lower *L, BinaryOp op, Expr *a, Expr *b);
+Expr *ex_select(Lower *L, Expr *cond, Expr *a, Expr *b);
+Expr *ex_cast(Lower *L, DType t, Expr *a);
+/* shorthands for index arithmetic */
+Expr *ex_add(Lower *L, Expr *a, Expr *b);
+Expr *ex_sub(Lower *L, Expr *a, Expr *b);
+Expr *ex_mul(Lower *L, Expr *a, Expr *b);
+Expr *ex_lt(Lower *L, Expr *a, Expr *b);
+Expr *ex_and(Lower *L, Expr *a, Expr *b);
+
+/* ---- Kernel building ---- */
+/* Buffer for graph value vi (scope from the value: input/output/const/arena). */
+int lower_buf_value(Lower *L, int32_t vi);
+/* Kernel-private scratch buffer in the arena. */
+int lower_buf_temp(Lower *L, const char *name, DType t, int64_t numel);
+IterVar lower_itervar(Lower *L, const char *name, int64_t extent);
+/* New stage; axes are created from dims (names i0, i1, ...). The caller
+ * fills body (and rop/raxes/init/post as needed). */
+Compute *lower_stage(Lower *L, const char *name, int out_buf, int rank, const int64_t *dims);
+/* Add a reduce axis to a stage (names r0, r1, ...). */
+IterVar *lower_raxis(Lower *L, Compute *c, int64_t extent);
+
+/* Shared helpers for ops */
+/* Index expressions into an input of shape (rank_in, dims_in) broadcast
+ * numpy-style to output axes c->axes (right-aligned). */
+Expr *ex_load_broadcast(Lower *L, int buf, int rank_in, const int64_t *dims_in,
+                        const Compute *c);
+/* Elementwise stage over value `out`: creates the stage and returns it. */
+Compute *lower_elemwise_stage(Lower *L, Node *n, int32_t out);
+
+/* ---- Schedules and printing ---- */
+/* Naive schedule: one loop nest per stage, in order. */
+Stmt *schedule_naive(Lower *L);
+void loops_dump(const Kernel *k, FILE *f);
+void expr_dump(const Kernel *k, const Expr *e, FILE *f);
+const char *te_unary_name(int op);  /* "exp"... for printers */
+const char *te_binary_name(int op); /* "+", "min"... */
+
+#endif

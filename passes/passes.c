@@ -1,0 +1,12 @@
+/*
+ * The ordered pass table. Later issues add simplify, fuse, layout and
+ * plan_memory here; the memory planner already exists (plan_memory.c) and
+ * runs after lowering, on the kernel order.
+ */
+#include "passes.h"
+
+const Pass pass_table[] = {
+    {"fold_constants", pass_fold_constants, "evaluate nodes whose inputs are all constant"},
+    {"dce", pass_dce, "drop nodes whose outputs are constant or unused"},
+};
+const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);

@@ -1,0 +1,114 @@
+/*
+ * tvmrt: the static runtime copied next to every model tvmcc emits.
+ *
+ * It holds what generated kernels share: status codes, the configuration
+ * limits, and the conversions between float and the 16-bit float formats
+ * (float16, bfloat16) that models store. It never allocates, prints or
+ * exits, keeps no state, and is safe to use from several threads.
+ *
+ * Status codes are built from a category and a number, so a caller can test
+ * the category alone (TVMRT_STATUS_CATEGORY(s) == TVMRT_CAT_ARG).
+ */
+#ifndef TVMRT_H
+#define TVMRT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define TVMRT_VERSION "0.1.0"
+
+#define TVMRT_CAT_ARG 0x100     /* bad argument from the caller */
+#define TVMRT_CAT_RUNTIME 0x200 /* condition found while running the model */
+#define TVMRT_STATUS_CATEGORY(s) ((s) & 0xff00)
+
+#define TVMRT_OK 0
+#define TVMRT_ERR_NULL_INPUT (TVMRT_CAT_ARG | 1)     /* inputs or an input is NULL */
+#define TVMRT_ERR_NULL_OUTPUT (TVMRT_CAT_ARG | 2)    /* outputs or an output is NULL */
+#define TVMRT_ERR_MISALIGNED (TVMRT_CAT_ARG | 3)     /* workspace not aligned */
+#define TVMRT_ERR_INDEX (TVMRT_CAT_RUNTIME | 1)      /* data-dependent index out of range */
+
+/* Alignment the caller's workspace must have. */
+#define TVMRT_WORKSPACE_ALIGN 64
+
+/* Message for a status code; compiled to "" when TVMRT_NO_MESSAGES is set
+ * (saves flash on small devices). */
+const char *tvmrt_status_message(int status);
+
+/* IEEE half <-> float, round to nearest even, NaN and infinities kept. */
+static inline float tvmrt_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    uint32_t bits;
+    float f;
+    if (exp == 0x1fu) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp != 0) {
+        bits = sign | ((exp + 112u) << 23) | (man << 13);
+    } else if (man == 0) {
+        bits = sign;
+    } else {
+        /* subnormal half: normalise into a float */
+        uint32_t e = 113u;
+        while ((man & 0x400u) == 0) {
+            man <<= 1;
+            e--;
+        }
+        bits = sign | (e << 23) | ((man & 0x3ffu) << 13);
+    }
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline uint16_t tvmrt_f32_to_f16(float f)
+{
+    uint32_t x, sign, man, q, rem, half;
+    int32_t exp;
+    memcpy(&x, &f, sizeof x);
+    sign = (x >> 16) & 0x8000u;
+    exp = (int32_t)((x >> 23) & 0xffu);
+    man = x & 0x7fffffu;
+    if (exp == 0xff)
+        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0u));
+    exp = exp - 127 + 15;
+    if (exp >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    if (exp <= 0) {
+        uint32_t shift;
+        if (exp < -10)
+            return (uint16_t)sign;
+        man |= 0x800000u;
+        shift = (uint32_t)(14 - exp);
+        q = man >> shift;
+        rem = man & ((1u << shift) - 1u);
+        half = 1u << (shift - 1u);
+    } else {
+        q = ((uint32_t)exp << 10) | (man >> 13);
+        rem = man & 0x1fffu;
+        half = 0x1000u;
+    }
+    if (rem > half || (rem == half && (q & 1u)))
+        q++;
+    return (uint16_t)(sign | q);
+}
+
+static inline float tvmrt_bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline uint16_t tvmrt_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+#endif

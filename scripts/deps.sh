@@ -1,0 +1,42 @@
+#!/bin/sh
+# Checks (and, as root, installs) everything tvmcc's build, demo and tests use.
+# Usage: scripts/deps.sh build|test|bench
+#   build: compiler toolchain, protobuf-c, ONNX proto, cJSON, python3-onnx (demo)
+#   test:  + ONNX backend test data, Cortex-M4 cross toolchain and qemu,
+#            aarch64 toolchain and qemu-user, torch/torchvision, onnxruntime-node
+set -e
+what=${1:-build}
+pkgs="build-essential protobuf-c-compiler libprotobuf-c-dev libonnx-dev libcjson-dev python3-onnx python3-numpy"
+if [ "$what" != build ]; then
+    pkgs="$pkgs libonnx-testdata gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm clang"
+    pkgs="$pkgs python3-torch python3-torchvision nodejs npm qemu-user gcc-aarch64-linux-gnu"
+fi
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "deps: installing$missing"
+        DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null
+    else
+        echo "deps: missing packages; run:" >&2
+        echo "  sudo apt-get install -y --no-install-recommends$missing" >&2
+        exit 1
+    fi
+fi
+if [ "$what" != build ]; then
+    here=$(cd "$(dirname "$0")/.." && pwd)
+    if [ ! -d "$here/build/node/node_modules/onnxruntime-node" ]; then
+        if [ "$(id -u)" = 0 ] || [ -w "$here/build" ]; then
+            mkdir -p "$here/build/node"
+            echo "deps: installing onnxruntime-node (npm, --ignore-scripts)"
+            (cd "$here/build/node" && npm install --silent --no-audit --no-fund --ignore-scripts onnxruntime-node >/dev/null) ||
+                echo "deps: npm install onnxruntime-node failed; tests that need it are skipped" >&2
+        else
+            echo "deps: run: (mkdir -p build/node && cd build/node && npm install --ignore-scripts onnxruntime-node)" >&2
+        fi
+    fi
+fi
+exit 0

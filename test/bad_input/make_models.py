@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""Writes the malformed models test/bad_input/run.sh feeds to tvmcc.
+
+Usage: make_models.py OUTDIR. Every model is built with onnx.helper and is
+deliberately wrong in exactly one way; node and tensor names are distinctive
+so run.sh can check that tvmcc's message names them.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def model(nodes, inputs, outputs, inits=()):
+    graph = helper.make_graph(nodes, "bad", inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def vinfo(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "build/bad_input"
+    os.makedirs(out, exist_ok=True)
+
+    def save(m, name):
+        onnx.save(m, os.path.join(out, name))
+
+    f4 = [1, 4]
+    # A valid model: Relu on a 1x4 float tensor (usage-error cases use it).
+    save(model([helper.make_node("Relu", ["x"], ["y"], name="relu_ok")],
+               [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)]),
+         "good.onnx")
+
+    with open(os.path.join(out, "not_onnx.onnx"), "w") as f:
+        f.write("This is a text file, not an ONNX model.\n" * 4)
+
+    # A real model with a weight, cut after 100 bytes.
+    w = numpy_helper.from_array(np.arange(64, dtype=np.float32).reshape(1, 64) / 7, "w_big")
+    m = model([helper.make_node("Add", ["x", "w_big"], ["y"], name="add_big")],
+              [vinfo("x", TensorProto.FLOAT, [1, 64])], [vinfo("y", TensorProto.FLOAT, [1, 64])], [w])
+    data = m.SerializeToString()
+    assert len(data) > 200
+    with open(os.path.join(out, "truncated.onnx"), "wb") as f:
+        f.write(data[:100])
+
+    # Two operators no one implements: one error must list both.
+    save(model([helper.make_node("FrobnicateXyz", ["x"], ["t"], name="frob_node"),
+                helper.make_node("WibbleQux", ["t"], ["y"], name="wibble_node")],
+               [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)]),
+         "unknown_ops.onnx")
+
+    # Add reads "w_missing", which is neither an input, an initializer nor
+    # produced by any node.
+    save(model([helper.make_node("Add", ["x", "w_missing"], ["y"], name="add_dangling")],
+               [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)]),
+         "dangling_input.onnx")
+
+    # Add of float and int64.
+    save(model([helper.make_node("Add", ["x", "n"], ["y"], name="add_mixed")],
+               [vinfo("x", TensorProto.FLOAT, f4), vinfo("n", TensorProto.INT64, f4)],
+               [vinfo("y", TensorProto.FLOAT, f4)]),
+         "type_mismatch.onnx")
+
+    # First dimension symbolic; compiling needs --input-shape.
+    save(model([helper.make_node("Relu", ["xdyn"], ["y"], name="relu_dyn")],
+               [vinfo("xdyn", TensorProto.FLOAT, ["batch", 4])],
+               [vinfo("y", TensorProto.FLOAT, ["batch", 4])]),
+         "dynamic_dim.onnx")
+
+
+if __name__ == "__main__":
+    main()

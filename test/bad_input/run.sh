@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Bad-input tests: tvmcc must reject broken models and bad command lines
+# cleanly. Model and user errors: exit 1, exactly one line of output that
+# names the file (and the node, tensor or field where there is one), and the
+# -o directory must not exist afterwards. Usage errors: exit 2.
+#
+#   test/bad_input/run.sh        (models are generated into build/bad_input/)
+#
+# Environment override: TVMCC. Prints PASS/FAIL per case and, last,
+# "N passed, N failed"; exits 1 if any case failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+TVMCC=${TVMCC:-$root/tvmcc}
+PYTHON=${PYTHON:-/usr/bin/python3}
+dir="$root/build/bad_input"
+pass=0 failed=0
+
+if [ ! -x "$TVMCC" ]; then
+    echo "bad_input: $TVMCC not built (run make)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+rm -rf "$dir" && mkdir -p "$dir"
+if ! "$PYTHON" "$here/make_models.py" "$dir"; then
+    echo "bad_input: make_models.py failed"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# check NAME WANT_RC MODEL_OR_ARGS... -- NEEDLE...
+# Runs tvmcc with the arguments before "--" (plus -o OUTDIR unless the
+# arguments already have -o), then checks the exit status, that the output
+# is one line containing every needle (case-insensitive), and that the
+# output directory was not created.
+check() {
+    local name=$1 want=$2 out="$dir/out_$1" args=() needles=() a rc msg why="" lines
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    needles=("$@")
+    case " ${args[*]} " in
+        *" -o "*) out=$(printf '%s\n' "${args[@]}" | sed -n '/^-o$/{n;p;}') ;;
+        *) args+=(-o "$out") ;;
+    esac
+    rm -rf "$out"
+    msg=$(cd "$dir" && timeout 30 "$TVMCC" "${args[@]}" 2>&1)
+    rc=$?
+    lines=$(printf '%s' "$msg" | grep -c '')
+    [ "$rc" = "$want" ] || why="exit $rc, want $want"
+    if [ -z "$why" ] && [ "$want" = 1 ] && [ "$lines" != 1 ]; then
+        why="$lines lines of output, want 1"
+    fi
+    if [ -z "$why" ] && [ "$lines" = 0 ]; then
+        why="no message"
+    fi
+    for a in "${needles[@]}"; do
+        [ -n "$why" ] && break
+        printf '%s' "$msg" | grep -qiF -- "$a" || why="message does not mention '$a'"
+    done
+    if [ -z "$why" ] && [ -e "$out" ] && [ "$out" != /proc/x ]; then
+        why="output directory $out exists"
+    fi
+    if [ -z "$why" ]; then
+        echo "PASS $name"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $name: $why"
+        printf '%s\n' "$msg" | head -5 | sed 's/^/    | /'
+        failed=$((failed + 1))
+    fi
+}
+
+# Paths are relative to build/bad_input so messages can be matched on them.
+check not_onnx        1 not_onnx.onnx       -- not_onnx.onnx
+check truncated       1 truncated.onnx      -- truncated.onnx
+check unknown_ops     1 unknown_ops.onnx    -- unknown_ops.onnx FrobnicateXyz WibbleQux
+check dangling_input  1 dangling_input.onnx -- dangling_input.onnx w_missing
+check type_mismatch   1 type_mismatch.onnx  -- type_mismatch.onnx add_mixed
+check dynamic_dim     1 dynamic_dim.onnx    -- dynamic_dim.onnx xdyn --input-shape
+check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
+check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
+check unknown_option  2 good.onnx --frobnicate -- --frobnicate
+check unknown_target  2 good.onnx -t no-such-cpu -- no-such-cpu cortex-m4 x86-64 aarch64
+check no_model        2 --
+
+echo "bad_input: $pass passed, $failed failed"
+echo "$pass passed, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# ONNX backend conformance: compile every test model with tvmcc, build the
+# emitted C with test/driver.c, run it on each test_data_set_* and compare the
+# outputs with tensortool (rtol 1e-3, atol 1e-5).
+#
+#   test/conformance/run.sh [--arm] [--suite node|pytorch-converted|pytorch-operator|simple|all]
+#                           [--filter REGEX] [-j N] [--update-expected] [-v]
+#
+# Host mode builds with gcc (-std=c99 -Wall -Wextra -Werror -pedantic -O1) and,
+# for every 10th test, also checks the C with clang. --arm cross-compiles with
+# arm-none-eabi-gcc for Cortex-M4 and runs under qemu -M mps2-an386 (default
+# suites: pytorch-converted, pytorch-operator, simple).
+#
+# A test fails at one stage: compile (tvmcc), cc, clang, data (tensortool raw),
+# run (driver) or mismatch (tensortool cmp). Failures listed in
+# expected_failures.txt (arm: also expected_failures_arm.txt) are expected;
+# any other failure makes the script exit 1. The last line is always
+# "N passed, N failed". Work dirs: build/conformance/{host,arm}/SUITE/TEST;
+# all results: build/conformance/{host,arm}/results.txt.
+#
+# Environment overrides: TVMCC, TENSORTOOL, CC_HOST, TESTDATA, QEMU_TIMEOUT.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+# ---------------------------------------------------------------- worker --
+# One test, run by xargs in parallel: "run.sh --worker suite/test".
+# Writes one line "suite/test<TAB>pass|fail<TAB>stage: first error line".
+first_line() {
+    # First non-empty line of a file, preferring one that says "error".
+    local f=$1 line
+    line=$(grep -m1 -i 'error' "$f" 2>/dev/null)
+    [ -n "$line" ] || line=$(grep -m1 -v '^[[:space:]]*$' "$f" 2>/dev/null)
+    [ -n "$line" ] || line="(no message)"
+    printf '%s' "$line" | tr '\t\r' '  ' | cut -c1-200
+}
+
+worker() {
+    local id=$1 suite=${1%%/*} name=${1#*/}
+    local src="$TESTDATA/$suite/$name" w="$WORKROOT/$suite/$name"
+    local res="$WORKROOT/.results/${suite}__$name"
+    local rc k set n_in n_out args
+
+    # Records a failure at stage $1 with message $2 (test paths shortened).
+    fail() { printf '%s\tfail\t%s: %s\n' "$id" "$1" "${2//$src\//}" > "$res"; exit 0; }
+
+    rm -rf "$w" && mkdir -p "$w" || fail setup "cannot create $w"
+    cd "$w" || fail setup "cannot enter $w"
+
+    timeout -k 5 60 "$TVMCC" "$src/model.onnx" -o out --name model >compile.log 2>&1
+    rc=$?
+    [ $rc = 124 ] && fail compile "timeout after 60 s"
+    [ $rc = 0 ] || fail compile "$(first_line compile.log)"
+
+    if [ "$MODE" = arm ]; then
+        arm-none-eabi-gcc $ARM_FLAGS -std=c99 -Wall -Wextra -Werror -pedantic -O1 -I out \
+            out/*.c "$root/test/driver.c" "$ARM_STARTUP" --specs=rdimon.specs -nostartfiles \
+            -T "$root/test/arm/mps2-an386.ld" -lm -o driver.elf >cc.log 2>&1 ||
+            fail cc "$(first_line cc.log)"
+    else
+        $CC_HOST -std=c99 -Wall -Wextra -Werror -pedantic -O1 -I out out/*.c \
+            "$root/test/driver.c" -lm -o driver >cc.log 2>&1 || fail cc "$(first_line cc.log)"
+        if [ -n "$CLANG" ] && [ $(( $(printf '%s' "$id" | cksum | cut -d' ' -f1) % 10 )) = 0 ]; then
+            for f in out/*.c "$root/test/driver.c"; do
+                $CLANG -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I out "$f" \
+                    >>clang.log 2>&1 || fail clang "$(first_line clang.log)"
+            done
+        fi
+    fi
+
+    for set in "$src"/test_data_set_*; do
+        [ -d "$set" ] || continue
+        set=${set##*/}
+        mkdir -p "$set"
+        args=()
+        k=0
+        while [ -f "$src/$set/input_$k.pb" ]; do
+            "$TENSORTOOL" raw "$src/$set/input_$k.pb" "$set/in_$k.bin" >data.log 2>&1 ||
+                fail data "$set/input_$k.pb: $(first_line data.log)"
+            args+=("$set/in_$k.bin")
+            k=$((k + 1))
+        done
+        args+=(-o)
+        n_out=0
+        while [ -f "$src/$set/output_$n_out.pb" ]; do
+            args+=("$set/out_$n_out.bin")
+            n_out=$((n_out + 1))
+        done
+        if [ "$MODE" = arm ]; then
+            # Semihosting hands qemu's cwd-relative paths to the host; qemu
+            # joins arg= pieces with spaces (none in our paths).
+            local sh="enable=on,target=native,arg=driver"
+            for a in "${args[@]}"; do sh="$sh,arg=$a"; done
+            timeout -k 5 "$QEMU_TIMEOUT" qemu-system-arm -M mps2-an386 -nographic -monitor none \
+                -semihosting-config "$sh" -kernel driver.elf >run.log 2>&1
+        else
+            timeout -k 5 60 ./driver "${args[@]}" >run.log 2>&1
+        fi
+        rc=$?
+        [ $rc = 124 ] && fail run "$set: timeout"
+        [ $rc = 0 ] || fail run "$set: exit $rc: $(first_line run.log)"
+        for ((k = 0; k < n_out; k++)); do
+            "$TENSORTOOL" cmp "$src/$set/output_$k.pb" "$set/out_$k.bin" --rtol 1e-3 --atol 1e-5 \
+                >cmp.log 2>&1
+            rc=$?
+            [ $rc = 0 ] || fail mismatch "$set output_$k: $(first_line cmp.log)"
+        done
+    done
+    printf '%s\tpass\t\n' "$id" > "$res"
+    # Keep the work dir small when the test passed.
+    rm -rf "$w"/test_data_set_* "$w"/driver "$w"/driver.elf
+    exit 0
+}
+
+if [ "${1:-}" = --worker ]; then
+    worker "$2"
+fi
+
+# ------------------------------------------------------------------ main --
+usage() {
+    sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//' >&2
+    exit 2
+}
+
+mode=host suites="" filter="" jobs=2 update=0 verbose=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --arm) mode=arm ;;
+        --suite) suites=${2:?}; shift ;;
+        --suite=*) suites=${1#*=} ;;
+        --filter) filter=${2:?}; shift ;;
+        --filter=*) filter=${1#*=} ;;
+        -j) jobs=${2:?}; shift ;;
+        -j*) jobs=${1#-j} ;;
+        --update-expected) update=1 ;;
+        -v) verbose=1 ;;
+        -h|--help) usage ;;
+        *) echo "run.sh: unknown option $1" >&2; usage ;;
+    esac
+    shift
+done
+
+if [ -z "$suites" ] || [ "$suites" = all ]; then
+    if [ "$mode" = arm ] && [ -z "$suites" ]; then
+        suites="pytorch-converted pytorch-operator simple"
+    else
+        suites="node pytorch-converted pytorch-operator simple"
+    fi
+fi
+
+export MODE=$mode
+export TESTDATA=${TESTDATA:-/usr/share/libonnx-testdata/data}
+export TVMCC=${TVMCC:-$root/tvmcc}
+export TENSORTOOL=${TENSORTOOL:-$root/build/tensortool}
+export CC_HOST=${CC_HOST:-gcc}
+export QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
+export WORKROOT="$root/build/conformance/$mode"
+export ARM_FLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+export ARM_STARTUP="$WORKROOT/startup.o"
+CLANG=""
+command -v clang >/dev/null 2>&1 && CLANG=clang
+export CLANG
+
+for tool in "$TVMCC" "$TENSORTOOL"; do
+    if [ ! -x "$tool" ]; then
+        echo "conformance: $tool not built (run make)"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+done
+[ -d "$TESTDATA" ] || { echo "conformance: no test data in $TESTDATA (scripts/deps.sh test)"; echo "0 passed, 1 failed"; exit 1; }
+
+mkdir -p "$WORKROOT"
+rm -rf "$WORKROOT/.results"
+mkdir -p "$WORKROOT/.results"
+if [ "$mode" = arm ]; then
+    for t in arm-none-eabi-gcc qemu-system-arm; do
+        command -v $t >/dev/null 2>&1 || { echo "conformance: $t missing (scripts/deps.sh test)"; echo "0 passed, 1 failed"; exit 1; }
+    done
+    arm-none-eabi-gcc $ARM_FLAGS -std=c99 -Wall -Wextra -Werror -O1 -c "$root/test/arm/startup.c" \
+        -o "$ARM_STARTUP" || { echo "0 passed, 1 failed"; exit 1; }
+fi
+
+# The list of tests: suite/test, sorted, filtered.
+list="$WORKROOT/.tests"
+for s in $suites; do
+    [ -d "$TESTDATA/$s" ] || { echo "conformance: unknown suite $s" >&2; exit 2; }
+    for d in "$TESTDATA/$s"/*/; do
+        [ -f "$d/model.onnx" ] && printf '%s/%s\n' "$s" "$(basename "$d")"
+    done
+done | LC_ALL=C sort | { if [ -n "$filter" ]; then grep -E -- "$filter" || true; else cat; fi; } > "$list"
+
+ntests=$(wc -l < "$list")
+echo "conformance ($mode): $ntests tests, suites: $suites, -j $jobs"
+xargs -P "$jobs" -I{} "$0" --worker {} < "$list"
+
+results="$WORKROOT/results.txt"
+: > "$results"
+while IFS= read -r id; do
+    f="$WORKROOT/.results/${id%%/*}__${id#*/}"
+    if [ -s "$f" ]; then cat "$f"; else printf '%s\tfail\tharness: no result (worker crashed)\n' "$id"; fi
+done < "$list" > "$results"
+
+[ $verbose = 1 ] && awk -F'\t' '{ printf "%-4s %s %s\n", toupper($2), $1, $3 }' "$results"
+
+# Per-suite summary.
+for s in $suites; do
+    awk -F'\t' -v s="$s" 'index($1, s "/") == 1 { n++; if ($2 == "pass") p++ }
+        END { if (n) printf "%s: %d/%d passed\n", s, p, n }' "$results"
+done
+awk -F'\t' '$2 == "fail" { split($3, a, ":"); c[a[1]]++ }
+    END { for (k in c) printf "  %s %d", k, c[k]; if (length(c)) printf "  (failures by stage)\n" }' "$results"
+
+# Expected failures: the first field of each non-comment line.
+expfiles="$here/expected_failures.txt"
+[ "$mode" = arm ] && expfiles="$expfiles $here/expected_failures_arm.txt"
+expected="$WORKROOT/.expected"
+for e in $expfiles; do
+    [ -f "$e" ] && sed -e 's/#.*//' "$e" | awk 'NF { print $1 }'
+done | LC_ALL=C sort -u > "$expected"
+
+unexpected=$(awk -F'\t' 'FILENAME == ARGV[1] { xp[$1] = 1; next } $2 == "fail" && !($1 in xp) { print $1 "  " $3 }' \
+    "$expected" "$results")
+nowpass=$(awk -F'\t' 'FILENAME == ARGV[1] { xp[$1] = 1; next } $2 == "pass" && ($1 in xp) { print $1 }' \
+    "$expected" "$results")
+
+status=0
+if [ $update = 1 ]; then
+    # Rewrite this mode's list: keep header comments and entries for tests
+    # not run now; replace the run ones with the current failures. On arm,
+    # failures already expected on the host are not repeated.
+    target="$here/expected_failures.txt"
+    [ "$mode" = arm ] && target="$here/expected_failures_arm.txt"
+    hostexp="$WORKROOT/.hostexp"
+    : > "$hostexp"
+    [ "$mode" = arm ] && [ -f "$here/expected_failures.txt" ] &&
+        sed -e 's/#.*//' "$here/expected_failures.txt" | awk 'NF { print $1 }' > "$hostexp"
+    tmp="$target.tmp"
+    {
+        if [ -f "$target" ]; then
+            awk '/^#/ { print; next } { exit }' "$target"
+        else
+            echo "# Conformance tests expected to fail ($mode): suite/test  stage: first error line"
+            echo "# Regenerate with: test/conformance/run.sh$([ "$mode" = arm ] && echo ' --arm') --update-expected"
+        fi
+        {
+            [ -f "$target" ] && sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$target" |
+                awk 'FILENAME == ARGV[1] { ran[$1] = 1; next } !($1 in ran)' "$list" -
+            awk -F'\t' 'FILENAME == ARGV[1] { h[$1] = 1; next } $2 == "fail" && !($1 in h) { print $1 "  " $3 }' \
+                "$hostexp" "$results"
+        } | LC_ALL=C sort
+    } > "$tmp" && mv "$tmp" "$target"
+    echo "updated $target"
+else
+    if [ -n "$nowpass" ]; then
+        echo "now passing, remove from the list:"
+        printf '  %s\n' $nowpass
+    fi
+    if [ -n "$unexpected" ]; then
+        echo "unexpected failures:"
+        printf '%s\n' "$unexpected" | sed 's/^/  /'
+        status=1
+    fi
+fi
+
+awk -F'\t' '{ if ($2 == "pass") p++; else f++ } END { printf "%d passed, %d failed\n", p, f }' "$results"
+exit $status

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Everything `make test` runs, in order: dependency check, unit/golden tests
+# (test/unit/run.sh, when present), bad-input tests, conformance on the host
+# (all suites) and on Cortex-M4 under qemu (model suites), the torchvision
+# check and a determinism check. Each sub-suite's output goes to the terminal
+# and to build/test-logs/NAME.log; its last line "N passed, N failed" is
+# added to the total. The last line printed here is the total, in the same
+# form; the exit status is 1 if any sub-suite had an unexpected failure.
+#
+#   test/run_all.sh [-j N]      (default -j 2)
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=2
+case ${1:-} in
+    -j) jobs=${2:?} ;;
+    -j*) jobs=${1#-j} ;;
+esac
+TVMCC=${TVMCC:-./tvmcc}
+logs=build/test-logs
+mkdir -p "$logs"
+total_pass=0 total_fail=0 status=0 summary=""
+
+# run_suite NAME COMMAND...: runs one sub-suite and adds its counts.
+run_suite() {
+    local name=$1 last p f rc start
+    shift
+    echo "=== $name: $*"
+    start=$(date +%s)
+    "$@" 2>&1 | tee "$logs/$name.log"
+    rc=${PIPESTATUS[0]}
+    last=$(tail -n 1 "$logs/$name.log")
+    p=$(printf '%s\n' "$last" | sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1/p')
+    f=$(printf '%s\n' "$last" | sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\2/p')
+    if [ -z "$p" ]; then
+        p=0 f=1
+        echo "$name: no \"N passed, N failed\" line; counted as one failure"
+        rc=1
+    fi
+    total_pass=$((total_pass + p))
+    total_fail=$((total_fail + f))
+    [ "$rc" = 0 ] || status=1
+    summary="$summary$(printf '  %-22s %5d passed %5d failed  %s  (%ds)' "$name" "$p" "$f" \
+        "$([ "$rc" = 0 ] && echo ok || echo UNEXPECTED)" $(( $(date +%s) - start )))
+"
+}
+
+# Compiles three models twice into different directories; the outputs (and
+# messages) must be byte-identical.
+determinism() {
+    local d=build/determinism pass=0 failed=0 m name a b
+    rm -rf "$d" && mkdir -p "$d"
+    /usr/bin/python3 test/models/make_demo.py "$d/demo" >/dev/null
+    for m in "$d/demo/model.onnx" \
+             /usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/model.onnx \
+             /usr/share/libonnx-testdata/data/node/test_softmax_example/model.onnx; do
+        name=$(basename "$(dirname "$m")")
+        for a in 1 2; do
+            timeout 120 "$TVMCC" "$m" -o "$d/$name.$a" > "$d/$name.$a.log" 2>&1
+            echo "exit $?" >> "$d/$name.$a.log"
+        done
+        if ! grep -q '^exit 0$' "$d/$name.1.log"; then
+            echo "FAIL determinism $name: compile failed: $(head -1 "$d/$name.1.log")"
+            failed=$((failed + 1))
+        elif b=$(diff -r "$d/$name.1" "$d/$name.2" 2>&1 && diff "$d/$name.1.log" "$d/$name.2.log" 2>&1); then
+            echo "PASS determinism $name"
+            pass=$((pass + 1))
+        else
+            echo "FAIL determinism $name: outputs differ: $(printf '%s' "$b" | head -1)"
+            failed=$((failed + 1))
+        fi
+    done
+    echo "$pass passed, $failed failed"
+    [ $failed = 0 ]
+}
+
+echo "=== deps: scripts/deps.sh test"
+if ! scripts/deps.sh test; then
+    echo "deps: scripts/deps.sh test failed; continuing, tests needing missing tools fail or skip"
+fi
+if [ -x test/unit/run.sh ]; then
+    run_suite unit test/unit/run.sh
+fi
+run_suite bad_input test/bad_input/run.sh
+run_suite conformance-host test/conformance/run.sh --suite all -j "$jobs"
+run_suite conformance-arm test/conformance/run.sh --arm -j "$jobs"
+run_suite torchvision test/models/check_torchvision.sh
+run_suite determinism determinism
+
+echo "=== summary"
+printf '%s' "$summary"
+echo "$total_pass passed, $total_fail failed"
+exit $status
