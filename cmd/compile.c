@@ -162,13 +162,8 @@ static int run_passes(const Options *o, Graph *g, Diag *d)
  * shapes are known. */
 static int infer_and_fold(Graph *g, Diag *d)
 {
-    int32_t ni;
-    if (infer_graph(g, d))
-        return 1;
-    for (ni = 0; ni < g->n_nodes; ni++)
-        if (fold_node(g, ni, d))
-            return 1;
-    return 0;
+    infer_fold_hook = fold_node;
+    return infer_graph(g, d) ? 1 : 0;
 }
 
 static int plan(Program *p, Diag *d)

@@ -32,6 +32,7 @@ int emit_program(Program *p, const char *dir, Diag *d);
 const char *emit_ctype(DType t);          /* storage C type */
 const char *emit_compute_ctype(DType t);  /* C type of computed values */
 void emit_expr(FILE *f, const Kernel *k, const Expr *e);
+void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec);
 int emit_weights(Program *p, FILE *f, Diag *d); /* NAME_weights.c */
 const char *emit_const_name(const Program *p, int32_t vi); /* "NAME_w3" */
 int emit_is_union_const(DType t);   /* float constants live in a union with their bits */

@@ -8,6 +8,7 @@
  * copied with memcpy.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
@@ -53,7 +54,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             fprintf(f, "%s = ", b->name);
         } else {
             fprintf(f, "%s[", b->name);
-            emit_expr(f, k, s->index);
+            emit_index(f, k, s->index, 0);
             fprintf(f, "] = ");
         }
         if (b->dtype == DT_FLOAT16 || b->dtype == DT_BFLOAT16) {
@@ -208,9 +209,10 @@ static void emit_const_decls(FILE *f, const Program *p)
             fprintf(f, "/* constants, defined in %s_weights.c */\n", p->name);
         any = 1;
         if (emit_is_union_const(v->dtype))
-            fprintf(f, "extern const union { %s bits[%lld]; %s v[%lld]; } %s;\n",
-                    dtype_size(v->dtype) == 8 ? "uint64_t" : "uint32_t", (long long)(n ? n : 1),
-                    emit_ctype(v->dtype), (long long)(n ? n : 1), emit_const_name(p, vi));
+            fprintf(f, "extern const union %s_u { %s bits[%lld]; %s v[%lld]; } %s;\n",
+                    emit_const_name(p, vi), dtype_size(v->dtype) == 8 ? "uint64_t" : "uint32_t",
+                    (long long)(n ? n : 1), emit_ctype(v->dtype), (long long)(n ? n : 1),
+                    emit_const_name(p, vi));
         else
             fprintf(f, "extern const %s %s[%lld];\n", emit_ctype(v->dtype), emit_const_name(p, vi),
                     (long long)(n ? n : 1));
@@ -219,19 +221,6 @@ static void emit_const_decls(FILE *f, const Program *p)
         fprintf(f, "\n");
     free(used);
 }
-
-static const char *prelude =
-    "/* Float min/max that propagate NaN (numpy semantics). */\n"
-    "static inline float tv_minf(float a, float b) { return (a < b || a != a) ? a : b; }\n"
-    "static inline float tv_maxf(float a, float b) { return (a > b || a != a) ? a : b; }\n"
-    "static inline double tv_mind(double a, double b) { return (a < b || a != a) ? a : b; }\n"
-    "static inline double tv_maxd(double a, double b) { return (a > b || a != a) ? a : b; }\n"
-    "/* Integer division rounding toward negative infinity. */\n"
-    "static inline int64_t tv_floordiv(int64_t a, int64_t b)\n"
-    "{\n"
-    "    int64_t q = a / b;\n"
-    "    return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
-    "}\n\n";
 
 int emit_c_file(Program *p, FILE *f, Diag *d);
 int emit_c_file(Program *p, FILE *f, Diag *d)
@@ -243,7 +232,6 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             p->name, p->version, p->model_base, p->target->name);
     fprintf(f, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
-    fputs(prelude, f);
     emit_const_decls(f, p);
     if (p->workspace_bytes > 0) {
         fprintf(f, "/* Static arena used when NAME_run gets a NULL workspace. */\n");

@@ -219,7 +219,7 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
         }
         break;
     case BIN_FLOORDIV:
-        fprintf(f, "tv_floordiv(");
+        fprintf(f, "tvmrt_floordiv(");
         emit_expr(f, k, e->a);
         fprintf(f, ", ");
         emit_expr(f, k, e->b);
@@ -238,7 +238,7 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
     case BIN_MIN:
     case BIN_MAX:
         if (fl) {
-            fprintf(f, "tv_%s%s(", op == BIN_MIN ? "min" : "max", t == DT_FLOAT64 ? "d" : "f");
+            fprintf(f, "tvmrt_%s%s(", op == BIN_MIN ? "min" : "max", t == DT_FLOAT64 ? "d" : "f");
             emit_expr(f, k, e->a);
             fprintf(f, ", ");
             emit_expr(f, k, e->b);
@@ -287,6 +287,26 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
     fprintf(f, ")");
 }
 
+/* Index arithmetic (loop variables, + - *) printed with only the
+ * parentheses C's precedence needs: i0 * 20 + i1 * 5 + i2. */
+void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec)
+{
+    int mine;
+    if (e->kind != EX_BINARY || !has_var(e) || dtype_is_float(e->dtype) ||
+        (e->op != BIN_ADD && e->op != BIN_SUB && e->op != BIN_MUL)) {
+        emit_expr(f, k, e);
+        return;
+    }
+    mine = e->op == BIN_MUL ? 2 : 1;
+    if (mine < prec)
+        fputc('(', f);
+    emit_index(f, k, e->a, mine);
+    fprintf(f, e->op == BIN_MUL ? " * " : e->op == BIN_ADD ? " + " : " - ");
+    emit_index(f, k, e->b, mine + 1);
+    if (mine < prec)
+        fputc(')', f);
+}
+
 void emit_expr(FILE *f, const Kernel *k, const Expr *e)
 {
     switch (e->kind) {
@@ -311,7 +331,7 @@ void emit_expr(FILE *f, const Kernel *k, const Expr *e)
             fputs(b->name, f);
         } else {
             fprintf(f, "%s[", b->name);
-            emit_expr(f, k, e->a);
+            emit_index(f, k, e->a, 0);
             fputc(']', f);
         }
         if (conv)

@@ -7,6 +7,7 @@
  * position of the constant in graph order, so several models link together.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
@@ -133,12 +134,10 @@ int emit_weights(Program *p, FILE *f, Diag *d)
             fprintf(f, "%s%lld", k ? "," : "", (long long)v->dims[k]);
         fprintf(f, "] */\n");
         if (emit_is_union_const(v->dtype)) {
-            fprintf(f, "extern const union { %s bits[%lld]; %s v[%lld]; } %s;\n",
-                    dtype_size(v->dtype) == 8 ? "uint64_t" : "uint32_t", (long long)alloc_n,
-                    emit_ctype(v->dtype), (long long)alloc_n, emit_const_name(p, vi));
-            fprintf(f, "const union { %s bits[%lld]; %s v[%lld]; } %s = {{\n",
-                    dtype_size(v->dtype) == 8 ? "uint64_t" : "uint32_t", (long long)alloc_n,
-                    emit_ctype(v->dtype), (long long)alloc_n, emit_const_name(p, vi));
+            fprintf(f, "const union %s_u { %s bits[%lld]; %s v[%lld]; } %s = {{\n",
+                    emit_const_name(p, vi), dtype_size(v->dtype) == 8 ? "uint64_t" : "uint32_t",
+                    (long long)alloc_n, emit_ctype(v->dtype), (long long)alloc_n,
+                    emit_const_name(p, vi));
             write_values(f, v, n);
             fprintf(f, "}};\n\n");
         } else {

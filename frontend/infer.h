@@ -16,6 +16,10 @@
 #include "../ir/ops.h"
 #undef OP
 
+/* Called after each node's inference when set (the driver sets it to the
+ * constant folder, so that shape computations become constants before
+ * their consumers are inferred). Returns the number of errors. */
+extern int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
 /* Runs inference over the whole graph; returns the number of errors. */
 int infer_graph(Graph *g, Diag *d);
 

@@ -72,6 +72,8 @@ static void shape_text(char *buf, size_t cap, const Value *v, int rank, const in
         snprintf(buf + k, cap - k, "]");
 }
 
+int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
+
 int infer_graph(Graph *g, Diag *d)
 {
     int before = d->errors;
@@ -107,6 +109,8 @@ int infer_graph(Graph *g, Diag *d)
         }
         rc = infer_table[n->op](g, n, d);
         if (rc || d->errors > before)
+            break;
+        if (infer_fold_hook && infer_fold_hook(g, ni, d))
             break;
         for (i = 0; i < n->n_out; i++) {
             Value *v = out_val(g, n, i);

@@ -279,8 +279,25 @@ int infer_Split(Graph *g, Node *n, Diag *d)
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
         return 1;
     cnt = ints_arg(g, n, d, "split", 13, 1, &split);
-    if (cnt == -2)
-        return diag_error(d, n, "split", "split sizes must be a compile-time constant");
+    if (cnt == -2) {
+        /* sizes known only at run time: trust the declared output shapes,
+         * which must at least tile the split axis */
+        for (i = 0; i < n->n_out; i++) {
+            Value *o;
+            if (n->out[i] < 0)
+                continue;
+            if (infer_use_declared(g, n, i, d, "split sizes are computed at run time"))
+                return 1;
+            o = out_val(g, n, i);
+            if (o->rank != x->rank || o->dtype != x->dtype)
+                return diag_error(d, n, "split", "declared output %d does not match the input", i);
+            total += o->dims[axis];
+        }
+        if (total != x->dims[axis])
+            return diag_error(d, n, "split", "declared sizes add up to %lld, the dimension is "
+                              "%lld", (long long)total, (long long)x->dims[axis]);
+        return 0;
+    }
     if (cnt >= 0 && cnt != n->n_out)
         return diag_error(d, n, "split", "has %lld entries for %d outputs", (long long)cnt,
                           n->n_out);

@@ -468,7 +468,8 @@ int graph_verify(const Graph *g, Diag *d)
                 diag_error(d, n, "input", "internal: value index %ld out of range", (long)vi);
                 continue;
             }
-            if (g->values[vi].producer >= 0 && seen[vi] < 0)
+            /* a folded constant may keep a dead producer */
+            if (g->values[vi].producer >= 0 && seen[vi] < 0 && !g->values[vi].data)
                 diag_error(d, n, "input",
                            "internal: '%s' is used before the node producing it",
                            g->values[vi].name);

@@ -32,15 +32,37 @@ static int singleton_invariant(OpKind op)
            op == OP_ReduceMin || op == OP_ReduceProd;
 }
 
-/* Finds the reduced-dimension mask consistent with shapes x -> y. */
-static int axes_from_shapes(Lower *L, Node *n, const Value *x, const Value *y, int keep,
-                            int *red)
+/* The reduced dimensions of one node as bit masks over the input's
+ * dimensions. Normally one; when the axes come at run time and the shapes
+ * allow several distinct choices with the same reduced extents, each is a
+ * candidate and the kernel selects between them on the axes it is given. */
+typedef struct Axes {
+    int n;                         /* number of candidates (>= 1) */
+    unsigned mask[16];
+    int buf;                       /* the axes input, when n > 1 */
+    int64_t count;                 /* its number of entries */
+} Axes;
+
+/* Extents of the dimensions reduced by mask, in order; returns the count. */
+static int reduced_extents(const Value *x, unsigned mask, int64_t *ext)
 {
-    unsigned mask, best = 0, ones = 0, full = (1u << x->rank) - 1;
-    int found = 0, i;
+    int i, k = 0;
+    for (i = 0; i < x->rank; i++)
+        if ((mask >> i) & 1)
+            ext[k++] = x->dims[i];
+    return k;
+}
+
+/* Finds the masks consistent with the static shapes x -> y. */
+static int axes_from_shapes(Lower *L, Node *n, const Value *x, const Value *y, int keep,
+                            Axes *ax)
+{
+    unsigned mask, ones = 0, full = (1u << x->rank) - 1;
+    int i, k;
     for (i = 0; i < x->rank; i++)
         if (x->dims[i] == 1)
             ones |= 1u << i;
+    ax->n = 0;
     for (mask = 0; mask <= full; mask++) {
         int j = 0, ok = 1;
         for (i = 0; i < x->rank && ok; i++) {
@@ -52,25 +74,38 @@ static int axes_from_shapes(Lower *L, Node *n, const Value *x, const Value *y, i
         }
         if (!ok || (keep ? y->rank != x->rank : j != y->rank))
             continue;
-        if (found && (singleton_invariant(n->op) ? (mask & ~ones) != (best & ~ones)
-                                                 : mask != best))
+        for (k = 0; k < ax->n; k++) {
+            unsigned u = singleton_invariant(n->op) ? ~ones : ~0u;
+            if ((ax->mask[k] & u) == (mask & u))
+                break;
+        }
+        if (k < ax->n)
+            continue; /* same result as a candidate already found */
+        if (ax->n == 16)
             return diag_error(L->d, n, "input[1]", "axes are computed at run time and the "
-                              "input and output shapes do not determine them");
-        if (!found)
-            best = mask;
-        found = 1;
+                              "shapes allow too many choices");
+        ax->mask[ax->n++] = mask;
     }
-    if (!found)
+    if (!ax->n)
         return diag_error(L->d, n, "input[1]", "axes are computed at run time and no axes "
                           "map the input shape onto the output shape");
-    for (i = 0; i < x->rank; i++)
-        red[i] = (best >> i) & 1;
+    if (ax->n > 1) {
+        int64_t e0[TVMCC_MAX_RANK], e1[TVMCC_MAX_RANK];
+        int c0 = reduced_extents(x, ax->mask[0], e0);
+        for (k = 1; k < ax->n; k++)
+            if (reduced_extents(x, ax->mask[k], e1) != c0 ||
+                memcmp(e0, e1, (size_t)c0 * sizeof *e0))
+                return diag_error(L->d, n, "input[1]", "axes are computed at run time and the "
+                                  "input and output shapes do not determine them");
+        ax->buf = lower_buf_value(L, n->in[1]);
+        ax->count = value_numel(&L->g->values[n->in[1]]);
+    }
     return 0;
 }
 
-/* Fills red[] with the reduced dimensions; *identity is set when the op
+/* Fills ax with the reduced dimensions; *identity is set when the op
  * reduces nothing (empty axes with noop_with_empty_axes). */
-static int reduced_dims(Lower *L, Node *n, const Value *x, const Value *y, int *red,
+static int reduced_dims(Lower *L, Node *n, const Value *x, const Value *y, Axes *ax,
                         int *identity)
 {
     Graph *g = L->g;
@@ -79,25 +114,75 @@ static int reduced_dims(Lower *L, Node *n, const Value *x, const Value *y, int *
     int keep = attr_int(n, "keepdims", 1, L->d) != 0;
     int noop = attr_int(n, "noop_with_empty_axes", 0, L->d) != 0;
     *identity = 0;
+    ax->n = 1;
+    ax->mask[0] = 0;
     if (axes_from_input(n)) {
         if (n->n_in > 1 && n->in[1] >= 0) {
             na = value_const_ints(g, n->in[1], &axes);
             if (na < 0)
-                return axes_from_shapes(L, n, x, y, keep, red);
+                return axes_from_shapes(L, n, x, y, keep, ax);
         }
     } else {
         axes = attr_ints(n, "axes", &na, L->d);
     }
-    for (i = 0; i < x->rank; i++)
-        red[i] = na <= 0 && !noop;
+    if (na <= 0 && !noop)
+        ax->mask[0] = (1u << x->rank) - 1;
     for (i = 0; i < na; i++) {
         int64_t a = axes[i] < 0 ? axes[i] + x->rank : axes[i];
         if (a < 0 || a >= x->rank)
             return diag_error(L->d, n, "axes", "axis %lld is out of range", (long long)axes[i]);
-        red[a] = 1;
+        ax->mask[0] |= 1u << a;
     }
     *identity = na <= 0 && noop;
     return 0;
+}
+
+/* Run-time test that the axes input names exactly the dimensions in mask. */
+static Expr *axes_match(Lower *L, const Axes *ax, const Value *x, unsigned mask)
+{
+    Expr *all = ex_const_int(L, DT_BOOL, 1), *a[64];
+    int64_t k, cnt = ax->count < 64 ? ax->count : 64;
+    int i;
+    for (k = 0; k < cnt; k++) {
+        Expr *v = ex_cast(L, DT_INT64, ex_load(L, ax->buf, ex_int(L, k)));
+        a[k] = ex_select(L, ex_lt(L, v, ex_int(L, 0)), ex_add(L, v, ex_int(L, x->rank)), v);
+    }
+    for (i = 0; i < x->rank; i++) {
+        Expr *any = ex_const_int(L, DT_BOOL, 0);
+        for (k = 0; k < cnt; k++) {
+            Expr *eq = ex_binary(L, BIN_EQ, a[k], ex_int(L, i));
+            any = any->kind == EX_INT ? eq : ex_binary(L, BIN_OR, any, eq);
+        }
+        /* i is named iff it is in mask */
+        all = ex_and(L, all, ((mask >> i) & 1) ? any : ex_unary(L, UN_NOT, any));
+    }
+    return all;
+}
+
+/* Creates the reduce axes of c for ax->mask[0] and returns the input
+ * element the body reads (a select over the candidates when there are
+ * several; every candidate's index is in bounds). */
+static Expr *load_reduced(Lower *L, Compute *c, int xb, const Value *x, int keep,
+                          const Axes *ax)
+{
+    Expr *v = NULL;
+    int cand, i, j, k, r0 = c->n_raxes;
+    for (i = 0; i < x->rank; i++)
+        if ((ax->mask[0] >> i) & 1)
+            lower_raxis(L, c, x->dims[i]);
+    for (cand = ax->n - 1; cand >= 0; cand--) {
+        Expr *xi[TVMCC_MAX_RANK], *ld;
+        unsigned m = ax->mask[cand];
+        for (i = j = 0, k = r0; i < x->rank; i++) {
+            int r = (m >> i) & 1;
+            xi[i] = r ? ex_var(L, &c->raxes[k++]) : ex_var(L, &c->axes[j]);
+            if (!r || keep)
+                j++;
+        }
+        ld = ex_load_nd(L, xb, x->rank, x->dims, xi);
+        v = v ? ex_select(L, axes_match(L, ax, x, m), ld, v) : ld;
+    }
+    return v;
 }
 
 static int lower_reduce(Lower *L, Node *n)
@@ -105,12 +190,13 @@ static int lower_reduce(Lower *L, Node *n)
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
     int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
-    int keep = attr_int(n, "keepdims", 1, L->d) != 0, red[TVMCC_MAX_RANK], identity, i, j;
+    int keep = attr_int(n, "keepdims", 1, L->d) != 0, identity, i;
     DType ct = dtype_compute(x->dtype), ft = dtype_is_float(ct) ? ct : DT_FLOAT64;
-    Expr *xi[TVMCC_MAX_RANK], *v, *m = NULL;
+    Expr *v, *m = NULL;
     Compute *c;
-    int64_t cnt = 1;
-    if (reduced_dims(L, n, x, y, red, &identity))
+    Axes ax;
+    int64_t cnt = 1, ext[TVMCC_MAX_RANK];
+    if (reduced_dims(L, n, x, y, &ax, &identity))
         return 1;
     if (identity) {
         c = lower_elemwise_stage(L, n, n->out[0]);
@@ -122,16 +208,8 @@ static int lower_reduce(Lower *L, Node *n)
         int mb = lower_buf_temp(L, "max", ct, value_numel(y));
         Expr *yi[TVMCC_MAX_RANK];
         c = lower_stage(L, "max", mb, y->rank, y->dims);
-        for (i = j = 0; i < x->rank; i++) {
-            if (red[i])
-                xi[i] = ex_var(L, lower_raxis(L, c, x->dims[i]));
-            else
-                xi[i] = ex_var(L, &c->axes[j]);
-            if (!red[i] || keep)
-                j++;
-        }
         c->rop = RED_MAX;
-        c->body = ex_load_nd(L, xb, x->rank, x->dims, xi);
+        c->body = load_reduced(L, c, xb, x, keep, &ax);
         c = lower_stage(L, n->op_type, yb, y->rank, y->dims);
         for (i = 0; i < y->rank; i++)
             yi[i] = ex_var(L, &c->axes[i]);
@@ -139,17 +217,9 @@ static int lower_reduce(Lower *L, Node *n)
     } else {
         c = lower_stage(L, n->op_type, yb, y->rank, y->dims);
     }
-    for (i = j = 0; i < x->rank; i++) {
-        if (red[i]) {
-            xi[i] = ex_var(L, lower_raxis(L, c, x->dims[i]));
-            cnt *= x->dims[i];
-        } else {
-            xi[i] = ex_var(L, &c->axes[j]);
-        }
-        if (!red[i] || keep)
-            j++;
-    }
-    v = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    v = load_reduced(L, c, xb, x, keep, &ax);
+    for (i = reduced_extents(x, ax.mask[0], ext) - 1; i >= 0; i--)
+        cnt *= ext[i];
     c->rop = RED_SUM;
     switch (n->op) {
     case OP_ReduceMax:
@@ -171,7 +241,7 @@ static int lower_reduce(Lower *L, Node *n)
         c->body = ex_unary(L, UN_ABS, v);
         break;
     case OP_ReduceL2:
-        c->body = ex_mul(L, v, ex_load_nd(L, xb, x->rank, x->dims, xi));
+        c->body = ex_mul(L, v, v);
         c->post = ex_cast(L, ct, ex_unary(L, UN_SQRT, ex_cast(L, ft, ex_acc(L, ct))));
         break;
     case OP_ReduceLogSum:

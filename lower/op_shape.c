@@ -122,62 +122,100 @@ int lower_Split(Lower *L, Node *n)
     return 0;
 }
 
-/* Same rules as slice_params() in frontend/infer_shape.c; inference has
- * validated everything, so anything odd here is reported, not assumed. */
-static int slice_params(Lower *L, Node *n, const Value *x, int64_t *start, int64_t *step)
+/* An int64 index expression clamped to [lo, hi]. */
+static Expr *clamp(Lower *L, Expr *e, int64_t lo, int64_t hi)
 {
-    Graph *g = L->g;
-    const int64_t *st, *en, *ax = NULL, *sp = NULL;
-    int64_t ns, ne = -1, na = -1, nsp = -1;
-    int i;
-    if (n->opset < 10) {
-        st = attr_ints(n, "starts", &ns, L->d);
-        ax = attr_ints(n, "axes", &na, L->d);
-    } else {
-        ns = value_const_ints(g, n->in[1], &st);
-        ne = value_const_ints(g, n->in[2], &en);
-        if (n->n_in > 3 && n->in[3] >= 0)
-            na = value_const_ints(g, n->in[3], &ax);
-        if (n->n_in > 4 && n->in[4] >= 0)
-            nsp = value_const_ints(g, n->in[4], &sp);
-        if (ns < 0 || ne < 0 || (n->n_in > 3 && n->in[3] >= 0 && na < 0) ||
-            (n->n_in > 4 && n->in[4] >= 0 && nsp < 0))
-            return diag_error(L->d, n, "starts",
-                              "slice bounds computed at run time are not supported");
-    }
-    (void)en;
-    for (i = 0; i < x->rank; i++) {
-        start[i] = 0;
-        step[i] = 1;
-    }
-    for (i = 0; i < (int)ns; i++) {
-        int a = norm_axis(ax ? ax[i] : i, x->rank);
-        int64_t dim = x->dims[a], s = st[i], k = sp ? sp[i] : 1;
-        if (s < 0)
-            s += dim;
-        if (k > 0)
-            s = s < 0 ? 0 : s > dim ? dim : s;
-        else
-            s = s < 0 ? 0 : s > dim - 1 ? dim - 1 : s;
-        start[a] = s;
-        step[a] = k;
-    }
-    return 0;
+    return ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, e, ex_int(L, lo)), ex_int(L, hi));
 }
 
+/* Element k of an integer input (constant or not) as an int64 expression. */
+static Expr *int_elem(Lower *L, int32_t vi, int64_t k)
+{
+    const Value *v = val(L, vi);
+    if (v->data) {
+        const int64_t *p;
+        if (value_const_ints(L->g, vi, &p) > k)
+            return ex_int(L, p[k]);
+    }
+    return ex_cast(L, DT_INT64, ex_load(L, lower_buf_value(L, vi), ex_int(L, k)));
+}
+
+/* Slice: per axis a, the first index and the step, as expressions. The
+ * bounds may be run-time inputs (the backend tests feed them): then the
+ * clamping rules of frontend/infer_shape.c's slice_params() are evaluated
+ * in the kernel, the extents coming from the declared output shape. The
+ * final index is clamped to the axis so that run-time bounds that disagree
+ * with the declared shape cannot read out of bounds. */
 int lower_Slice(Lower *L, Node *n)
 {
     const Value *x = val(L, n->in[0]);
-    int64_t start[TVMCC_MAX_RANK], step[TVMCC_MAX_RANK];
-    Expr *idx[TVMCC_MAX_RANK];
+    Expr *start[TVMCC_MAX_RANK], *step[TVMCC_MAX_RANK], *idx[TVMCC_MAX_RANK];
+    int32_t vs, va = -1, vp = -1;
+    const int64_t *st = NULL, *ax = NULL, *sp = NULL;
+    int64_t ns, na = -1, nsp = -1, k;
     Compute *c;
-    int i;
-    if (slice_params(L, n, x, start, step))
-        return 1;
+    int a;
+    for (a = 0; a < x->rank; a++) {
+        start[a] = ex_int(L, 0);
+        step[a] = ex_int(L, 1);
+    }
+    if (n->opset < 10) {
+        st = attr_ints(n, "starts", &ns, L->d);
+        ax = attr_ints(n, "axes", &na, L->d);
+        vs = -1;
+    } else {
+        vs = n->in[1];
+        ns = value_numel(val(L, vs));
+        if (n->n_in > 3 && n->in[3] >= 0) {
+            va = n->in[3];
+            na = value_const_ints(L->g, va, &ax);
+        }
+        if (n->n_in > 4 && n->in[4] >= 0) {
+            vp = n->in[4];
+            nsp = value_const_ints(L->g, vp, &sp);
+        }
+    }
+    (void)nsp;
+    /* later entries are applied first so that the first entry naming an
+     * axis wins, as in inference (duplicates are rejected there anyway) */
+    for (k = ns - 1; k >= 0; k--) {
+        Expr *sk = st ? ex_int(L, st[k]) : int_elem(L, vs, k);
+        Expr *pk = vp >= 0 ? (sp ? ex_int(L, sp[k]) : int_elem(L, vp, k)) : ex_int(L, 1);
+        Expr *akn = NULL;
+        if (ax == NULL && va >= 0) {
+            Expr *ak = int_elem(L, va, k);
+            akn = ex_select(L, ex_lt(L, ak, ex_int(L, 0)), ex_add(L, ak, ex_int(L, x->rank)), ak);
+        }
+        for (a = 0; a < x->rank; a++) {
+            int64_t dim = x->dims[a];
+            Expr *match, *sn, *pos, *neg;
+            if (akn)
+                match = ex_binary(L, BIN_EQ, akn, ex_int(L, a));
+            else
+                match = ex_const_int(L, DT_BOOL,
+                                     (ax ? norm_axis(ax[k], x->rank) : (int)k) == a);
+            if (match->kind == EX_INT && !match->ival)
+                continue;
+            sn = ex_select(L, ex_lt(L, sk, ex_int(L, 0)), ex_add(L, sk, ex_int(L, dim)), sk);
+            pos = clamp(L, sn, 0, dim);
+            neg = clamp(L, sn, 0, dim - 1);
+            if (pk->kind == EX_INT)
+                sn = pk->ival > 0 ? pos : neg;
+            else
+                sn = ex_select(L, ex_binary(L, BIN_GT, pk, ex_int(L, 0)), pos, neg);
+            start[a] = ex_select(L, match, sn, start[a]);
+            step[a] = ex_select(L, match, pk, step[a]);
+        }
+    }
+    if (st == NULL && vs < 0)
+        return diag_error(L->d, n, "starts", "missing");
     c = lower_elemwise_stage(L, n, n->out[0]);
-    for (i = 0; i < x->rank; i++)
-        idx[i] = ex_add(L, ex_int(L, start[i]), ex_mul(L, ex_var(L, &c->axes[i]),
-                                                       ex_int(L, step[i])));
+    for (a = 0; a < x->rank; a++) {
+        Expr *i = ex_add(L, start[a], ex_mul(L, ex_var(L, &c->axes[a]), step[a]));
+        if (start[a]->kind != EX_INT || step[a]->kind != EX_INT)
+            i = clamp(L, i, 0, x->dims[a] - 1);
+        idx[a] = i;
+    }
     c->body = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
     return 0;
 }
@@ -238,47 +276,45 @@ int lower_Tile(Lower *L, Node *n)
     return 0;
 }
 
-/* Same rules as pad_params() in frontend/infer_shape.c. */
-static int pad_params(Lower *L, Node *n, const Value *x, int64_t *begin, int *mode)
-{
-    Graph *g = L->g;
-    const int64_t *pads, *axes = NULL;
-    int64_t np, na = x->rank;
-    const char *m = attr_string(n, "mode", "constant", L->d);
-    int i;
-    *mode = !strcmp(m, "reflect") ? 1 : !strcmp(m, "edge") ? 2 : !strcmp(m, "wrap") ? 3 : 0;
-    if (n->opset < 11) {
-        pads = attr_ints(n, n->opset < 2 ? "paddings" : "pads", &np, L->d);
-    } else {
-        np = value_const_ints(g, n->in[1], &pads);
-        if (n->n_in > 3 && n->in[3] >= 0)
-            na = value_const_ints(g, n->in[3], &axes);
-    }
-    if (np < 0 || na < 0 || np != 2 * na)
-        return diag_error(L->d, n, "pads", "pads computed at run time are not supported");
-    for (i = 0; i < x->rank; i++)
-        begin[i] = 0;
-    for (i = 0; i < (int)na; i++)
-        begin[axes ? norm_axis(axes[i], x->rank) : i] = pads[i];
-    return 0;
-}
-
+/* Pad: per axis, the output index minus the leading pad is mapped into
+ * the input by the mode. The pads may be a run-time input (the backend
+ * tests feed them); the output extents then come from the declared shape
+ * and every mapped index is clamped so that a disagreeing run-time value
+ * cannot read out of bounds. */
 int lower_Pad(Lower *L, Node *n)
 {
     const Value *x = val(L, n->in[0]);
-    int64_t begin[TVMCC_MAX_RANK];
-    Expr *idx[TVMCC_MAX_RANK], *inside = ex_const_int(L, DT_BOOL, 1), *pv, *v;
+    Expr *begin[TVMCC_MAX_RANK], *idx[TVMCC_MAX_RANK], *inside, *pv, *v;
+    const int64_t *pads = NULL, *axes = NULL;
+    int64_t np = -1, na = x->rank;
+    const char *m = attr_string(n, "mode", "constant", L->d);
+    int mode = !strcmp(m, "reflect") ? 1 : !strcmp(m, "edge") ? 2 : !strcmp(m, "wrap") ? 3 : 0;
     Compute *c;
-    int mode, i;
-    if (pad_params(L, n, x, begin, &mode))
-        return 1;
+    int i;
+    for (i = 0; i < x->rank; i++)
+        begin[i] = ex_int(L, 0);
+    if (n->opset < 11) {
+        pads = attr_ints(n, n->opset < 2 ? "paddings" : "pads", &np, L->d);
+        if (np < 0)
+            return diag_error(L->d, n, "pads", "required attribute is missing");
+    } else {
+        if (n->n_in > 3 && n->in[3] >= 0 &&
+            (na = value_const_ints(L->g, n->in[3], &axes)) < 0)
+            return diag_error(L->d, n, "axes", "axes computed at run time are not supported");
+    }
+    for (i = 0; i < (int)na; i++) {
+        int a = axes ? norm_axis(axes[i], x->rank) : i;
+        begin[a] = pads ? ex_int(L, pads[i]) : int_elem(L, n->in[1], i);
+    }
     c = lower_elemwise_stage(L, n, n->out[0]);
+    inside = ex_const_int(L, DT_BOOL, 1);
     for (i = 0; i < x->rank; i++) {
         int64_t dim = x->dims[i];
-        Expr *j = ex_sub(L, ex_var(L, &c->axes[i]), ex_int(L, begin[i]));
+        Expr *j = ex_sub(L, ex_var(L, &c->axes[i]), begin[i]);
         Expr *zero = ex_int(L, 0), *last = ex_int(L, dim - 1);
-        int padded = begin[i] > 0 || c->axes[i].extent - begin[i] > dim;
-        if (!padded) {
+        int padded = begin[i]->kind != EX_INT || begin[i]->ival > 0 ||
+                     c->axes[i].extent - begin[i]->ival > dim;
+        if (!padded || dim == 0) {
             idx[i] = j;
             continue;
         }
@@ -286,34 +322,36 @@ int lower_Pad(Lower *L, Node *n)
         case 0:
             inside = ex_and(L, inside, ex_and(L, ex_binary(L, BIN_GE, j, zero),
                                               ex_binary(L, BIN_LE, j, last)));
-            idx[i] = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, j, zero), last);
             break;
         case 1: /* reflect once about 0 and dim-1 (pads < dim, checked) */
             j = ex_select(L, ex_lt(L, j, zero), ex_sub(L, zero, j), j);
-            idx[i] = ex_select(L, ex_binary(L, BIN_GT, j, last),
-                               ex_sub(L, ex_int(L, 2 * (dim - 1)), j), j);
+            j = ex_select(L, ex_binary(L, BIN_GT, j, last), ex_sub(L, ex_int(L, 2 * (dim - 1)), j),
+                          j);
             break;
         case 2:
-            idx[i] = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, j, zero), last);
             break;
         default: /* wrap: ((j mod dim) + dim) mod dim, j may be negative */
-            idx[i] = ex_binary(L, BIN_MOD, ex_add(L, ex_binary(L, BIN_MOD, j, ex_int(L, dim)),
-                                                  ex_int(L, dim)),
-                               ex_int(L, dim));
+            j = ex_binary(L, BIN_MOD, ex_add(L, ex_binary(L, BIN_MOD, j, ex_int(L, dim)),
+                                             ex_int(L, dim)),
+                          ex_int(L, dim));
             break;
         }
+        idx[i] = clamp(L, j, 0, dim - 1);
+    }
+    if (n->opset >= 11 && n->n_in > 2 && n->in[2] >= 0)
+        pv = ex_load(L, lower_buf_value(L, n->in[2]), ex_int(L, 0));
+    else if (dtype_is_float(x->dtype))
+        pv = ex_float(L, x->dtype, n->opset < 11 ? attr_float(n, "value", 0, L->d) : 0);
+    else
+        pv = ex_const_int(L, dtype_compute(x->dtype),
+                          n->opset < 11 ? (int64_t)attr_float(n, "value", 0, L->d) : 0);
+    if (value_numel(x) == 0) { /* nothing to read: all padding */
+        c->body = pv;
+        return 0;
     }
     v = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
-    if (mode == 0 && inside->kind != EX_INT) {
-        if (n->opset >= 11 && n->n_in > 2 && n->in[2] >= 0)
-            pv = ex_load(L, lower_buf_value(L, n->in[2]), ex_int(L, 0));
-        else if (dtype_is_float(x->dtype))
-            pv = ex_float(L, x->dtype, n->opset < 11 ? attr_float(n, "value", 0, L->d) : 0);
-        else
-            pv = ex_const_int(L, dtype_compute(x->dtype),
-                              n->opset < 11 ? (int64_t)attr_float(n, "value", 0, L->d) : 0);
+    if (mode == 0 && !(inside->kind == EX_INT && inside->ival))
         v = ex_select(L, inside, v, pv);
-    }
     c->body = v;
     return 0;
 }

@@ -111,4 +111,17 @@ static inline uint16_t tvmrt_f32_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+/* Float min/max that propagate NaN, like numpy's minimum/maximum. */
+static inline float tvmrt_minf(float a, float b) { return (a < b || a != a) ? a : b; }
+static inline float tvmrt_maxf(float a, float b) { return (a > b || a != a) ? a : b; }
+static inline double tvmrt_mind(double a, double b) { return (a < b || a != a) ? a : b; }
+static inline double tvmrt_maxd(double a, double b) { return (a > b || a != a) ? a : b; }
+
+/* Integer division rounding toward negative infinity (b != 0). */
+static inline int64_t tvmrt_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
 #endif

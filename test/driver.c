@@ -97,11 +97,11 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     /* +1 keeps the arrays legal when a model has no inputs. */
-    const void *inputs[MODEL_NUM_INPUTS + 1];
-    void *outputs[MODEL_NUM_OUTPUTS + 1];
-    void *check[MODEL_NUM_OUTPUTS + 1];
-    const char *in_paths[MODEL_NUM_INPUTS + 1];
-    const char *out_paths[MODEL_NUM_OUTPUTS + 1];
+    const void *inputs[MODEL_NUM_INPUTS + 1] = { 0 };
+    void *outputs[MODEL_NUM_OUTPUTS + 1] = { 0 };
+    void *check[MODEL_NUM_OUTPUTS + 1] = { 0 };
+    const char *in_paths[MODEL_NUM_INPUTS + 1] = { 0 };
+    const char *out_paths[MODEL_NUM_OUTPUTS + 1] = { 0 };
     int n_in = 0, n_out = 0, seen_o = 0;
     int i, rc;
 

@@ -18,7 +18,9 @@
 # "N passed, N failed". Work dirs: build/conformance/{host,arm}/SUITE/TEST;
 # all results: build/conformance/{host,arm}/results.txt.
 #
-# Environment overrides: TVMCC, TENSORTOOL, CC_HOST, TESTDATA, QEMU_TIMEOUT.
+# Environment overrides: TVMCC, TENSORTOOL, CC_HOST, TESTDATA, QEMU_TIMEOUT,
+# CONFORMANCE_WORK (work root instead of build/conformance; concurrent runs
+# with the same root wait for each other).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -155,7 +157,7 @@ export TVMCC=${TVMCC:-$root/tvmcc}
 export TENSORTOOL=${TENSORTOOL:-$root/build/tensortool}
 export CC_HOST=${CC_HOST:-gcc}
 export QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
-export WORKROOT="$root/build/conformance/$mode"
+export WORKROOT=${CONFORMANCE_WORK:-$root/build/conformance}/$mode
 export ARM_FLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 export ARM_STARTUP="$WORKROOT/startup.o"
 CLANG=""
@@ -172,6 +174,12 @@ done
 [ -d "$TESTDATA" ] || { echo "conformance: no test data in $TESTDATA (scripts/deps.sh test)"; echo "0 passed, 1 failed"; exit 1; }
 
 mkdir -p "$WORKROOT"
+# Runs sharing a work root would delete each other's results: take turns.
+exec 9> "$WORKROOT/.lock"
+if ! flock -n 9; then
+    echo "conformance: waiting for another run using $WORKROOT (set CONFORMANCE_WORK to use another dir)"
+    flock 9
+fi
 rm -rf "$WORKROOT/.results"
 mkdir -p "$WORKROOT/.results"
 if [ "$mode" = arm ]; then

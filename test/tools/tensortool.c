@@ -1,0 +1,279 @@
+/*
+ * tensortool: a small helper for the conformance tests, working on the ONNX
+ * test suite's serialized TensorProto files (input_*.pb, output_*.pb).
+ *
+ *   tensortool info FILE.pb                 name, dtype and shape
+ *   tensortool raw FILE.pb OUT.bin          the dense storage bytes (what a
+ *                                           compiled model reads or writes)
+ *   tensortool cmp EXPECTED.pb ACTUAL.bin [--rtol R] [--atol A]
+ *
+ * cmp treats floats as equal when |actual - expected| <= atol + rtol*|expected|
+ * (defaults 1e-3 and 1e-5), NaN equals NaN, and infinities must match
+ * exactly; float16 and bfloat16 are converted to float first. Integers and
+ * bool must match exactly. It prints "ok", or the first mismatches with the
+ * largest error. Exit status: 0 equal, 1 different, 2 unreadable input or bad
+ * usage.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../frontend/onnx.h"
+
+#define SHOW_MISMATCHES 5
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: tensortool info FILE.pb\n"
+                    "       tensortool raw FILE.pb OUT.bin\n"
+                    "       tensortool cmp EXPECTED.pb ACTUAL.bin [--rtol R] [--atol A]\n");
+    exit(2);
+}
+
+static float f16_value(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    float r;
+    if (e == 0)
+        r = ldexpf((float)m, -24);
+    else if (e == 31)
+        r = m ? NAN : INFINITY;
+    else
+        r = ldexpf((float)(m | 0x400), e - 25);
+    return (h & 0x8000) ? -r : r;
+}
+
+static float bf16_value(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Element i of a float-typed buffer, as double. */
+static double float_at(DType dt, const unsigned char *p, int64_t i)
+{
+    uint16_t h;
+    float f;
+    double x;
+    switch (dt) {
+    case DT_FLOAT32: memcpy(&f, p + i * 4, 4); return f;
+    case DT_FLOAT64: memcpy(&x, p + i * 8, 8); return x;
+    case DT_FLOAT16: memcpy(&h, p + i * 2, 2); return f16_value(h);
+    default: memcpy(&h, p + i * 2, 2); return bf16_value(h);
+    }
+}
+
+/* Element i of an integer or bool buffer; unsigned 64-bit kept apart. */
+static void int_text(DType dt, const unsigned char *p, int64_t i, char *buf, size_t cap)
+{
+    size_t sz = dtype_size(dt);
+    int64_t s = 0;
+    uint64_t u = 0;
+    switch (dt) {
+    case DT_INT8: { int8_t v; memcpy(&v, p + i, 1); s = v; break; }
+    case DT_INT16: { int16_t v; memcpy(&v, p + i * 2, 2); s = v; break; }
+    case DT_INT32: { int32_t v; memcpy(&v, p + i * 4, 4); s = v; break; }
+    case DT_INT64: memcpy(&s, p + i * 8, 8); break;
+    case DT_UINT8: case DT_BOOL: { uint8_t v; memcpy(&v, p + i, 1); u = v; break; }
+    case DT_UINT16: { uint16_t v; memcpy(&v, p + i * 2, 2); u = v; break; }
+    case DT_UINT32: { uint32_t v; memcpy(&v, p + i * 4, 4); u = v; break; }
+    default: memcpy(&u, p + i * (int64_t)sz, 8); break;
+    }
+    if (dtype_is_signed_int(dt))
+        snprintf(buf, cap, "%lld", (long long)s);
+    else
+        snprintf(buf, cap, "%llu", (unsigned long long)u);
+}
+
+static int load(Arena *a, const char *path, Tensor *t, const char **name)
+{
+    Diag d;
+    diag_init(&d, path);
+    return onnx_read_tensor_file(a, path, t, name, &d);
+}
+
+static size_t tensor_bytes(const Tensor *t)
+{
+    return (size_t)t->numel * dtype_size(t->dtype);
+}
+
+static int cmd_info(const char *path)
+{
+    Arena a;
+    Tensor t;
+    const char *name;
+    int i;
+    arena_init(&a, 0);
+    if (load(&a, path, &t, &name))
+        return 2;
+    printf("%s %s [", name[0] ? name : "-", dtype_name(t.dtype));
+    for (i = 0; i < t.rank; i++)
+        printf(i ? ",%lld" : "%lld", (long long)t.dims[i]);
+    printf("]\n");
+    arena_free(&a);
+    return 0;
+}
+
+static int cmd_raw(const char *path, const char *out)
+{
+    Arena a;
+    Tensor t;
+    FILE *f;
+    size_t n;
+    arena_init(&a, 0);
+    if (load(&a, path, &t, NULL))
+        return 2;
+    n = tensor_bytes(&t);
+    f = fopen(out, "wb");
+    if (!f || fwrite(t.data, 1, n, f) != n || fclose(f) != 0) {
+        fprintf(stderr, "tensortool: cannot write '%s': %s\n", out, strerror(errno));
+        return 2;
+    }
+    arena_free(&a);
+    return 0;
+}
+
+/* Reads a whole file into malloc'd memory. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (!f)
+        return NULL;
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            unsigned char *nb;
+            cap = cap ? cap * 2 : 65536;
+            nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, double atol)
+{
+    Arena a;
+    Tensor t;
+    unsigned char *act;
+    const unsigned char *e;
+    size_t len, need;
+    int64_t i, bad = 0, worst_i = -1;
+    double worst = 0;
+    arena_init(&a, 0);
+    if (load(&a, exp_path, &t, NULL))
+        return 2;
+    act = slurp(act_path, &len);
+    if (!act) {
+        fprintf(stderr, "tensortool: cannot read '%s'\n", act_path);
+        return 2;
+    }
+    need = tensor_bytes(&t);
+    if (len != need) {
+        printf("size mismatch: expected %zu bytes (%lld x %s), got %zu\n", need,
+               (long long)t.numel, dtype_name(t.dtype), len);
+        free(act);
+        return 1;
+    }
+    e = t.data;
+    for (i = 0; i < t.numel; i++) {
+        if (dtype_is_float(t.dtype)) {
+            double x = float_at(t.dtype, e, i), y = float_at(t.dtype, act, i), err;
+            int ok;
+            if (isnan(x) || isnan(y))
+                ok = isnan(x) && isnan(y);
+            else if (isinf(x) || isinf(y))
+                ok = x == y;
+            else
+                ok = fabs(y - x) <= atol + rtol * fabs(x);
+            err = (isnan(x) || isnan(y) || isinf(x) || isinf(y)) ? (ok ? 0 : INFINITY) : fabs(y - x);
+            if (err > worst || (worst_i < 0 && !ok)) {
+                worst = err;
+                worst_i = i;
+            }
+            if (!ok && bad++ < SHOW_MISMATCHES)
+                printf("mismatch at %lld: expected %.9g, got %.9g\n", (long long)i, x, y);
+        } else {
+            size_t sz = dtype_size(t.dtype);
+            if (memcmp(e + (size_t)i * sz, act + (size_t)i * sz, sz) != 0) {
+                char sx[32], sy[32];
+                if (worst_i < 0)
+                    worst_i = i;
+                int_text(t.dtype, e, i, sx, sizeof sx);
+                int_text(t.dtype, act, i, sy, sizeof sy);
+                if (bad++ < SHOW_MISMATCHES)
+                    printf("mismatch at %lld: expected %s, got %s\n", (long long)i, sx, sy);
+            }
+        }
+    }
+    free(act);
+    if (bad) {
+        if (dtype_is_float(t.dtype))
+            printf("%lld of %lld elements differ; max error %.9g at %lld (rtol %g, atol %g)\n",
+                   (long long)bad, (long long)t.numel, worst, (long long)worst_i, rtol, atol);
+        else
+            printf("%lld of %lld elements differ\n", (long long)bad, (long long)t.numel);
+        arena_free(&a);
+        return 1;
+    }
+    printf("ok\n");
+    arena_free(&a);
+    return 0;
+}
+
+/* Parses a tolerance value; exits with usage on junk. */
+static double tolerance(const char *s)
+{
+    char *end;
+    double x;
+    errno = 0;
+    x = strtod(s, &end);
+    if (end == s || *end || errno || !(x >= 0))
+        usage();
+    return x;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "info") == 0)
+        return cmd_info(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "raw") == 0)
+        return cmd_raw(argv[2], argv[3]);
+    if (argc >= 4 && strcmp(argv[1], "cmp") == 0) {
+        double rtol = 1e-3, atol = 1e-5;
+        int i;
+        for (i = 4; i < argc; i++) {
+            if (i + 1 < argc && strcmp(argv[i], "--rtol") == 0)
+                rtol = tolerance(argv[++i]);
+            else if (i + 1 < argc && strcmp(argv[i], "--atol") == 0)
+                atol = tolerance(argv[++i]);
+            else
+                usage();
+        }
+        return cmd_cmp(argv[2], argv[3], rtol, atol);
+    }
+    usage();
+    return 2;
+}
