@@ -118,6 +118,12 @@ static char *make_tmp_dir(Arena *a, const char *dest, Diag *d)
         diag_error(d, NULL, NULL, "cannot create output directory %s: %s", dest, strerror(errno));
         return NULL;
     }
+    {
+        /* mkdtemp makes it private (0700); give it the mode mkdir would */
+        mode_t mask = umask(0);
+        umask(mask);
+        chmod(tmpl, 0777 & ~mask);
+    }
     return tmpl;
 }
 

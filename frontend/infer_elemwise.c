@@ -204,6 +204,9 @@ int infer_PRelu(Graph *g, Node *n, Diag *d)
     if (s->dtype != x->dtype)
         return diag_error(d, n, "slope", "type %s differs from X's %s", tname(s->dtype),
                           tname(x->dtype));
+    /* before opset 7 a 1-D slope of length C applies along the channel axis */
+    if (n->opset < 7 && s->rank == 1 && x->rank >= 2 && s->dims[0] == x->dims[1])
+        return same_shape(g, n, d, DT_UNDEF);
     if (infer_broadcast(n, x->rank, x->dims, s->rank, s->dims, &rank, dims, d, "slope"))
         return 1;
     for (i = 0; i < rank; i++)

@@ -306,11 +306,17 @@ int lower_Pow(Lower *L, Node *n)
     return 0;
 }
 
+/* Before opset 7 a 1-D slope of length C applies along the channel axis
+ * (inference accepted it on that ground). */
 int lower_PRelu(Lower *L, Node *n)
 {
     Expr *x, *s;
     Compute *c = binary(L, n, &x, &s);
     DType t = in_type(L, n, 0);
+    const Value *xv = &L->g->values[n->in[0]], *sv = &L->g->values[n->in[1]];
+    if (n->opset < 7 && sv->rank == 1 && xv->rank >= 2 && sv->dims[0] == xv->dims[1])
+        s = ex_load(L, lower_buf_value(L, n->in[1]),
+                    sv->dims[0] == 1 ? ex_int(L, 0) : ex_var(L, &c->axes[1]));
     c->body = ex_select(L, ex_binary(L, BIN_LT, x, const_of(L, t, 0)), ex_mul(L, x, s), x);
     return 0;
 }

@@ -175,6 +175,10 @@ int lower_Slice(Lower *L, Node *n)
             nsp = value_const_ints(L->g, vp, &sp);
         }
     }
+    if (vs >= 0 && (value_numel(val(L, n->in[2])) != ns ||
+                    (va >= 0 && value_numel(val(L, va)) != ns) ||
+                    (vp >= 0 && value_numel(val(L, vp)) != ns)))
+        return diag_error(L->d, n, "starts", "starts, ends, axes and steps differ in length");
     (void)nsp;
     /* later entries are applied first so that the first entry naming an
      * axis wins, as in inference (duplicates are rejected there anyway) */

@@ -7,15 +7,23 @@
 # added to the total. The last line printed here is the total, in the same
 # form; the exit status is 1 if any sub-suite had an unexpected failure.
 #
-#   test/run_all.sh [-j N]      (default -j 2)
+#   test/run_all.sh [-j N] [--only NAME,...]
+#     -j N     parallel jobs for the conformance runs (default 2)
+#     --only   run just these sub-suites: unit bad_input conformance-host
+#              conformance-arm torchvision determinism (skips the deps step)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-jobs=2
-case ${1:-} in
-    -j) jobs=${2:?} ;;
-    -j*) jobs=${1#-j} ;;
-esac
+jobs=2 only=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        -j) jobs=${2:?}; shift ;;
+        -j*) jobs=${1#-j} ;;
+        --only) only=${2:?}; shift ;;
+        *) echo "usage: test/run_all.sh [-j N] [--only NAME,...]" >&2; exit 2 ;;
+    esac
+    shift
+done
 TVMCC=${TVMCC:-./tvmcc}
 logs=build/test-logs
 mkdir -p "$logs"
@@ -25,6 +33,7 @@ total_pass=0 total_fail=0 status=0 summary=""
 run_suite() {
     local name=$1 last p f rc start
     shift
+    case ",${only:-$name}," in *",$name,"*) ;; *) return 0 ;; esac
     echo "=== $name: $*"
     start=$(date +%s)
     "$@" 2>&1 | tee "$logs/$name.log"
@@ -74,8 +83,8 @@ determinism() {
     [ $failed = 0 ]
 }
 
-echo "=== deps: scripts/deps.sh test"
-if ! scripts/deps.sh test; then
+[ -z "$only" ] && echo "=== deps: scripts/deps.sh test"
+if [ -z "$only" ] && ! scripts/deps.sh test; then
     echo "deps: scripts/deps.sh test failed; continuing, tests needing missing tools fail or skip"
 fi
 if [ -x test/unit/run.sh ]; then

@@ -22,6 +22,7 @@
 # CONFORMANCE_WORK (work root instead of build/conformance; concurrent runs
 # with the same root wait for each other).
 set -u
+export LC_ALL=C  # plain ASCII quotes in compiler messages; stable sort order
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

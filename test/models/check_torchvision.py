@@ -2,8 +2,9 @@
 """Helpers for check_torchvision.sh.
 
     check_torchvision.py export OUTDIR NAME...
-        exports torchvision models (weights=None, torch.manual_seed(0), eval
-        mode, opset 13, input 1x3x224x224) to OUTDIR/NAME.onnx and writes a
+        exports torchvision models (weights=None, torch.manual_seed(0),
+        BatchNorm statistics calibrated on random images, eval mode, opset 13,
+        input 1x3x224x224) to OUTDIR/NAME.onnx and writes a
         random input OUTDIR/NAME.input.bin (float32, fixed seed)
     check_torchvision.py compare REF.bin OUT.bin
         passes when max|out - ref| <= 1e-3 * max|ref| (float32 files); prints
@@ -15,6 +16,24 @@ import sys
 import numpy as np
 
 
+def calibrate_batchnorm(torch, model):
+    """Sets BatchNorm running statistics from one batch of random images.
+
+    With the default init, mobilenet_v2's activations shrink layer by layer
+    (its output is ~1e-9), which would make the comparison meaningless; with
+    calibrated statistics every layer works at unit scale, as in a trained
+    network. Leaves the model in eval mode.
+    """
+    for m in model.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+            m.reset_running_stats()
+            m.momentum = None  # cumulative average over the calibration batch
+    model.train()
+    with torch.no_grad():
+        model(torch.randn(2, 3, 224, 224, generator=torch.Generator().manual_seed(2)))
+    model.eval()
+
+
 def export(out, names):
     import torch
     import torchvision
@@ -22,7 +41,8 @@ def export(out, names):
     os.makedirs(out, exist_ok=True)
     for name in names:
         torch.manual_seed(0)
-        model = getattr(torchvision.models, name)(weights=None).eval()
+        model = getattr(torchvision.models, name)(weights=None)
+        calibrate_batchnorm(torch, model)
         x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1))
         path = os.path.join(out, name + ".onnx")
         with torch.no_grad():
