@@ -29,12 +29,19 @@ typedef struct Program {
 int emit_program(Program *p, const char *dir, Diag *d);
 
 /* helpers shared by the emit_*.c files */
+/* Model-supplied text made safe for a C comment: bytes outside printable
+ * ASCII become '?', and a star-slash cannot close the comment. */
+const char *emit_safe(Arena *a, const char *s);
 const char *emit_ctype(DType t);          /* storage C type */
 const char *emit_compute_ctype(DType t);  /* C type of computed values */
 void emit_expr(FILE *f, const Kernel *k, const Expr *e);
 void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec);
 int emit_weights(Program *p, FILE *f, Diag *d); /* NAME_weights.c */
 const char *emit_const_name(const Program *p, int32_t vi); /* "NAME_w3" */
-int emit_is_union_const(DType t);   /* float constants live in a union with their bits */
+/* The declaration of constant vi without initializer, the same text in
+ * NAME.c (after "extern") and NAME_weights.c: "const union NAME_w3_u {...} NAME_w3". */
+const char *emit_const_decl(const Program *p, int32_t vi);
+/* How a kernel argument refers to the typed elements: "NAME_w3.v". */
+const char *emit_const_ref(const Program *p, int32_t vi);
 
 #endif

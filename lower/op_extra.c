@@ -1,7 +1,7 @@
 /*
  * Lowering of the smaller operators added after the first op set: the
  * remaining unary maths, CastLike, Mod, BitShift, ArgMax/ArgMin, Hardmax,
- * Trilu and EyeLike.
+ * Trilu, EyeLike and the window generators.
  *
  * The elementwise ones are one stage each, like lower/op_elemwise.c. The
  * arg-reductions cannot carry a (value, index) pair through one reduction,
@@ -284,3 +284,27 @@ int lower_EyeLike(Lower *L, Node *n)
         c->body = ex_select(L, on, const_of(L, y->dtype, 1), const_of(L, y->dtype, 0));
     return 0;
 }
+
+/* Window generators: w[i] = a0 - a1 cos(2 pi i / N) + a2 cos(4 pi i / N),
+ * N = size when periodic, size - 1 when symmetric; computed in double. */
+static int window(Lower *L, Node *n, double a0, double a1, double a2)
+{
+    const Value *y = &L->g->values[n->out[0]];
+    int periodic = attr_int(n, "periodic", 1, L->d) != 0;
+    int64_t size = y->dims[0], N = periodic ? size : size - 1;
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    double step = 2.0 * 3.14159265358979323846 / (double)(N > 0 ? N : 1);
+    Expr *t = ex_mul(L, ex_cast(L, DT_FLOAT64, ex_var(L, &c->axes[0])),
+                     ex_float(L, DT_FLOAT64, step));
+    Expr *w = ex_sub(L, ex_float(L, DT_FLOAT64, a0),
+                     ex_mul(L, ex_float(L, DT_FLOAT64, a1), ex_unary(L, UN_COS, t)));
+    if (a2 != 0.0)
+        w = ex_add(L, w, ex_mul(L, ex_float(L, DT_FLOAT64, a2),
+                                ex_unary(L, UN_COS, ex_mul(L, t, ex_float(L, DT_FLOAT64, 2.0)))));
+    c->body = ex_cast(L, y->dtype, w);
+    return 0;
+}
+
+int lower_HannWindow(Lower *L, Node *n) { return window(L, n, 0.5, 0.5, 0.0); }
+int lower_HammingWindow(Lower *L, Node *n) { return window(L, n, 25.0 / 46.0, 21.0 / 46.0, 0.0); }
+int lower_BlackmanWindow(Lower *L, Node *n) { return window(L, n, 0.42, 0.5, 0.08); }

@@ -1,0 +1,211 @@
+/*
+ * Lowering of the normalisations: LayerNormalization, InstanceNormalization,
+ * MeanVarianceNormalization and LRN.
+ *
+ * The first three share one shape: statistics over a set of reduced
+ * dimensions (a bit mask over the input's dimensions), each a reduction
+ * stage into a buffer shaped like the kept dimensions, then one stage over
+ * the input's shape that normalises. The variance is the mean of squared
+ * deviations from the mean already computed (two passes: more accurate than
+ * E[x^2] - E[x]^2 and the same as the ONNX reference within float
+ * rounding). LayerNormalization may return the mean and the inverse
+ * standard deviation; those outputs then serve as the statistics buffers.
+ *
+ * LRN is one stage: the sum of squares over the channel window is the
+ * reduction, and its post step divides the centre element by
+ * (bias + alpha / size * sum) ^ beta.
+ */
+#include "lower.h"
+
+/* Kept (not reduced) dimensions of x under mask. */
+static int kept_dims(const Value *x, unsigned mask, int64_t *kd)
+{
+    int i, r = 0;
+    for (i = 0; i < x->rank; i++)
+        if (!((mask >> i) & 1))
+            kd[r++] = x->dims[i];
+    return r;
+}
+
+/* A reduction stage over the kept dimensions writing buffer ob; fills xi
+ * with the input index (kept axes, then reduce axes where masked) and ki
+ * with the stage's own index. Returns the element count reduced. */
+static int64_t stat_stage(Lower *L, const char *name, int ob, const Value *x, unsigned mask,
+                          Compute **pc, Expr **xi, Expr **ki)
+{
+    int64_t kd[TVMCC_MAX_RANK], cnt = 1;
+    int kr = kept_dims(x, mask, kd), i, j = 0;
+    Compute *c = lower_stage(L, name, ob, kr, kd);
+    for (i = 0; i < kr; i++)
+        ki[i] = ex_var(L, &c->axes[i]);
+    for (i = 0; i < x->rank; i++) {
+        if ((mask >> i) & 1) {
+            xi[i] = ex_var(L, lower_raxis(L, c, x->dims[i]));
+            cnt *= x->dims[i];
+        } else {
+            xi[i] = ki[j++];
+        }
+    }
+    c->rop = RED_SUM;
+    *pc = c;
+    return cnt;
+}
+
+/* Mean into mb and a function of the variance into vb (see inv). With inv
+ * set vb holds 1 / sqrt(var + eps), else sqrt(var). */
+static void stats(Lower *L, int xb, const Value *x, unsigned mask, int mb, int vb, double eps,
+                  int inv)
+{
+    DType ct = dtype_compute(x->dtype);
+    int64_t kd[TVMCC_MAX_RANK], cnt;
+    int kr = kept_dims(x, mask, kd);
+    Expr *xi[TVMCC_MAX_RANK], *ki[TVMCC_MAX_RANK], *dev, *var;
+    Compute *c;
+    cnt = stat_stage(L, "mean", mb, x, mask, &c, xi, ki);
+    c->body = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)cnt));
+    stat_stage(L, "variance", vb, x, mask, &c, xi, ki);
+    dev = ex_binary(L, BIN_SUB, ex_load_nd(L, xb, x->rank, x->dims, xi),
+                    ex_cast(L, ct, ex_load_nd(L, mb, kr, kd, ki)));
+    c->body = ex_mul(L, dev, dev);
+    var = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)cnt));
+    if (inv)
+        c->post = ex_unary(L, UN_RECIP, ex_unary(L, UN_SQRT, ex_add(L, var, ex_float(L, ct, eps))));
+    else
+        c->post = ex_unary(L, UN_SQRT, var);
+}
+
+/* Normalising stage over x's shape; *m and *v are the statistics loaded at
+ * the stage's position and *xv the input element. */
+static Compute *norm_stage(Lower *L, Node *n, int xb, const Value *x, unsigned mask, int mb,
+                           int vb, Expr **xv, Expr **m, Expr **v)
+{
+    DType ct = dtype_compute(x->dtype);
+    int64_t kd[TVMCC_MAX_RANK];
+    int kr = kept_dims(x, mask, kd), i, j = 0;
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *ki[TVMCC_MAX_RANK];
+    for (i = 0; i < x->rank; i++)
+        if (!((mask >> i) & 1))
+            ki[j++] = ex_var(L, &c->axes[i]);
+    *xv = ex_load_broadcast(L, xb, x->rank, x->dims, c);
+    *m = ex_cast(L, ct, ex_load_nd(L, mb, kr, kd, ki));
+    *v = ex_cast(L, ct, ex_load_nd(L, vb, kr, kd, ki));
+    return c;
+}
+
+static int64_t kept_numel(const Value *x, unsigned mask)
+{
+    int64_t kd[TVMCC_MAX_RANK], cnt = 1;
+    int kr = kept_dims(x, mask, kd), i;
+    for (i = 0; i < kr; i++)
+        cnt *= kd[i];
+    return cnt;
+}
+
+int lower_LayerNormalization(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    int64_t axis = attr_int(n, "axis", -1, L->d);
+    double eps = attr_float(n, "epsilon", 1e-5, L->d);
+    int xb = lower_buf_value(L, n->in[0]), mb, vb, i;
+    unsigned mask = 0;
+    DType ct = dtype_compute(x->dtype);
+    Compute *c;
+    Expr *xv, *m, *v, *y;
+    if (axis < 0)
+        axis += x->rank;
+    for (i = (int)axis; i < x->rank; i++)
+        mask |= 1u << i;
+    mb = n->n_out > 1 && n->out[1] >= 0 ? lower_buf_value(L, n->out[1])
+                                        : lower_buf_temp(L, "mean", ct, kept_numel(x, mask));
+    vb = n->n_out > 2 && n->out[2] >= 0 ? lower_buf_value(L, n->out[2])
+                                        : lower_buf_temp(L, "invstd", ct, kept_numel(x, mask));
+    stats(L, xb, x, mask, mb, vb, eps, 1);
+    c = norm_stage(L, n, xb, x, mask, mb, vb, &xv, &m, &v);
+    y = ex_mul(L, ex_binary(L, BIN_SUB, xv, m), v);
+    for (i = 1; i < 3 && i < n->n_in; i++) {
+        const Value *p;
+        Expr *pv;
+        if (n->in[i] < 0)
+            continue;
+        p = &L->g->values[n->in[i]];
+        pv = ex_cast(L, ct, ex_load_broadcast(L, lower_buf_value(L, n->in[i]), p->rank, p->dims,
+                                              c));
+        y = i == 1 ? ex_mul(L, y, pv) : ex_add(L, y, pv);
+    }
+    c->body = y;
+    return 0;
+}
+
+int lower_InstanceNormalization(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    double eps = attr_float(n, "epsilon", 1e-5, L->d);
+    int xb = lower_buf_value(L, n->in[0]), mb, vb, i;
+    unsigned mask = 0;
+    DType ct = dtype_compute(x->dtype);
+    Compute *c;
+    Expr *xv, *m, *v, *s, *b;
+    for (i = 2; i < x->rank; i++)
+        mask |= 1u << i;
+    mb = lower_buf_temp(L, "mean", ct, kept_numel(x, mask));
+    vb = lower_buf_temp(L, "invstd", ct, kept_numel(x, mask));
+    stats(L, xb, x, mask, mb, vb, eps, 1);
+    c = norm_stage(L, n, xb, x, mask, mb, vb, &xv, &m, &v);
+    s = ex_load(L, lower_buf_value(L, n->in[1]), ex_var(L, &c->axes[1]));
+    b = ex_load(L, lower_buf_value(L, n->in[2]), ex_var(L, &c->axes[1]));
+    c->body = ex_add(L, ex_mul(L, ex_mul(L, ex_binary(L, BIN_SUB, xv, m), v), s), b);
+    return 0;
+}
+
+/* (x - mean) / (std + 1e-9), the ONNX function's epsilon. */
+int lower_MeanVarianceNormalization(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    int64_t na, i;
+    const int64_t *axes = attr_ints(n, "axes", &na, L->d);
+    int xb = lower_buf_value(L, n->in[0]), mb, vb;
+    unsigned mask = 0;
+    DType ct = dtype_compute(x->dtype);
+    Compute *c;
+    Expr *xv, *m, *v;
+    if (!axes)
+        mask = 1u | 4u | 8u;
+    for (i = 0; axes && i < na; i++)
+        mask |= 1u << (axes[i] < 0 ? axes[i] + x->rank : axes[i]);
+    mb = lower_buf_temp(L, "mean", ct, kept_numel(x, mask));
+    vb = lower_buf_temp(L, "std", ct, kept_numel(x, mask));
+    stats(L, xb, x, mask, mb, vb, 0.0, 0);
+    c = norm_stage(L, n, xb, x, mask, mb, vb, &xv, &m, &v);
+    c->body = ex_binary(L, BIN_DIV, ex_binary(L, BIN_SUB, xv, m),
+                        ex_add(L, v, ex_float(L, ct, 1e-9)));
+    return 0;
+}
+
+/* Channel window [c - (size-1)/2, c + ceil((size-1)/2)] clipped to [0, C). */
+int lower_LRN(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    int64_t size = attr_int(n, "size", 1, L->d), lo = (size - 1) / 2, C = x->dims[1];
+    double alpha = attr_float(n, "alpha", 1e-4, L->d), beta = attr_float(n, "beta", 0.75, L->d);
+    double bias = attr_float(n, "bias", 1.0, L->d);
+    int xb = lower_buf_value(L, n->in[0]), i;
+    DType ct = dtype_compute(x->dtype);
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    IterVar *r = lower_raxis(L, c, size);
+    Expr *xi[TVMCC_MAX_RANK], *ch, *ok, *xv, *den;
+    for (i = 0; i < x->rank; i++)
+        xi[i] = ex_var(L, &c->axes[i]);
+    ch = ex_add(L, ex_sub(L, ex_var(L, &c->axes[1]), ex_int(L, lo)), ex_var(L, r));
+    ok = ex_and(L, ex_binary(L, BIN_GE, ch, ex_int(L, 0)), ex_lt(L, ch, ex_int(L, C)));
+    xi[1] = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, ch, ex_int(L, 0)), ex_int(L, C - 1));
+    xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    c->rop = RED_SUM;
+    c->body = ex_select(L, ok, ex_mul(L, xv, xv), ex_float(L, ct, 0.0));
+    den = ex_add(L, ex_float(L, ct, bias),
+                 ex_mul(L, ex_float(L, ct, alpha / (double)size), ex_acc(L, ct)));
+    c->post = ex_binary(L, BIN_DIV, ex_load_broadcast(L, xb, x->rank, x->dims, c),
+                        ex_binary(L, BIN_POW, den, ex_float(L, ct, beta)));
+    return 0;
+}
