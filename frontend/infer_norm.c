@@ -41,7 +41,7 @@ int infer_LayerNormalization(Graph *g, Node *n, Diag *d)
     if (infer_axis(n, attr_int(n, "axis", -1, d), x->rank, &axis, d, "axis"))
         return 1;
     for (i = 1; i < n->n_in; i++) {
-        char field[16];
+        char field[32];
         int64_t od[TVMCC_MAX_RANK];
         if (!(p = in_val(g, n, i)))
             continue;

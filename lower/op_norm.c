@@ -33,7 +33,7 @@ static int kept_dims(const Value *x, unsigned mask, int64_t *kd)
 static int64_t stat_stage(Lower *L, const char *name, int ob, const Value *x, unsigned mask,
                           Compute **pc, Expr **xi, Expr **ki)
 {
-    int64_t kd[TVMCC_MAX_RANK], cnt = 1;
+    int64_t kd[TVMCC_MAX_RANK] = {0}, cnt = 1;
     int kr = kept_dims(x, mask, kd), i, j = 0;
     Compute *c = lower_stage(L, name, ob, kr, kd);
     for (i = 0; i < kr; i++)

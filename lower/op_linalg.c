@@ -1,0 +1,213 @@
+/*
+ * Lowering of ConvTranspose, Einsum and Det.
+ *
+ * ConvTranspose is written in gather form, one reduction stage over the
+ * output: out[n, m, y..] = B[m] + sum over the group's input channels c and
+ * kernel taps k.. of x[n, c, (y + pad - k*dil) / s] * W[c, m % Mg, k..],
+ * counting only taps where y + pad - k*dil is a non-negative multiple of
+ * the stride that lands inside the input. No scatter, no intermediate.
+ *
+ * Einsum is one stage too: the output labels are its axes, every other
+ * label is a reduce axis, and the body is the product of the operands
+ * loaded at their labels (a repeated label reads a diagonal; a dimension of
+ * extent 1 broadcasts). The equation parser mirrors the frontend's.
+ *
+ * Det expands the determinant by cofactors, so it is limited to matrices
+ * up to 3x3 (the frontend reports larger ones).
+ */
+#include "lower.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static void ints_or(const Node *n, const char *name, int cnt, int64_t def, int64_t *dst, Diag *d)
+{
+    int64_t c;
+    const int64_t *v = attr_ints(n, name, &c, d);
+    int i;
+    for (i = 0; i < cnt; i++)
+        dst[i] = (v && c == cnt) ? v[i] : def;
+}
+
+int lower_ConvTranspose(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+    const Value *y = &g->values[n->out[0]];
+    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
+    int64_t group = attr_int(n, "group", 1, L->d), mg = w->dims[1], cg = x->dims[1] / group;
+    int64_t s[TVMCC_MAX_RANK], dil[TVMCC_MAX_RANK], op[TVMCC_MAX_RANK], pads[2 * TVMCC_MAX_RANK];
+    int64_t cnt, kvol = 1;
+    int nsp = x->rank - 2, i, have_os;
+    int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
+    Compute *c = lower_stage(L, "convtranspose", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    IterVar *rc = lower_raxis(L, c, cg);
+    Expr *xi[TVMCC_MAX_RANK], *wi[TVMCC_MAX_RANK], *cond = ex_const_int(L, DT_BOOL, 1), *grp;
+    attr_ints(n, "output_shape", &cnt, L->d);
+    have_os = cnt >= 0;
+    ints_or(n, "strides", nsp, 1, s, L->d);
+    ints_or(n, "dilations", nsp, 1, dil, L->d);
+    ints_or(n, "output_padding", nsp, 0, op, L->d);
+    ints_or(n, "pads", 2 * nsp, 0, pads, L->d);
+    grp = ex_binary(L, BIN_DIV, ex_var(L, &c->axes[1]), ex_int(L, mg));
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_add(L, ex_mul(L, grp, ex_int(L, cg)), ex_var(L, rc));
+    wi[0] = xi[1];
+    wi[1] = ex_binary(L, BIN_MOD, ex_var(L, &c->axes[1]), ex_int(L, mg));
+    for (i = 0; i < nsp; i++) {
+        int64_t in = x->dims[2 + i], k = w->dims[2 + i], pb;
+        int64_t full = s[i] * (in - 1) + op[i] + (k - 1) * dil[i] + 1;
+        IterVar *rk = lower_raxis(L, c, k);
+        Expr *pos;
+        if (have_os || !strncmp(ap, "SAME_", 5)) {
+            /* floor division as in the ONNX definition: a negative total
+             * (output_shape beyond the full extent) pads at the end */
+            int64_t total = full - y->dims[2 + i];
+            int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+            pb = !strcmp(ap, "SAME_UPPER") ? half : total - half;
+        } else {
+            pb = !strcmp(ap, "VALID") ? 0 : pads[i];
+        }
+        kvol *= k;
+        pos = ex_sub(L, ex_add(L, ex_var(L, &c->axes[2 + i]), ex_int(L, pb)),
+                     ex_mul(L, ex_var(L, rk), ex_int(L, dil[i])));
+        cond = ex_and(L, cond, ex_binary(L, BIN_GE, pos, ex_int(L, 0)));
+        if (s[i] > 1)
+            cond = ex_and(L, cond, ex_binary(L, BIN_EQ, ex_binary(L, BIN_MOD, pos, ex_int(L, s[i])),
+                                             ex_int(L, 0)));
+        pos = ex_binary(L, BIN_DIV, ex_binary(L, BIN_MAX, pos, ex_int(L, 0)), ex_int(L, s[i]));
+        cond = ex_and(L, cond, ex_lt(L, pos, ex_int(L, in)));
+        xi[2 + i] = ex_binary(L, BIN_MIN, pos, ex_int(L, in - 1));
+        wi[2 + i] = ex_var(L, rk);
+    }
+    c->rop = RED_SUM;
+    c->body = ex_select(L, cond,
+                        ex_mul(L, ex_load_nd(L, xb, x->rank, x->dims, xi),
+                               ex_load_nd(L, wb, w->rank, w->dims, wi)),
+                        ex_float(L, x->dtype, 0.0));
+    if (n->n_in > 2 && n->in[2] >= 0)
+        c->init = ex_load(L, lower_buf_value(L, n->in[2]), ex_var(L, &c->axes[1]));
+    L->k->macs += value_numel(y) * cg * kvol;
+    return 0;
+}
+
+/* Labels as in frontend/infer_linalg.c: letters 0..51, ellipsis
+ * dimensions 52 + j counted from the right. */
+static int label_of(int ch)
+{
+    return islower(ch) ? ch - 'a' : isupper(ch) ? 26 + ch - 'A' : -1;
+}
+
+/* Reads one term of the equation starting at p (up to ',' '-' or the end)
+ * for an operand of the given rank (-1 for the output: ellipsis of `ell`
+ * dimensions); fills lab[] and returns the position after the term. */
+static const char *parse_term(const char *p, int rank, int ell, int *lab, int *nlab)
+{
+    int nl = 0, e, k = 0, j;
+    const char *q;
+    for (q = p; *q && *q != ',' && *q != '-'; q++)
+        if (label_of(*q) >= 0)
+            nl++;
+    e = rank < 0 ? ell : rank - nl;
+    for (; p < q; p++) {
+        if (*p == '.') {
+            for (j = 0; j < e; j++)
+                lab[k++] = 52 + (e - 1 - j);
+            p += 2;
+        } else if (label_of(*p) >= 0) {
+            lab[k++] = label_of(*p);
+        }
+    }
+    *nlab = k;
+    return q;
+}
+
+int lower_Einsum(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *y = &g->values[n->out[0]];
+    const char *p = attr_string(n, "equation", "", L->d);
+    int lab[16][TVMCC_MAX_RANK], nlab[16], olab[TVMCC_MAX_RANK], nout = 0, ell = 0;
+    int used[64], op, i, j;
+    int64_t ext[64];
+    Expr *var[64], *body = NULL;
+    Compute *c;
+    if (n->n_in > 16)
+        return diag_error(L->d, n, "input count", "more than 16 operands are not supported");
+    memset(used, 0, sizeof used);
+    for (i = 0; i < 64; i++)
+        ext[i] = 1;
+    for (op = 0; op < n->n_in; op++) {
+        const Value *v = &g->values[n->in[op]];
+        p = parse_term(p, v->rank, 0, lab[op], &nlab[op]);
+        for (i = 0; i < nlab[op]; i++) {
+            used[lab[op][i]]++;
+            if (v->dims[i] != 1)
+                ext[lab[op][i]] = v->dims[i];
+            if (lab[op][i] >= 52 && lab[op][i] - 51 > ell)
+                ell = lab[op][i] - 51;
+        }
+        if (*p == ',')
+            p++;
+    }
+    if (*p == '-') {
+        parse_term(p + 2, -1, ell, olab, &nout);
+    } else {
+        for (i = ell - 1; i >= 0; i--)
+            olab[nout++] = 52 + i;
+        for (i = 0; i < 52; i++)
+            if (used[i] == 1)
+                olab[nout++] = i;
+    }
+    if (nout != y->rank)
+        die("einsum: output rank %d differs from the inferred %d", nout, y->rank);
+    c = lower_stage(L, "einsum", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    for (i = 0; i < nout; i++) {
+        var[olab[i]] = ex_var(L, &c->axes[i]);
+        used[olab[i]] = -1;
+    }
+    for (op = 0; op < n->n_in; op++)
+        for (i = 0; i < nlab[op]; i++)
+            if (used[lab[op][i]] > 0) {
+                var[lab[op][i]] = ex_var(L, lower_raxis(L, c, ext[lab[op][i]]));
+                used[lab[op][i]] = -1;
+            }
+    for (op = 0; op < n->n_in; op++) {
+        const Value *v = &g->values[n->in[op]];
+        Expr *xi[TVMCC_MAX_RANK], *ld;
+        for (j = 0; j < v->rank; j++)
+            xi[j] = v->dims[j] == 1 ? ex_int(L, 0) : var[lab[op][j]];
+        ld = ex_load_nd(L, lower_buf_value(L, n->in[op]), v->rank, v->dims, xi);
+        body = body ? ex_mul(L, body, ld) : ld;
+    }
+    c->rop = c->n_raxes ? RED_SUM : RED_NONE;
+    c->body = body;
+    return 0;
+}
+
+/* Determinant of the trailing n x n matrices (n <= 3) by cofactors. */
+int lower_Det(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
+    int64_t m = x->dims[x->rank - 1], base;
+    int xb = lower_buf_value(L, n->in[0]), i;
+    Compute *c = lower_stage(L, "det", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    Expr *bi[TVMCC_MAX_RANK], *off, *a[9];
+    for (i = 0; i < y->rank; i++)
+        bi[i] = ex_var(L, &c->axes[i]);
+    off = ex_mul(L, ex_offset(L, y->rank, y->dims, bi), ex_int(L, m * m));
+    for (base = 0; base < m * m; base++)
+        a[base] = ex_load(L, xb, ex_add(L, off, ex_int(L, base)));
+    if (m == 1) {
+        c->body = a[0];
+    } else if (m == 2) {
+        c->body = ex_sub(L, ex_mul(L, a[0], a[3]), ex_mul(L, a[1], a[2]));
+    } else {
+        Expr *c0 = ex_sub(L, ex_mul(L, a[4], a[8]), ex_mul(L, a[5], a[7]));
+        Expr *c1 = ex_sub(L, ex_mul(L, a[3], a[8]), ex_mul(L, a[5], a[6]));
+        Expr *c2 = ex_sub(L, ex_mul(L, a[3], a[7]), ex_mul(L, a[4], a[6]));
+        c->body = ex_add(L, ex_sub(L, ex_mul(L, a[0], c0), ex_mul(L, a[1], c1)),
+                         ex_mul(L, a[2], c2));
+    }
+    return 0;
+}
