@@ -22,7 +22,7 @@ LIBOBJS := $(filter-out build/cmd/%,$(OBJS))
 EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json))
 
 .PHONY: all deps demo test test-unit test-conformance test-arm bench clean
-all: tvmcc build/tensortool
+all: tvmcc build/tensortool build/unit
 
 deps:
 	@scripts/deps.sh build
@@ -61,6 +61,9 @@ tvmcc: $(OBJS)
 	$(CC) $(CFLAGS) $(OBJS) $(LIBS) -o $@
 
 build/tensortool: test/tools/tensortool.c $(LIBOBJS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
+
+build/unit: test/unit/unit.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
 
 demo: all

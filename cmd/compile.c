@@ -51,6 +51,18 @@ static int valid_c_name(const char *s)
     return 1;
 }
 
+/* An internal error (die) while the temporary directory exists removes it
+ * before aborting, so even a compiler bug leaves no partial output. */
+static const char *die_cleanup_dir;
+
+static void remove_tree(const char *dir);
+
+static void cleanup_on_die(void)
+{
+    if (die_cleanup_dir)
+        remove_tree(die_cleanup_dir);
+}
+
 static void remove_tree(const char *dir)
 {
     DIR *dp = opendir(dir);
@@ -149,18 +161,8 @@ static int run_passes(const Options *o, Graph *g, Diag *d)
             dumped = 1;
         }
     }
-    if (o->dump_ir && !dumped) {
-        if (*o->dump_ir && strcmp(o->dump_ir, "frontend") != 0) {
-            fprintf(stderr, "tvmcc: --dump-ir: unknown pass '%s'; passes: frontend", o->dump_ir);
-            for (i = 0; i < pass_count; i++)
-                fprintf(stderr, " %s", pass_table[i].name);
-            fprintf(stderr, "\n");
-            d->errors++;
-            return 1;
-        }
-        if (!*o->dump_ir)
-            graph_dump(g, stdout);
-    }
+    if (o->dump_ir && !dumped && !*o->dump_ir)
+        graph_dump(g, stdout); /* --dump-ir without a pass: after the last */
     return 0;
 }
 
@@ -232,7 +234,7 @@ static int plan(Program *p, Diag *d)
             n_items++;
         }
     }
-    if (plan_memory(items, n_items, p->target->alignment > 64 ? p->target->alignment : 64, &res))
+    if (plan_memory(items, n_items, p->target->alignment > 8 ? p->target->alignment : 8, &res))
         return diag_error(d, NULL, NULL, "memory plan overflows");
     n_items = 0;
     for (i = 0; i < g->n_values; i++)
@@ -276,6 +278,7 @@ int compile_model(const Options *o)
 
     arena_init(&arena, 0);
     diag_init(&d, o->model);
+    die_hook = cleanup_on_die;
     memset(&p, 0, sizeof p);
     t = target_load(&arena, o->target, &err);
     if (!t) {
@@ -295,8 +298,6 @@ int compile_model(const Options *o)
             goto done;
     if (onnx_check_inputs_static(g, &d))
         goto done;
-    if (o->dump_ir && !strcmp(o->dump_ir, "frontend-raw"))
-        graph_dump(g, stdout);
     if (infer_and_fold(g, &d))
         goto done;
     vlog(o, t0, "infer");
@@ -337,10 +338,13 @@ int compile_model(const Options *o)
     tmp = make_tmp_dir(&arena, o->out_dir, &d);
     if (!tmp)
         goto done;
+    die_cleanup_dir = tmp;
     if (emit_program(&p, tmp, &d) || install_dir(tmp, o->out_dir, &d)) {
         remove_tree(tmp);
+        die_cleanup_dir = NULL;
         goto done;
     }
+    die_cleanup_dir = NULL;
     vlog(o, t0, "emit");
     if (o->verbose)
         fprintf(stderr, "tvmcc: %d kernels, workspace %lld bytes (lower bound %lld), weights %lld bytes\n",

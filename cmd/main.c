@@ -10,6 +10,7 @@
 #include "compile.h"
 #include "../ir/arena.h"
 #include "../ir/target.h"
+#include "../passes/passes.h"
 
 static void usage(FILE *f)
 {
@@ -109,6 +110,18 @@ int main(int argc, char **argv)
         return usage_error("%s", "no model given");
     if (dumps && !have_out)
         o.out_dir = NULL;
+    if (o.dump_ir && *o.dump_ir && strcmp(o.dump_ir, "frontend") != 0) {
+        int k, known = 0;
+        for (k = 0; k < pass_count; k++)
+            known |= !strcmp(o.dump_ir, pass_table[k].name);
+        if (!known) {
+            fprintf(stderr, "tvmcc: --dump-ir: unknown pass '%s'; passes: frontend", o.dump_ir);
+            for (k = 0; k < pass_count; k++)
+                fprintf(stderr, " %s", pass_table[k].name);
+            fprintf(stderr, "\n");
+            return 2;
+        }
+    }
     {
         Arena a;
         const char *err = NULL;

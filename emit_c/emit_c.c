@@ -112,6 +112,31 @@ static int kernel_is_empty(const Kernel *k)
     return 1;
 }
 
+static int expr_uses(const Expr *e, int buf)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && e->buf == buf)
+        return 1;
+    return expr_uses(e->a, buf) || expr_uses(e->b, buf) || expr_uses(e->c, buf);
+}
+
+/* Whether the loop nest reads or writes buffer `buf`. */
+static int buf_used(const Stmt *s, int buf)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_STORE && (s->buf == buf || expr_uses(s->index, buf) || expr_uses(s->value, buf)))
+        return 1;
+    if (s->kind == ST_IF && expr_uses(s->cond, buf))
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (buf_used(s->body[i], buf))
+            return 1;
+    return 0;
+}
+
 static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
 {
     int i, first = 1;
@@ -140,6 +165,9 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
     if (first)
         fprintf(f, "void");
     fprintf(f, ")\n{\n");
+    for (i = 0; i < k->n_bufs; i++)
+        if (k->bufs[i].scope != BUF_LOCAL && !buf_used(k->body, i))
+            fprintf(f, "    (void)%s;\n", k->bufs[i].name);
     emit_stmt(f, k, k->body, 1);
     fprintf(f, "}\n\n");
 }
@@ -222,10 +250,10 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
     emit_const_decls(f, p);
     if (p->workspace_bytes > 0) {
-        fprintf(f, "/* Static arena used when NAME_run gets a NULL workspace. */\n");
-        fprintf(f, "#if defined(__GNUC__)\n__attribute__((aligned(64)))\n#endif\n");
+        fprintf(f, "/* Static arena used when %s_run gets a NULL workspace; 64 bytes larger\n"
+                   " * than the workspace so that it can be aligned on any compiler. */\n", p->name);
         fprintf(f, "static union {\n    unsigned char bytes[%lld];\n    double align_d;\n    int64_t align_i;\n} %s_arena;\n\n",
-                (long long)p->workspace_bytes, p->name);
+                (long long)p->workspace_bytes + 64, p->name);
     }
     for (ki = 0; ki < p->n_kernels; ki++)
         if (p->kernels[ki] && !kernel_is_empty(p->kernels[ki]))
@@ -234,8 +262,10 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
     fprintf(f, "int %s_run(const void *const inputs[], void *const outputs[], void *workspace)\n{\n",
             p->name);
     if (p->workspace_bytes > 0)
-        fprintf(f, "    unsigned char *ws = workspace ? (unsigned char *)workspace : %s_arena.bytes;\n",
-                p->name);
+        fprintf(f, "    unsigned char *ws = (unsigned char *)workspace;\n"
+                   "    if (!ws)\n"
+                   "        ws = %s_arena.bytes + (64u - (uintptr_t)%s_arena.bytes %% 64u) %% 64u;\n",
+                p->name, p->name);
     else
         fprintf(f, "    (void)workspace;\n");
     if (g->n_inputs > 0) {

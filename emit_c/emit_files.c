@@ -94,8 +94,11 @@ static void emit_mk(const Program *p, FILE *f)
     fprintf(f, "#   include out/%s.mk\n#   CFLAGS += $(%s_CFLAGS)\n#   app: main.o $(%s_SRCS:.c=.o)\n",
             p->name, U, U);
     fprintf(f, "%s_DIR := $(patsubst %%/,%%,$(dir $(lastword $(MAKEFILE_LIST))))\n", U);
-    fprintf(f, "%s_SRCS := $(%s_DIR)/%s.c $(%s_DIR)/%s_weights.c $(%s_DIR)/tvmrt.c\n", U, U,
-            p->name, U, p->name, U);
+    fprintf(f, "%s_SRCS := $(%s_DIR)/%s.c $(%s_DIR)/%s_weights.c\n", U, U, p->name, U, p->name);
+    fprintf(f, "# The runtime is the same for every model: only the first NAME.mk\n"
+               "# included adds it, so several models link into one program.\n");
+    fprintf(f, "ifeq ($(TVMRT_SRCS),)\nTVMRT_SRCS := $(%s_DIR)/tvmrt.c\n%s_SRCS += $(TVMRT_SRCS)\nendif\n",
+            U, U);
     fprintf(f, "%s_CFLAGS := -I$(%s_DIR) %s\n", U, U, p->target->cflags);
     fprintf(f, "%s_LDLIBS := -lm\n", U);
     fprintf(f, "%s_WORKSPACE_BYTES := %lld\n", U, (long long)p->workspace_bytes);

@@ -1,0 +1,65 @@
+"""Small models for the golden tests (test/golden/run.sh).
+
+Each function builds one model with onnx.helper; weights come from a fixed
+seed so that the dumps are stable. Usage: models.py OUTDIR
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def save(outdir, name, nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.save(m, f"{outdir}/{name}.onnx")
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def conv_relu(outdir):
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.standard_normal((2, 1, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(np.array([0.5, -0.5], np.float32), "b")
+    save(outdir, "conv_relu",
+         [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+          helper.make_node("Relu", ["c"], ["y"], name="relu")],
+         [f32("x", [1, 1, 4, 4])], [f32("y", [1, 2, 4, 4])], [w, b])
+
+
+def shape_chain(outdir):
+    """The exporter pattern Shape -> Gather -> Unsqueeze -> Concat -> Reshape:
+    everything but the Reshape folds to constants and disappears."""
+    idx = numpy_helper.from_array(np.array(0, np.int64), "idx")
+    minus1 = numpy_helper.from_array(np.array([-1], np.int64), "minus1")
+    save(outdir, "shape_chain",
+         [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+          helper.make_node("Gather", ["s", "idx"], ["n"], name="gather", axis=0),
+          helper.make_node("Unsqueeze", ["n", "axes"], ["n1"], name="unsq"),
+          helper.make_node("Concat", ["n1", "minus1"], ["shp"], name="concat", axis=0),
+          helper.make_node("Reshape", ["x", "shp"], ["y"], name="reshape")],
+         [f32("x", [2, 3, 4])], [f32("y", [2, 12])],
+         [idx, minus1, numpy_helper.from_array(np.array([0], np.int64), "axes")])
+
+
+def gemm_softmax(outdir):
+    rng = np.random.default_rng(2)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3)).astype(np.float32), "w")
+    save(outdir, "gemm_softmax",
+         [helper.make_node("Gemm", ["x", "w"], ["g"], name="gemm", transB=1),
+          helper.make_node("Softmax", ["g"], ["y"], name="softmax", axis=-1)],
+         [f32("x", [2, 3])], [f32("y", [2, 4])], [w])
+
+
+def broadcast_add(outdir):
+    save(outdir, "broadcast_add",
+         [helper.make_node("Add", ["a", "b"], ["y"], name="add")],
+         [f32("a", [2, 3, 4]), f32("b", [4])], [f32("y", [2, 3, 4])])
+
+
+if __name__ == "__main__":
+    for fn in (conv_relu, shape_chain, gemm_softmax, broadcast_add):
+        fn(sys.argv[1])

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Golden tests: for each model of models.py and each dump in DUMPS, the
+# output of `tvmcc MODEL DUMP` must equal test/golden/MODEL.DUMPNAME.txt.
+#   test/golden/run.sh            compare
+#   test/golden/run.sh --update   rewrite the expected files (review the diff!)
+# Ends with "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+TVMCC=${TVMCC:-$root/tvmcc}
+work=$root/build/golden
+update=0
+[ "${1:-}" = --update ] && update=1
+rm -rf "$work" && mkdir -p "$work"
+if ! /usr/bin/python3 "$here/models.py" "$work"; then
+    echo "golden: cannot build the models (python3-onnx missing?)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+pass=0 failed=0
+for m in "$work"/*.onnx; do
+    name=$(basename "$m" .onnx)
+    for dump in frontend fold_constants dce loops; do
+        if [ $dump = loops ]; then opt=--dump-loops; else opt=--dump-ir=$dump; fi
+        exp="$here/$name.$dump.txt"
+        "$TVMCC" "$m" $opt > "$work/$name.$dump.txt" 2> "$work/$name.$dump.err"
+        if [ $update = 1 ]; then
+            cp "$work/$name.$dump.txt" "$exp"
+        fi
+        if [ -f "$exp" ] && cmp -s "$exp" "$work/$name.$dump.txt"; then
+            pass=$((pass + 1))
+        else
+            failed=$((failed + 1))
+            echo "FAIL golden $name $dump"
+            [ -f "$exp" ] && diff "$exp" "$work/$name.$dump.txt" | head -20
+        fi
+    done
+done
+echo "golden: $pass passed, $failed failed"
+echo "$pass passed, $failed failed"
+[ $failed = 0 ]
