@@ -22,7 +22,7 @@ LIBOBJS := $(filter-out build/cmd/%,$(OBJS))
 EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json))
 
 .PHONY: all deps demo test test-unit test-conformance test-arm bench clean
-all: tvmcc build/tensortool build/unit
+all: tvmcc build/tensortool build/unit build/sched_test
 
 deps:
 	@scripts/deps.sh build
@@ -66,6 +66,9 @@ build/tensortool: test/tools/tensortool.c $(LIBOBJS)
 build/unit: test/unit/unit.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
 
+build/sched_test: test/unit/sched_test.c $(LIBOBJS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
+
 demo: all
 	@test/demo.sh
 
@@ -83,3 +86,48 @@ bench: all
 
 clean:
 	rm -rf build tvmcc
+
+# ---- sanitized build, malformed-input corpus and fuzzing (test/malformed,
+# test/fuzz; see docs/testing.md) ----
+#
+#   make build/asan/tvmcc      tvmcc with ASan+UBSan (objects in build/asan/)
+#   make test-asan             the malformed-input corpus under that build
+#   make fuzz FUZZ_SECONDS=N   both libFuzzer harnesses, N seconds each
+ASAN_CFLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN_OBJS   := $(patsubst build/%,build/asan/%,$(OBJS))
+FUZZ_CC     ?= clang
+FUZZ_CFLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS   := $(patsubst build/%,build/fuzz/obj/%,$(LIBOBJS))
+FUZZ_SECONDS ?= 60
+
+.PHONY: test-asan fuzz
+
+build/asan/gen/%.o: build/gen/%.c build/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -std=c99 $(INCS) -c $< -o $@
+
+build/asan/%.o: %.c build/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) $(WARN) $(DEFS) $(INCS) -MMD -MP -c $< -o $@
+
+build/asan/tvmcc: $(ASAN_OBJS)
+	$(CC) $(ASAN_CFLAGS) $(ASAN_OBJS) $(LIBS) -o $@
+
+test-asan: build/asan/tvmcc
+	@test/malformed/run.sh
+
+build/fuzz/obj/gen/%.o: build/gen/%.c build/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -std=c99 $(INCS) -c $< -o $@
+
+build/fuzz/obj/%.o: %.c build/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(WARN) $(DEFS) $(INCS) -MMD -MP -c $< -o $@
+
+build/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(WARN) $(DEFS) $(INCS) -MMD -MP -MF $@.d $< $(FUZZ_OBJS) $(LIBS) -o $@
+
+fuzz: build/fuzz/fuzz_reader build/fuzz/fuzz_compile
+	@test/fuzz/run.sh $(FUZZ_SECONDS)
+
+-include $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) build/fuzz/fuzz_reader.d build/fuzz/fuzz_compile.d

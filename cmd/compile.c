@@ -150,6 +150,9 @@ static int run_passes(const Options *o, Graph *g, Diag *d)
     int i;
     int dumped = 0;
     for (i = 0; i < pass_count; i++) {
+        if (o->opt_level < pass_table[i].min_opt ||
+            (o->no_fuse && !strcmp(pass_table[i].name, "fuse")))
+            continue;
         if (pass_table[i].run(g, d))
             return 1;
 #ifndef NDEBUG
@@ -272,7 +275,7 @@ int compile_model(const Options *o)
     const char *err = NULL;
     Program p;
     int i, rc = 1;
-    int32_t ni;
+    int32_t ni, *members;
     double t0 = now_ms();
     char *tmp = NULL;
 
@@ -313,12 +316,25 @@ int compile_model(const Options *o)
     p.model_base = base_name(o->model);
     p.version = TVMCC_VERSION;
     p.kernels = arena_array(&arena, (size_t)g->n_nodes + 1, sizeof *p.kernels);
+    members = arena_array(&arena, (size_t)g->n_nodes + 1, sizeof *members);
+    if (!p.kernels || !members)
+        die("compile arena exhausted");
     for (ni = 0; ni < g->n_nodes; ni++) {
         Node *n = &g->nodes[ni];
         Kernel *k;
-        if (n->dead)
-            continue;
-        k = lower_node(g, ni, kernel_name(&arena, p.n_kernels, n->op_type), &d);
+        int n_members = 0;
+        int32_t mi;
+        if (n->dead || (n->group >= 0 && n->group != ni))
+            continue; /* a member of a group whose kernel runs later */
+        if (n->group == ni) {
+            for (mi = 0; mi <= ni; mi++)
+                if (!g->nodes[mi].dead && g->nodes[mi].group == ni)
+                    members[n_members++] = mi;
+        } else {
+            members[n_members++] = ni;
+        }
+        k = lower_group(g, members, n_members,
+                        kernel_name(&arena, p.n_kernels, g->nodes[members[0]].op_type), t, &d);
         if (!k)
             goto done;
         p.kernels[p.n_kernels++] = k;

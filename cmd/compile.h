@@ -18,6 +18,8 @@ typedef struct Options {
     const char *dump_ir;      /* NULL, or a pass name ("" = after the last pass) */
     int dump_loops;
     int verbose;
+    int opt_level;            /* -O0 turns the optimizing passes off; default 2 */
+    int no_fuse;              /* --no-fuse */
 } Options;
 
 /* Returns the process exit status: 0 ok, 1 model or user error. */

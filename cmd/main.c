@@ -28,8 +28,11 @@ static void usage(FILE *f)
             "                          no -o, nothing is written)\n"
             "  --name NAME             C name prefix and file stem (default model)\n"
             "  --input-shape N=D0,D1   bind the shape of graph input N (repeatable)\n"
+            "  -O0, -O1, -O2           optimization level (default -O2); -O0 turns off\n"
+            "                          fusion (kernels then are one per node)\n"
+            "  --no-fuse               turn off operator fusion only\n"
             "  --dump-ir[=PASS]        print the graph after PASS (frontend, fold_constants,\n"
-            "                          dce; default: after the last pass)\n"
+            "                          dce, fuse; default: after the last pass)\n"
             "  --dump-loops            print the loop IR of every kernel\n"
             "  -v, --verbose           print progress and timings to stderr\n"
             "  --version               print the version\n"
@@ -54,6 +57,7 @@ int main(int argc, char **argv)
     o.target = "c";
     o.name = "model";
     o.out_dir = "out";
+    o.opt_level = 2;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
@@ -68,6 +72,10 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o.verbose = 1;
+        } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
+            o.opt_level = a[2] - '0';
+        } else if (!strcmp(a, "--no-fuse")) {
+            o.no_fuse = 1;
         } else if (!strcmp(a, "--dump-loops")) {
             o.dump_loops = 1;
             dumps = 1;

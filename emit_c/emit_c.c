@@ -18,6 +18,30 @@ static void indent(FILE *f, int depth)
     fprintf(f, "%*s", depth * 4, "");
 }
 
+static int expr_uses_var(const Expr *e, int var)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_VAR && e->var == var)
+        return 1;
+    return expr_uses_var(e->a, var) || expr_uses_var(e->b, var) || expr_uses_var(e->c, var);
+}
+
+/* Whether a loop body refers to loop variable var (a unit loop whose body
+ * does not would leave an unused constant). */
+static int stmt_uses_var(const Stmt *s, int var)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (expr_uses_var(s->index, var) || expr_uses_var(s->value, var) || expr_uses_var(s->cond, var))
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (stmt_uses_var(s->body[i], var))
+            return 1;
+    return 0;
+}
+
 static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
 {
     int i;
@@ -35,11 +59,21 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             fprintf(f, "{\n");
             indent(f, depth + 1);
             fprintf(f, "const int32_t %s = 0;\n", k->var_names[s->var]);
+            if (!stmt_uses_var(s->body[0], s->var)) {
+                indent(f, depth + 1);
+                fprintf(f, "(void)%s;\n", k->var_names[s->var]);
+            }
             emit_stmt(f, k, s->body[0], depth + 1);
             indent(f, depth);
             fprintf(f, "}\n");
             break;
         }
+        /* annotations from the schedule: guarded so that a build without
+         * OpenMP sees no unknown pragma */
+        if (s->for_kind == FOR_VECTORIZE)
+            fprintf(f, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
+        else if (s->for_kind == FOR_PARALLEL)
+            fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
         indent(f, depth);
         fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", k->var_names[s->var],
                 k->var_names[s->var], (long long)s->extent, k->var_names[s->var]);
@@ -144,7 +178,7 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
     fprintf(f, "/* %s\n", emit_safe(g->arena, k->origin));
     for (i = 0; i < k->n_bufs; i++) {
         const Buffer *b = &k->bufs[i];
-        if (b->scope == BUF_LOCAL)
+        if (b->scope == BUF_LOCAL || b->scope == BUF_UNUSED)
             continue;
         fprintf(f, " *   %s: %s[%lld]", b->name, dtype_name(b->dtype), (long long)b->numel);
         if (b->value >= 0)
@@ -156,7 +190,7 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
     fprintf(f, " */\nstatic void %s(", k->name);
     for (i = 0; i < k->n_bufs; i++) {
         const Buffer *b = &k->bufs[i];
-        if (b->scope == BUF_LOCAL)
+        if (b->scope == BUF_LOCAL || b->scope == BUF_UNUSED)
             continue;
         fprintf(f, "%s%s%s *restrict %s", first ? "" : ", ", b->written ? "" : "const ",
                 emit_ctype(b->dtype), b->name);
@@ -166,7 +200,7 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
         fprintf(f, "void");
     fprintf(f, ")\n{\n");
     for (i = 0; i < k->n_bufs; i++)
-        if (k->bufs[i].scope != BUF_LOCAL && !buf_used(k->body, i))
+        if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED && !buf_used(k->body, i))
             fprintf(f, "    (void)%s;\n", k->bufs[i].name);
     emit_stmt(f, k, k->body, 1);
     fprintf(f, "}\n\n");
@@ -203,6 +237,7 @@ static void emit_arg(FILE *f, const Program *p, int ki, const Kernel *k, int bi)
         fprintf(f, "(%s *)(void *)(ws + %lld)", ct, (long long)p->temp_offset[ki][bi]);
         break;
     case BUF_LOCAL:
+    case BUF_UNUSED:
         break;
     }
 }
@@ -289,7 +324,7 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             continue;
         fprintf(f, "    %s(", k->name);
         for (bi = 0; bi < k->n_bufs; bi++) {
-            if (k->bufs[bi].scope == BUF_LOCAL)
+            if (k->bufs[bi].scope == BUF_LOCAL || k->bufs[bi].scope == BUF_UNUSED)
                 continue;
             if (!first)
                 fprintf(f, ", ");

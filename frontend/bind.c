@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "limits.h"
+
 /* "a, b, c" listing the graph inputs, for "no such input" errors. */
 static const char *input_names(Graph *g)
 {
@@ -49,8 +51,10 @@ int onnx_bind_input_shape(Graph *g, const char *spec, Diag *d)
         if (rank == TVMCC_MAX_RANK)
             return diag_error(d, NULL, "--input-shape", "'%s': more than %d dimensions", spec,
                               TVMCC_MAX_RANK);
-        if (ck_mul(numel, (int64_t)x, &numel))
-            return diag_error(d, NULL, "--input-shape", "'%s': element count overflows", spec);
+        if (ck_mul(numel, (int64_t)x, &numel) || numel > ONNX_MAX_TENSOR_ELEMS)
+            return diag_error(d, NULL, "--input-shape",
+                              "'%s': more than %lld elements (the limit per tensor)", spec,
+                              (long long)ONNX_MAX_TENSOR_ELEMS);
         dims[rank++] = (int64_t)x;
         p = *end ? end + 1 : end;
         if (*end && !*p)

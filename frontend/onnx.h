@@ -20,6 +20,10 @@
  * does not support (all of them are listed in one error). Nodes come out in
  * topological order; Node.index keeps their position in the file. */
 Graph *onnx_load(Arena *a, const char *path, Diag *d);
+/* The same from n bytes in memory (fuzzing, embedding). name is used as the
+ * graph's path in messages; external data is refused (there is no directory
+ * to resolve it against). */
+Graph *onnx_load_buffer(Arena *a, const void *data, size_t n, const char *name, Diag *d);
 
 /* Decodes an Onnx__TensorProto * into out (data in the arena, storage
  * format). dir is the directory external data is resolved against (NULL
@@ -50,6 +54,8 @@ void onnx_set_parse_budget(size_t bytes);
  * (model = 0). Returns the message, to be released with onnx_free_message,
  * or NULL after reporting. */
 void *onnx_unpack_file(const char *path, int model, Diag *d);
+/* The same for n bytes in memory. */
+void *onnx_unpack_buffer(const void *data, size_t n, int model, Diag *d);
 void onnx_free_message(void *msg);
 
 #endif

@@ -25,9 +25,8 @@
 
 #include <string.h>
 
+#include "limits.h"
 #include "onnx.pb-c.h"
-
-#define MAX_SUBGRAPH_DEPTH 32
 
 typedef struct Loader {
     Arena *a;
@@ -36,6 +35,7 @@ typedef struct Loader {
     const Onnx__ModelProto *m;
     int64_t default_opset;
     int depth;                 /* subgraph nesting */
+    int64_t const_bytes;       /* initializers and tensor attributes so far */
 } Loader;
 
 static int is_default_domain(const char *domain)
@@ -122,12 +122,37 @@ static int set_declared(Loader *L, Value *v, const Onnx__TypeProto *tp, int stri
         for (i = 0; rank > 0 && i < (size_t)rank; i++)
             if (v->dims[i] >= 0 && ck_mul(numel, v->dims[i], &numel))
                 return diag_error(L->d, NULL, f, "element count overflows 64 bits");
+        /* an input's buffer is planned from its declared shape */
+        if (strict && v->input_index >= 0 && numel > ONNX_MAX_TENSOR_ELEMS)
+            return diag_error(L->d, NULL, f, "%lld elements exceed the limit of %lld per tensor",
+                              (long long)numel, (long long)ONNX_MAX_TENSOR_ELEMS);
     }
     v->declared = 1;
     return 0;
 }
 
 static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub);
+
+/* Adds a decoded constant to the model's total, which is bounded so that
+ * many tensors cannot together exhaust memory either. */
+static int count_constant(Loader *L, const Tensor *t, const Node *n, const char *field)
+{
+    int64_t bytes;
+    if (ck_mul(t->numel, (int64_t)dtype_size(t->dtype), &bytes) ||
+        ck_add(L->const_bytes, bytes, &L->const_bytes) || L->const_bytes > ONNX_MAX_CONSTANT_BYTES)
+        return diag_error(L->d, n, field, "the model's constants exceed the limit of %lld bytes",
+                          (long long)ONNX_MAX_CONSTANT_BYTES);
+    return 0;
+}
+
+/* Number of elements of a list attribute, checked against the limit. */
+static int attr_list_ok(Loader *L, const Node *n, const char *name, size_t count)
+{
+    if (count > ONNX_MAX_ATTR_ELEMS)
+        return diag_error(L->d, n, name, "list of %zu elements exceeds the limit of %d", count,
+                          ONNX_MAX_ATTR_ELEMS);
+    return 0;
+}
 
 /* The attribute type, guessed from the filled field for old files that
  * leave `type` unset. */
@@ -156,6 +181,10 @@ static int load_attr(Loader *L, Graph *g, int32_t ni, Attr *at, const Onnx__Attr
     at->type = attr_type(ap);
     if (!at->name)
         return oom(L);
+    if (attr_list_ok(L, n, at->name, ap->n_floats) || attr_list_ok(L, n, at->name, ap->n_ints) ||
+        attr_list_ok(L, n, at->name, ap->n_strings) || attr_list_ok(L, n, at->name, ap->n_tensors) ||
+        attr_list_ok(L, n, at->name, ap->n_graphs))
+        return 1;
     switch (at->type) {
     case ATTR_FLOAT: at->f = ap->f; break;
     case ATTR_INT: at->i = ap->i; break;
@@ -197,14 +226,17 @@ static int load_attr(Loader *L, Graph *g, int32_t ni, Attr *at, const Onnx__Attr
         at->t = arena_alloc(L->a, sizeof(Tensor));
         if (!at->t)
             return oom(L);
-        return onnx_tensor_decode(L->a, ap->t, g->dir, at->t, L->d, n, at->name);
+        if (onnx_tensor_decode(L->a, ap->t, g->dir, at->t, L->d, n, at->name))
+            return 1;
+        return count_constant(L, at->t, n, at->name);
     case ATTR_TENSORS:
         at->n = (int64_t)ap->n_tensors;
         at->t = arena_array(L->a, ap->n_tensors + 1, sizeof(Tensor));
         if (!at->t)
             return oom(L);
         for (i = 0; i < ap->n_tensors; i++)
-            if (onnx_tensor_decode(L->a, ap->tensors[i], g->dir, &at->t[i], L->d, n, at->name))
+            if (onnx_tensor_decode(L->a, ap->tensors[i], g->dir, &at->t[i], L->d, n, at->name) ||
+                count_constant(L, &at->t[i], n, at->name))
                 return 1;
         break;
     case ATTR_GRAPH: {
@@ -212,10 +244,11 @@ static int load_attr(Loader *L, Graph *g, int32_t ni, Attr *at, const Onnx__Attr
         int rc;
         if (!ap->g)
             return diag_error(L->d, n, at->name, "graph attribute has no graph");
-        if (L->depth >= MAX_SUBGRAPH_DEPTH)
+        if (L->depth >= ONNX_MAX_SUBGRAPH_DEPTH)
             return diag_error(L->d, n, at->name, "subgraphs nested more than %d deep",
-                              MAX_SUBGRAPH_DEPTH);
+                              ONNX_MAX_SUBGRAPH_DEPTH);
         sg = graph_new(L->a, g->path);
+        sg->dir = g->dir; /* NULL for a model from memory: no external data */
         sg->opset = g->opset;
         L->depth++;
         rc = load_graph(L, ap->g, sg, 1);
@@ -368,6 +401,13 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
     int before = d->errors;
     size_t i, j;
     int32_t ni;
+    if (gp->n_node > ONNX_MAX_NODES)
+        return diag_error(d, NULL, "node", "%zu nodes exceed the limit of %d", gp->n_node,
+                          ONNX_MAX_NODES);
+    if (gp->n_initializer > ONNX_MAX_VALUES || gp->n_input > ONNX_MAX_VALUES ||
+        gp->n_output > ONNX_MAX_VALUES || gp->n_value_info > ONNX_MAX_VALUES)
+        return diag_error(d, NULL, NULL, "the graph has more than %d initializers, inputs, "
+                          "outputs or value_info entries", ONNX_MAX_VALUES);
     /* initializers */
     for (i = 0; i < gp->n_initializer; i++) {
         const Onnx__TensorProto *tp = gp->initializer[i];
@@ -392,6 +432,8 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
             g->values[vi].is_initializer = 1;
             continue;
         }
+        if (count_constant(L, &t, NULL, field))
+            return d->errors - before;
         vi = graph_add_value(g, name);
         v = &g->values[vi];
         v->dtype = t.dtype;
@@ -438,8 +480,14 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
             nin--;
         while (nout > 0 && (!np->output[nout - 1] || !np->output[nout - 1][0]))
             nout--;
-        if (nin > 65536 || nout > 65536 || np->n_attribute > 65536) {
-            diag_error(d, NULL, NULL, "node #%zu has too many inputs, outputs or attributes", i);
+        if (nin > ONNX_MAX_NODE_IO || nout > ONNX_MAX_NODE_IO) {
+            diag_error(d, NULL, NULL, "node '%s' (#%zu) has more than %d inputs or outputs",
+                       np->name ? np->name : "", i, ONNX_MAX_NODE_IO);
+            return d->errors - before;
+        }
+        if (np->n_attribute > ONNX_MAX_ATTRS) {
+            diag_error(d, NULL, NULL, "node '%s' (#%zu) has %zu attributes, more than the limit "
+                       "of %d", np->name ? np->name : "", i, np->n_attribute, ONNX_MAX_ATTRS);
             return d->errors - before;
         }
         ni = graph_add_node(g, is_default_domain(domain) ? op_lookup(op_type) : OP_UNKNOWN,
@@ -453,9 +501,11 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
         n->attr = arena_array(L->a, np->n_attribute + 1, sizeof(Attr));
         if (!n->op_type || !n->domain || !n->attr)
             return oom(L);
+        /* a bad attribute (or subgraph) stops the load: what follows would
+         * only repeat the damage in other words */
         for (j = 0; j < np->n_attribute; j++)
             if (load_attr(L, g, ni, &g->nodes[ni].attr[j], np->attribute[j]))
-                break;
+                return d->errors - before;
         for (j = 0; j < nout; j++) {
             const char *oname = np->output[j];
             int32_t vi;
@@ -549,7 +599,7 @@ static void report_unsupported(Loader *L, const Graph *g)
                 strcmp(g->nodes[k].domain, a->domain) == 0)
                 count++;
         item = arena_printf(L->a, "%s%s%s (node%s", a->domain, a->domain[0] ? "." : "",
-                            a->op_type, count > 1 ? "s" : "");
+                            a->op_type[0] ? a->op_type : "<empty op_type>", count > 1 ? "s" : "");
         count = 0;
         for (k = i; k < g->n_nodes && item; k++) {
             const Node *b = &g->nodes[k];
@@ -574,26 +624,41 @@ static void report_unsupported(Loader *L, const Graph *g)
         diag_error(L->d, NULL, NULL, "unsupported operators: %s", msg);
 }
 
-Graph *onnx_load(Arena *a, const char *path, Diag *d)
+/* Builds the Graph from an unpacked ModelProto and frees the message. With
+ * no_dir, external data is refused. */
+static Graph *load_model(Arena *a, Onnx__ModelProto *m, const char *path, int no_dir, Diag *d)
 {
-    Onnx__ModelProto *m = onnx_unpack_file(path, 1, d);
     Loader L;
     Graph *g;
     size_t i;
     int before = d->errors;
-    if (!m)
-        return NULL;
     memset(&L, 0, sizeof L);
     L.a = a;
     L.d = d;
     L.path = path;
     L.m = m;
     L.default_opset = 1; /* files older than opset_import (IR version < 3) */
-    for (i = 0; i < m->n_opset_import; i++)
-        if (is_default_domain(m->opset_import[i]->domain)) {
-            L.default_opset = m->opset_import[i]->version;
+    for (i = 0; i < m->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+        const char *dom = o->domain && o->domain[0] ? o->domain : "ai.onnx";
+        if (o->version < 1 || (is_default_domain(o->domain) && o->version > ONNX_MAX_OPSET) ||
+            o->version > INT32_MAX) {
+            if (is_default_domain(o->domain))
+                diag_error(d, NULL, "opset_import", "opset %lld of domain '%s' is not supported "
+                           "(tvmcc knows opsets 1 to %d)", (long long)o->version, dom,
+                           ONNX_MAX_OPSET);
+            else
+                diag_error(d, NULL, "opset_import", "opset %lld of domain '%s' is not valid",
+                           (long long)o->version, dom);
+            onnx_free_message(m);
+            return NULL;
         }
+        if (is_default_domain(o->domain))
+            L.default_opset = o->version;
+    }
     g = graph_new(a, path);
+    if (no_dir)
+        g->dir = NULL;
     g->opset = L.default_opset;
     if (!m->graph)
         diag_error(d, NULL, NULL, "the model has no graph");
@@ -601,4 +666,16 @@ Graph *onnx_load(Arena *a, const char *path, Diag *d)
         report_unsupported(&L, g);
     onnx_free_message(m);
     return d->errors > before ? NULL : g;
+}
+
+Graph *onnx_load(Arena *a, const char *path, Diag *d)
+{
+    Onnx__ModelProto *m = onnx_unpack_file(path, 1, d);
+    return m ? load_model(a, m, path, 0, d) : NULL;
+}
+
+Graph *onnx_load_buffer(Arena *a, const void *data, size_t n, const char *name, Diag *d)
+{
+    Onnx__ModelProto *m = onnx_unpack_buffer(data, n, 1, d);
+    return m ? load_model(a, m, name ? name : "<buffer>", 1, d) : NULL;
 }

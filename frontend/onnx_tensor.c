@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "limits.h"
 #include "onnx.pb-c.h"
 
 /* ---- bounded allocator for protobuf-c ---- */
@@ -79,6 +80,95 @@ void onnx_set_parse_budget(size_t bytes)
     budget.cap = bytes;
 }
 
+/* ---- nesting check before protobuf-c sees the bytes ----
+ *
+ * protobuf-c unpacks nested messages by recursion with no depth limit, so a
+ * small file of deeply nested subgraphs (or sequence types) would overflow
+ * the stack. wire_scan walks the wire format with the generated descriptors
+ * and refuses more than ONNX_MAX_PROTO_DEPTH levels of nested messages, and
+ * anything that is not well-formed protobuf (bad varints, lengths past the
+ * end, groups). */
+
+static int read_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    int shift;
+    for (shift = 0; shift < 70; shift += 7) {
+        uint8_t b;
+        if (*pos >= len)
+            return 1;
+        b = p[(*pos)++];
+        if (shift == 63 && (b & 0x7e))
+            return 1;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* 0: fine, 1: nested too deep, 2: malformed. */
+static int wire_scan(const uint8_t *p, size_t len, const ProtobufCMessageDescriptor *desc,
+                     int depth)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        uint64_t tag, x;
+        const ProtobufCFieldDescriptor *fd;
+        if (read_varint(p, len, &pos, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
+            return 2;
+        switch (tag & 7) {
+        case 0:
+            if (read_varint(p, len, &pos, &x))
+                return 2;
+            break;
+        case 1:
+            if (len - pos < 8)
+                return 2;
+            pos += 8;
+            break;
+        case 5:
+            if (len - pos < 4)
+                return 2;
+            pos += 4;
+            break;
+        case 2:
+            if (read_varint(p, len, &pos, &x) || x > len - pos)
+                return 2;
+            fd = desc ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3)) : NULL;
+            if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE) {
+                int rc;
+                if (depth + 1 > ONNX_MAX_PROTO_DEPTH)
+                    return 1;
+                rc = wire_scan(p + pos, (size_t)x, fd->descriptor, depth + 1);
+                if (rc)
+                    return rc;
+            }
+            pos += (size_t)x;
+            break;
+        default:
+            return 2; /* groups (3, 4) and reserved wire types */
+        }
+    }
+    return 0;
+}
+
+static int wire_check(const void *data, size_t len, const ProtobufCMessageDescriptor *desc,
+                      Diag *d)
+{
+    int rc = wire_scan(data, len, desc, 0);
+    if (rc == 1)
+        return diag_error(d, NULL, NULL, "protobuf messages are nested more than %d deep",
+                          ONNX_MAX_PROTO_DEPTH);
+    if (rc == 2)
+        return diag_error(d, NULL, NULL, "not %s (malformed protobuf)",
+                          desc == &onnx__model_proto__descriptor ? "an ONNX model"
+                                                                 : "a serialized ONNX tensor");
+    return 0;
+}
+
 void *onnx_unpack_file(const char *path, int model, Diag *d)
 {
     FILE *f = fopen(path, "rb");
@@ -112,16 +202,30 @@ void *onnx_unpack_file(const char *path, int model, Diag *d)
         return NULL;
     }
     fclose(f);
+    msg = onnx_unpack_buffer(buf, len, model, d);
+    free(buf);
+    return msg;
+}
+
+void *onnx_unpack_buffer(const void *data, size_t len, int model, Diag *d)
+{
+    void *msg;
+    if (len > budget.cap) {
+        diag_error(d, NULL, NULL, "the input is %zu bytes, more than the parse limit of %zu bytes",
+                   len, budget.cap);
+        return NULL;
+    }
+    if (wire_check(data, len, model ? &onnx__model_proto__descriptor
+                                      : &onnx__tensor_proto__descriptor, d))
+        return NULL;
     budget.exceeded = 0;
     if (model)
-        msg = onnx__model_proto__unpack(&allocator, len, buf);
+        msg = onnx__model_proto__unpack(&allocator, len, data);
     else
-        msg = onnx__tensor_proto__unpack(&allocator, len, buf);
-    free(buf);
+        msg = onnx__tensor_proto__unpack(&allocator, len, data);
     if (!msg) {
         if (budget.exceeded)
-            diag_error(d, NULL, NULL, "parsing '%s' needs more than the limit of %zu bytes",
-                       path, budget.cap);
+            diag_error(d, NULL, NULL, "parsing needs more than the limit of %zu bytes", budget.cap);
         else if (model)
             diag_error(d, NULL, NULL, "not an ONNX model (protobuf parse failed)");
         else
@@ -174,9 +278,11 @@ static const char *typed_field(DType dt)
     }
 }
 
-/* Reads external data into dst (bytes long). */
-static int read_external(const Onnx__TensorProto *tp, const char *dir, void *dst, int64_t bytes,
-                         size_t elem, Diag *d, const Node *n, const char *field)
+/* Reads the external data of tp (bytes long) into *dst, allocated from a
+ * only once the location, offset and length have been checked against the
+ * file, so a lying header cannot make the compiler allocate. */
+static int read_external(Arena *a, const Onnx__TensorProto *tp, const char *dir, void **dst,
+                         int64_t bytes, size_t elem, Diag *d, const Node *n, const char *field)
 {
     const char *loc = NULL;
     int64_t offset = 0, length = -1;
@@ -244,12 +350,18 @@ static int read_external(const Onnx__TensorProto *tp, const char *dir, void *dst
                    (long long)st.st_size);
         goto out;
     }
+    *dst = arena_alloc(a, bytes ? (size_t)bytes : 1);
+    if (!*dst) {
+        diag_error(d, n, field, "tensor of %lld bytes exceeds the compiler's memory budget",
+                   (long long)bytes);
+        goto out;
+    }
     if (fseeko(f, (off_t)offset, SEEK_SET) != 0) {
         diag_error(d, n, field, "external data '%s': cannot seek to %lld", loc, (long long)offset);
         goto out;
     }
     if (host_little_endian() || elem == 1) {
-        if (fread(dst, 1, (size_t)bytes, f) != (size_t)bytes) {
+        if (fread(*dst, 1, (size_t)bytes, f) != (size_t)bytes) {
             diag_error(d, n, field, "external data '%s': short read", loc);
             goto out;
         }
@@ -262,7 +374,7 @@ static int read_external(const Onnx__TensorProto *tp, const char *dir, void *dst
             diag_error(d, n, field, "external data '%s': short read", loc);
             goto out;
         }
-        copy_le(dst, tmp, bytes / (int64_t)elem, elem);
+        copy_le(*dst, tmp, bytes / (int64_t)elem, elem);
         free(tmp);
     }
     rc = 0;
@@ -355,32 +467,37 @@ int onnx_tensor_decode(Arena *a, const void *tensor_proto, const char *dir, Tens
             return diag_error(d, n, field, "element count overflows 64 bits");
         out->dims[i] = tp->dims[i];
     }
+    if (numel > ONNX_MAX_TENSOR_ELEMS)
+        return diag_error(d, n, field, "tensor of %lld elements exceeds the limit of %lld",
+                          (long long)numel, (long long)ONNX_MAX_TENSOR_ELEMS);
     if (ck_mul(numel, (int64_t)esize, &bytes) || (uint64_t)bytes >= SIZE_MAX / 2)
         return diag_error(d, n, field, "byte size overflows");
     out->numel = numel;
-    out->data = arena_alloc(a, (size_t)bytes ? (size_t)bytes : 1);
-    if (!out->data)
-        return diag_error(d, n, field, "tensor of %lld bytes exceeds the compiler's memory budget",
-                          (long long)bytes);
+    /* Every source is checked against the dims before anything is
+     * allocated: the dims alone must never decide an allocation. */
     if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-        return read_external(tp, dir, out->data, bytes, esize, d, n, field);
+        return read_external(a, tp, dir, &out->data, bytes, esize, d, n, field);
     if (tp->has_raw_data) {
         if ((uint64_t)tp->raw_data.len != (uint64_t)bytes)
             return diag_error(d, n, field, "raw_data has %zu bytes, but %s dims need %lld",
                               tp->raw_data.len, dtype_name(dt), (long long)bytes);
-        if (bytes)
-            copy_le(out->data, tp->raw_data.data, numel, esize);
-        return 0;
-    }
-    if ((int64_t)typed_count(tp, dt) != numel) {
+    } else if ((int64_t)typed_count(tp, dt) != numel) {
         if (typed_count(tp, dt) == 0 && any_typed(tp) != 0)
             return diag_error(d, n, field, "%s tensor keeps its data in the wrong field (expected %s)",
                               dtype_name(dt), typed_field(dt));
         return diag_error(d, n, field, "%s has %zu elements, but the dims need %lld",
                           typed_field(dt), typed_count(tp, dt), (long long)numel);
     }
-    if (numel)
+    out->data = arena_alloc(a, bytes ? (size_t)bytes : 1);
+    if (!out->data)
+        return diag_error(d, n, field, "tensor of %lld bytes exceeds the compiler's memory budget",
+                          (long long)bytes);
+    if (tp->has_raw_data) {
+        if (bytes)
+            copy_le(out->data, tp->raw_data.data, numel, esize);
+    } else if (numel) {
         copy_typed(tp, dt, out->data, numel);
+    }
     return 0;
 }
 

@@ -193,6 +193,7 @@ int32_t graph_add_node(Graph *g, OpKind op, const char *name, int n_in, int n_ou
     n = &g->nodes[g->n_nodes];
     memset(n, 0, sizeof *n);
     n->op = op;
+    n->group = -1;
     n->op_type = op_info[op].name;
     n->domain = "";
     n->name = arena_strdup(g->arena, name ? name : "");
@@ -634,6 +635,8 @@ void graph_dump(const Graph *g, FILE *f)
         for (j = 0; j < n->n_out; j++)
             fprintf(f, n->out[j] < 0 ? "%s_" : "%s%%%ld", j ? ", " : "", (long)n->out[j]);
         fputc(')', f);
+        if (n->group >= 0)
+            fprintf(f, " fused->n%ld", (long)n->group);
         if (n->n_attr) {
             fputs(" {", f);
             for (j = 0; j < n->n_attr; j++) {

@@ -98,6 +98,8 @@ typedef struct Node {
     int n_attr;
     Attr *attr;
     uint8_t dead;            /* removed by a pass; skipped everywhere */
+    int32_t group;           /* -1: own kernel; else the index of the node whose
+                              * kernel it is fused into (the group's last node) */
 } Node;
 
 struct Graph {

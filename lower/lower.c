@@ -1,12 +1,17 @@
 /*
- * lower_node(): one graph node -> one Kernel. Dispatches to the op's
- * lower_<Name>() through a table generated from ir/ops.h, checks that the
- * stages it produced are well formed (every buffer small enough for 32-bit
- * index arithmetic in the emitted C), and applies the naive schedule.
+ * lower_group(): the nodes of one fused group (or a single node) -> one
+ * Kernel. Each node's lower_<Name>() (dispatched through a table generated
+ * from ir/ops.h) adds its Compute stages to the same kernel, so a value
+ * passed between members is one buffer; lower/fuse.c then inlines those
+ * internal buffers away. The result is checked (every buffer small enough
+ * for 32-bit index arithmetic in the emitted C) and scheduled.
  */
 #include "lower.h"
+#include "sched.h"
 
 #include <string.h>
+
+#include "fuse.h"
 
 typedef int (*LowerFn)(Lower *, Node *);
 
@@ -20,40 +25,60 @@ static const LowerFn lower_fns[OP_COUNT] = {
 /* The emitted loops index with int32_t: refuse anything larger. */
 #define MAX_BUFFER_ELEMS ((int64_t)1 << 31)
 
-Kernel *lower_node(Graph *g, int32_t ni, const char *name, Diag *d)
+Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *name,
+                    const Target *target, Diag *d)
 {
-    Node *n = &g->nodes[ni];
     Lower L;
     Kernel *k;
-    int i, errs = d->errors;
-    if (n->op <= OP_UNKNOWN || n->op >= OP_COUNT || !lower_fns[n->op]) {
-        diag_error(d, n, NULL, "operator '%s' cannot be lowered", n->op_type);
-        return NULL;
-    }
+    int i, j, first_stage, errs = d->errors;
+    const Node *last = &g->nodes[nodes[n_nodes - 1]];
     k = arena_alloc(g->arena, sizeof *k);
     if (!k)
         die("compile arena exhausted");
     k->name = name;
-    k->origin = arena_printf(g->arena, "%s '%s' (#%d)", n->op_type, n->name ? n->name : "",
-                             (int)n->index);
+    k->origin = "";
     L.g = g;
     L.d = d;
     L.arena = g->arena;
     L.k = k;
-    if (lower_fns[n->op](&L, n) || d->errors > errs)
-        return NULL;
+    for (j = 0; j < n_nodes; j++) {
+        Node *n = &g->nodes[nodes[j]];
+        if (n->op <= OP_UNKNOWN || n->op >= OP_COUNT || !lower_fns[n->op]) {
+            diag_error(d, n, NULL, "operator '%s' cannot be lowered", n->op_type);
+            return NULL;
+        }
+        k->origin = arena_printf(g->arena, "%s%s%s '%s' (#%d)", k->origin, j ? " + " : "",
+                                 n->op_type, n->name ? n->name : "", (int)n->index);
+        first_stage = k->n_stages;
+        if (lower_fns[n->op](&L, n) || d->errors > errs)
+            return NULL;
+        /* the master op of a group is its (first) reducing member */
+        for (i = first_stage; i < k->n_stages && k->op == OP_UNKNOWN; i++)
+            if (k->stages[i].rop != RED_NONE)
+                k->op = n->op;
+    }
+    if (k->op == OP_UNKNOWN)
+        k->op = last->op;
     for (i = 0; i < k->n_bufs; i++) {
         if (k->bufs[i].numel >= MAX_BUFFER_ELEMS || k->bufs[i].numel < 0) {
-            diag_error(d, n, NULL, "tensor of %lld elements exceeds the 2^31 element limit",
+            diag_error(d, last, NULL, "tensor of %lld elements exceeds the 2^31 element limit",
                        (long long)k->bufs[i].numel);
             return NULL;
         }
     }
     for (i = 0; i < k->n_stages; i++) {
         if (!k->stages[i].body)
-            die("lowering of %s left stage %d without a body", n->op_type, i);
+            die("lowering of %s left stage %d without a body", last->op_type, i);
         k->bufs[k->stages[i].out_buf].written = 1;
     }
+    if (n_nodes > 1)
+        fuse_inline(&L, nodes, n_nodes);
     schedule_naive(&L);
+    template_apply(&L, target);
     return k;
+}
+
+Kernel *lower_node(Graph *g, int32_t ni, const char *name, const Target *target, Diag *d)
+{
+    return lower_group(g, &ni, 1, name, target, d);
 }

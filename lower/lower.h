@@ -12,13 +12,19 @@
 #define TVMCC_LOWER_H
 
 #include "te.h"
+#include "../ir/target.h"
 
 #define OP(name, mi, ma, mo, mao, cat) int lower_##name(Lower *L, Node *n);
 #include "../ir/ops.h"
 #undef OP
 
-/* Lower node `ni` of g into a new kernel named `name`. Returns NULL after
- * reporting through d. */
-Kernel *lower_node(Graph *g, int32_t ni, const char *name, Diag *d);
+/* Lower node `ni` of g into a new kernel named `name`, scheduled for target
+ * (NULL: the naive schedule). Returns NULL after reporting through d. */
+Kernel *lower_node(Graph *g, int32_t ni, const char *name, const Target *target, Diag *d);
+/* Lower a fused group (nodes in execution order, the last one producing the
+ * group's output) into one kernel with no intermediate buffers where the
+ * stages allow it (lower/fuse.c). */
+Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *name,
+                    const Target *target, Diag *d);
 
 #endif

@@ -278,11 +278,11 @@ static void stmt_dump(const Kernel *k, const Stmt *s, int depth, FILE *f)
 
 void loops_dump(const Kernel *k, FILE *f)
 {
-    static const char *const scopes[] = {"input", "output", "const", "arena", "temp", "local"};
+    static const char *const scopes[] = {"input", "output", "const", "arena", "temp", "local", "unused"};
     int i;
     fprintf(f, "kernel %s  // %s\n", k->name, k->origin ? k->origin : "");
     for (i = 0; i < k->n_bufs; i++)
-        if (k->bufs[i].scope != BUF_LOCAL)
+        if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED)
             fprintf(f, "  buffer %s: %s[%lld] %s\n", k->bufs[i].name, dtype_name(k->bufs[i].dtype),
                     (long long)k->bufs[i].numel, scopes[k->bufs[i].scope]);
     stmt_dump(k, k->body, 1, f);

@@ -77,7 +77,16 @@ Expr *ex_offset(Lower *L, int rank, const int64_t *dims, Expr *const *idx)
 
 Expr *ex_load_nd(Lower *L, int buf, int rank, const int64_t *dims, Expr *const *idx)
 {
-    return ex_load(L, buf, ex_offset(L, rank, dims, idx));
+    Expr *e = ex_load(L, buf, ex_offset(L, rank, dims, idx));
+    int64_t *d = alloc(L, (size_t)(rank ? rank : 1) * sizeof *d);
+    e->nidx = rank;
+    e->idx = alloc(L, (size_t)(rank ? rank : 1) * sizeof *e->idx);
+    if (rank) {
+        memcpy(e->idx, idx, (size_t)rank * sizeof *idx);
+        memcpy(d, dims, (size_t)rank * sizeof *d);
+    }
+    e->dims = d;
+    return e;
 }
 
 static DType unary_type(UnaryOp op, DType a)

@@ -59,6 +59,12 @@ struct Expr {
     int var;       /* EX_VAR: variable id */
     int buf;       /* EX_LOAD: buffer id */
     Expr *a, *b, *c;
+    /* EX_LOAD built by ex_load_nd: the per-dimension indices and the shape
+     * they index (a is their row-major offset). Fusion matches on these;
+     * nidx is 0 for loads built from a flat offset. */
+    int nidx;
+    Expr **idx;
+    const int64_t *dims;
 };
 
 typedef enum BufScope {
@@ -67,7 +73,8 @@ typedef enum BufScope {
     BUF_CONST,     /* compile-time constant: NAME_weights.c */
     BUF_ARENA,     /* intermediate tensor in the workspace arena */
     BUF_TEMP,      /* kernel-private scratch (placed in the arena too) */
-    BUF_LOCAL      /* local array or scalar inside the kernel (cache_write) */
+    BUF_LOCAL,     /* local array or scalar inside the kernel (cache_write) */
+    BUF_UNUSED     /* no longer referenced (its producer was fused away) */
 } BufScope;
 
 typedef struct Buffer {
@@ -139,6 +146,8 @@ typedef struct Kernel {
     Compute *stages;
     Stmt *body;              /* loop IR after scheduling */
     int64_t macs;            /* multiply-accumulates (for reports) */
+    int op;                  /* OpKind of the node that was lowered (the master
+                                node of a fused group); OP_UNKNOWN if none */
 } Kernel;
 
 /* Lowering context handed to lower_<Op>(). */

@@ -50,7 +50,7 @@ int fold_node(Graph *g, int32_t ni, Diag *d)
     }
     if (folded_bytes + bytes > FOLD_BUDGET_BYTES)
         return 0;
-    k = lower_node(g, ni, "fold", d);
+    k = lower_node(g, ni, "fold", NULL, d);
     if (!k)
         return d->errors - errs;
     bufs = arena_array(g->arena, (size_t)k->n_bufs, sizeof *bufs);
@@ -59,7 +59,7 @@ int fold_node(Graph *g, int32_t ni, Diag *d)
     for (i = 0; i < k->n_bufs; i++) {
         Buffer *b = &k->bufs[i];
         size_t sz = (size_t)b->numel * dtype_size(b->dtype);
-        if (b->scope == BUF_LOCAL)
+        if (b->scope == BUF_LOCAL || b->scope == BUF_UNUSED)
             continue;
         if (b->value >= 0 && g->values[b->value].data && !b->written) {
             bufs[i] = g->values[b->value].data;

@@ -6,7 +6,8 @@
 #include "passes.h"
 
 const Pass pass_table[] = {
-    {"fold_constants", pass_fold_constants, "evaluate nodes whose inputs are all constant"},
-    {"dce", pass_dce, "drop nodes whose outputs are constant or unused"},
+    {"fold_constants", pass_fold_constants, "evaluate nodes whose inputs are all constant", 0},
+    {"dce", pass_dce, "drop nodes whose outputs are constant or unused", 0},
+    {"fuse", pass_fuse, "group nodes into kernels by the paper's fusion rules", 1},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);

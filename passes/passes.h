@@ -13,6 +13,7 @@ typedef struct Pass {
     const char *name;
     int (*run)(Graph *g, Diag *d);
     const char *what;   /* one line for --help and docs */
+    int min_opt;        /* runs only at -O<min_opt> and above */
 } Pass;
 
 extern const Pass pass_table[];
@@ -20,6 +21,7 @@ extern const int pass_count;
 
 int pass_fold_constants(Graph *g, Diag *d);
 int pass_dce(Graph *g, Diag *d);
+int pass_fuse(Graph *g, Diag *d);
 
 /* Folds node ni if all its inputs are constants and its outputs are small
  * enough (budget below); returns 0 (folded or not foldable) or the number

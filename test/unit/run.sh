@@ -5,10 +5,11 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 status=0
 "$root/build/unit" > "$root/build/unit.log" 2>&1 || status=1
 grep -v '^[0-9]* passed' "$root/build/unit.log"
+"$root/build/sched_test" > "$root/build/sched_test.log" 2>&1 || status=1; grep -v '^[0-9]* passed' "$root/build/sched_test.log"
 "$root/test/golden/run.sh" > "$root/build/golden.log" 2>&1 || status=1
 grep -v '^[0-9]* passed' "$root/build/golden.log"
 p=0 f=0
-for log in "$root/build/unit.log" "$root/build/golden.log"; do
+for log in "$root/build/unit.log" "$root/build/sched_test.log" "$root/build/golden.log"; do
     line=$(tail -n 1 "$log")
     lp=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
     lf=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')

@@ -1,0 +1,283 @@
+/*
+ * Lowering of the quantization operators: QuantizeLinear, DequantizeLinear,
+ * DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul and
+ * QLinearConv.
+ *
+ * Quantizing is saturate(round_half_even(x / scale) + zero_point), computed
+ * in the scale's float type and clamped to the range of the quantized type
+ * before the store converts it. The integer products accumulate exactly in
+ * int32 with the zero points subtracted first; the QLinear forms then
+ * requantize the int32 sum in float64 (a_scale * b_scale / y_scale applied
+ * to an exact integer) so that ties round the same way as the reference.
+ * Padding of the conv forms contributes zero after the zero point is
+ * subtracted, as in the reference definition.
+ *
+ * A parameter (scale or zero point) is a scalar or a 1-D tensor along one
+ * axis of the output; param() loads the right element for either.
+ */
+#include "lower.h"
+
+#include <string.h>
+
+static int present(const Node *n, int i)
+{
+    return i < n->n_in && n->in[i] >= 0;
+}
+
+/* Parameter input i at output axis `axis` of stage c (scalar when it has one
+ * element), converted to type t; `def` when the input is omitted. */
+static Expr *param(Lower *L, const Node *n, int i, const Compute *c, int axis, DType t,
+                   int64_t def)
+{
+    Expr *e;
+    if (!present(n, i))
+        return dtype_is_float(t) ? ex_float(L, t, (double)def) : ex_const_int(L, t, def);
+    if (value_numel(&L->g->values[n->in[i]]) == 1 || axis < 0)
+        e = ex_load(L, lower_buf_value(L, n->in[i]), ex_int(L, 0));
+    else
+        e = ex_load(L, lower_buf_value(L, n->in[i]), ex_var(L, &c->axes[axis]));
+    return ex_cast(L, t, e);
+}
+
+static void type_range(DType t, int64_t *lo, int64_t *hi)
+{
+    switch (t) {
+    case DT_INT8: *lo = -128; *hi = 127; break;
+    case DT_UINT8: *lo = 0; *hi = 255; break;
+    case DT_INT16: *lo = -32768; *hi = 32767; break;
+    case DT_UINT16: *lo = 0; *hi = 65535; break;
+    default: *lo = INT32_MIN; *hi = INT32_MAX; break;
+    }
+}
+
+/* saturate(round(v) + zp) for quantized type qt; v and zp of float type. */
+static Expr *requant(Lower *L, Expr *v, Expr *zp, DType qt)
+{
+    int64_t lo, hi;
+    DType ft = v->dtype;
+    type_range(qt, &lo, &hi);
+    v = ex_add(L, ex_unary(L, UN_ROUND, v), zp);
+    v = ex_binary(L, BIN_MAX, v, ex_float(L, ft, (double)lo));
+    v = ex_binary(L, BIN_MIN, v, ex_float(L, ft, (double)hi));
+    return ex_cast(L, qt, v);
+}
+
+/* The axis a per-axis parameter follows (attribute "axis", default 1). */
+static int quant_axis(Lower *L, const Node *n, const Value *x)
+{
+    int64_t a = attr_int(n, "axis", 1, L->d);
+    if (x->rank == 0 || value_numel(&L->g->values[n->in[1]]) == 1)
+        return -1;
+    return (int)(a < 0 ? a + x->rank : a);
+}
+
+int lower_QuantizeLinear(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
+    DType ft = dtype_compute(L->g->values[n->in[1]].dtype);
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    int ax = quant_axis(L, n, x);
+    Expr *v = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
+    v = ex_binary(L, BIN_DIV, ex_cast(L, ft, v), param(L, n, 1, c, ax, ft, 1));
+    c->body = requant(L, v, param(L, n, 2, c, ax, ft, 0), y->dtype);
+    return 0;
+}
+
+int lower_DequantizeLinear(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    DType ft = dtype_compute(L->g->values[n->out[0]].dtype);
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    int ax = quant_axis(L, n, x);
+    Expr *v = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
+    /* the difference is taken in float: exact for every 8, 16 and 32-bit input */
+    v = ex_sub(L, ex_cast(L, DT_FLOAT64, v), param(L, n, 2, c, ax, DT_FLOAT64, 0));
+    c->body = ex_mul(L, ex_cast(L, ft, v), param(L, n, 1, c, ax, ft, 1));
+    return 0;
+}
+
+/* Range [min(0, min x), max(0, max x)] mapped onto 0..255. */
+int lower_DynamicQuantizeLinear(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    int64_t numel = value_numel(x), one = 1;
+    int xb = lower_buf_value(L, n->in[0]);
+    int sb = lower_buf_value(L, n->out[1]), zb = lower_buf_value(L, n->out[2]);
+    int lo = lower_buf_temp(L, "lo", DT_FLOAT32, 1), hi = lower_buf_temp(L, "hi", DT_FLOAT32, 1);
+    int zf = lower_buf_temp(L, "zp", DT_FLOAT32, 1);
+    Compute *c;
+    Expr *r, *scale, *zpf;
+    int k;
+    for (k = 0; k < 2; k++) {
+        c = lower_stage(L, k ? "max" : "min", k ? hi : lo, 1, &one);
+        r = ex_var(L, lower_raxis(L, c, numel));
+        c->rop = k ? RED_MAX : RED_MIN;
+        c->init = ex_float(L, DT_FLOAT32, 0.0);
+        c->body = ex_load(L, xb, r);
+    }
+    c = lower_stage(L, "scale", sb, 0, NULL);
+    c->body = ex_binary(L, BIN_DIV, ex_sub(L, ex_load(L, hi, ex_int(L, 0)),
+                                           ex_load(L, lo, ex_int(L, 0))),
+                        ex_float(L, DT_FLOAT32, 255.0));
+    scale = ex_load(L, sb, ex_int(L, 0));
+    c = lower_stage(L, "zero_point_f", zf, 0, NULL);
+    zpf = ex_binary(L, BIN_DIV, ex_unary(L, UN_NEG, ex_load(L, lo, ex_int(L, 0))), scale);
+    zpf = ex_unary(L, UN_ROUND, zpf);
+    zpf = ex_binary(L, BIN_MAX, zpf, ex_float(L, DT_FLOAT32, 0.0));
+    c->body = ex_binary(L, BIN_MIN, zpf, ex_float(L, DT_FLOAT32, 255.0));
+    c = lower_stage(L, "zero_point", zb, 0, NULL);
+    c->body = ex_cast(L, DT_UINT8, ex_load(L, zf, ex_int(L, 0)));
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    r = ex_binary(L, BIN_DIV, ex_load_broadcast(L, xb, x->rank, x->dims, c), scale);
+    c->body = requant(L, r, ex_load(L, zf, ex_int(L, 0)), DT_UINT8);
+    return 0;
+}
+
+/* Integer matmul of inputs ia, ib (zero points iaz, ibz, per row of a and
+ * per column of b when 1-D) into int32 buffer ob of shape y. */
+static void int_matmul(Lower *L, const Node *n, int ia, int iaz, int ib, int ibz, int ob,
+                       const Value *y)
+{
+    const Value *a = &L->g->values[n->in[ia]], *b = &L->g->values[n->in[ib]];
+    Compute *c = lower_stage(L, "matmul_int", ob, y->rank, y->dims);
+    int64_t k = a->dims[a->rank - 1];
+    IterVar *rk = lower_raxis(L, c, k);
+    int nb = y->rank - (a->rank >= 2) - (b->rank >= 2), i, r;
+    int row = a->rank >= 2 ? nb : -1, col = b->rank >= 2 ? y->rank - 1 : -1;
+    Expr *ai[TVMCC_MAX_RANK], *bi[TVMCC_MAX_RANK], *av, *bv;
+    r = 0;
+    for (i = 0; i < a->rank - 2; i++)
+        ai[r++] = a->dims[i] == 1 ? ex_int(L, 0)
+                                  : ex_var(L, &c->axes[nb - (a->rank - 2) + i]);
+    if (a->rank >= 2)
+        ai[r++] = ex_var(L, &c->axes[nb]);
+    ai[r++] = ex_var(L, rk);
+    r = 0;
+    for (i = 0; i < b->rank - 2; i++)
+        bi[r++] = b->dims[i] == 1 ? ex_int(L, 0)
+                                  : ex_var(L, &c->axes[nb - (b->rank - 2) + i]);
+    bi[r++] = ex_var(L, rk);
+    if (b->rank >= 2)
+        bi[r++] = ex_var(L, &c->axes[y->rank - 1]);
+    av = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[ia]), a->rank, a->dims, ai));
+    bv = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[ib]), b->rank, b->dims, bi));
+    av = ex_sub(L, av, param(L, n, iaz, c, row, DT_INT32, 0));
+    bv = ex_sub(L, bv, param(L, n, ibz, c, col, DT_INT32, 0));
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, av, bv);
+    L->k->macs += value_numel(y) * k;
+}
+
+int lower_MatMulInteger(Lower *L, Node *n)
+{
+    int_matmul(L, n, 0, 2, 1, 3, lower_buf_value(L, n->out[0]), &L->g->values[n->out[0]]);
+    return 0;
+}
+
+/* Elementwise stage requantizing the int32 sums in `acc` into output 0:
+ * y = saturate(round(acc * sx * sw / sy) + zy). The weight scale is per
+ * output channel (axis 1) when 1-D. */
+static void requant_stage(Lower *L, Node *n, int acc, int isx, int isw, int isy, int izy)
+{
+    const Value *y = &L->g->values[n->out[0]];
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *v, *sc;
+    int64_t i;
+    Expr *idx[TVMCC_MAX_RANK];
+    for (i = 0; i < y->rank; i++)
+        idx[i] = ex_var(L, &c->axes[i]);
+    v = ex_cast(L, DT_FLOAT64, ex_load_nd(L, acc, y->rank, y->dims, idx));
+    sc = ex_mul(L, param(L, n, isx, c, -1, DT_FLOAT32, 1),
+                param(L, n, isw, c, y->rank >= 2 ? 1 : -1, DT_FLOAT32, 1));
+    sc = ex_binary(L, BIN_DIV, sc, param(L, n, isy, c, -1, DT_FLOAT32, 1));
+    v = ex_mul(L, v, ex_cast(L, DT_FLOAT64, sc));
+    c->body = requant(L, v, param(L, n, izy, c, -1, DT_FLOAT64, 0), y->dtype);
+}
+
+int lower_QLinearMatMul(Lower *L, Node *n)
+{
+    const Value *y = &L->g->values[n->out[0]];
+    int acc = lower_buf_temp(L, "acc32", DT_INT32, value_numel(y));
+    int_matmul(L, n, 0, 2, 3, 5, acc, y);
+    requant_stage(L, n, acc, 1, 4, 6, 7);
+    return 0;
+}
+
+/* Integer convolution of input ix (zero point ixz, scalar) by weights iw
+ * (zero point iwz, scalar or per output channel) plus optional int32 bias
+ * input ib, into int32 buffer ob shaped like output 0. */
+static void int_conv(Lower *L, const Node *n, int ix, int ixz, int iw, int iwz, int ib, int ob)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[ix]], *w = &g->values[n->in[iw]];
+    const Value *y = &g->values[n->out[0]];
+    int64_t group = attr_int(n, "group", 1, L->d), mg = w->dims[0] / group, kvol = 1;
+    int64_t cnt, sc, dc;
+    const int64_t *pads = attr_ints(n, "pads", &cnt, L->d);
+    const int64_t *st = attr_ints(n, "strides", &sc, L->d);
+    const int64_t *dl = attr_ints(n, "dilations", &dc, L->d);
+    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
+    int nsp = x->rank - 2, i;
+    Compute *c = lower_stage(L, "conv_int", ob, y->rank, y->dims);
+    IterVar *rc = lower_raxis(L, c, w->dims[1]), rk[TVMCC_MAX_RANK];
+    Expr *xi[TVMCC_MAX_RANK], *wi[TVMCC_MAX_RANK], *cond = ex_const_int(L, DT_BOOL, 1);
+    Expr *xv, *wv;
+    for (i = 0; i < nsp; i++) {
+        rk[i] = *lower_raxis(L, c, w->dims[2 + i]);
+        kvol *= w->dims[2 + i];
+    }
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, rc);
+    if (group > 1)
+        xi[1] = ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, ex_var(L, &c->axes[1]), ex_int(L, mg)),
+                                 ex_int(L, w->dims[1])),
+                       xi[1]);
+    for (i = 0; i < nsp; i++) {
+        int64_t s = st ? st[i] : 1, dil = dl ? dl[i] : 1, in = x->dims[2 + i], pb = 0;
+        Expr *pos;
+        if (!strncmp(ap, "SAME_", 5)) {
+            int64_t total = (y->dims[2 + i] - 1) * s + (w->dims[2 + i] - 1) * dil + 1 - in;
+            if (total < 0)
+                total = 0;
+            pb = ap[5] == 'U' ? total / 2 : total - total / 2;
+        } else if (strcmp(ap, "VALID") && pads) {
+            pb = pads[i];
+        }
+        pos = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + i]), ex_int(L, s)),
+                               ex_int(L, pb)),
+                     ex_mul(L, ex_var(L, &rk[i]), ex_int(L, dil)));
+        cond = ex_and(L, cond, ex_and(L, ex_binary(L, BIN_GE, pos, ex_int(L, 0)),
+                                      ex_lt(L, pos, ex_int(L, in))));
+        pos = ex_binary(L, BIN_MAX, pos, ex_int(L, 0));
+        xi[2 + i] = ex_binary(L, BIN_MIN, pos, ex_int(L, in - 1));
+    }
+    xv = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[ix]), x->rank, x->dims, xi));
+    xv = ex_sub(L, xv, param(L, n, ixz, c, -1, DT_INT32, 0));
+    xv = ex_select(L, cond, xv, ex_const_int(L, DT_INT32, 0));
+    wi[0] = ex_var(L, &c->axes[1]);
+    wi[1] = ex_var(L, rc);
+    for (i = 0; i < nsp; i++)
+        wi[2 + i] = ex_var(L, &rk[i]);
+    wv = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[iw]), w->rank, w->dims, wi));
+    wv = ex_sub(L, wv, param(L, n, iwz, c, 1, DT_INT32, 0));
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, xv, wv);
+    if (ib >= 0 && present(n, ib))
+        c->init = ex_load(L, lower_buf_value(L, n->in[ib]), ex_var(L, &c->axes[1]));
+    L->k->macs += value_numel(y) * w->dims[1] * kvol;
+}
+
+int lower_ConvInteger(Lower *L, Node *n)
+{
+    int_conv(L, n, 0, 2, 1, 3, -1, lower_buf_value(L, n->out[0]));
+    return 0;
+}
+
+int lower_QLinearConv(Lower *L, Node *n)
+{
+    const Value *y = &L->g->values[n->out[0]];
+    int acc = lower_buf_temp(L, "acc32", DT_INT32, value_numel(y));
+    int_conv(L, n, 0, 2, 3, 5, 8, acc);
+    requant_stage(L, n, acc, 1, 4, 6, 7);
+    return 0;
+}

@@ -1,0 +1,72 @@
+/*
+ * Schedule primitives: transformations of a kernel's loop IR (k->body, as
+ * built by schedule_naive) that reorder work without changing what is
+ * computed. Each primitive names loops by their variable id (every axis of
+ * every stage has its own id, so a var names one loop nest position), checks
+ * its preconditions, and on refusal leaves the IR untouched, writes the
+ * reason into s->err and returns nonzero.
+ *
+ * Results stay bit-identical except where a reduction's order changes, which
+ * only reorder() of reduce loops does (float reassociation). cache_write keeps
+ * every output point's reduction order exactly.
+ *
+ * Annotations (unroll, vectorize, parallel) apply to every loop over the
+ * variable: cache_write distributes the tile loops over the init, update and
+ * write-back phases, so one tile var then names up to three sibling loops.
+ */
+#ifndef TVMCC_SCHED_H
+#define TVMCC_SCHED_H
+
+#include "te.h"
+#include "../ir/target.h"
+
+typedef struct Sched {
+    Lower *L;          /* kernel being scheduled and the arena */
+    char err[200];     /* why the last primitive refused */
+} Sched;
+
+void sched_init(Sched *s, Lower *L);
+
+/* for v in 0..N -> for vo in 0..ceil(N/f): for vi in 0..f: body[v := vo*f+vi].
+ * When f does not divide N the body is guarded by `vo*f+vi < N`. */
+int sched_split(Sched *s, int var, int64_t factor, int *outer, int *inner);
+/* Permutes a perfectly nested band: the listed loops must be exactly the
+ * loops of one chain for a: for b: ... (each the only statement of the
+ * previous), given in the new order outermost first. Refuses when the band
+ * both reads and writes one tensor (a possible carried dependence). */
+int sched_reorder(Sched *s, int n, const int *vars);
+/* for a in 0..A: for b in 0..B: body -> for f in 0..A*B: body[a := f/B, b := f%B] */
+int sched_fuse(Sched *s, int outer, int inner, int *fused);
+/* Replaces every loop over var (extent <= 256) by copies of its body. */
+int sched_unroll(Sched *s, int var);
+/* Marks every loop over var, which must be innermost, FOR_VECTORIZE. */
+int sched_vectorize(Sched *s, int var);
+/* Marks the loop over var FOR_PARALLEL: its iterations must store to
+ * tensor positions that depend on var and read no tensor they write. */
+int sched_parallel(Sched *s, int var);
+/* Register tile: the listed loops form a perfect band directly around a
+ * reduction's scalar accumulator (ST_DECL, optionally under split's guard).
+ * The accumulator becomes a local array over the tile, and the tile loops
+ * move inside each phase (init, update under the reduce loops, write-back),
+ * so the reduce loops run outside the tile. */
+int sched_cache_write(Sched *s, int n, const int *tile_vars);
+/* Inlines stage `stage` (RED_NONE, default row-major output index, writing
+ * a BUF_TEMP) into the later stages' bodies before scheduling, and drops it. */
+int sched_compute_inline(Sched *s, int stage);
+
+/* Splits every loop over var into border ranges and an interior range in
+ * which the bounds tests (selects, clamps, guards) that depend on var are
+ * decided, then simplifies. The interior is found from the first loop over
+ * var; refuses when no test depends on var or a border exceeds max_border. */
+int sched_partition(Sched *s, int var, int max_border);
+/* Drops the bounds tests that the loop ranges decide (kernel-wide). */
+void sched_simplify(Sched *s);
+
+/* Extent of the first loop over var, or -1. */
+int64_t sched_extent(const Stmt *root, int var);
+
+/* Schedule templates (templates.c): picks primitives and knobs per stage
+ * structure and target. A NULL target keeps the naive schedule. */
+void template_apply(Lower *L, const Target *t);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * Schedule templates: which primitives (sched.c) each stage of a kernel gets,
+ * chosen from the stage's structure and a few knobs derived from the target.
+ *
+ * Stages are matched by shape, not by operator, so fused kernels (an
+ * epilogue folded into init/post, or inlined into an injective body) take
+ * the same path as single operators:
+ *
+ *   reduction with reduce axes (Conv, Gemm, MatMul, pooling, reductions):
+ *     register tiling. The innermost output axis with extent > 1 is the
+ *     vector axis; for a sum of products the innermost other output axis
+ *     that some operand does not vary along the vector axis with (the output
+ *     channel of a conv, the row of a matmul) is the row axis. Both are
+ *     split by the knobs, the tile loops are moved innermost of the output
+ *     band, cache_write turns the scalar accumulator into a rows x lanes
+ *     local tile, the row loop is unrolled and the vector loop vectorized.
+ *     The reduce loops thus run outside the tile, every loaded operand is
+ *     reused across a row or a column of the tile, and each output point
+ *     keeps its reduction order: results are bit-identical to the naive
+ *     schedule.
+ *     The output loops are then partitioned into border and interior
+ *     ranges, so the interior (most of the work) runs without the padding
+ *     selects and index clamps.
+ *   injective stage: the innermost loop is vectorized.
+ *   the outermost output loop of every stage is marked parallel (OpenMP,
+ *   ignored without it).
+ *
+ * Knobs: lanes = vector_bits / 32 (8 for the portable `c` target, which is
+ * expected to be built with -march=native; 2 on scalar microcontrollers),
+ * rows = 4 (2 on microcontrollers, where registers and flash are scarce).
+ */
+#include "sched.h"
+
+#include <string.h>
+
+/* Widest border (in iterations of a tiled loop) worth a separate copy. */
+#define MAX_BORDER 8
+
+typedef struct Knobs {
+    int lanes;   /* vector tile (floats) */
+    int rows;    /* row tile */
+    int unroll;  /* unroll the row loop of the tile */
+    int unroll_vec; /* unroll the vector loop of the tile up to this extent */
+} Knobs;
+
+static Knobs knobs_of(const Target *t)
+{
+    Knobs k;
+    k.lanes = t->vector_bits / 32;
+    k.rows = 4;
+    k.unroll = 1;
+    k.unroll_vec = 16;
+    if (t->vector_bits == 0 && !strcmp(t->isa, "c"))
+        k.lanes = 8;
+    if (k.lanes < 4) {
+        k.lanes = 2;
+        k.rows = 2;
+    }
+    return k;
+}
+
+/* A tile size for an axis of extent n near `want`: the whole axis when it
+ * is small, else a divisor in [want/2, want] so no tail guard is needed,
+ * else `want` with a guard. */
+static int64_t pick_factor(int64_t n, int64_t want)
+{
+    int64_t d;
+    if (n <= want)
+        return n;
+    for (d = want; d >= (want + 1) / 2; d--)
+        if (n % d == 0)
+            return d;
+    return want;
+}
+
+static int expr_has_var(const Expr *e, int var)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_VAR && e->var == var)
+        return 1;
+    return expr_has_var(e->a, var) || expr_has_var(e->b, var) || expr_has_var(e->c, var);
+}
+
+/* Whether e contains a load whose offset depends on `with` but not on `without`. */
+static int load_varies(const Expr *e, int with, int without)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && expr_has_var(e->a, with) && !expr_has_var(e->a, without))
+        return 1;
+    return load_varies(e->a, with, without) || load_varies(e->b, with, without) ||
+           load_varies(e->c, with, without);
+}
+
+/* A sum of products of (selected, cast) loads: Conv/Gemm/MatMul-like. */
+static int is_contraction(const Compute *c)
+{
+    const Expr *b = c->body;
+    while (b && b->kind == EX_CAST)
+        b = b->a;
+    return c->rop == RED_SUM && b && b->kind == EX_BINARY && b->op == BIN_MUL;
+}
+
+static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
+{
+    int v = -1, r = -1, i, n = 0;
+    int band[TVMCC_MAX_RANK + 2], tile[2], nt = 0;
+    int vo = -1, vi = -1, ro = -1, ri = -1;
+    for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
+        if (c->axes[i].extent > 1)
+            v = i;
+    if (v < 0)
+        return;
+    if (is_contraction(c))
+        for (i = c->n_axes - 1; i >= 0 && r < 0; i--)
+            if (i != v && c->axes[i].extent > 1 &&
+                load_varies(c->body, c->axes[i].var, c->axes[v].var))
+                r = i;
+    {
+        int64_t fv = pick_factor(c->axes[v].extent, kn->lanes);
+        if (fv < c->axes[v].extent) {
+            if (sched_split(s, c->axes[v].var, fv, &vo, &vi))
+                return;
+        } else {
+            vi = c->axes[v].var;
+        }
+    }
+    if (r >= 0) {
+        int64_t fr = pick_factor(c->axes[r].extent, kn->rows);
+        if (fr < c->axes[r].extent) {
+            if (sched_split(s, c->axes[r].var, fr, &ro, &ri))
+                return;
+        } else {
+            ri = c->axes[r].var;
+        }
+    }
+    for (i = 0; i < c->n_axes; i++) {
+        if (i == v) {
+            if (vo >= 0)
+                band[n++] = vo;
+        } else if (i == r) {
+            if (ro >= 0)
+                band[n++] = ro;
+        } else {
+            band[n++] = c->axes[i].var;
+        }
+    }
+    if (ri >= 0)
+        band[n++] = tile[nt++] = ri;
+    band[n++] = tile[nt++] = vi;
+    if (sched_reorder(s, n, band) || sched_cache_write(s, nt, tile))
+        return;
+    if (ri >= 0 && kn->unroll)
+        sched_unroll(s, ri);
+    /* unrolling the vector loop too leaves only constant accumulator
+     * indices, which compilers keep in (vector) registers */
+    if (kn->unroll_vec && sched_extent(s->L->k->body, vi) <= kn->unroll_vec)
+        sched_unroll(s, vi);
+    else
+        sched_vectorize(s, vi);
+    for (i = 0; i < n - nt; i++)
+        if (sched_extent(s->L->k->body, band[i]) > 1) {
+            sched_parallel(s, band[i]);
+            break;
+        }
+    /* bounds tests of padding: interior copies without them */
+    for (i = 0; i < n - nt; i++)
+        if (sched_extent(s->L->k->body, band[i]) > 1)
+            sched_partition(s, band[i], MAX_BORDER);
+}
+
+static void vectorize_injective(Sched *s, const Compute *c)
+{
+    if (c->n_axes == 0)
+        return;
+    int i;
+    sched_vectorize(s, c->axes[c->n_axes - 1].var);
+    for (i = 0; i + 1 < c->n_axes; i++)
+        if (c->axes[i].extent > 1) {
+            sched_parallel(s, c->axes[i].var);
+            break;
+        }
+}
+
+void template_apply(Lower *L, const Target *t)
+{
+    Sched s;
+    Knobs kn;
+    int i;
+    if (!t)
+        return;
+    kn = knobs_of(t);
+    sched_init(&s, L);
+    for (i = 0; i < L->k->n_stages; i++) {
+        const Compute *c = &L->k->stages[i];
+        if (c->rop != RED_NONE && c->n_raxes > 0)
+            tile_reduction(&s, c, &kn);
+        else if (c->rop == RED_NONE)
+            vectorize_injective(&s, c);
+    }
+}

@@ -1,0 +1,142 @@
+/*
+ * Operator fusion: groups nodes by the rules of the TVM paper over the op
+ * table's categories, so that each group becomes one kernel.
+ *
+ *   1. Injective ops fuse into the output of a complex-out-fusable op or a
+ *      reduction (conv + bias + relu + residual add).
+ *   2. Chains of injective ops fuse into one.
+ *   3. A reduction fuses with the injective ops at its input.
+ *   Opaque ops never fuse.
+ *
+ * An edge producer -> consumer is fused only when the value between them
+ * has that one consumer, is not a graph output, and (for rule 1 and 2) the
+ * consumer's output has as many elements as the value, so that the fused
+ * stage keeps the producer's iteration space. A group has at most one
+ * non-injective member (its master). Members keep their place in the graph;
+ * each records in Node.group the index of the group's last node, where the
+ * group's kernel runs (every input of every member is computed by then, and
+ * only the last node's output leaves the group). lower/fuse.c turns the
+ * group into one kernel without intermediate buffers.
+ */
+#include "passes.h"
+
+#include <stdlib.h>
+
+static int32_t find(int32_t *parent, int32_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+static int live_outputs(const Graph *g, const Node *n, const int32_t *uses)
+{
+    int i, k = 0;
+    (void)g;
+    for (i = 0; i < n->n_out; i++)
+        if (n->out[i] >= 0 && uses[n->out[i]] > 0)
+            k++;
+    return k;
+}
+
+int pass_fuse(Graph *g, Diag *d)
+{
+    int32_t *uses, *parent, *master, *last, ni;
+    int i, j;
+    (void)d;
+    uses = calloc((size_t)g->n_values + 1, sizeof *uses);
+    parent = malloc(((size_t)g->n_nodes + 1) * sizeof *parent);
+    master = malloc(((size_t)g->n_nodes + 1) * sizeof *master);
+    last = malloc(((size_t)g->n_nodes + 1) * sizeof *last);
+    if (!uses || !parent || !master || !last)
+        die("out of memory");
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        const Node *n = &g->nodes[ni];
+        parent[ni] = ni;
+        master[ni] = (n->op > OP_UNKNOWN && op_info[n->op].category != CAT_INJECTIVE) ? ni : -1;
+        if (n->dead)
+            continue;
+        for (i = 0; i < n->n_in; i++)
+            if (n->in[i] >= 0)
+                uses[n->in[i]]++;
+    }
+    for (j = 0; j < g->n_outputs; j++)
+        uses[g->outputs[j]] += 1000000; /* never internal */
+
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        Node *m = &g->nodes[ni];
+        OpCategory cm;
+        if (m->dead || m->op <= OP_UNKNOWN)
+            continue;
+        cm = op_info[m->op].category;
+        if (cm == CAT_OPAQUE || cm == CAT_COMPLEX)
+            continue;
+        for (i = 0; i < m->n_in; i++) {
+            int32_t t = m->in[i], pi, gp, gm;
+            const Node *p;
+            OpCategory cp;
+            if (t < 0 || g->values[t].data || uses[t] != 1)
+                continue;
+            pi = g->values[t].producer;
+            if (pi < 0 || g->nodes[pi].dead)
+                continue;
+            p = &g->nodes[pi];
+            if (p->op <= OP_UNKNOWN || live_outputs(g, p, uses) != 1)
+                continue;
+            cp = op_info[p->op].category;
+            if (cp == CAT_OPAQUE)
+                continue;
+            gp = find(parent, pi);
+            gm = find(parent, ni);
+            if (gp == gm)
+                continue;
+            if (cm == CAT_INJECTIVE) {
+                /* rules 1 and 2: keep the producer's iteration space */
+                if (m->n_out < 1 || m->out[0] < 0 ||
+                    value_numel(&g->values[m->out[0]]) != value_numel(&g->values[t]))
+                    continue;
+                if (master[gp] >= 0 && master[gm] >= 0)
+                    continue;
+            } else { /* CAT_REDUCTION: rule 3, only injective producers */
+                if (master[gp] >= 0 || (master[gm] >= 0 && master[gm] != ni))
+                    continue;
+            }
+            parent[gp] = gm;
+            if (master[gm] < 0)
+                master[gm] = master[gp];
+        }
+    }
+    /* the group's kernel runs at its last member */
+    for (ni = 0; ni < g->n_nodes; ni++)
+        last[ni] = -1;
+    for (ni = 0; ni < g->n_nodes; ni++)
+        if (!g->nodes[ni].dead)
+            last[find(parent, ni)] = ni;
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        Node *n = &g->nodes[ni];
+        int32_t l;
+        if (n->dead)
+            continue;
+        l = last[find(parent, ni)];
+        n->group = l;
+    }
+    /* singletons are not fused */
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        int32_t k, members = 0;
+        Node *n = &g->nodes[ni];
+        if (n->dead || n->group != ni)
+            continue;
+        for (k = 0; k < g->n_nodes; k++)
+            if (!g->nodes[k].dead && g->nodes[k].group == ni)
+                members++;
+        if (members == 1)
+            n->group = -1;
+    }
+    free(uses);
+    free(parent);
+    free(master);
+    free(last);
+    return 0;
+}

@@ -1,0 +1,355 @@
+/*
+ * Property test for the schedule primitives and templates (lower/sched.c,
+ * lower/templates.c): a schedule never changes results. For random shapes
+ * of a few stage structures (a padded, strided conv with bias and relu, a
+ * matmul, a padded max pool, an elementwise stage, a two-stage kernel whose
+ * first stage is inlined), the kernel is built twice; one copy keeps the
+ * naive schedule, the other gets either the template of a random target or
+ * a random sequence of primitives with random arguments (refusals are
+ * fine: a refused primitive must leave a correct nest). Both are run by the
+ * loop-IR interpreter on the same random inputs and must agree (rtol 1e-4).
+ * Prints failures and ends with "N passed, N failed".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../ir/arena.h"
+#include "../../lower/eval.h"
+#include "../../lower/sched.h"
+
+static int passed, failed;
+static unsigned long long rng_state = 88172645463325252ull;
+
+static unsigned rnd(unsigned n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)(rng_state % n);
+}
+
+enum { K_CONV, K_MATMUL, K_POOL, K_ELEM, K_TWO, K_COUNT };
+static const char *const kind_names[] = {"conv", "matmul", "pool", "elemwise", "two-stage"};
+
+typedef struct Shape {
+    int kind;
+    int64_t n, c, h, w, oc, kh, kw, stride, pad; /* conv/pool; matmul uses h, w, c */
+} Shape;
+
+static Expr *clampx(Lower *L, Expr *e, int64_t hi)
+{
+    return ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, e, ex_int(L, 0)), ex_int(L, hi));
+}
+
+static int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t p)
+{
+    return (in + 2 * p - k) / s + 1;
+}
+
+/* Window position of output axis `o` and reduce axis `r`, with its bounds
+ * test folded into *cond. */
+static Expr *window(Lower *L, const IterVar *o, const IterVar *r, const Shape *sh, int64_t in, Expr **cond)
+{
+    Expr *pos = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, o), ex_int(L, sh->stride)), ex_int(L, sh->pad)),
+                       ex_var(L, r));
+    if (sh->pad > 0) {
+        *cond = ex_and(L, *cond, ex_binary(L, BIN_GE, pos, ex_int(L, 0)));
+        *cond = ex_and(L, *cond, ex_lt(L, pos, ex_int(L, in)));
+        pos = clampx(L, pos, in - 1);
+    }
+    return pos;
+}
+
+/* Builds the kernel for sh into L->k; returns the number of buffers that
+ * are inputs (the first ones). */
+static int build(Lower *L, const Shape *sh)
+{
+    int64_t oh = out_extent(sh->h, sh->kh, sh->stride, sh->pad);
+    int64_t ow = out_extent(sh->w, sh->kw, sh->stride, sh->pad);
+    Compute *c;
+    Expr *cond = ex_const_int(L, DT_BOOL, 1), *idx[4], *v;
+    if (sh->kind == K_CONV) {
+        int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, wd[4] = {sh->oc, sh->c, sh->kh, sh->kw};
+        int64_t yd[4] = {sh->n, sh->oc, oh, ow};
+        int x = lower_buf_temp(L, "x", DT_FLOAT32, sh->n * sh->c * sh->h * sh->w);
+        int w = lower_buf_temp(L, "w", DT_FLOAT32, sh->oc * sh->c * sh->kh * sh->kw);
+        int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->oc);
+        int y = lower_buf_temp(L, "y", DT_FLOAT32, yd[0] * yd[1] * yd[2] * yd[3]);
+        IterVar rc, rh, rw;
+        c = lower_stage(L, "conv", y, 4, yd);
+        rc = *lower_raxis(L, c, sh->c);
+        rh = *lower_raxis(L, c, sh->kh);
+        rw = *lower_raxis(L, c, sh->kw);
+        idx[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, &rc);
+        idx[2] = window(L, &c->axes[2], &rh, sh, sh->h, &cond);
+        idx[3] = window(L, &c->axes[3], &rw, sh, sh->w, &cond);
+        v = ex_select(L, cond, ex_load_nd(L, x, 4, xd, idx), ex_float(L, DT_FLOAT32, 0.0));
+        idx[0] = ex_var(L, &c->axes[1]);
+        idx[1] = ex_var(L, &rc);
+        idx[2] = ex_var(L, &rh);
+        idx[3] = ex_var(L, &rw);
+        c->rop = RED_SUM;
+        c->body = ex_mul(L, v, ex_load_nd(L, w, 4, wd, idx));
+        c->init = ex_load(L, b, ex_var(L, &c->axes[1]));
+        c->post = ex_binary(L, BIN_MAX, ex_acc(L, DT_FLOAT32), ex_float(L, DT_FLOAT32, 0.0));
+        return 3;
+    }
+    if (sh->kind == K_MATMUL) {
+        int64_t ad[2] = {sh->h, sh->c}, bd[2] = {sh->c, sh->w}, yd[2] = {sh->h, sh->w};
+        int a = lower_buf_temp(L, "a", DT_FLOAT32, sh->h * sh->c);
+        int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->c * sh->w);
+        int y = lower_buf_temp(L, "y", DT_FLOAT32, sh->h * sh->w);
+        IterVar rk;
+        c = lower_stage(L, "matmul", y, 2, yd);
+        rk = *lower_raxis(L, c, sh->c);
+        idx[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, &rk);
+        v = ex_load_nd(L, a, 2, ad, idx);
+        idx[0] = ex_var(L, &rk);
+        idx[1] = ex_var(L, &c->axes[1]);
+        c->rop = RED_SUM;
+        c->body = ex_mul(L, v, ex_load_nd(L, b, 2, bd, idx));
+        return 2;
+    }
+    if (sh->kind == K_POOL) {
+        int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, yd[4] = {sh->n, sh->c, oh, ow};
+        int x = lower_buf_temp(L, "x", DT_FLOAT32, sh->n * sh->c * sh->h * sh->w);
+        int y = lower_buf_temp(L, "y", DT_FLOAT32, yd[0] * yd[1] * yd[2] * yd[3]);
+        IterVar rh, rw;
+        c = lower_stage(L, "pool", y, 4, yd);
+        rh = *lower_raxis(L, c, sh->kh);
+        rw = *lower_raxis(L, c, sh->kw);
+        idx[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, &c->axes[1]);
+        idx[2] = window(L, &c->axes[2], &rh, sh, sh->h, &cond);
+        idx[3] = window(L, &c->axes[3], &rw, sh, sh->w, &cond);
+        c->rop = RED_MAX;
+        c->body = ex_select(L, cond, ex_load_nd(L, x, 4, xd, idx), ex_float(L, DT_FLOAT32, -HUGE_VAL));
+        return 1;
+    }
+    {
+        int64_t d[3] = {sh->n, sh->c, sh->w};
+        int64_t numel = sh->n * sh->c * sh->w;
+        int x = lower_buf_temp(L, "x", DT_FLOAT32, numel);
+        int t = sh->kind == K_TWO ? lower_buf_temp(L, "t", DT_FLOAT32, numel) : -1;
+        int y = lower_buf_temp(L, "y", DT_FLOAT32, numel);
+        if (t >= 0) {
+            c = lower_stage(L, "first", t, 3, d);
+            c->body = ex_mul(L, ex_load_broadcast(L, x, 3, d, c), ex_float(L, DT_FLOAT32, 3.0));
+        }
+        c = lower_stage(L, "compute", y, 3, d);
+        c->body = ex_add(L, ex_load_broadcast(L, t >= 0 ? t : x, 3, d, c), ex_float(L, DT_FLOAT32, 1.0));
+        if (t >= 0) { /* and the element at the mirrored offset */
+            int i;
+            for (i = 0; i < 3; i++)
+                idx[i] = ex_var(L, &c->axes[i]);
+            c->body = ex_add(L, c->body, ex_load(L, t, ex_sub(L, ex_int(L, numel - 1),
+                                                               ex_offset(L, 3, d, idx))));
+        }
+        return 1;
+    }
+}
+
+static void random_shape(Shape *sh)
+{
+    sh->kind = (int)rnd(K_COUNT);
+    sh->n = 1 + rnd(2);
+    sh->c = 1 + rnd(6);
+    sh->oc = 1 + rnd(9);
+    sh->kh = 1 + rnd(3);
+    sh->kw = 1 + rnd(3);
+    sh->stride = 1 + rnd(2);
+    sh->pad = rnd(sh->kh < sh->kw ? sh->kh : sh->kw);
+    sh->h = sh->kh + rnd(9);
+    sh->w = sh->kw + rnd(19);
+}
+
+/* Loop variables of the current nest, for random primitive arguments. */
+static int collect_vars(const Stmt *s, int *vars, int n)
+{
+    int i, j;
+    if (!s)
+        return n;
+    if (s->kind == ST_FOR) {
+        for (j = 0; j < n && vars[j] != s->var; j++)
+            ;
+        if (j == n && n < 64)
+            vars[n++] = s->var;
+    }
+    for (i = 0; i < s->n_body; i++)
+        n = collect_vars(s->body[i], vars, n);
+    return n;
+}
+
+static void random_primitives(Lower *L, int steps)
+{
+    Sched s;
+    int vars[64], n, i, j, o, in;
+    sched_init(&s, L);
+    for (i = 0; i < steps; i++) {
+        n = collect_vars(L->k->body, vars, 0);
+        if (!n)
+            return;
+        switch (rnd(9)) {
+        case 0:
+        case 1: {
+            int v = vars[rnd((unsigned)n)];
+            int64_t e = sched_extent(L->k->body, v);
+            if (e > 0)
+                sched_split(&s, v, 1 + (int64_t)rnd((unsigned)e), &o, &in);
+            break;
+        }
+        case 2: { /* a random permutation of a random chain of up to 4 loops */
+            int band[4], m = 0, v = vars[rnd((unsigned)n)];
+            const Stmt *st = L->k->body;
+            while (st && !(st->kind == ST_FOR && st->var == v)) {
+                for (j = 0; j < st->n_body; j++)
+                    if (sched_extent(st->body[j], v) >= 0)
+                        break;
+                st = j < st->n_body ? st->body[j] : NULL;
+            }
+            while (st && st->kind == ST_FOR && m < 4) {
+                band[m++] = st->var;
+                st = st->body[0];
+            }
+            for (j = m - 1; j > 0; j--) {
+                int k = (int)rnd((unsigned)j + 1), t = band[j];
+                band[j] = band[k];
+                band[k] = t;
+            }
+            if (m)
+                sched_reorder(&s, m, band);
+            break;
+        }
+        case 3:
+            sched_fuse(&s, vars[rnd((unsigned)n)], vars[rnd((unsigned)n)], &o);
+            break;
+        case 4:
+            if (sched_extent(L->k->body, vars[rnd((unsigned)n)]) <= 8)
+                sched_unroll(&s, vars[rnd((unsigned)n)]);
+            break;
+        case 5:
+            sched_vectorize(&s, vars[rnd((unsigned)n)]);
+            break;
+        case 6:
+            sched_parallel(&s, vars[rnd((unsigned)n)]);
+            break;
+        case 7: {
+            int t[2];
+            t[0] = vars[rnd((unsigned)n)];
+            t[1] = vars[rnd((unsigned)n)];
+            sched_cache_write(&s, 1 + (int)rnd(2), t);
+            break;
+        }
+        default:
+            sched_partition(&s, vars[rnd((unsigned)n)], (int)rnd(6));
+            break;
+        }
+    }
+}
+
+static int run_case(const Shape *sh, int mode, int vbits, int seed)
+{
+    Arena arena;
+    Lower L[2];
+    Kernel k[2];
+    Target t;
+    void **bufs[2];
+    int n_in = 0, i, j, ok = 1;
+    arena_init(&arena, (size_t)1 << 28);
+    memset(k, 0, sizeof k);
+    memset(&t, 0, sizeof t);
+    t.name = "test";
+    t.isa = vbits < 0 ? "c" : "x86-64";
+    t.vector_bits = vbits < 0 ? 0 : vbits;
+    for (i = 0; i < 2; i++) {
+        L[i].g = NULL;
+        L[i].d = NULL;
+        L[i].arena = &arena;
+        L[i].k = &k[i];
+        n_in = build(&L[i], sh);
+        if (i == 1 && mode == 2 && k[i].n_stages > 1) {
+            Sched s;
+            sched_init(&s, &L[i]);
+            if (sched_compute_inline(&s, 0))
+                ok = 0;
+        }
+        schedule_naive(&L[i]);
+        for (j = 0; j < k[i].n_stages; j++)
+            k[i].bufs[k[i].stages[j].out_buf].written = 1;
+    }
+    if (mode == 0)
+        template_apply(&L[1], &t);
+    else
+        random_primitives(&L[1], 2 + (int)rnd(10));
+    for (i = 0; i < 2; i++) {
+        bufs[i] = calloc((size_t)k[i].n_bufs, sizeof *bufs[i]);
+        for (j = 0; j < k[i].n_bufs; j++) {
+            Buffer *b = &k[i].bufs[j];
+            if (b->scope == BUF_LOCAL)
+                continue;
+            bufs[i][j] = calloc((size_t)b->numel + 1, sizeof(float));
+        }
+    }
+    srand((unsigned)seed);
+    for (j = 0; j < n_in; j++) {
+        int64_t e;
+        for (e = 0; e < k[0].bufs[j].numel; e++) {
+            float r = (float)rand() / (float)RAND_MAX - 0.5f;
+            ((float *)bufs[0][j])[e] = r;
+            ((float *)bufs[1][j])[e] = r;
+        }
+    }
+    if (lower_eval(&k[0], bufs[0]) || lower_eval(&k[1], bufs[1]))
+        ok = 0;
+    for (j = n_in; j < k[0].n_bufs && ok; j++) {
+        int64_t e;
+        const Buffer *b = &k[0].bufs[j];
+        if (b->scope == BUF_LOCAL || !strcmp(b->name, "t") || b->value != -1)
+            continue;
+        if (j != k[0].stages[k[0].n_stages - 1].out_buf)
+            continue;
+        for (e = 0; e < b->numel; e++) {
+            float x = ((float *)bufs[0][j])[e], y = ((float *)bufs[1][j])[e];
+            if (!(fabsf(x - y) <= 1e-4f * (fabsf(x) > 1 ? fabsf(x) : 1))) {
+                ok = 0;
+                break;
+            }
+        }
+    }
+    if (!ok) {
+        printf("FAIL %s n%lld c%lld h%lld w%lld oc%lld k%lldx%lld s%lld p%lld mode %d vbits %d seed %d\n",
+               kind_names[sh->kind], (long long)sh->n, (long long)sh->c, (long long)sh->h,
+               (long long)sh->w, (long long)sh->oc, (long long)sh->kh, (long long)sh->kw,
+               (long long)sh->stride, (long long)sh->pad, mode, vbits, seed);
+        loops_dump(&k[1], stdout);
+    }
+    for (i = 0; i < 2; i++) {
+        for (j = 0; j < k[i].n_bufs; j++)
+            free(bufs[i][j]);
+        free(bufs[i]);
+    }
+    arena_free(&arena);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    static const int vbits[] = {-1, 0, 32, 128, 256, 512};
+    int iters = argc > 1 ? atoi(argv[1]) : 300, i;
+    for (i = 0; i < iters; i++) {
+        Shape sh;
+        int mode;
+        random_shape(&sh);
+        mode = sh.kind == K_TWO ? (int)rnd(3) : (int)rnd(2);
+        if (run_case(&sh, mode, vbits[rnd(6)], i))
+            passed++;
+        else
+            failed++;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
