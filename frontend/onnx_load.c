@@ -18,6 +18,10 @@
  *      reported naming a node on it.
  *   6. all operators outside the op table are listed in one error.
  *
+ * Loading stops at the first error (the unsupported-operator list is one
+ * error), so a broken model gives one line however much of it is broken,
+ * and a hostile one cannot flood the terminal.
+ *
  * Subgraph attributes (If, Loop, Scan bodies) are parsed the same way into
  * their own Graph so that later stages can at least see them.
  */
@@ -419,19 +423,13 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
         if (!field)
             return oom(L);
         if (!name[0]) {
-            diag_error(d, NULL, "initializer", "initializer #%zu has no name", i);
-            continue;
+            return diag_error(d, NULL, "initializer", "initializer #%zu has no name", i);
         }
         if (graph_find_value(g, name) >= 0) {
-            diag_error(d, NULL, field, "defined twice");
-            continue;
+            return diag_error(d, NULL, field, "defined twice");
         }
-        if (onnx_tensor_decode(L->a, tp, g->dir, &t, d, NULL, field)) {
-            /* keep the name defined so its users do not report it again */
-            vi = graph_add_value(g, name);
-            g->values[vi].is_initializer = 1;
-            continue;
-        }
+        if (onnx_tensor_decode(L->a, tp, g->dir, &t, d, NULL, field))
+            return d->errors - before;
         if (count_constant(L, &t, NULL, field))
             return d->errors - before;
         vi = graph_add_value(g, name);
@@ -445,7 +443,7 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
         v->is_initializer = 1;
     }
     if (gp->n_sparse_initializer)
-        diag_error(d, NULL, "sparse_initializer", "sparse initializers are not supported");
+        return diag_error(d, NULL, "sparse_initializer", "sparse initializers are not supported");
     /* graph inputs */
     g->inputs = arena_array(L->a, gp->n_input + 1, sizeof(int32_t));
     if (!g->inputs)
@@ -455,19 +453,19 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
         int32_t vi = graph_find_value(g, name);
         Value *v;
         if (!name[0]) {
-            diag_error(d, NULL, "input", "graph input #%zu has no name", i);
-            continue;
+            return diag_error(d, NULL, "input", "graph input #%zu has no name", i);
         }
         if (vi >= 0) {
             if (!g->values[vi].is_initializer)
-                diag_error(d, NULL, NULL, "graph input '%s' is listed twice", name);
+                return diag_error(d, NULL, NULL, "graph input '%s' is listed twice", name);
             continue; /* an initializer: a constant, not an input */
         }
         vi = graph_add_value(g, name);
         v = &g->values[vi];
         v->input_index = g->n_inputs;
         g->inputs[g->n_inputs++] = vi;
-        set_declared(L, v, gp->input[i]->type, !sub, "graph input");
+        if (set_declared(L, v, gp->input[i]->type, !sub, "graph input"))
+            return d->errors - before;
     }
     /* nodes and their outputs */
     for (i = 0; i < gp->n_node; i++) {
@@ -515,9 +513,8 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
             vi = graph_find_value(g, oname);
             if (vi >= 0) {
                 snprintf(field, sizeof field, "output[%zu]", j);
-                diag_error(d, &g->nodes[ni], field, "'%s' is already produced by %s", oname,
-                           owner_text(L, g, vi));
-                continue;
+                return diag_error(d, &g->nodes[ni], field, "'%s' is already produced by %s",
+                                  oname, owner_text(L, g, vi));
             }
             vi = graph_add_value(g, oname);
             g->values[vi].producer = ni;
@@ -538,10 +535,9 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
                 vi = graph_add_value(g, iname); /* outer-scope reference */
             if (vi < 0) {
                 snprintf(field, sizeof field, "input[%zu]", j);
-                diag_error(d, &g->nodes[ni], field,
-                           "input '%s' is not produced by any node, initializer or graph input",
-                           iname);
-                continue;
+                return diag_error(d, &g->nodes[ni], field,
+                                  "input '%s' is not produced by any node, initializer or graph "
+                                  "input", iname);
             }
             g->nodes[ni].in[j] = vi;
         }
@@ -552,7 +548,8 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
         int32_t vi = graph_find_value(g, name);
         if (vi < 0 || g->values[vi].data || g->values[vi].input_index >= 0)
             continue;
-        set_declared(L, &g->values[vi], gp->value_info[i]->type, 0, "value_info");
+        if (set_declared(L, &g->values[vi], gp->value_info[i]->type, 0, "value_info"))
+            return d->errors - before;
     }
     g->outputs = arena_array(L->a, gp->n_output + 1, sizeof(int32_t));
     if (!g->outputs)
@@ -563,25 +560,29 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
         if (vi < 0 && sub && name[0])
             vi = graph_add_value(g, name); /* a subgraph may return an outer value */
         if (vi < 0) {
-            diag_error(d, NULL, NULL,
-                       "graph output '%s' is not produced by any node, initializer or graph input",
-                       name);
-            continue;
+            return diag_error(d, NULL, NULL, "graph output '%s' is not produced by any node, "
+                              "initializer or graph input", name);
         }
         g->outputs[g->n_outputs++] = vi;
         if (!g->values[vi].data && g->values[vi].input_index < 0)
-            set_declared(L, &g->values[vi], gp->output[i]->type, !sub, "graph output");
+            if (set_declared(L, &g->values[vi], gp->output[i]->type, !sub, "graph output"))
+                return d->errors - before;
     }
     if (d->errors > before)
         return d->errors - before;
     return sort_nodes(L, g);
 }
 
-/* One error listing every node whose operator tvmcc does not implement,
- * grouped by operator in order of first appearance. */
+/* One error listing the nodes whose operator tvmcc does not implement,
+ * grouped by operator in order of first appearance. At most
+ * MAX_LISTED_OPS operators are named (each with up to three nodes); the rest
+ * are counted, which keeps this linear in the graph size: a model of many
+ * distinct unknown operators would otherwise cost quadratic time and
+ * memory. */
+#define MAX_LISTED_OPS 12
 static void report_unsupported(Loader *L, const Graph *g)
 {
-    int32_t i, k;
+    int32_t i, k, listed = 0, other_nodes = 0;
     char *msg = NULL;
     uint8_t *done = arena_array(L->a, (size_t)g->n_nodes + 1, 1);
     if (!done) {
@@ -594,6 +595,11 @@ static void report_unsupported(Loader *L, const Graph *g)
         char *item;
         if (a->op != OP_UNKNOWN || done[i])
             continue;
+        if (listed == MAX_LISTED_OPS) {
+            other_nodes++;
+            continue;
+        }
+        listed++;
         for (k = i; k < g->n_nodes; k++)
             if (g->nodes[k].op == OP_UNKNOWN && strcmp(g->nodes[k].op_type, a->op_type) == 0 &&
                 strcmp(g->nodes[k].domain, a->domain) == 0)
@@ -620,6 +626,9 @@ static void report_unsupported(Loader *L, const Graph *g)
             return;
         }
     }
+    if (msg && other_nodes)
+        msg = arena_printf(L->a, "%s, and %ld more node%s with other operators", msg,
+                           (long)other_nodes, other_nodes > 1 ? "s" : "");
     if (msg)
         diag_error(L->d, NULL, NULL, "unsupported operators: %s", msg);
 }

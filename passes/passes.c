@@ -6,6 +6,7 @@
 #include "passes.h"
 
 const Pass pass_table[] = {
+    {"simplify", pass_simplify, "drop identities and no-op reshapes, fold BatchNormalization into Conv", 1},
     {"fold_constants", pass_fold_constants, "evaluate nodes whose inputs are all constant", 0},
     {"dce", pass_dce, "drop nodes whose outputs are constant or unused", 0},
     {"fuse", pass_fuse, "group nodes into kernels by the paper's fusion rules", 1},

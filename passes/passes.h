@@ -22,6 +22,7 @@ extern const int pass_count;
 int pass_fold_constants(Graph *g, Diag *d);
 int pass_dce(Graph *g, Diag *d);
 int pass_fuse(Graph *g, Diag *d);
+int pass_simplify(Graph *g, Diag *d);
 
 /* Folds node ni if all its inputs are constants and its outputs are small
  * enough (budget below); returns 0 (folded or not foldable) or the number

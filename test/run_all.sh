@@ -83,6 +83,27 @@ determinism() {
     [ $failed = 0 ]
 }
 
+# The optimizing passes must not change results: the tests passing at -O0
+# and at the default level are the same set.
+opt_levels_agree() {
+    local a=build/conformance/host/results.txt b=build/conformance-O0/host/results.txt
+    if [ ! -f "$a" ] || [ ! -f "$b" ]; then
+        echo "FAIL opt-levels: missing $a or $b"
+        echo "0 passed, 1 failed"
+        return 1
+    fi
+    if diff <(awk -F'\t' '$2 == "pass" {print $1}' "$a" | sort) \
+            <(awk -F'\t' '$2 == "pass" {print $1}' "$b" | sort) > build/opt-levels.diff; then
+        echo "PASS opt-levels: $(awk -F'\t' '$2 == "pass"' "$a" | wc -l) tests pass at -O2 and at -O0"
+        echo "1 passed, 0 failed"
+    else
+        echo "FAIL opt-levels: pass sets differ (< default, > -O0):"
+        head -20 build/opt-levels.diff
+        echo "0 passed, 1 failed"
+        return 1
+    fi
+}
+
 [ -z "$only" ] && echo "=== deps: scripts/deps.sh test"
 if [ -z "$only" ] && ! scripts/deps.sh test; then
     echo "deps: scripts/deps.sh test failed; continuing, tests needing missing tools fail or skip"
@@ -92,9 +113,14 @@ if [ -x test/unit/run.sh ]; then
 fi
 run_suite bad_input test/bad_input/run.sh
 run_suite conformance-host test/conformance/run.sh --suite all -j "$jobs"
+run_suite conformance-O0 env TVMCC_FLAGS=-O0 CONFORMANCE_WORK=build/conformance-O0 \
+    test/conformance/run.sh --suite all -j "$jobs"
+run_suite opt-levels-agree opt_levels_agree
 run_suite conformance-arm test/conformance/run.sh --arm -j "$jobs"
 run_suite torchvision test/models/check_torchvision.sh
 run_suite determinism determinism
+# malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
+run_suite malformed test/malformed/run.sh
 
 echo "=== summary"
 printf '%s' "$summary"

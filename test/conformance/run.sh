@@ -18,7 +18,7 @@
 # "N passed, N failed". Work dirs: build/conformance/{host,arm}/SUITE/TEST;
 # all results: build/conformance/{host,arm}/results.txt.
 #
-# Environment overrides: TVMCC, TENSORTOOL, CC_HOST, TESTDATA, QEMU_TIMEOUT,
+# Environment overrides: TVMCC, TVMCC_FLAGS (extra tvmcc options, e.g. -O0), TENSORTOOL, CC_HOST, TESTDATA, QEMU_TIMEOUT,
 # CONFORMANCE_WORK (work root instead of build/conformance; concurrent runs
 # with the same root wait for each other).
 set -u
@@ -51,7 +51,7 @@ worker() {
     rm -rf "$w" && mkdir -p "$w" || fail setup "cannot create $w"
     cd "$w" || fail setup "cannot enter $w"
 
-    timeout -k 5 60 "$TVMCC" "$src/model.onnx" -o out --name model >compile.log 2>&1
+    timeout -k 5 60 "$TVMCC" "$src/model.onnx" -o out --name model ${TVMCC_FLAGS:-} >compile.log 2>&1
     rc=$?
     [ $rc = 124 ] && fail compile "timeout after 60 s"
     [ $rc = 0 ] || fail compile "$(first_line compile.log)"
@@ -155,6 +155,7 @@ fi
 export MODE=$mode
 export TESTDATA=${TESTDATA:-/usr/share/libonnx-testdata/data}
 export TVMCC=${TVMCC:-$root/tvmcc}
+export TVMCC_FLAGS=${TVMCC_FLAGS:-}
 export TENSORTOOL=${TENSORTOOL:-$root/build/tensortool}
 export CC_HOST=${CC_HOST:-gcc}
 export QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}

@@ -54,6 +54,31 @@ def gemm_softmax(outdir):
          [f32("x", [2, 3])], [f32("y", [2, 4])], [w])
 
 
+def conv_bn(outdir):
+    """BatchNormalization after a Conv folds into the Conv's weights."""
+    rng = np.random.default_rng(3)
+    w = numpy_helper.from_array(rng.standard_normal((2, 1, 1, 1)).astype(np.float32), "w")
+    bn = [numpy_helper.from_array(np.array(v, np.float32), n)
+          for n, v in (("gamma", [1.5, 0.5]), ("beta", [0.25, -1.0]), ("mean", [0.1, 0.2]),
+                       ("var", [4.0, 0.25]))]
+    save(outdir, "conv_bn",
+         [helper.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+          helper.make_node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"], ["y"],
+                           name="bn", epsilon=0.0)],
+         [f32("x", [1, 1, 2, 2])], [f32("y", [1, 2, 2, 2])], [w] + bn)
+
+
+def identity_chain(outdir):
+    """Identity, Dropout and a reshape back to the same shape vanish."""
+    shape = numpy_helper.from_array(np.array([2, 3], np.int64), "shape")
+    save(outdir, "identity_chain",
+         [helper.make_node("Identity", ["x"], ["a"], name="id"),
+          helper.make_node("Dropout", ["a"], ["b"], name="drop"),
+          helper.make_node("Reshape", ["b", "shape"], ["c"], name="same_shape"),
+          helper.make_node("Relu", ["c"], ["y"], name="relu")],
+         [f32("x", [2, 3])], [f32("y", [2, 3])], [shape])
+
+
 def broadcast_add(outdir):
     save(outdir, "broadcast_add",
          [helper.make_node("Add", ["a", "b"], ["y"], name="add")],
@@ -61,5 +86,5 @@ def broadcast_add(outdir):
 
 
 if __name__ == "__main__":
-    for fn in (conv_relu, shape_chain, gemm_softmax, broadcast_add):
+    for fn in (conv_relu, shape_chain, gemm_softmax, broadcast_add, conv_bn, identity_chain):
         fn(sys.argv[1])

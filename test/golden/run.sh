@@ -19,7 +19,7 @@ fi
 pass=0 failed=0
 for m in "$work"/*.onnx; do
     name=$(basename "$m" .onnx)
-    for dump in frontend fold_constants dce loops; do
+    for dump in frontend simplify dce fuse loops; do
         if [ $dump = loops ]; then opt=--dump-loops; else opt=--dump-ir=$dump; fi
         exp="$here/$name.$dump.txt"
         "$TVMCC" "$m" $opt > "$work/$name.$dump.txt" 2> "$work/$name.$dump.err"

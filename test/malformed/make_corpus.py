@@ -327,6 +327,12 @@ def main():
     save("no_graph", m)
     save("name_with_newline", model([helper.make_node("Add", ["x", "no\nwhere"], ["y"], name="add\n0")],
                                     [vi("x")], [vi("y")]))
+    save("dangling_many", model([helper.make_node("Concat", ["x"] + ["gone%d" % i for i in range(3000)],
+                                                  ["y"], name="cat_many", axis=0)],
+                                [vi("x")], [vi("y", shape=None)]))
+    # 50000 distinct unknown operators: listing them all took quadratic time
+    save("unknown_ops_many", model([helper.make_node("Op%d" % i, ["x"], ["y%d" % i], name="n%d" % i)
+                                    for i in range(50000)], [vi("x")], [vi("y0", shape=None)]))
     save("empty_op_type", model([helper.make_node("", ["x"], ["y"], name="blank0")], [vi("x")], [vi("y")]))
     save("unknown_domain", model([helper.make_node("Relu", ["x"], ["y"], name="relu0", domain="com.example")],
                                  [vi("x")], [vi("y")]))
