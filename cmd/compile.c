@@ -145,7 +145,16 @@ static void vlog(const Options *o, double t0, const char *what)
         fprintf(stderr, "tvmcc: %-16s %8.1f ms\n", what, now_ms() - t0);
 }
 
-static int run_passes(const Options *o, Graph *g, Diag *d)
+static int live_nodes(const Graph *g)
+{
+    int32_t ni;
+    int k = 0;
+    for (ni = 0; ni < g->n_nodes; ni++)
+        k += !g->nodes[ni].dead && !(g->nodes[ni].group >= 0 && g->nodes[ni].group != ni);
+    return k;
+}
+
+static int run_passes(const Options *o, Graph *g, Program *prog, Diag *d)
 {
     int i;
     int dumped = 0;
@@ -153,8 +162,14 @@ static int run_passes(const Options *o, Graph *g, Diag *d)
         if (o->opt_level < pass_table[i].min_opt ||
             (o->no_fuse && !strcmp(pass_table[i].name, "fuse")))
             continue;
+        if (prog->n_pass_stats < MAX_PASS_STATS) {
+            prog->pass_stats[prog->n_pass_stats].name = pass_table[i].name;
+            prog->pass_stats[prog->n_pass_stats].nodes_before = live_nodes(g);
+        }
         if (pass_table[i].run(g, d))
             return 1;
+        if (prog->n_pass_stats < MAX_PASS_STATS)
+            prog->pass_stats[prog->n_pass_stats++].nodes_after = live_nodes(g);
 #ifndef NDEBUG
         if (graph_verify(g, d))
             return 1;
@@ -299,6 +314,8 @@ int compile_model(const Options *o)
     for (i = 0; i < o->n_shapes; i++)
         if (onnx_bind_input_shape(g, o->shapes[i], &d))
             goto done;
+    if (onnx_inline_control_flow(g, &d))
+        goto done;
     if (onnx_check_inputs_static(g, &d))
         goto done;
     if (infer_and_fold(g, &d))
@@ -306,7 +323,7 @@ int compile_model(const Options *o)
     vlog(o, t0, "infer");
     if (o->dump_ir && !strcmp(o->dump_ir, "frontend"))
         graph_dump(g, stdout);
-    if (run_passes(o, g, &d))
+    if (run_passes(o, g, &p, &d))
         goto done;
     vlog(o, t0, "passes");
 
@@ -362,6 +379,8 @@ int compile_model(const Options *o)
     }
     die_cleanup_dir = NULL;
     vlog(o, t0, "emit");
+    if (o->report)
+        emit_report(&p, stdout);
     if (o->verbose)
         fprintf(stderr, "tvmcc: %d kernels, workspace %lld bytes (lower bound %lld), weights %lld bytes\n",
                 p.n_kernels, (long long)p.workspace_bytes, (long long)p.lower_bound_bytes,

@@ -20,6 +20,7 @@ typedef struct Options {
     int verbose;
     int opt_level;            /* -O0 turns the optimizing passes off; default 2 */
     int no_fuse;              /* --no-fuse */
+    int report;               /* --report: kernel and memory table on stdout */
 } Options;
 
 /* Returns the process exit status: 0 ok, 1 model or user error. */

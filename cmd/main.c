@@ -34,6 +34,8 @@ static void usage(FILE *f)
             "  --dump-ir[=PASS]        print the graph after PASS (frontend, fold_constants,\n"
             "                          dce, fuse; default: after the last pass)\n"
             "  --dump-loops            print the loop IR of every kernel\n"
+            "  --report                print a table of kernels (fused nodes, MACs, bytes)\n"
+            "                          and memory (workspace, lower bound, weights)\n"
             "  -v, --verbose           print progress and timings to stderr\n"
             "  --version               print the version\n"
             "  -h, --help              this help\n",
@@ -74,6 +76,8 @@ int main(int argc, char **argv)
             o.verbose = 1;
         } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
             o.opt_level = a[2] - '0';
+        } else if (!strcmp(a, "--report")) {
+            o.report = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
         } else if (!strcmp(a, "--dump-loops")) {

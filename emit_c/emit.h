@@ -11,6 +11,14 @@
 #include "../ir/target.h"
 #include "../lower/te.h"
 
+/* What one graph pass did, for NAME.json and --report. */
+typedef struct PassStat {
+    const char *name;
+    int nodes_before, nodes_after; /* live nodes */
+} PassStat;
+
+#define MAX_PASS_STATS 16
+
 typedef struct Program {
     Graph *g;
     const Target *target;
@@ -24,7 +32,14 @@ typedef struct Program {
     int64_t workspace_bytes;
     int64_t lower_bound_bytes;
     int64_t weights_bytes;     /* filled by emit_program */
+    int n_pass_stats;
+    PassStat pass_stats[MAX_PASS_STATS];
 } Program;
+
+/* A readable table of kernels and memory (tvmcc --report), to f. */
+void emit_report(const Program *p, FILE *f);
+/* Bytes a kernel reads / writes in its non-local buffers (each once). */
+int64_t emit_kernel_bytes(const Kernel *k, int written);
 
 int emit_program(Program *p, const char *dir, Diag *d);
 
@@ -37,6 +52,7 @@ const char *emit_compute_ctype(DType t);  /* C type of computed values */
 void emit_expr(FILE *f, const Kernel *k, const Expr *e);
 void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec);
 int emit_weights(Program *p, FILE *f, Diag *d); /* NAME_weights.c */
+int64_t emit_weights_bytes(const Program *p);   /* bytes of constants emitted */
 const char *emit_const_name(const Program *p, int32_t vi); /* "NAME_w3" */
 /* The declaration of constant vi without initializer, the same text in
  * NAME.c (after "extern") and NAME_weights.c: "const union NAME_w3_u {...} NAME_w3". */

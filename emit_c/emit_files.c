@@ -137,13 +137,53 @@ static char *emit_json(const Program *p)
     arr = cJSON_AddArrayToObject(root, "kernels");
     for (j = 0; j < p->n_kernels; j++) {
         const Kernel *k = p->kernels[j];
-        cJSON *o;
+        cJSON *o, *nodes, *tensors;
+        int i;
         if (!k)
             continue;
         o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", k->name);
-        cJSON_AddStringToObject(o, "nodes", k->origin);
+        nodes = cJSON_AddArrayToObject(o, "nodes");
+        for (i = 0; i < k->n_nodes; i++) {
+            const Node *n = &g->nodes[k->nodes[i]];
+            cJSON *no = cJSON_CreateObject();
+            cJSON_AddStringToObject(no, "name", n->name ? n->name : "");
+            cJSON_AddStringToObject(no, "op", n->op_type);
+            cJSON_AddNumberToObject(no, "index", n->index);
+            cJSON_AddItemToArray(nodes, no);
+        }
         cJSON_AddNumberToObject(o, "macs", (double)k->macs);
+        cJSON_AddNumberToObject(o, "bytes_read", (double)emit_kernel_bytes(k, 0));
+        cJSON_AddNumberToObject(o, "bytes_written", (double)emit_kernel_bytes(k, 1));
+        tensors = cJSON_AddArrayToObject(o, "tensors");
+        for (i = 0; i < k->n_bufs; i++) {
+            static const char *const roles[] = {"input", "output", "const", "arena", "scratch",
+                                                "local", "unused"};
+            const Buffer *b = &k->bufs[i];
+            cJSON *to;
+            int64_t off = -1;
+            if (b->scope == BUF_LOCAL || b->scope == BUF_UNUSED)
+                continue;
+            if (b->scope == BUF_ARENA)
+                off = p->value_offset[b->value];
+            else if (b->scope == BUF_TEMP)
+                off = p->temp_offset[j][i];
+            to = cJSON_CreateObject();
+            cJSON_AddStringToObject(to, "name", b->value >= 0 ? g->values[b->value].name : b->name);
+            cJSON_AddStringToObject(to, "role", roles[b->scope]);
+            cJSON_AddNumberToObject(to, "bytes", (double)(b->numel * (int64_t)dtype_size(b->dtype)));
+            if (off >= 0)
+                cJSON_AddNumberToObject(to, "arena_offset", (double)off);
+            cJSON_AddItemToArray(tensors, to);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    arr = cJSON_AddArrayToObject(root, "passes");
+    for (j = 0; j < p->n_pass_stats; j++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", p->pass_stats[j].name);
+        cJSON_AddNumberToObject(o, "nodes_before", p->pass_stats[j].nodes_before);
+        cJSON_AddNumberToObject(o, "nodes_after", p->pass_stats[j].nodes_after);
         cJSON_AddItemToArray(arr, o);
     }
     s = cJSON_Print(root);

@@ -58,4 +58,10 @@ void *onnx_unpack_file(const char *path, int model, Diag *d);
 void *onnx_unpack_buffer(const void *data, size_t n, int model, Diag *d);
 void onnx_free_message(void *msg);
 
+/* Replaces every If, Loop and Scan node by the nodes of its subgraphs
+ * (unrolled, with fresh value names), in place, so that inference and the
+ * later stages see a flat graph (frontend/control.c). Returns 0 or nonzero
+ * after reporting a control-flow node that cannot be inlined. */
+int onnx_inline_control_flow(Graph *g, Diag *d);
+
 #endif

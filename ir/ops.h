@@ -167,3 +167,8 @@ OP(RNN, 3, 6, 0, 2, OPAQUE)
 OP(GRU, 3, 6, 0, 2, OPAQUE)
 OP(LSTM, 3, 8, 0, 3, OPAQUE)
 OP(DFT, 1, 3, 1, 1, OPAQUE)
+/* Control flow: inlined before inference (frontend/control.c); the rows let
+ * the loader accept the nodes */
+OP(If, 1, 1, 1, -1, OPAQUE)
+OP(Loop, 2, -1, 1, -1, OPAQUE)
+OP(Scan, 1, -1, 1, -1, OPAQUE)

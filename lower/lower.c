@@ -36,6 +36,14 @@ Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *nam
     if (!k)
         die("compile arena exhausted");
     k->name = name;
+    k->n_nodes = n_nodes;
+    {
+        int32_t *copy = arena_array(g->arena, (size_t)n_nodes, sizeof *copy);
+        if (!copy)
+            die("compile arena exhausted");
+        memcpy(copy, nodes, (size_t)n_nodes * sizeof *copy);
+        k->nodes = copy;
+    }
     k->origin = "";
     L.g = g;
     L.d = d;

@@ -148,6 +148,8 @@ typedef struct Kernel {
     int64_t macs;            /* multiply-accumulates (for reports) */
     int op;                  /* OpKind of the node that was lowered (the master
                                 node of a fused group); OP_UNKNOWN if none */
+    int n_nodes;             /* graph nodes implemented by this kernel */
+    const int32_t *nodes;    /* their indexes, in execution order */
 } Kernel;
 
 /* Lowering context handed to lower_<Op>(). */

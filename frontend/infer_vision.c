@@ -1,0 +1,124 @@
+/*
+ * Type and shape inference of the vision operators GridSample, RoiAlign
+ * and NonMaxSuppression (lowered in lower/op_vision.c).
+ *
+ * GridSample and RoiAlign have static output shapes. NonMaxSuppression's
+ * row count depends on the data: the model's declared output shape is
+ * used (the backend tests declare the exact count), else it is an error.
+ */
+#include "infer.h"
+
+#include <string.h>
+
+static int need_rank(Diag *d, Node *n, const Value *v, int rank, const char *field)
+{
+    if (v->rank != rank)
+        return diag_error(d, n, field, "must have rank %d (got %d)", rank, v->rank);
+    return 0;
+}
+
+int infer_GridSample(Graph *g, Node *n, Diag *d)
+{
+    Value *x, *gr;
+    const char *mode, *pad;
+    int64_t dims[4];
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
+        return 1;
+    if (!out_val(g, n, 0))
+        return diag_error(d, n, "output", "output 0 is required");
+    x = in_val(g, n, 0);
+    gr = in_val(g, n, 1);
+    if (x->rank != 4)
+        return diag_error(d, n, "X", "only 2-D sampling (X of rank 4) is supported, got rank %d",
+                          x->rank);
+    if (need_rank(d, n, gr, 4, "grid"))
+        return 1;
+    if (gr->dims[0] != x->dims[0] || gr->dims[3] != 2)
+        return diag_error(d, n, "grid", "must have shape [N, H_out, W_out, 2] with N = %lld",
+                          (long long)x->dims[0]);
+    if (!dtype_is_float(x->dtype) || !dtype_is_float(gr->dtype))
+        return diag_error(d, n, "X", "X and grid must be floating point");
+    mode = attr_string(n, "mode", n->opset >= 20 ? "linear" : "bilinear", d);
+    pad = attr_string(n, "padding_mode", "zeros", d);
+    if (strcmp(mode, "bilinear") && strcmp(mode, "linear") && strcmp(mode, "nearest") &&
+        strcmp(mode, "bicubic") && strcmp(mode, "cubic"))
+        return diag_error(d, n, "mode", "unknown mode '%s'", mode);
+    if (strcmp(pad, "zeros") && strcmp(pad, "border") && strcmp(pad, "reflection"))
+        return diag_error(d, n, "padding_mode", "unknown padding mode '%s'", pad);
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    dims[2] = gr->dims[1];
+    dims[3] = gr->dims[2];
+    return value_set(g, n->out[0], x->dtype, 4, dims, d, n);
+}
+
+int infer_RoiAlign(Graph *g, Node *n, Diag *d)
+{
+    Value *x, *rois, *bi;
+    const char *mode, *ctm;
+    int64_t dims[4], oh, ow, sr;
+    int i;
+    for (i = 0; i < 3; i++)
+        if (need_input(g, n, i, d))
+            return 1;
+    if (!out_val(g, n, 0))
+        return diag_error(d, n, "output", "output 0 is required");
+    x = in_val(g, n, 0);
+    rois = in_val(g, n, 1);
+    bi = in_val(g, n, 2);
+    if (need_rank(d, n, x, 4, "X") || need_rank(d, n, rois, 2, "rois") ||
+        need_rank(d, n, bi, 1, "batch_indices"))
+        return 1;
+    if (rois->dims[1] != 4 || bi->dims[0] != rois->dims[0])
+        return diag_error(d, n, "rois", "must have shape [num_rois, 4] matching batch_indices");
+    if (!dtype_is_float(x->dtype) || rois->dtype != x->dtype)
+        return diag_error(d, n, "X", "X and rois must share a floating-point type");
+    if (dtype_is_float(bi->dtype) || bi->dtype == DT_BOOL)
+        return diag_error(d, n, "batch_indices", "must be an integer tensor");
+    mode = attr_string(n, "mode", "avg", d);
+    ctm = attr_string(n, "coordinate_transformation_mode", "half_pixel", d);
+    if (strcmp(mode, "avg") && strcmp(mode, "max"))
+        return diag_error(d, n, "mode", "unknown mode '%s'", mode);
+    if (strcmp(ctm, "half_pixel") && strcmp(ctm, "output_half_pixel"))
+        return diag_error(d, n, "coordinate_transformation_mode", "unknown mode '%s'", ctm);
+    oh = attr_int(n, "output_height", 1, d);
+    ow = attr_int(n, "output_width", 1, d);
+    sr = attr_int(n, "sampling_ratio", 0, d);
+    if (oh < 1 || ow < 1 || oh > 65536 || ow > 65536)
+        return diag_error(d, n, "output_height", "output size %lldx%lld is not valid",
+                          (long long)oh, (long long)ow);
+    if (sr < 0 || sr > 1024)
+        return diag_error(d, n, "sampling_ratio", "%lld is not valid", (long long)sr);
+    if (sr == 0 && !rois->data)
+        return diag_error(d, n, "sampling_ratio", "sampling_ratio 0 makes the number of "
+                          "samples depend on run-time rois; give a positive sampling_ratio");
+    dims[0] = rois->dims[0];
+    dims[1] = x->dims[1];
+    dims[2] = oh;
+    dims[3] = ow;
+    return value_set(g, n->out[0], x->dtype, 4, dims, d, n);
+}
+
+int infer_NonMaxSuppression(Graph *g, Node *n, Diag *d)
+{
+    Value *b, *s, *y;
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
+        return 1;
+    b = in_val(g, n, 0);
+    s = in_val(g, n, 1);
+    if (need_rank(d, n, b, 3, "boxes") || need_rank(d, n, s, 3, "scores"))
+        return 1;
+    if (b->dims[2] != 4 || s->dims[0] != b->dims[0] || s->dims[2] != b->dims[1])
+        return diag_error(d, n, "scores", "boxes [B, S, 4] and scores [B, C, S] disagree");
+    if (!dtype_is_float(b->dtype) || !dtype_is_float(s->dtype))
+        return diag_error(d, n, "boxes", "boxes and scores must be floating point");
+    if (b->dims[1] > 4096)
+        return diag_error(d, n, "boxes", "%lld boxes per batch; tvmcc supports up to 4096",
+                          (long long)b->dims[1]);
+    if (infer_use_declared(g, n, 0, d, "the number of selected boxes depends on the data"))
+        return 1;
+    y = out_val(g, n, 0);
+    if (y->dtype != DT_INT64 || y->rank != 2 || y->dims[1] != 3)
+        return diag_error(d, n, "output[0]", "selected_indices must be int64 [num_selected, 3]");
+    return 0;
+}
