@@ -125,6 +125,18 @@ static char *make_tmp_dir(Arena *a, const char *dest, Diag *d)
         *slash = 0;
     else
         parent = arena_strdup(a, ".");
+    /* like mkdir -p for the parents of the output directory */
+    {
+        char *c;
+        for (c = parent + 1; *c; c++) {
+            if (*c != '/')
+                continue;
+            *c = 0;
+            mkdir(parent, 0777);
+            *c = '/';
+        }
+        mkdir(parent, 0777);
+    }
     tmpl = arena_printf(a, "%s/.tvmcc-tmp-XXXXXX", parent);
     if (!mkdtemp(tmpl)) {
         diag_error(d, NULL, NULL, "cannot create output directory %s: %s", dest, strerror(errno));
