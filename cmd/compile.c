@@ -22,6 +22,7 @@
 #include "../frontend/infer.h"
 #include "../frontend/onnx.h"
 #include "../ir/target.h"
+#include "../lower/fuse.h"
 #include "../lower/lower.h"
 #include "../passes/passes.h"
 #include "../passes/plan.h"
@@ -207,7 +208,7 @@ static int infer_and_fold(Graph *g, Diag *d)
 static int plan(Program *p, Diag *d)
 {
     Graph *g = p->g;
-    int32_t *def, *last;
+    int32_t *def, *last, *alias;
     PlanItem *items;
     int n_items = 0, cap, ki, bi, i;
     PlanResult res;
@@ -242,8 +243,31 @@ static int plan(Program *p, Diag *d)
             last[b->value] = ki;
         }
     }
+    /* In-place reuse: an injective kernel whose input dies in it writes its
+     * output over the input (lower/fuse.c decides which kernels may). */
+    alias = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *alias);
+    if (!alias)
+        die("compile arena exhausted");
+    for (i = 0; i < g->n_values; i++)
+        alias[i] = -1;
+    for (ki = 0; ki < p->n_kernels; ki++) {
+        Kernel *k = p->kernels[ki];
+        int bin, bout;
+        int32_t vi, vo, root;
+        if (!k || !fuse_inplace_pair(k, &bin, &bout))
+            continue;
+        vi = k->bufs[bin].value;
+        vo = k->bufs[bout].value;
+        root = alias[vi] >= 0 ? alias[vi] : vi;
+        if (last[root] != ki || def[vo] != ki || alias[vo] >= 0)
+            continue;
+        alias[vo] = root;
+        last[root] = last[vo] > ki ? last[vo] : ki;
+        k->bufs[bin].inplace = 1;
+        k->bufs[bout].inplace = 1;
+    }
     for (i = 0; i < g->n_values; i++) {
-        if (def[i] < 0)
+        if (def[i] < 0 || alias[i] >= 0)
             continue;
         items[n_items].bytes = value_numel(&g->values[i]) * (int64_t)dtype_size(g->values[i].dtype);
         items[n_items].first = def[i];
@@ -268,8 +292,11 @@ static int plan(Program *p, Diag *d)
         return diag_error(d, NULL, NULL, "memory plan overflows");
     n_items = 0;
     for (i = 0; i < g->n_values; i++)
-        if (def[i] >= 0)
+        if (def[i] >= 0 && alias[i] < 0)
             p->value_offset[i] = items[n_items++].offset;
+    for (i = 0; i < g->n_values; i++)
+        if (alias[i] >= 0)
+            p->value_offset[i] = p->value_offset[alias[i]];
     for (ki = 0; ki < p->n_kernels; ki++) {
         Kernel *k = p->kernels[ki];
         if (!k)

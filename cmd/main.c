@@ -24,8 +24,8 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  -t, --target TARGET     target (default c); one of: %s\n"
-            "  -o, --output DIR        output directory (default out; with --dump-* and\n"
-            "                          no -o, nothing is written)\n"
+            "  -o, --output DIR        output directory (default out; with --dump-*,\n"
+            "                          --report and no -o, nothing is written)\n"
             "  --name NAME             C name prefix and file stem (default model)\n"
             "  --input-shape N=D0,D1   bind the shape of graph input N (repeatable)\n"
             "  -O0, -O1, -O2           optimization level (default -O2); -O0 turns off\n"
@@ -78,6 +78,7 @@ int main(int argc, char **argv)
             o.opt_level = a[2] - '0';
         } else if (!strcmp(a, "--report")) {
             o.report = 1;
+            dumps = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
         } else if (!strcmp(a, "--dump-loops")) {

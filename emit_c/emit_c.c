@@ -192,8 +192,8 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
         const Buffer *b = &k->bufs[i];
         if (b->scope == BUF_LOCAL || b->scope == BUF_UNUSED)
             continue;
-        fprintf(f, "%s%s%s *restrict %s", first ? "" : ", ", b->written ? "" : "const ",
-                emit_ctype(b->dtype), b->name);
+        fprintf(f, "%s%s%s *%s%s", first ? "" : ", ", b->written ? "" : "const ",
+                emit_ctype(b->dtype), b->inplace ? "" : "restrict ", b->name);
         first = 0;
     }
     if (first)

@@ -172,3 +172,10 @@ OP(DFT, 1, 3, 1, 1, OPAQUE)
 OP(If, 1, 1, 1, -1, OPAQUE)
 OP(Loop, 2, -1, 1, -1, OPAQUE)
 OP(Scan, 1, -1, 1, -1, OPAQUE)
+/* Vision (frontend/infer_vision.c, lower/op_vision.c) */
+OP(GridSample, 2, 2, 1, 1, OPAQUE)
+OP(RoiAlign, 3, 3, 1, 1, OPAQUE)
+OP(NonMaxSuppression, 2, 5, 1, 1, OPAQUE)
+/* Signal processing (frontend/infer_signal.c, lower/op_signal.c) */
+OP(STFT, 2, 4, 1, 1, OPAQUE)
+OP(MelWeightMatrix, 5, 5, 1, 1, OPAQUE)

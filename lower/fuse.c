@@ -345,3 +345,30 @@ void fuse_inline(Lower *L, const int32_t *nodes, int n_nodes)
         }
     }
 }
+
+int fuse_inplace_pair(const Kernel *k, int *in, int *out)
+{
+    const Compute *c;
+    int b;
+    if (k->n_stages != 1)
+        return 0;
+    c = &k->stages[0];
+    if (c->rop != RED_NONE || c->out_index || c->n_raxes)
+        return 0;
+    if (k->bufs[c->out_buf].scope != BUF_ARENA || count_loads(c->body, c->out_buf))
+        return 0;
+    for (b = 0; b < k->n_bufs; b++) {
+        const Buffer *buf = &k->bufs[b];
+        if (b == c->out_buf || buf->scope != BUF_ARENA || buf->written)
+            continue;
+        if (buf->numel * (int64_t)dtype_size(buf->dtype) !=
+            k->bufs[c->out_buf].numel * (int64_t)dtype_size(k->bufs[c->out_buf].dtype))
+            continue;
+        if (!count_loads(c->body, b) || !loads_at_own_axes(c, c->body, b))
+            continue;
+        *in = b;
+        *out = c->out_buf;
+        return 1;
+    }
+    return 0;
+}

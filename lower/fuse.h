@@ -11,4 +11,10 @@
  * internal and are inlined where the stage shapes allow. */
 void fuse_inline(Lower *L, const int32_t *nodes, int n_nodes);
 
+/* In-place candidates: returns 1 and the buffer indexes when the kernel is
+ * one injective stage that reads input buffer *in only at the position it
+ * writes in output buffer *out (same size), so *out may reuse *in's memory
+ * if *in is not needed afterwards. */
+int fuse_inplace_pair(const Kernel *k, int *in, int *out);
+
 #endif

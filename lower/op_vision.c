@@ -463,7 +463,7 @@ int lower_NonMaxSuppression(Lower *L, Node *n)
     const Value *bx = &g->values[n->in[0]], *sc = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     int64_t B = bx->dims[0], S = bx->dims[1], C = sc->dims[1], T = B * C * S, k;
-    int64_t d3[3], one = 1;
+    int64_t d3[3];
     int rankb, ordb, keepb, posb;
     Nms m;
     Compute *c;
@@ -573,6 +573,5 @@ int lower_NonMaxSuppression(Lower *L, Node *n)
         c->rop = RED_SUM;
         c->body = ex_select(L, hit, val, ex_int(L, 0));
     }
-    (void)one;
     return 0;
 }

@@ -84,6 +84,8 @@ typedef struct Buffer {
     BufScope scope;
     int32_t value;      /* graph value index for INPUT/OUTPUT/CONST/ARENA; -1 else */
     int written;        /* the kernel stores to it */
+    int inplace;        /* shares memory with another buffer of the kernel
+                           (in-place reuse): its pointer is not restrict */
 } Buffer;
 
 typedef enum ReduceOp { RED_NONE, RED_SUM, RED_PROD, RED_MAX, RED_MIN } ReduceOp;

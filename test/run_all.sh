@@ -118,6 +118,7 @@ run_suite conformance-O0 env TVMCC_FLAGS=-O0 CONFORMANCE_WORK=build/conformance-
 run_suite opt-levels-agree opt_levels_agree
 run_suite conformance-arm test/conformance/run.sh --arm -j "$jobs"
 run_suite torchvision test/models/check_torchvision.sh
+run_suite exporter_patterns test/models/exporter_patterns.sh
 run_suite determinism determinism
 # malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
 run_suite malformed test/malformed/run.sh

@@ -1,5 +1,6 @@
 /*
- * Bare-metal start-up for Cortex-M4 (qemu -M mps2-an386) used by the tests.
+ * Bare-metal start-up for Cortex-M4 (qemu -M mps2-an386) used by the tests;
+ * the same file serves the M7 (mps2-an500), M0 (mps2-an385) and M55 builds.
  *
  * Holds the vector table, the reset handler and the few semihosting calls
  * newlib does not make for us: the reset handler copies .data from its load
@@ -111,9 +112,12 @@ void reset_handler(void)
         *dst++ = *src++;
     for (dst = __bss_start__; dst < __bss_end__;)
         *dst++ = 0;
-    /* CP10 and CP11 full access; barriers so the next FP instruction sees it. */
+#if defined(__ARM_FP)
+    /* CP10 and CP11 full access; barriers so the next FP instruction sees it.
+     * Soft-float builds (Cortex-M0) leave CPACR alone. */
     CPACR |= 0xFu << 20;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
 
     initialise_monitor_handles();
     argc = get_args(argv);

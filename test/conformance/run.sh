@@ -3,20 +3,37 @@
 # emitted C with test/driver.c, run it on each test_data_set_* and compare the
 # outputs with tensortool (rtol 1e-3, atol 1e-5).
 #
-#   test/conformance/run.sh [--arm] [--suite node|pytorch-converted|pytorch-operator|simple|all]
-#                           [--filter REGEX] [-j N] [--update-expected] [-v]
+#   test/conformance/run.sh [--arm | --cpu m4|m7|m0|m55 | --aarch64]
+#                           [--suite node|pytorch-converted|pytorch-operator|simple|all]
+#                           [--filter REGEX] [--sample N] [-j N] [--update-expected] [-v]
 #
 # Host mode builds with gcc (-std=c99 -Wall -Wextra -Werror -pedantic -O1) and,
 # for every 10th test, also checks the C with clang. --arm cross-compiles with
 # arm-none-eabi-gcc for Cortex-M4 and runs under qemu -M mps2-an386 (default
 # suites: pytorch-converted, pytorch-operator, simple).
 #
+# Other Arm cores (same default suites; tvmcc is given -t TARGET):
+#   --cpu m4    the same as --arm
+#   --cpu m7    -t cortex-m7, -mcpu=cortex-m7 -mfpu=fpv5-d16, qemu -M mps2-an500
+#               (test/arm/mps2-an500.ld: PSRAM is at 0x60000000 on that board)
+#   --cpu m0    -t cortex-m0, -mcpu=cortex-m0 -mfloat-abi=soft (Armv6-M), run on
+#               qemu -M mps2-an385: qemu has no Cortex-M0 board with enough memory,
+#               and the AN385's Cortex-M3 executes every Armv6-M instruction
+#   --cpu m55   -t cortex-m55, -mcpu=cortex-m55 (Helium): BUILD ONLY, a test
+#               passes when it compiles and links; nothing runs
+#   --aarch64   -t aarch64, aarch64-linux-gnu-gcc -static, run under qemu-aarch64
+# --sample N keeps one test in N (chosen by a checksum of its name), for the
+# slow soft-float M0 runs.
+#
 # A test fails at one stage: compile (tvmcc), cc, clang, data (tensortool raw),
 # run (driver) or mismatch (tensortool cmp). Failures listed in
-# expected_failures.txt (arm: also expected_failures_arm.txt) are expected;
+# expected_failures.txt (arm: also expected_failures_arm.txt; the other
+# modes: also expected_failures_arm.txt for the Cortex-M ones, and
+# expected_failures_MODE.txt) are expected;
 # any other failure makes the script exit 1. The last line is always
-# "N passed, N failed". Work dirs: build/conformance/{host,arm}/SUITE/TEST;
-# all results: build/conformance/{host,arm}/results.txt.
+# "N passed, N failed". Work dirs: build/conformance/MODE/SUITE/TEST with MODE
+# host, arm, arm-m7, arm-m0, arm-m55 or aarch64; all results:
+# build/conformance/MODE/results.txt.
 #
 # Environment overrides: TVMCC, TVMCC_FLAGS (extra tvmcc options, e.g. -O0), TENSORTOOL, CC_HOST, TESTDATA, QEMU_TIMEOUT,
 # CONFORMANCE_WORK (work root instead of build/conformance; concurrent runs
@@ -51,16 +68,25 @@ worker() {
     rm -rf "$w" && mkdir -p "$w" || fail setup "cannot create $w"
     cd "$w" || fail setup "cannot enter $w"
 
-    timeout -k 5 60 "$TVMCC" "$src/model.onnx" -o out --name model ${TVMCC_FLAGS:-} >compile.log 2>&1
+    timeout -k 5 60 "$TVMCC" "$src/model.onnx" -o out --name model $TARGET_FLAG ${TVMCC_FLAGS:-} >compile.log 2>&1
     rc=$?
     [ $rc = 124 ] && fail compile "timeout after 60 s"
     [ $rc = 0 ] || fail compile "$(first_line compile.log)"
 
-    if [ "$MODE" = arm ]; then
+    if [ "$MODE" != host ] && [ "$MODE" != aarch64 ]; then
         arm-none-eabi-gcc $ARM_FLAGS -std=c99 -Wall -Wextra -Werror -pedantic -O1 -I out \
             out/*.c "$root/test/driver.c" "$ARM_STARTUP" --specs=rdimon.specs -nostartfiles \
-            -T "$root/test/arm/mps2-an386.ld" -lm -o driver.elf >cc.log 2>&1 ||
+            -T "$ARM_LD" -lm -o driver.elf >cc.log 2>&1 ||
             fail cc "$(first_line cc.log)"
+        if [ -z "$QEMU_MACHINE" ]; then
+            # Build-only core (M55): linking is the test.
+            printf '%s\tpass\t\n' "$id" > "$res"
+            rm -f driver.elf
+            exit 0
+        fi
+    elif [ "$MODE" = aarch64 ]; then
+        aarch64-linux-gnu-gcc -std=c99 -Wall -Wextra -Werror -pedantic -O1 -static -I out out/*.c \
+            "$root/test/driver.c" -lm -o driver >cc.log 2>&1 || fail cc "$(first_line cc.log)"
     else
         $CC_HOST -std=c99 -Wall -Wextra -Werror -pedantic -O1 -I out out/*.c \
             "$root/test/driver.c" -lm -o driver >cc.log 2>&1 || fail cc "$(first_line cc.log)"
@@ -90,12 +116,14 @@ worker() {
             args+=("$set/out_$n_out.bin")
             n_out=$((n_out + 1))
         done
-        if [ "$MODE" = arm ]; then
+        if [ "$MODE" = aarch64 ]; then
+            timeout -k 5 "$QEMU_TIMEOUT" qemu-aarch64 ./driver "${args[@]}" >run.log 2>&1
+        elif [ "$MODE" != host ]; then
             # Semihosting hands qemu's cwd-relative paths to the host; qemu
             # joins arg= pieces with spaces (none in our paths).
             local sh="enable=on,target=native,arg=driver"
             for a in "${args[@]}"; do sh="$sh,arg=$a"; done
-            timeout -k 5 "$QEMU_TIMEOUT" qemu-system-arm -M mps2-an386 -nographic -monitor none \
+            timeout -k 5 "$QEMU_TIMEOUT" qemu-system-arm -M "$QEMU_MACHINE" -nographic -monitor none \
                 -semihosting-config "$sh" -kernel driver.elf >run.log 2>&1
         else
             timeout -k 5 60 ./driver "${args[@]}" >run.log 2>&1
@@ -126,10 +154,20 @@ usage() {
     exit 2
 }
 
-mode=host suites="" filter="" jobs=2 update=0 verbose=0
+mode=host suites="" filter="" jobs=2 update=0 verbose=0 sample=1
 while [ $# -gt 0 ]; do
     case $1 in
         --arm) mode=arm ;;
+        --aarch64) mode=aarch64 ;;
+        --cpu|--cpu=*)
+            if [ "$1" = --cpu ]; then cpu=${2:?}; shift; else cpu=${1#*=}; fi
+            case $cpu in
+                m4) mode=arm ;;
+                m7|m0|m55) mode=arm-$cpu ;;
+                *) echo "run.sh: unknown --cpu $cpu (m4, m7, m0, m55)" >&2; exit 2 ;;
+            esac ;;
+        --sample) sample=${2:?}; shift ;;
+        --sample=*) sample=${1#*=} ;;
         --suite) suites=${2:?}; shift ;;
         --suite=*) suites=${1#*=} ;;
         --filter) filter=${2:?}; shift ;;
@@ -145,7 +183,7 @@ while [ $# -gt 0 ]; do
 done
 
 if [ -z "$suites" ] || [ "$suites" = all ]; then
-    if [ "$mode" = arm ] && [ -z "$suites" ]; then
+    if [ "$mode" != host ] && [ -z "$suites" ]; then
         suites="pytorch-converted pytorch-operator simple"
     else
         suites="node pytorch-converted pytorch-operator simple"
@@ -161,6 +199,18 @@ export CC_HOST=${CC_HOST:-gcc}
 export QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
 export WORKROOT=${CONFORMANCE_WORK:-$root/build/conformance}/$mode
 export ARM_FLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+export ARM_LD="$root/test/arm/mps2-an386.ld"
+export QEMU_MACHINE=mps2-an386
+export TARGET_FLAG=""
+case $mode in
+    arm-m7) ARM_FLAGS="-mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16"
+            ARM_LD="$root/test/arm/mps2-an500.ld" QEMU_MACHINE=mps2-an500 TARGET_FLAG="-t cortex-m7" ;;
+    arm-m0) ARM_FLAGS="-mcpu=cortex-m0 -mthumb -mfloat-abi=soft"
+            QEMU_MACHINE=mps2-an385 TARGET_FLAG="-t cortex-m0" ;;
+    arm-m55) ARM_FLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard"
+            QEMU_MACHINE="" TARGET_FLAG="-t cortex-m55" ;;
+    aarch64) TARGET_FLAG="-t aarch64" ;;
+esac
 export ARM_STARTUP="$WORKROOT/startup.o"
 CLANG=""
 command -v clang >/dev/null 2>&1 && CLANG=clang
@@ -189,7 +239,14 @@ mkdir -p "$WORKROOT/.results" "$WORKROOT/bin"
 cp "$TVMCC" "$WORKROOT/bin/tvmcc" && cp "$TENSORTOOL" "$WORKROOT/bin/tensortool" ||
     { echo "conformance: cannot copy the tools"; echo "0 passed, 1 failed"; exit 1; }
 export TVMCC="$WORKROOT/bin/tvmcc" TENSORTOOL="$WORKROOT/bin/tensortool"
-if [ "$mode" = arm ]; then
+if [ "$mode" = aarch64 ]; then
+    for t in aarch64-linux-gnu-gcc qemu-aarch64; do
+        command -v $t >/dev/null 2>&1 || { echo "conformance: $t missing (scripts/deps.sh test)"; echo "0 passed, 1 failed"; exit 1; }
+    done
+    printf '#include <stdio.h>\nint main(void) { return 0; }\n' > "$WORKROOT/libc_check.c"
+    aarch64-linux-gnu-gcc -static "$WORKROOT/libc_check.c" -o "$WORKROOT/libc_check" 2>/dev/null ||
+        { echo "conformance: aarch64-linux-gnu-gcc cannot link -static (install libc6-dev-arm64-cross)"; echo "0 passed, 1 failed"; exit 1; }
+elif [ "$mode" != host ]; then
     for t in arm-none-eabi-gcc qemu-system-arm; do
         command -v $t >/dev/null 2>&1 || { echo "conformance: $t missing (scripts/deps.sh test)"; echo "0 passed, 1 failed"; exit 1; }
     done
@@ -204,10 +261,16 @@ for s in $suites; do
     for d in "$TESTDATA/$s"/*/; do
         [ -f "$d/model.onnx" ] && printf '%s/%s\n' "$s" "$(basename "$d")"
     done
-done | LC_ALL=C sort | { if [ -n "$filter" ]; then grep -E -- "$filter" || true; else cat; fi; } > "$list"
+done | LC_ALL=C sort | { if [ -n "$filter" ]; then grep -E -- "$filter" || true; else cat; fi; } |
+    while IFS= read -r t; do
+        [ "$sample" -le 1 ] || [ $(( $(printf '%s' "$t" | cksum | cut -d' ' -f1) % sample )) = 0 ] && printf '%s\n' "$t"
+    done > "$list"
 
 ntests=$(wc -l < "$list")
-echo "conformance ($mode): $ntests tests, suites: $suites, -j $jobs"
+extra=""
+[ "$sample" -gt 1 ] && extra=", 1 in $sample sampled"
+[ "$mode" = arm-m55 ] && extra="$extra, build only (no qemu run)"
+echo "conformance ($mode): $ntests tests, suites: $suites, -j $jobs$extra"
 xargs -P "$jobs" -I{} "$0" --worker {} < "$list"
 
 results="$WORKROOT/results.txt"
@@ -229,7 +292,11 @@ awk -F'\t' '$2 == "fail" { split($3, a, ":"); c[a[1]]++ }
 
 # Expected failures: the first field of each non-comment line.
 expfiles="$here/expected_failures.txt"
-[ "$mode" = arm ] && expfiles="$expfiles $here/expected_failures_arm.txt"
+case $mode in
+    arm) expfiles="$expfiles $here/expected_failures_arm.txt" ;;
+    arm-*) expfiles="$expfiles $here/expected_failures_arm.txt $here/expected_failures_$mode.txt" ;;
+    aarch64) expfiles="$expfiles $here/expected_failures_aarch64.txt" ;;
+esac
 expected="$WORKROOT/.expected"
 for e in $expfiles; do
     [ -f "$e" ] && sed -e 's/#.*//' "$e" | awk 'NF { print $1 }'
@@ -250,18 +317,20 @@ elif [ $update = 1 ]; then
     # not run now; replace the run ones with the current failures. On arm,
     # failures already expected on the host are not repeated.
     target="$here/expected_failures.txt"
-    [ "$mode" = arm ] && target="$here/expected_failures_arm.txt"
+    [ "$mode" != host ] && target="$here/expected_failures_$mode.txt"
     hostexp="$WORKROOT/.hostexp"
     : > "$hostexp"
-    [ "$mode" = arm ] && [ -f "$here/expected_failures.txt" ] &&
-        sed -e 's/#.*//' "$here/expected_failures.txt" | awk 'NF { print $1 }' > "$hostexp"
+    # Failures already expected by the lists this mode inherits are not repeated.
+    for e in $expfiles; do
+        [ "$e" != "$target" ] && [ -f "$e" ] && sed -e 's/#.*//' "$e" | awk 'NF { print $1 }'
+    done > "$hostexp"
     tmp="$target.tmp"
     {
         if [ -f "$target" ]; then
             awk '/^#/ { print; next } { exit }' "$target"
         else
             echo "# Conformance tests expected to fail ($mode): suite/test  stage: first error line"
-            echo "# Regenerate with: test/conformance/run.sh$([ "$mode" = arm ] && echo ' --arm') --update-expected"
+            echo "# Regenerate with: test/conformance/run.sh$(case $mode in host) ;; arm) echo ' --arm' ;; aarch64) echo ' --aarch64' ;; *) echo " --cpu ${mode#arm-}" ;; esac) --update-expected"
         fi
         {
             [ -f "$target" ] && sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$target" |

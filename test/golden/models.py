@@ -79,6 +79,16 @@ def identity_chain(outdir):
          [f32("x", [2, 3])], [f32("y", [2, 3])], [shape])
 
 
+def eltwise_chain(outdir):
+    """At -O0 each op is a kernel; in-place reuse keeps the arena at one tensor."""
+    save(outdir, "eltwise_chain",
+         [helper.make_node("Relu", ["x"], ["a"], name="relu"),
+          helper.make_node("Sigmoid", ["a"], ["b"], name="sigmoid"),
+          helper.make_node("Tanh", ["b"], ["c"], name="tanh"),
+          helper.make_node("Exp", ["c"], ["y"], name="exp")],
+         [f32("x", [64])], [f32("y", [64])])
+
+
 def broadcast_add(outdir):
     save(outdir, "broadcast_add",
          [helper.make_node("Add", ["a", "b"], ["y"], name="add")],
@@ -86,5 +96,6 @@ def broadcast_add(outdir):
 
 
 if __name__ == "__main__":
-    for fn in (conv_relu, shape_chain, gemm_softmax, broadcast_add, conv_bn, identity_chain):
+    for fn in (conv_relu, shape_chain, gemm_softmax, broadcast_add, conv_bn, identity_chain,
+               eltwise_chain):
         fn(sys.argv[1])

@@ -19,8 +19,13 @@ fi
 pass=0 failed=0
 for m in "$work"/*.onnx; do
     name=$(basename "$m" .onnx)
-    for dump in frontend simplify dce fuse loops; do
-        if [ $dump = loops ]; then opt=--dump-loops; else opt=--dump-ir=$dump; fi
+    for dump in frontend simplify dce fuse loops report report-O0; do
+        case $dump in
+            loops) opt=--dump-loops ;;
+            report) opt=--report ;;
+            report-O0) opt="--report -O0" ;;
+            *) opt=--dump-ir=$dump ;;
+        esac
         exp="$here/$name.$dump.txt"
         "$TVMCC" "$m" $opt > "$work/$name.$dump.txt" 2> "$work/$name.$dump.err"
         if [ $update = 1 ]; then

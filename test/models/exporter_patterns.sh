@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Exporter patterns and opset differences (issue 3): small onnx.helper models
+# of the shape computations PyTorch's exporter writes (Shape -> Gather ->
+# Unsqueeze -> Concat -> Reshape, ConstantOfShape, Expand of computed shapes,
+# Slice with computed starts/ends, Clip with min/max inputs, Resize with
+# computed sizes/scales; symbolic batch bound with --input-shape) and of
+# operators whose attributes moved to inputs between opsets 7 and 17. Each is
+# compiled with tvmcc, run through test/driver.c and compared with
+# onnxruntime-node (max|diff| <= 1e-3 * max|reference|; integers exactly);
+# the shape computations must not be left in the graph after the passes.
+# See test/models/exporter_patterns.py.
+#
+#   test/models/exporter_patterns.sh [-k SUBSTRING]
+#
+# Skips, with the reason, when onnx/numpy or onnxruntime-node is missing.
+# Prints PASS/FAIL per case and, last, "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+TVMCC=${TVMCC:-$root/tvmcc}
+PYTHON=${PYTHON:-/usr/bin/python3}
+
+skip() {
+    echo "SKIP exporter_patterns: $1"
+    echo "0 passed, 0 failed"
+    exit 0
+}
+
+"$PYTHON" -c 'import onnx, numpy' 2>/dev/null || skip "onnx/numpy not importable by $PYTHON"
+if [ ! -d "$root/build/node/node_modules/onnxruntime-node" ] || ! command -v node >/dev/null; then
+    skip "onnxruntime-node not installed (scripts/deps.sh test)"
+fi
+if [ ! -x "$TVMCC" ]; then
+    echo "FAIL exporter_patterns: $TVMCC not built"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+exec "$PYTHON" "$here/exporter_patterns.py" --tvmcc "$TVMCC" "$@"
