@@ -403,6 +403,8 @@ int compile_model(const Options *o)
     if (plan(&p, &d))
         goto done;
     vlog(o, t0, "plan");
+    if (o->report)
+        emit_report(&p, stdout);
     if (!o->out_dir) {
         rc = 0;
         goto done;
@@ -418,8 +420,6 @@ int compile_model(const Options *o)
     }
     die_cleanup_dir = NULL;
     vlog(o, t0, "emit");
-    if (o->report)
-        emit_report(&p, stdout);
     if (o->verbose)
         fprintf(stderr, "tvmcc: %d kernels, workspace %lld bytes (lower bound %lld), weights %lld bytes\n",
                 p.n_kernels, (long long)p.workspace_bytes, (long long)p.lower_bound_bytes,
