@@ -131,3 +131,18 @@ fuzz: build/fuzz/fuzz_reader build/fuzz/fuzz_compile
 	@test/fuzz/run.sh $(FUZZ_SECONDS)
 
 -include $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) build/fuzz/fuzz_reader.d build/fuzz/fuzz_compile.d
+
+# ---------------------------------------------------------------- Arm (issue 7)
+#   make example-arm    examples/cortex-m4 built with make and CMake, run on qemu
+#   make test-arm-all   conformance on Cortex-M4, M7, M0, M55 (build only), AArch64
+#   make bench-arm      bench/arm: MLPerf-Tiny-style models on qemu, bench/arm/results.md
+.PHONY: example-arm test-arm-all bench-arm
+
+example-arm: all
+	@examples/cortex-m4/check.sh
+
+test-arm-all: all
+	@test/arm/run_all.sh
+
+bench-arm: all
+	@bench/arm/run.sh

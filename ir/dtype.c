@@ -6,6 +6,9 @@
  */
 #include "dtype.h"
 
+#include <math.h>
+#include <string.h>
+
 #include <stddef.h>
 
 size_t dtype_size(DType t)
@@ -72,4 +75,74 @@ DType dtype_compute(DType t)
     if (t == DT_FLOAT16 || t == DT_BFLOAT16)
         return DT_FLOAT32;
     return t;
+}
+
+float dtype_f16_to_f32(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
+    float out;
+    if (e == 0) {
+        float v = ldexpf((float)m, -24);
+        return s ? -v : v;
+    }
+    if (e == 31)
+        bits = s | 0x7f800000u | (m << 13);
+    else
+        bits = s | ((e + 112) << 23) | (m << 13);
+    memcpy(&out, &bits, 4);
+    return out;
+}
+
+uint16_t dtype_f32_to_f16(float f)
+{
+    uint32_t x, s, e, m;
+    memcpy(&x, &f, 4);
+    s = (x >> 16) & 0x8000u;
+    e = (x >> 23) & 0xff;
+    m = x & 0x7fffff;
+    if (e == 0xff)
+        return (uint16_t)(s | 0x7c00u | (m ? 0x200u | (m >> 13) : 0));
+    {
+        int ee = (int)e - 127 + 15;
+        if (ee >= 31)
+            return (uint16_t)(s | 0x7c00u);
+        if (ee <= 0) {
+            uint32_t mm, r, half, q;
+            int sh;
+            if (ee < -10)
+                return (uint16_t)s;
+            mm = m | 0x800000u;
+            sh = 14 - ee;
+            q = mm >> sh;
+            r = mm & ((1u << sh) - 1);
+            half = 1u << (sh - 1);
+            if (r > half || (r == half && (q & 1)))
+                q++;
+            return (uint16_t)(s | q);
+        }
+        {
+            uint32_t q = ((uint32_t)ee << 10) | (m >> 13), r = m & 0x1fff;
+            if (r > 0x1000 || (r == 0x1000 && (q & 1)))
+                q++;
+            return (uint16_t)(s | q);
+        }
+    }
+}
+
+float dtype_bf16_to_f32(uint16_t h)
+{
+    uint32_t b = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+uint16_t dtype_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40);
+    x += 0x7fff + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
 }

@@ -47,4 +47,14 @@ int dtype_is_unsigned_int(DType t);       /* bool counts as unsigned */
 /* The type used for arithmetic on loaded values (float16 -> float32). */
 DType dtype_compute(DType t);
 
+/* 16-bit float formats <-> float: exact widening; narrowing rounds to
+ * nearest even and keeps infinities and NaN. The compiler's one copy (the
+ * emitted code has its own in runtime_min/tvmrt.h; a unit test checks that
+ * both agree on every half value). */
+#include <stdint.h>
+float dtype_f16_to_f32(uint16_t h);
+float dtype_bf16_to_f32(uint16_t h);
+uint16_t dtype_f32_to_f16(float f);
+uint16_t dtype_f32_to_bf16(float f);
+
 #endif

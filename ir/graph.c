@@ -330,29 +330,6 @@ int value_set(Graph *g, int32_t vi, DType dt, int rank, const int64_t *dims, Dia
     return 0;
 }
 
-/* IEEE half to float, exact for every pattern including subnormals. */
-static float half_to_float(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f;
-    int m = h & 0x3ff;
-    float r;
-    if (e == 0)
-        r = ldexpf((float)m, -24);
-    else if (e == 31)
-        r = m ? NAN : INFINITY;
-    else
-        r = ldexpf((float)(m | 0x400), e - 25);
-    return (h & 0x8000) ? -r : r;
-}
-
-static float bf16_to_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 /* Element i of a constant buffer as int64 (integers and bool only). */
 static int64_t load_int(DType dt, const void *p, int64_t i)
 {
@@ -403,8 +380,8 @@ int value_const_double(const Graph *g, int32_t vi, double *out)
     switch (v->dtype) {
     case DT_FLOAT32: *out = *(const float *)v->data; return 0;
     case DT_FLOAT64: *out = *(const double *)v->data; return 0;
-    case DT_FLOAT16: *out = half_to_float(*(const uint16_t *)v->data); return 0;
-    case DT_BFLOAT16: *out = bf16_to_float(*(const uint16_t *)v->data); return 0;
+    case DT_FLOAT16: *out = dtype_f16_to_f32(*(const uint16_t *)v->data); return 0;
+    case DT_BFLOAT16: *out = dtype_bf16_to_f32(*(const uint16_t *)v->data); return 0;
     default:
         if (dtype_is_signed_int(v->dtype)) {
             *out = (double)load_int(v->dtype, v->data, 0);
@@ -526,8 +503,8 @@ static void dump_elem(DType dt, const void *p, int64_t i, FILE *f)
     switch (dt) {
     case DT_FLOAT32: fprintf(f, "%.9g", (double)((const float *)p)[i]); break;
     case DT_FLOAT64: fprintf(f, "%.17g", ((const double *)p)[i]); break;
-    case DT_FLOAT16: fprintf(f, "%.9g", (double)half_to_float(((const uint16_t *)p)[i])); break;
-    case DT_BFLOAT16: fprintf(f, "%.9g", (double)bf16_to_float(((const uint16_t *)p)[i])); break;
+    case DT_FLOAT16: fprintf(f, "%.9g", (double)dtype_f16_to_f32(((const uint16_t *)p)[i])); break;
+    case DT_BFLOAT16: fprintf(f, "%.9g", (double)dtype_bf16_to_f32(((const uint16_t *)p)[i])); break;
     case DT_UINT64: fprintf(f, "%llu", (unsigned long long)((const uint64_t *)p)[i]); break;
     default:
         if (dtype_is_signed_int(dt) || dtype_is_unsigned_int(dt))

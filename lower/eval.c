@@ -25,81 +25,6 @@ typedef struct Ev {
     int err;
 } Ev;
 
-static float f16_to_f32(uint16_t h)
-{
-    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
-    float out;
-    if (e == 0) {
-        float v = ldexpf((float)m, -24);
-        return s ? -v : v;
-    }
-    if (e == 31)
-        bits = s | 0x7f800000u | (m << 13);
-    else
-        bits = s | ((e + 112) << 23) | (m << 13);
-    memcpy(&out, &bits, 4);
-    return out;
-}
-
-static uint16_t f32_to_f16(float f)
-{
-    uint32_t x, s, e, m;
-    memcpy(&x, &f, 4);
-    s = (x >> 16) & 0x8000u;
-    e = (x >> 23) & 0xff;
-    m = x & 0x7fffff;
-    if (e == 0xff)
-        return (uint16_t)(s | 0x7c00u | (m ? 0x200u | (m >> 13) : 0));
-    {
-        int ee = (int)e - 127 + 15;
-        if (ee >= 31)
-            return (uint16_t)(s | 0x7c00u);
-        if (ee <= 0) {
-            uint32_t mm, r, half, q;
-            int sh;
-            if (ee < -10)
-                return (uint16_t)s;
-            mm = m | 0x800000u;
-            sh = 14 - ee;
-            q = mm >> sh;
-            r = mm & ((1u << sh) - 1);
-            half = 1u << (sh - 1);
-            if (r > half || (r == half && (q & 1)))
-                q++;
-            return (uint16_t)(s | q);
-        }
-        {
-            uint32_t q = ((uint32_t)ee << 10) | (m >> 13), r = m & 0x1fff;
-            if (r > 0x1000 || (r == 0x1000 && (q & 1)))
-                q++;
-            return (uint16_t)(s | q);
-        }
-    }
-}
-
-static float bf16_to_f32(uint16_t h)
-{
-    uint32_t b = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40);
-    x += 0x7fff + ((x >> 16) & 1);
-    return (uint16_t)(x >> 16);
-}
-
-uint16_t eval_f32_to_f16(float f) { return f32_to_f16(f); }
-float eval_f16_to_f32(uint16_t h) { return f16_to_f32(h); }
-uint16_t eval_f32_to_bf16(float f) { return f32_to_bf16(f); }
-float eval_bf16_to_f32(uint16_t h) { return bf16_to_f32(h); }
-
 /* Wrap an integer to the width and signedness of t. */
 static int64_t wrap(DType t, int64_t v)
 {
@@ -143,8 +68,8 @@ static Val load(Ev *ev, int b, int64_t off)
     switch (t) {
     case DT_FLOAT32: { float x; memcpy(&x, p + off * 4, 4); return mkf(t, x); }
     case DT_FLOAT64: { double x; memcpy(&x, p + off * 8, 8); return mkf(t, x); }
-    case DT_FLOAT16: { uint16_t x; memcpy(&x, p + off * 2, 2); return mkf(DT_FLOAT32, f16_to_f32(x)); }
-    case DT_BFLOAT16: { uint16_t x; memcpy(&x, p + off * 2, 2); return mkf(DT_FLOAT32, bf16_to_f32(x)); }
+    case DT_FLOAT16: { uint16_t x; memcpy(&x, p + off * 2, 2); return mkf(DT_FLOAT32, dtype_f16_to_f32(x)); }
+    case DT_BFLOAT16: { uint16_t x; memcpy(&x, p + off * 2, 2); return mkf(DT_FLOAT32, dtype_bf16_to_f32(x)); }
     case DT_INT8: return mki(t, ((const int8_t *)p)[off]);
     case DT_UINT8: case DT_BOOL: return mki(t, p[off]);
     case DT_INT16: { int16_t x; memcpy(&x, p + off * 2, 2); return mki(t, x); }
@@ -168,8 +93,8 @@ static void store(Ev *ev, int b, int64_t off, Val v)
     switch (t) {
     case DT_FLOAT32: { float x = (float)v.f; memcpy(p + off * 4, &x, 4); break; }
     case DT_FLOAT64: memcpy(p + off * 8, &v.f, 8); break;
-    case DT_FLOAT16: { uint16_t x = f32_to_f16((float)v.f); memcpy(p + off * 2, &x, 2); break; }
-    case DT_BFLOAT16: { uint16_t x = f32_to_bf16((float)v.f); memcpy(p + off * 2, &x, 2); break; }
+    case DT_FLOAT16: { uint16_t x = dtype_f32_to_f16((float)v.f); memcpy(p + off * 2, &x, 2); break; }
+    case DT_BFLOAT16: { uint16_t x = dtype_f32_to_bf16((float)v.f); memcpy(p + off * 2, &x, 2); break; }
     case DT_INT8: case DT_UINT8: case DT_BOOL: p[off] = (unsigned char)v.i; break;
     case DT_INT16: case DT_UINT16: { uint16_t x = (uint16_t)v.i; memcpy(p + off * 2, &x, 2); break; }
     case DT_INT32: case DT_UINT32: { uint32_t x = (uint32_t)v.i; memcpy(p + off * 4, &x, 4); break; }

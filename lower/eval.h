@@ -12,9 +12,5 @@
  * Returns nonzero if a load or store went out of bounds. */
 int lower_eval(const Kernel *k, void **bufs);
 
-uint16_t eval_f32_to_f16(float f);
-float eval_f16_to_f32(uint16_t h);
-uint16_t eval_f32_to_bf16(float f);
-float eval_bf16_to_f32(uint16_t h);
 
 #endif

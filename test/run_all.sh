@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything `make test` runs, in order: dependency check, unit/golden tests
 # (test/unit/run.sh, when present), bad-input tests, conformance on the host
-# (all suites) and on Cortex-M4 under qemu (model suites), the torchvision
+# (all suites), on Cortex-M4 and AArch64 under qemu (model suites), the torchvision
 # check and a determinism check. Each sub-suite's output goes to the terminal
 # and to build/test-logs/NAME.log; its last line "N passed, N failed" is
 # added to the total. The last line printed here is the total, in the same
@@ -10,7 +10,8 @@
 #   test/run_all.sh [-j N] [--only NAME,...]
 #     -j N     parallel jobs for the conformance runs (default 2)
 #     --only   run just these sub-suites: unit bad_input conformance-host
-#              conformance-arm torchvision determinism (skips the deps step)
+#              conformance-arm conformance-aarch64 torchvision determinism
+#              (skips the deps step)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -117,6 +118,8 @@ run_suite conformance-O0 env TVMCC_FLAGS=-O0 CONFORMANCE_WORK=build/conformance-
     test/conformance/run.sh --suite all -j "$jobs"
 run_suite opt-levels-agree opt_levels_agree
 run_suite conformance-arm test/conformance/run.sh --arm -j "$jobs"
+# AArch64 under qemu-user, model suites (about 90 s at -j 2; needs libc6-dev-arm64-cross)
+run_suite conformance-aarch64 test/conformance/run.sh --aarch64 -j "$jobs"
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
 run_suite determinism determinism

@@ -144,6 +144,10 @@ void *_sbrk(ptrdiff_t incr)
 
 typedef void (*Vector)(void);
 
+/* A program that counts time with SysTick (bench/arm) defines its own
+ * systick_handler; otherwise a SysTick exception is a fault like the rest. */
+void systick_handler(void) __attribute__((weak, alias("fault_handler")));
+
 /* Cortex-M4 core exceptions; the board's interrupts are never enabled. */
 __attribute__((section(".vectors"), used))
 const Vector vector_table[16] = {
@@ -159,5 +163,5 @@ const Vector vector_table[16] = {
     fault_handler,        /* DebugMonitor */
     0,
     fault_handler,        /* PendSV */
-    fault_handler,        /* SysTick */
+    systick_handler,      /* SysTick */
 };

@@ -482,6 +482,12 @@ def main():
     save("fuzz_einsum_bad_equation", model(
         [helper.make_node("Einsum", ["x"], ["y"], name="einsum0", equation="...ii ->..,i")],
         [vi("x", shape=(3, 5, 5))], [vi("y", shape=(3, 5))], opset=12))
+    # fuzz_compile: bytes outside a-z/A-Z in an Einsum equation indexed a
+    # 64-entry table in lowering out of bounds (UBSan)
+    for i, eq in enumerate([b".iaa \x00\x02)\xc0\xff\xffi", b"\xcd1.ai 0\xfe\xff\xff\xffn"]):
+        save("fuzz_einsum_non_letter_%d" % i, model(
+            [helper.make_node("Einsum", ["x"], ["y"], name="einsum0", equation=eq)],
+            [vi("x", TensorProto.DOUBLE, (3, 1, 5))], [vi("y", TensorProto.DOUBLE, None)], opset=12))
 
     print("%d cases in %s" % (count[0], out))
 

@@ -47,6 +47,13 @@ if [ ! -x "$TVMCC" ]; then
 fi
 
 mkdir -p "$dir"
+# A private copy, so that rebuilding tvmcc during the run is harmless.
+if ! cp "$TVMCC" "$dir/tvmcc.bin"; then
+    echo "FAIL torchvision: cannot copy $TVMCC"
+    failed=1
+    finish
+fi
+TVMCC="$dir/tvmcc.bin"
 if ! "$PYTHON" "$here/check_torchvision.py" export "$dir" $names > "$dir/export.log" 2>&1; then
     echo "FAIL torchvision: export failed: $(grep -m1 -i error "$dir/export.log")"
     failed=1

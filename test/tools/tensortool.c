@@ -32,26 +32,6 @@ static void usage(void)
     exit(2);
 }
 
-static float f16_value(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    float r;
-    if (e == 0)
-        r = ldexpf((float)m, -24);
-    else if (e == 31)
-        r = m ? NAN : INFINITY;
-    else
-        r = ldexpf((float)(m | 0x400), e - 25);
-    return (h & 0x8000) ? -r : r;
-}
-
-static float bf16_value(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 /* Element i of a float-typed buffer, as double. */
 static double float_at(DType dt, const unsigned char *p, int64_t i)
@@ -62,8 +42,8 @@ static double float_at(DType dt, const unsigned char *p, int64_t i)
     switch (dt) {
     case DT_FLOAT32: memcpy(&f, p + i * 4, 4); return f;
     case DT_FLOAT64: memcpy(&x, p + i * 8, 8); return x;
-    case DT_FLOAT16: memcpy(&h, p + i * 2, 2); return f16_value(h);
-    default: memcpy(&h, p + i * 2, 2); return bf16_value(h);
+    case DT_FLOAT16: memcpy(&h, p + i * 2, 2); return dtype_f16_to_f32(h);
+    default: memcpy(&h, p + i * 2, 2); return dtype_bf16_to_f32(h);
     }
 }
 
