@@ -362,6 +362,7 @@ int compile_model(const Options *o)
     vlog(o, t0, "infer");
     if (o->dump_ir && !strcmp(o->dump_ir, "frontend"))
         graph_dump(g, stdout);
+    passes_target = t;
     if (run_passes(o, g, &p, &d))
         goto done;
     vlog(o, t0, "passes");

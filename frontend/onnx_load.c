@@ -193,6 +193,10 @@ static int load_attr(Loader *L, Graph *g, int32_t ni, Attr *at, const Onnx__Attr
     case ATTR_FLOAT: at->f = ap->f; break;
     case ATTR_INT: at->i = ap->i; break;
     case ATTR_STRING:
+        /* strings are NUL-terminated inside tvmcc: an embedded NUL would
+         * silently cut the value short */
+        if (ap->s.len && memchr(ap->s.data, 0, ap->s.len))
+            return diag_error(L->d, n, at->name, "string contains a NUL byte");
         at->s = arena_strndup(L->a, ap->s.data ? (const char *)ap->s.data : "", ap->s.len);
         if (!at->s)
             return oom(L);
@@ -219,6 +223,8 @@ static int load_attr(Loader *L, Graph *g, int32_t ni, Attr *at, const Onnx__Attr
         if (!at->strings)
             return oom(L);
         for (i = 0; i < ap->n_strings; i++) {
+            if (ap->strings[i].len && memchr(ap->strings[i].data, 0, ap->strings[i].len))
+                return diag_error(L->d, n, at->name, "string %zu contains a NUL byte", i);
             at->strings[i] = arena_strndup(L->a, ap->strings[i].data ? (const char *)ap->strings[i].data : "",
                                            ap->strings[i].len);
             if (!at->strings[i])

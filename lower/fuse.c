@@ -372,3 +372,40 @@ int fuse_inplace_pair(const Kernel *k, int *in, int *out)
     }
     return 0;
 }
+
+/* Whether every load in e is a (broadcast) read at c's own axes. */
+static int loads_broadcast_own(const Compute *c, const Expr *e)
+{
+    int i;
+    if (!e)
+        return 1;
+    if (e->kind == EX_VAR)
+        return 0; /* an axis used as a value depends on the layout */
+    if (e->kind == EX_LOAD) {
+        int off = c->n_axes - e->nidx;
+        if (e->nidx == 0 || off < 0)
+            return e->nidx == 0 && e->a->kind == EX_INT; /* a scalar */
+        for (i = 0; i < e->nidx; i++) {
+            const Expr *ix = e->idx[i];
+            if (e->dims[i] == 1 && ix->kind == EX_INT && ix->ival == 0)
+                continue;
+            if (ix->kind != EX_VAR || ix->var != c->axes[off + i].var ||
+                e->dims[i] != c->axes[off + i].extent)
+                return 0;
+        }
+        return 1;
+    }
+    return loads_broadcast_own(c, e->a) && loads_broadcast_own(c, e->b) &&
+           loads_broadcast_own(c, e->c);
+}
+
+int fuse_is_elementwise(const Kernel *k)
+{
+    const Compute *c;
+    if (k->n_stages != 1)
+        return 0;
+    c = &k->stages[0];
+    if (c->rop != RED_NONE || c->out_index || c->n_raxes || c->init || c->post)
+        return 0;
+    return loads_broadcast_own(c, c->body);
+}

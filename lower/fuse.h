@@ -17,4 +17,10 @@ void fuse_inline(Lower *L, const int32_t *nodes, int n_nodes);
  * if *in is not needed afterwards. */
 int fuse_inplace_pair(const Kernel *k, int *in, int *out);
 
+/* 1 when the kernel is one injective stage that reads every input at its
+ * own output position, up to numpy broadcasting (the elementwise ops): such
+ * an op commutes with any permutation of the axes applied to all its
+ * operands, which the layout pass relies on. */
+int fuse_is_elementwise(const Kernel *k);
+
 #endif

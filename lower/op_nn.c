@@ -15,6 +15,7 @@
  * again here (auto_pad is resolved from the inferred output extent) since the
  * lowering may not call into the frontend.
  */
+#include "layout.h"
 #include "lower.h"
 
 #include <math.h>
@@ -124,6 +125,8 @@ static Expr *window_index(Lower *L, const Compute *c, const IterVar *rk, const W
 int lower_Conv(Lower *L, Node *n)
 {
     Graph *g = L->g;
+    if (lower_layout_of(n))
+        return lower_conv_nhwc(L, n); /* channels-last, chosen by passes/layout.c */
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     int64_t group = attr_int(n, "group", 1, L->d), mg = w->dims[0] / group, kvol = 1;

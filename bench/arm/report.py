@@ -91,7 +91,7 @@ def main():
         p("| (not measured) | | | |")
     p()
     p("The rest of the per-model overhead is `model_run` itself (argument checks,")
-    p("workspace alignment, kernel calls): see the notes in bench/arm/README.md.")
+    p("workspace alignment, kernel calls): about 100 bytes at -Os, see bench/arm/README.md.")
 
 
 if __name__ == "__main__":

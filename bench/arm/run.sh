@@ -18,6 +18,7 @@
 #   RAM           data + bss of the same objects (bss holds the static arena)
 # and the runtime alone (tvmrt.c at -Os). Writes bench/arm/results.md
 # (override with RESULTS=FILE). Environment: TVMCC, PYTHON, BASELINE_FLAGS,
+# BASELINE_TVMCC (a tvmcc binary for the baseline, default TVMCC),
 # QEMU_TIMEOUT (s, default 600).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +26,8 @@ root=$(cd "$here/../.." && pwd)
 work=${BENCH_WORK:-$root/build/bench-arm}
 tvmcc=${TVMCC:-$root/tvmcc}
 python=${PYTHON:-/usr/bin/python3}
-baseline=${BASELINE_FLAGS:--O0}
+baseline=${BASELINE_FLAGS--O0}
+baseline_tvmcc=${BASELINE_TVMCC:-$tvmcc}
 results=${RESULTS:-$here/results.md}
 timeout_s=${QEMU_TIMEOUT:-600}
 models=${*:-dscnn mobilenet resnet8 autoencoder}
@@ -40,10 +42,11 @@ status=0
 
 # measure MODEL VARIANT FLAGS...: one row of results.tsv.
 measure() {
-    local m=$1 var=$2 d="$work/$1-$2" flags cal run out
+    local m=$1 var=$2 d="$work/$1-$2" flags cal run out tool=$tvmcc
     shift 2
+    [ "$var" = baseline ] && tool=$baseline_tvmcc
     rm -rf "$d"
-    if ! "$tvmcc" "$work/$m.onnx" -t cortex-m4 -o "$d" --name model "$@" > "$work/$m-$var.tvmcc.log" 2>&1; then
+    if ! "$tool" "$work/$m.onnx" -t cortex-m4 -o "$d" --name model "$@" > "$work/$m-$var.tvmcc.log" 2>&1; then
         echo "FAIL $m $var: tvmcc: $(head -1 "$work/$m-$var.tvmcc.log")"; status=1; return
     fi
     # The target's flags, exactly as NAME.mk gives them to a firmware build.

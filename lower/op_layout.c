@@ -1,0 +1,110 @@
+/*
+ * Operators in a non-ONNX data layout, chosen by the layout pass
+ * (passes/layout.c) from the target's preferred layout. A node carries the
+ * attribute "tvmcc.layout" = "NHWC" when its activations are stored
+ * channels-last; its weights were re-laid out at compile time:
+ *
+ *   Conv  x [N,H,W,C]  w [M,KH,KW,C/group]  y [N,OH,OW,M]
+ *
+ * The compute keeps the output axes in storage order (n, oh, ow, m) and
+ * reduces over (kh, kw, c), so the innermost reduction and the innermost
+ * output axis both walk contiguous memory. The maths is the same as the
+ * NCHW definition in op_nn.c.
+ */
+#include <string.h>
+
+#include "layout.h"
+
+int lower_layout_of(const Node *n)
+{
+    const Attr *a = node_attr(n, "tvmcc.layout");
+    return a && a->type == ATTR_STRING && a->s && !strcmp(a->s, "NHWC");
+}
+
+static void ints_or(const Node *n, const char *name, int cnt, int64_t def, int64_t *dst, Diag *d)
+{
+    int64_t c;
+    const int64_t *v = attr_ints(n, name, &c, d);
+    int i;
+    for (i = 0; i < cnt; i++)
+        dst[i] = (v && c == cnt) ? v[i] : def;
+}
+
+/* Index into a padded spatial dimension: the input position and, when it
+ * can leave [0, size), the in-bounds condition (NULL when it cannot). */
+static Expr *spatial(Lower *L, const IterVar *o, const IterVar *k, int64_t s, int64_t dil,
+                     int64_t pb, int64_t size, Expr **cond)
+{
+    Expr *pos = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, o), ex_int(L, s)), ex_int(L, pb)),
+                       ex_mul(L, ex_var(L, k), ex_int(L, dil)));
+    int64_t hi = (o->extent - 1) * s - pb + (k->extent - 1) * dil;
+    Expr *c = NULL;
+    if (pb > 0)
+        c = ex_binary(L, BIN_GE, pos, ex_int(L, 0));
+    if (hi >= size) {
+        Expr *up = ex_lt(L, pos, ex_int(L, size));
+        c = c ? ex_and(L, c, up) : up;
+    }
+    *cond = c;
+    if (c) /* keep the load in bounds even where the select discards it */
+        pos = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, pos, ex_int(L, 0)), ex_int(L, size - 1));
+    return pos;
+}
+
+int lower_conv_nhwc(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+    const Value *y = &g->values[n->out[0]];
+    int64_t group = attr_int(n, "group", 1, L->d), m = w->dims[0], mg = m / group, cg = w->dims[3];
+    int64_t st[2], dil[2], pads[4];
+    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
+    int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
+    Compute *c = lower_stage(L, "conv_nhwc", lower_buf_value(L, n->out[0]), 4, y->dims);
+    IterVar *rh, *rw, *rc;
+    Expr *xi[4], *wi[4], *ch, *cw, *cond = NULL, *xv;
+    int i;
+    ints_or(n, "strides", 2, 1, st, L->d);
+    ints_or(n, "dilations", 2, 1, dil, L->d);
+    ints_or(n, "pads", 4, 0, pads, L->d);
+    if (!strcmp(ap, "VALID")) {
+        memset(pads, 0, sizeof pads);
+    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        for (i = 0; i < 2; i++) {
+            int64_t k = w->dims[1 + i], in = x->dims[1 + i], out = y->dims[1 + i];
+            int64_t total = (out - 1) * st[i] + (k - 1) * dil[i] + 1 - in;
+            if (total < 0)
+                total = 0;
+            pads[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+        }
+    }
+    rh = lower_raxis(L, c, w->dims[1]);
+    rw = lower_raxis(L, c, w->dims[2]);
+    rc = lower_raxis(L, c, cg);
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = spatial(L, &c->axes[1], rh, st[0], dil[0], pads[0], x->dims[1], &ch);
+    xi[2] = spatial(L, &c->axes[2], rw, st[1], dil[1], pads[1], x->dims[2], &cw);
+    xi[3] = ex_var(L, rc);
+    if (group > 1)
+        xi[3] = ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, ex_var(L, &c->axes[3]), ex_int(L, mg)),
+                                 ex_int(L, cg)),
+                       xi[3]);
+    if (ch)
+        cond = ch;
+    if (cw)
+        cond = cond ? ex_and(L, cond, cw) : cw;
+    xv = ex_load_nd(L, xb, 4, x->dims, xi);
+    if (cond)
+        xv = ex_select(L, cond, xv, dtype_is_float(x->dtype) ? ex_float(L, x->dtype, 0.0)
+                                                             : ex_const_int(L, x->dtype, 0));
+    wi[0] = ex_var(L, &c->axes[3]);
+    wi[1] = ex_var(L, rh);
+    wi[2] = ex_var(L, rw);
+    wi[3] = ex_var(L, rc);
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, xv, ex_load_nd(L, wb, 4, w->dims, wi));
+    if (n->n_in > 2 && n->in[2] >= 0)
+        c->init = ex_load(L, lower_buf_value(L, n->in[2]), ex_var(L, &c->axes[3]));
+    L->k->macs += value_numel(y) * w->dims[1] * w->dims[2] * cg;
+    return 0;
+}
