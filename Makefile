@@ -91,7 +91,8 @@ clean:
 # test/fuzz; see docs/testing.md) ----
 #
 #   make build/asan/tvmcc      tvmcc with ASan+UBSan (objects in build/asan/)
-#   make test-asan             the malformed-input corpus under that build
+#   make test-asan             the malformed-input corpus and a conformance
+#                              subset (pytorch-converted) under that build
 #   make fuzz FUZZ_SECONDS=N   both libFuzzer harnesses, N seconds each
 ASAN_CFLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_OBJS   := $(patsubst build/%,build/asan/%,$(OBJS))
@@ -113,8 +114,15 @@ build/asan/%.o: %.c build/gen/onnx.pb-c.h
 build/asan/tvmcc: $(ASAN_OBJS)
 	$(CC) $(ASAN_CFLAGS) $(ASAN_OBJS) $(LIBS) -o $@
 
-test-asan: build/asan/tvmcc
-	@test/malformed/run.sh
+# The corpus, then a conformance subset with tvmcc and the emitted C (and
+# test/driver.c) both built with ASan+UBSan; leak checks are off for the
+# latter since the test driver's buffers are not freed.
+ASAN_CC_HOST ?= gcc -fsanitize=address,undefined -fno-sanitize-recover=all
+test-asan: build/asan/tvmcc build/tensortool
+	@rc=0; test/malformed/run.sh || rc=1; \
+	ASAN_OPTIONS=detect_leaks=0 TVMCC=build/asan/tvmcc CC_HOST='$(ASAN_CC_HOST)' \
+	    CONFORMANCE_WORK=build/conformance-asan \
+	    test/conformance/run.sh --suite pytorch-converted -j 2 || rc=1; exit $$rc
 
 build/fuzz/obj/gen/%.o: build/gen/%.c build/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)

@@ -47,6 +47,8 @@ int emit_program(Program *p, const char *dir, Diag *d);
 /* Model-supplied text made safe for a C comment: bytes outside printable
  * ASCII become '?', and a star-slash cannot close the comment. */
 const char *emit_safe(Arena *a, const char *s);
+/* NAME upper-cased, for macros. */
+const char *emit_upper(Arena *a, const char *s);
 const char *emit_ctype(DType t);          /* storage C type */
 const char *emit_compute_ctype(DType t);  /* C type of computed values */
 void emit_expr(FILE *f, const Kernel *k, const Expr *e);

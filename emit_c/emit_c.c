@@ -128,7 +128,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         if (b->numel == 1)
             fprintf(f, "%s %s;\n", ct, b->name);
         else
-            fprintf(f, "%s %s[%lld];\n", ct, b->name, (long long)b->numel);
+            fprintf(f, "%s %s[%lld] = {0};\n", ct, b->name, (long long)b->numel);
         emit_stmt(f, k, s->body[0], depth + 1);
         indent(f, depth);
         fprintf(f, "}\n");
@@ -287,8 +287,18 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
     if (p->workspace_bytes > 0) {
         fprintf(f, "/* Static arena used when %s_run gets a NULL workspace; 64 bytes larger\n"
                    " * than the workspace so that it can be aligned on any compiler. */\n", p->name);
-        fprintf(f, "static union {\n    unsigned char bytes[%lld];\n    double align_d;\n    int64_t align_i;\n} %s_arena;\n\n",
-                (long long)p->workspace_bytes + 64, p->name);
+        {
+            const char *U = emit_upper(g->arena, p->name);
+            fprintf(f, "/* Optional placement: -D%s_ARENA_SECTION=.name (NAME.mk:\n"
+                       " * %s_ARENA_SECTION); use a NOLOAD or .bss.* section. */\n"
+                       "#ifdef %s_ARENA_SECTION\n"
+                       "#define %s_ASTR_(s) #s\n#define %s_ASTR(s) %s_ASTR_(s)\n"
+                       "#define %s_ARENA_PLACE __attribute__((section(%s_ASTR(%s_ARENA_SECTION))))\n"
+                       "#else\n#define %s_ARENA_PLACE\n#endif\n",
+                    U, U, U, U, U, U, U, U, U, U);
+            fprintf(f, "static union {\n    unsigned char bytes[%lld];\n    double align_d;\n    int64_t align_i;\n} %s_arena %s_ARENA_PLACE;\n\n",
+                    (long long)p->workspace_bytes + 64, p->name, U);
+        }
     }
     for (ki = 0; ki < p->n_kernels; ki++)
         if (p->kernels[ki] && !kernel_is_empty(p->kernels[ki]))

@@ -219,6 +219,16 @@ int emit_weights(Program *p, FILE *f, Diag *d)
                "#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
                "#error \"%s_weights.c holds little-endian data; big-endian targets are not supported\"\n"
                "#endif\n#endif\n\n", p->name);
+    {
+        const char *U = emit_upper(g->arena, p->name);
+        fprintf(f, "/* Optional placement: -D%s_WEIGHTS_SECTION=.name puts every constant of\n"
+                   " * this model into that linker section (NAME.mk: %s_WEIGHTS_SECTION). */\n"
+                   "#ifdef %s_WEIGHTS_SECTION\n"
+                   "#define %s_WSTR_(s) #s\n#define %s_WSTR(s) %s_WSTR_(s)\n"
+                   "#define %s_WEIGHTS_PLACE __attribute__((section(%s_WSTR(%s_WEIGHTS_SECTION))))\n"
+                   "#else\n#define %s_WEIGHTS_PLACE\n#endif\n\n",
+                U, U, U, U, U, U, U, U, U, U);
+    }
     p->weights_bytes = 0;
     for (vi = 0; vi < g->n_values; vi++) {
         const Value *v = &g->values[vi];
@@ -234,7 +244,8 @@ int emit_weights(Program *p, FILE *f, Diag *d)
         fprintf(f, "] */\n");
         if (is_rows(v)) {
             int64_t off, total = const_bytes(v);
-            fprintf(f, "%s = {{\n", emit_const_decl(p, vi));
+            fprintf(f, "%s %s_WEIGHTS_PLACE = {{\n", emit_const_decl(p, vi),
+                    emit_upper(g->arena, p->name));
             for (off = 0; off < total; off += ROW_BYTES) {
                 write_row(f, (const unsigned char *)v->data + off,
                           (size_t)(total - off < ROW_BYTES ? total - off : ROW_BYTES));
@@ -242,7 +253,8 @@ int emit_weights(Program *p, FILE *f, Diag *d)
             }
             fprintf(f, "}};\n\n");
         } else {
-            fprintf(f, "%s = {%s\n", emit_const_decl(p, vi), is_union(v) ? "{" : "");
+            fprintf(f, "%s %s_WEIGHTS_PLACE = {%s\n", emit_const_decl(p, vi),
+                    emit_upper(g->arena, p->name), is_union(v) ? "{" : "");
             write_values(f, v, n);
             fprintf(f, "}%s;\n\n", is_union(v) ? "}" : "");
         }

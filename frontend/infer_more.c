@@ -154,8 +154,11 @@ int infer_Upsample(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d) || need_out(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (strcmp(attr_string(n, "mode", "nearest", d), "nearest"))
-        return diag_error(d, n, "mode", "only nearest upsampling is supported");
+    {
+        const char *mode = attr_string(n, "mode", "nearest", d);
+        if (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "bilinear"))
+            return diag_error(d, n, "mode", "unknown mode '%s' (nearest, linear)", mode);
+    }
     if (n->n_in > 1 && n->in[1] >= 0) {
         Value *s = in_val(g, n, 1);
         if (s->data && s->dtype == DT_FLOAT32 && value_numel(s) == x->rank) {

@@ -200,12 +200,53 @@ int lower_MaxUnpool(Lower *L, Node *n)
 
 /* Nearest: output position o reads input floor(o * in / out), which is
  * floor(o / scale) for the scale the output extent came from. */
-int lower_Upsample(Lower *L, Node *n)
+/* Upsample with mode linear: n-linear interpolation with asymmetric
+ * coordinates (x_in = x_out * in / out), one reduce axis of two taps per
+ * resized dimension; positions past the last input clamp to it. */
+static int upsample_linear(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *idx[TVMCC_MAX_RANK], *w = NULL;
+    DType ct = dtype_compute(y->dtype);
+    int i;
+    for (i = 0; i < x->rank; i++) {
+        Expr *o = ex_var(L, &c->axes[i]), *xin, *fl, *frac, *t, *wi;
+        IterVar *tap;
+        if (x->dims[i] == y->dims[i]) {
+            idx[i] = o;
+            continue;
+        }
+        tap = lower_raxis(L, c, 2);
+        t = ex_var(L, tap);
+        xin = ex_mul(L, ex_cast(L, DT_FLOAT64, o),
+                     ex_float(L, DT_FLOAT64, (double)x->dims[i] / (double)y->dims[i]));
+        fl = ex_unary(L, UN_FLOOR, xin);
+        frac = ex_sub(L, xin, fl);
+        idx[i] = ex_binary(L, BIN_MIN, ex_add(L, ex_cast(L, DT_INT64, fl), t),
+                           ex_int(L, x->dims[i] - 1));
+        wi = ex_select(L, ex_binary(L, BIN_EQ, t, ex_int(L, 0)),
+                       ex_sub(L, ex_float(L, DT_FLOAT64, 1.0), frac), frac);
+        w = w ? ex_mul(L, w, wi) : wi;
+    }
+    c->rop = c->n_raxes ? RED_SUM : RED_NONE;
+    c->body = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
+    if (w)
+        c->body = ex_mul(L, ex_cast(L, DT_FLOAT64, c->body), w);
+    if (c->n_raxes)
+        c->body = ex_cast(L, ct, c->body);
+    return 0;
+}
+
+int lower_Upsample(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
+    Compute *c;
     Expr *idx[TVMCC_MAX_RANK];
     int i;
+    if (strcmp(attr_string(n, "mode", "nearest", L->d), "nearest") != 0)
+        return upsample_linear(L, n);
+    c = lower_elemwise_stage(L, n, n->out[0]);
     for (i = 0; i < x->rank; i++) {
         Expr *o = ex_var(L, &c->axes[i]);
         if (x->dims[i] == y->dims[i])

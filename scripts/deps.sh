@@ -9,7 +9,7 @@ what=${1:-build}
 pkgs="build-essential protobuf-c-compiler libprotobuf-c-dev libonnx-dev libcjson-dev python3-onnx python3-numpy"
 if [ "$what" != build ]; then
     pkgs="$pkgs libonnx-testdata gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm clang libclang-rt-14-dev"
-    pkgs="$pkgs python3-torch python3-torchvision qemu-user gcc-aarch64-linux-gnu"
+    pkgs="$pkgs python3-torch python3-torchvision qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
     # node and npm may come from Debian's nodejs/npm or from NodeSource's nodejs
     command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
     command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"

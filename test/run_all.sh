@@ -117,7 +117,7 @@ run_suite conformance-host test/conformance/run.sh --suite all -j "$jobs"
 run_suite conformance-O0 env TVMCC_FLAGS=-O0 CONFORMANCE_WORK=build/conformance-O0 \
     test/conformance/run.sh --suite all -j "$jobs"
 run_suite opt-levels-agree opt_levels_agree
-run_suite conformance-arm test/conformance/run.sh --arm -j "$jobs"
+run_suite conformance-arm env TVMCC_FLAGS="-t cortex-m4" test/conformance/run.sh --arm -j "$jobs"
 # AArch64 under qemu-user, model suites (about 90 s at -j 2; needs libc6-dev-arm64-cross)
 run_suite conformance-aarch64 test/conformance/run.sh --aarch64 -j "$jobs"
 run_suite torchvision test/models/check_torchvision.sh
