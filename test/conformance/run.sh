@@ -197,7 +197,7 @@ export TVMCC_FLAGS=${TVMCC_FLAGS:-}
 export TENSORTOOL=${TENSORTOOL:-$root/build/tensortool}
 export CC_HOST=${CC_HOST:-gcc}
 export QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
-export WORKROOT=${CONFORMANCE_WORK:-$root/build/conformance}/$mode
+export WORKROOT=$(realpath -m "${CONFORMANCE_WORK:-$root/build/conformance}")/$mode
 export ARM_FLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 export ARM_LD="$root/test/arm/mps2-an386.ld"
 export QEMU_MACHINE=mps2-an386

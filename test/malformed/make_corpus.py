@@ -492,6 +492,13 @@ def main():
             [helper.make_node("Einsum", ["x"], ["y"], name="einsum0", equation=eq)],
             [vi("x", TensorProto.DOUBLE, (3, 1, 5))], [vi("y", TensorProto.DOUBLE, None)], opset=12))
 
+    # fuzz_compile: OneHot with a run-time depth takes the declared output
+    # shape, here of the wrong rank; lowering then built a NULL expression
+    save("fuzz_onehot_declared_rank", model(
+        [helper.make_node("OneHot", ["indices", "depth", "values"], ["y"], name="onehot0", axis=-2)],
+        [vi("indices", shape=(2, 2)), vi("depth", shape=()), vi("values", shape=(2,))],
+        [vi("y", shape=(10, 2))], opset=11))
+
     print("%d cases in %s" % (count[0], out))
 
 
