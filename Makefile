@@ -88,7 +88,7 @@ clean:
 	rm -rf build tvmcc
 
 # ---- sanitized build, malformed-input corpus and fuzzing (test/malformed,
-# test/fuzz; see docs/testing.md) ----
+# test/fuzz; see test/fuzz/README.md and test/malformed/run.sh) ----
 #
 #   make build/asan/tvmcc      tvmcc with ASan+UBSan (objects in build/asan/)
 #   make test-asan             the malformed-input corpus and a conformance
@@ -102,6 +102,9 @@ FUZZ_OBJS   := $(patsubst build/%,build/fuzz/obj/%,$(LIBOBJS))
 FUZZ_SECONDS ?= 60
 
 .PHONY: test-asan fuzz
+# reached only through pattern rules: keep them (make would delete them as
+# intermediate files)
+.SECONDARY: $(ASAN_OBJS) $(FUZZ_OBJS)
 
 build/asan/gen/%.o: build/gen/%.c build/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)

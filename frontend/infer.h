@@ -42,4 +42,10 @@ int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why);
  * same_type is set. */
 int infer_elementwise(Graph *g, Node *n, Diag *d, DType dt, int same_type);
 
+/* Sequences (infer_seq.c): before a node's inference, refuse a sequence
+ * input to an operator that takes tensors; after it, pass the sequence flag
+ * through Identity and refuse a sequence graph output. Return 0 or 1. */
+int infer_seq_check_inputs(Graph *g, Node *n, Diag *d);
+int infer_seq_check_outputs(Graph *g, Node *n, Diag *d);
+
 #endif

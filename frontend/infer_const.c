@@ -11,6 +11,7 @@
  * its declared shape and lower/op_shape.c emits a fill / arithmetic stage.
  */
 #include "infer.h"
+#include "limits.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,6 +31,13 @@ static int need_output(Graph *g, Node *n, Diag *d)
 }
 
 /* Attaches zeroed constant storage for output vi (already value_set). */
+/* Whether a generated constant is too large to fold (limits.h). */
+static int too_big_to_fold(const Graph *g, int32_t vi)
+{
+    const Value *v = &g->values[vi];
+    return value_numel(v) * (int64_t)dtype_size(v->dtype) > FOLD_EXPAND_LIMIT_BYTES;
+}
+
 static void *alloc_data(Graph *g, Node *n, int32_t vi, Diag *d)
 {
     Value *v = &g->values[vi];
@@ -184,6 +192,8 @@ int infer_ConstantOfShape(Graph *g, Node *n, Diag *d)
             return diag_error(d, n, "input", "entry %d is negative", i);
     if (value_set(g, n->out[0], dt, (int)cnt, shape, d, n))
         return 1;
+    if (too_big_to_fold(g, n->out[0]))
+        return 0; /* filled at run time */
     if (!(p = alloc_data(g, n, n->out[0], d)))
         return 1;
     numel = value_numel(&g->values[n->out[0]]);
@@ -242,7 +252,11 @@ int infer_Range(Graph *g, Node *n, Diag *d)
         if (q > 2147483647.0)
             return diag_error(d, n, "limit", "Range would have too many elements");
         count = q > 0 ? (int64_t)q : 0;
-        if (value_set(g, n->out[0], t, 1, &count, d, n) || !(p = alloc_data(g, n, n->out[0], d)))
+        if (value_set(g, n->out[0], t, 1, &count, d, n))
+            return 1;
+        if (too_big_to_fold(g, n->out[0]))
+            return 0; /* computed at run time */
+        if (!(p = alloc_data(g, n, n->out[0], d)))
             return 1;
         for (k = 0; k < count; k++)
             store_num(t, p, k, a + (double)k * c, 0);
@@ -262,7 +276,11 @@ int infer_Range(Graph *g, Node *n, Diag *d)
         count = q > 0 ? q : 0;
         if (count > 2147483647)
             return diag_error(d, n, "limit", "Range would have too many elements");
-        if (value_set(g, n->out[0], t, 1, &count, d, n) || !(p = alloc_data(g, n, n->out[0], d)))
+        if (value_set(g, n->out[0], t, 1, &count, d, n))
+            return 1;
+        if (too_big_to_fold(g, n->out[0]))
+            return 0; /* computed at run time */
+        if (!(p = alloc_data(g, n, n->out[0], d)))
             return 1;
         for (k = 0; k < count; k++)
             store_num(t, p, k, 0, a[0] + k * c[0]);

@@ -120,7 +120,10 @@ int infer_Clip(Graph *g, Node *n, Diag *d)
 
 int infer_Cast(Graph *g, Node *n, Diag *d)
 {
+    int errs = d->errors;
     int64_t to = attr_int(n, "to", -1, d);
+    if (d->errors > errs)
+        return 1; /* present with the wrong type: reported once */
     if (need_input(g, n, 0, d))
         return 1;
     if (!node_attr(n, "to"))

@@ -107,8 +107,10 @@ int infer_graph(Graph *g, Diag *d)
                 memcpy(decl[i].dims, v->dims, sizeof v->dims);
             }
         }
+        if (infer_seq_check_inputs(g, n, d))
+            break;
         rc = infer_table[n->op](g, n, d);
-        if (rc || d->errors > before)
+        if (rc || d->errors > before || infer_seq_check_outputs(g, n, d))
             break;
         if (infer_fold_hook && infer_fold_hook(g, ni, d))
             break;

@@ -104,6 +104,47 @@ static int label_of(int ch)
     return islower(ch) ? ch - 'a' : isupper(ch) ? 26 + ch - 'A' : -1;
 }
 
+/* Checks the equation's syntax before anything indexes tables with its
+ * characters: terms of letters, each with at most one "...", one term per
+ * input separated by ',', and an optional "->" with one output term.
+ * Returns NULL or what is wrong. */
+static const char *einsum_syntax(const char *eq, int n_in)
+{
+    const char *p = eq, *arrow = strstr(eq, "->");
+    int terms = 1, dots_in_term = 0;
+    if (arrow && strstr(arrow + 2, "->"))
+        return "more than one '->'";
+    for (; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (p == arrow) {
+            p++; /* skip '>' */
+            dots_in_term = 0;
+            continue;
+        }
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == ' ')
+            continue;
+        if (c == ',') {
+            if (arrow && p > arrow)
+                return "',' in the output term";
+            terms++;
+            dots_in_term = 0;
+            continue;
+        }
+        if (c == '.') {
+            if (p[1] != '.' || p[2] != '.')
+                return "'.' outside an ellipsis '...'";
+            if (dots_in_term++)
+                return "more than one ellipsis in a term";
+            p += 2;
+            continue;
+        }
+        return "characters other than letters, ',', '...' and '->'";
+    }
+    if (terms != n_in)
+        return "the number of terms differs from the number of inputs";
+    return NULL;
+}
+
 int infer_Einsum(Graph *g, Node *n, Diag *d)
 {
     const char *eq = attr_string(n, "equation", NULL, d), *p;
@@ -112,6 +153,11 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
     DType t;
     if (!eq)
         return diag_error(d, n, "equation", "required attribute is missing");
+    {
+        const char *why = einsum_syntax(eq, n->n_in);
+        if (why)
+            return diag_error(d, n, "equation", "'%s': %s", eq, why);
+    }
     for (i = 0; i < 64; i++) {
         ext[i] = -1;
         count[i] = 0;

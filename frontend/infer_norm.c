@@ -161,8 +161,14 @@ int infer_OneHot(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "rank too large");
     if (infer_axis(n, axis, idx->rank + 1, &ax, d, "axis"))
         return 1;
-    if (value_const_double(g, n->in[1], &depth))
-        return infer_use_declared(g, n, 0, d, "depth is computed at run time");
+    if (value_const_double(g, n->in[1], &depth)) {
+        if (infer_use_declared(g, n, 0, d, "depth is computed at run time"))
+            return 1;
+        if (out_val(g, n, 0)->rank != idx->rank + 1)
+            return diag_error(d, n, "output[0]", "declared rank %d is not the indices' rank + 1",
+                              out_val(g, n, 0)->rank);
+        return 0;
+    }
     if (depth < 1 || depth > (double)INT32_MAX)
         return diag_error(d, n, "input[1]", "depth %g is not a positive size", depth);
     for (i = 0; i <= idx->rank; i++)

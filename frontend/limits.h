@@ -36,4 +36,11 @@
 /* Elements of one list attribute (ints, floats, strings, tensors). */
 #define ONNX_MAX_ATTR_ELEMS 1000000
 
+/* Constants computed at compile time that are larger than their inputs
+ * (ConstantOfShape, Range, Expand, Tile... of constant inputs) are folded
+ * only up to this size; bigger ones are computed at run time, so that a
+ * tiny model cannot make the compiler allocate without bound or put
+ * megabytes of generated data into a device's flash. */
+#define FOLD_EXPAND_LIMIT_BYTES ((int64_t)1 << 20)
+
 #endif

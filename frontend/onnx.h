@@ -63,5 +63,10 @@ void onnx_free_message(void *msg);
  * later stages see a flat graph (frontend/control.c). Returns 0 or nonzero
  * after reporting a control-flow node that cannot be inlined. */
 int onnx_inline_control_flow(Graph *g, Diag *d);
+/* Rewrites the readers of sequences built with compile-time positions
+ * (SequenceAt, SequenceLength, ConcatFromSequence) into Identity / Concat of
+ * the element values, before inference; run after the control-flow
+ * inlining (frontend/seq_resolve.c). Returns 0 or nonzero after reporting. */
+int onnx_resolve_sequences(Graph *g, Diag *d);
 
 #endif

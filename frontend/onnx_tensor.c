@@ -15,7 +15,10 @@
  *
  * protobuf-c allocates through a ProtobufCAllocator that counts bytes against
  * a budget, so a hostile length prefix fails cleanly instead of exhausting
- * memory.
+ * memory; before that, a walk over the wire format (wire_scan) bounds the
+ * nesting depth, since protobuf-c recurses without limit. A tensor's data is
+ * allocated only after its source (raw_data, typed field or external file)
+ * has been checked against the dims, and within the limits of limits.h.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "onnx.h"

@@ -22,27 +22,51 @@ void diag_init(Diag *d, const char *file)
     d->out = stderr;
 }
 
+/* Writes s with control characters escaped (\n, \x1b...), so that a name
+ * from the model can neither break the one-line format nor send escape
+ * sequences to a terminal. */
+static void put_clean(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 32 || c == 127)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+}
+
 /* Prints the common prefix and the message; `kind` is "" or "warning: ". */
 static void emit(Diag *d, const Node *n, const char *field, const char *kind,
                  const char *fmt, va_list ap)
 {
     FILE *f = d->out ? d->out : stderr;
+    char buf[1024];
     if (d->quiet)
         return;
-    fprintf(f, "%s: ", d->file ? d->file : "tvmcc");
+    put_clean(f, d->file ? d->file : "tvmcc");
+    fputs(": ", f);
     fputs(kind, f);
     if (n) {
         const char *op = n->op_type ? n->op_type : op_info[n->op].name;
-        if (n->domain && n->domain[0])
-            fprintf(f, "node '%s' (%s.%s, #%ld): ", n->name ? n->name : "", n->domain,
-                    op ? op : "?", (long)n->index);
-        else
-            fprintf(f, "node '%s' (%s, #%ld): ", n->name ? n->name : "", op ? op : "?",
-                    (long)n->index);
+        fputs("node '", f);
+        put_clean(f, n->name ? n->name : "");
+        fputs("' (", f);
+        if (n->domain && n->domain[0]) {
+            put_clean(f, n->domain);
+            fputc('.', f);
+        }
+        put_clean(f, op ? op : "?");
+        fprintf(f, ", #%ld): ", (long)n->index);
     }
-    if (field)
-        fprintf(f, "%s: ", field);
-    vfprintf(f, fmt, ap);
+    if (field) {
+        put_clean(f, field);
+        fputs(": ", f);
+    }
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    put_clean(f, buf);
     fputc('\n', f);
 }
 

@@ -321,6 +321,10 @@ int value_set(Graph *g, int32_t vi, DType dt, int rank, const int64_t *dims, Dia
     }
     if (dtype_size(dt) && ck_mul(numel, (int64_t)dtype_size(dt), &bytes))
         return diag_error(d, n, v->name, "byte size overflows 64 bits");
+    /* every tensor is indexed with 32-bit arithmetic in the emitted C */
+    if (numel > ((int64_t)1 << 31))
+        return diag_error(d, n, v->name, "%lld elements exceed the 2^31 element limit",
+                          (long long)numel);
     v->dtype = dt;
     v->rank = rank;
     for (i = 0; i < TVMCC_MAX_RANK; i++) {

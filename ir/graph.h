@@ -83,6 +83,7 @@ typedef struct Value {
     void *data;              /* constant bytes, or NULL if computed at run time */
     uint8_t is_initializer;  /* came from graph.initializer */
     uint8_t declared;        /* dtype/shape came from a declaration (value_info/output) */
+    uint8_t is_sequence;     /* stacked [L, ...] sequence (frontend/infer_seq.c) */
 } Value;
 
 typedef struct Node {

@@ -179,3 +179,14 @@ OP(NonMaxSuppression, 2, 5, 1, 1, OPAQUE)
 /* Signal processing (frontend/infer_signal.c, lower/op_signal.c) */
 OP(STFT, 2, 4, 1, 1, OPAQUE)
 OP(MelWeightMatrix, 5, 5, 1, 1, OPAQUE)
+/* Sequences of a length known at compile time whose elements share one shape,
+ * held as one stacked tensor [L, element dims...] (frontend/infer_seq.c,
+ * lower/op_seq.c) */
+OP(SequenceEmpty, 0, 0, 1, 1, OPAQUE)
+OP(SequenceConstruct, 1, -1, 1, 1, OPAQUE)
+OP(SequenceInsert, 2, 3, 1, 1, OPAQUE)
+OP(SequenceErase, 1, 2, 1, 1, OPAQUE)
+OP(SequenceAt, 2, 2, 1, 1, OPAQUE)
+OP(SequenceLength, 1, 1, 1, 1, OPAQUE)
+OP(ConcatFromSequence, 1, 1, 1, 1, OPAQUE)
+OP(SplitToSequence, 1, 2, 1, 1, OPAQUE)

@@ -35,6 +35,9 @@
 
 /* Widest border (in iterations of a tiled loop) worth a separate copy. */
 #define MAX_BORDER 8
+#ifndef ROWS
+#define ROWS 4
+#endif
 
 typedef struct Knobs {
     int lanes;   /* vector tile (floats) */
@@ -47,7 +50,7 @@ static Knobs knobs_of(const Target *t)
 {
     Knobs k;
     k.lanes = t->vector_bits / 32;
-    k.rows = 4;
+    k.rows = ROWS;
     k.unroll = 1;
     k.unroll_vec = 16;
     if (t->vector_bits == 0 && !strcmp(t->isa, "c"))
@@ -118,7 +121,9 @@ static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
                 load_varies(c->body, c->axes[i].var, c->axes[v].var))
                 r = i;
     {
-        int64_t fv = pick_factor(c->axes[v].extent, kn->lanes);
+        /* the vector tile is the vector width (a tail takes the rest), so
+         * that every full tile is whole vectors */
+        int64_t fv = c->axes[v].extent <= kn->lanes ? c->axes[v].extent : kn->lanes;
         if (fv < c->axes[v].extent) {
             if (sched_split(s, c->axes[v].var, fv, &vo, &vi))
                 return;

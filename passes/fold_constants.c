@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 
+#include "../frontend/limits.h"
 #include "../lower/eval.h"
 #include "../lower/lower.h"
 
@@ -50,6 +51,18 @@ int fold_node(Graph *g, int32_t ni, Diag *d)
     }
     if (folded_bytes + bytes > FOLD_BUDGET_BYTES)
         return 0;
+    {
+        /* an op that makes data (Expand, Tile, Range...) folds only while
+         * small: a large result is cheaper to compute at run time than to
+         * store in flash (frontend/limits.h) */
+        int64_t in_bytes = 0;
+        for (i = 0; i < n->n_in; i++)
+            if (n->in[i] >= 0)
+                in_bytes += value_numel(&g->values[n->in[i]]) *
+                            (int64_t)dtype_size(g->values[n->in[i]].dtype);
+        if (bytes > FOLD_EXPAND_LIMIT_BYTES && bytes > in_bytes)
+            return 0;
+    }
     k = lower_node(g, ni, "fold", NULL, d);
     if (!k)
         return d->errors - errs;

@@ -114,7 +114,7 @@ if [ -x test/unit/run.sh ]; then
 fi
 run_suite bad_input test/bad_input/run.sh
 run_suite conformance-host test/conformance/run.sh --suite all -j "$jobs"
-run_suite conformance-O0 env TVMCC_FLAGS=-O0 CONFORMANCE_WORK=build/conformance-O0 \
+run_suite conformance-O0 env TVMCC_FLAGS=-O0 CONFORMANCE_WORK="$root/build/conformance-O0" \
     test/conformance/run.sh --suite all -j "$jobs"
 run_suite opt-levels-agree opt_levels_agree
 run_suite conformance-arm env TVMCC_FLAGS="-t cortex-m4" test/conformance/run.sh --arm -j "$jobs"
@@ -125,6 +125,12 @@ run_suite exporter_patterns test/models/exporter_patterns.sh
 run_suite determinism determinism
 # malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
 run_suite malformed test/malformed/run.sh
+# tvmcc and the emitted C both under ASan+UBSan (build/asan/tvmcc is built by
+# the malformed suite's run.sh); the sanitized conformance subset.
+run_suite conformance-asan env ASAN_OPTIONS=detect_leaks=0 TVMCC="$root/build/asan/tvmcc" \
+    CC_HOST='gcc -fsanitize=address,undefined -fno-sanitize-recover=all' \
+    CONFORMANCE_WORK="$root/build/conformance-asan" \
+    test/conformance/run.sh --suite pytorch-converted -j "$jobs"
 
 echo "=== summary"
 printf '%s' "$summary"

@@ -1,0 +1,25 @@
+/*
+ * Vector loops as x86 intrinsics (emit_intrin.c). A loop the schedule marked
+ * FOR_VECTORIZE whose extent is the target's vector width, and whose body is
+ * lane-wise float32 arithmetic over contiguous or loop-invariant loads, is
+ * printed as one vector statement per store (<immintrin.h>), so the register
+ * tile of a convolution or matmul becomes broadcast-FMA on whole vectors
+ * whatever the C compiler's own vectorizer decides. Only x86 targets with
+ * AVX2 or AVX-512 get this; every other target keeps plain C.
+ */
+#ifndef TVMCC_EMIT_INTRIN_H
+#define TVMCC_EMIT_INTRIN_H
+
+#include <stdio.h>
+
+#include "../ir/target.h"
+#include "../lower/te.h"
+
+/* Vector width in float32 lanes for which target t gets intrinsics, or 0. */
+int emit_intrin_lanes(const Target *t);
+/* Prints loop (extent == lanes) as vector statements at indentation depth
+ * and returns 1, or prints nothing and returns 0 when the body does not
+ * qualify (the caller then prints the scalar loop). */
+int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes);
+
+#endif
