@@ -23,8 +23,7 @@
 #include "emit.h"
 
 typedef struct Isa {
-    const char *p;    /* intrinsic prefix: "_mm512" */
-    const char *t;    /* vector type */
+    const char *p;    /* intrinsic prefix: "_mm512" or "_mm256" */
 } Isa;
 
 int emit_intrin_lanes(const Target *t)
@@ -116,13 +115,24 @@ static int stored_at(const Stmt *body, int buf, const Expr **idx)
     return 0;
 }
 
+/* Whether e loads a buffer that body stores. */
+static int loads_stored(const Stmt *body, const Expr *e)
+{
+    const Expr *idx;
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && stored_at(body, e->buf, &idx))
+        return 1;
+    return loads_stored(body, e->a) || loads_stored(body, e->b) || loads_stored(body, e->c);
+}
+
 static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
 {
     const Expr *sidx;
     if (!e || e->dtype != DT_FLOAT32)
         return 0;
     if (!uses_var(e, var))
-        return 1;
+        return !loads_stored(body, e);
     switch (e->kind) {
     case EX_LOAD:
         if (k->bufs[e->buf].dtype != DT_FLOAT32 || k->bufs[e->buf].inplace)
@@ -257,7 +267,6 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
     if (!vec_stmt_ok(k, loop->body[0], loop->body[0], loop->var))
         return 0;
     x.p = lanes == 16 ? "_mm512" : "_mm256";
-    x.t = lanes == 16 ? "__m512" : "__m256";
     indent(f, depth);
     fprintf(f, "{\n");
     indent(f, depth + 1);

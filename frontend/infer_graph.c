@@ -7,6 +7,10 @@
  * the first node that fails so that one bad node does not cascade into a page
  * of follow-on errors.
  *
+ * Around each call, infer_seq_check_inputs/outputs (infer_seq.c) keep
+ * stacked sequences away from operators that take tensors and from the
+ * graph outputs.
+ *
  * A value may carry a declared shape (value_info, graph outputs); inference
  * replaces it, with a warning when the two disagree.
  */

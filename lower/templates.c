@@ -35,9 +35,6 @@
 
 /* Widest border (in iterations of a tiled loop) worth a separate copy. */
 #define MAX_BORDER 8
-#ifndef ROWS
-#define ROWS 4
-#endif
 
 typedef struct Knobs {
     int lanes;   /* vector tile (floats) */
@@ -50,9 +47,17 @@ static Knobs knobs_of(const Target *t)
 {
     Knobs k;
     k.lanes = t->vector_bits / 32;
-    k.rows = ROWS;
+    k.rows = 4;
     k.unroll = 1;
     k.unroll_vec = 16;
+    if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256) {
+        /* emit_c prints a vectorized loop of one vector width as
+         * intrinsics: keep the vector loop, and as many rows of vector
+         * accumulators as the register file holds next to the operands
+         * (32 zmm on AVX-512, 16 ymm on AVX2) */
+        k.rows = t->vector_bits >= 512 ? 8 : 6;
+        k.unroll_vec = 0;
+    }
     if (t->vector_bits == 0 && !strcmp(t->isa, "c"))
         k.lanes = 8;
     if (k.lanes < 4) {

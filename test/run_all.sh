@@ -131,6 +131,8 @@ run_suite conformance-asan env ASAN_OPTIONS=detect_leaks=0 TVMCC="$root/build/as
     CC_HOST='gcc -fsanitize=address,undefined -fno-sanitize-recover=all' \
     CONFORMANCE_WORK="$root/build/conformance-asan" \
     test/conformance/run.sh --suite pytorch-converted -j "$jobs"
+# 60 s of each libFuzzer harness (make fuzz builds them with clang).
+run_suite fuzz make -s fuzz FUZZ_SECONDS=60
 
 echo "=== summary"
 printf '%s' "$summary"
