@@ -73,7 +73,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             fprintf(f, "}\n");
             break;
         }
-        if (s->for_kind == FOR_VECTORIZE && s->extent == vec_lanes &&
+        if (s->for_kind == FOR_VECTORIZE && s->extent <= vec_lanes &&
             emit_intrin_loop(f, k, s, depth, vec_lanes))
             break;
         /* annotations from the schedule: guarded so that a build without

@@ -1,12 +1,15 @@
 /*
  * Vector loops printed as x86 intrinsics (see emit_intrin.h).
  *
- * A loop over v with extent LANES qualifies when its body is a sequence of
- * float32 stores in which
+ * A loop over v with extent E <= LANES qualifies when its body is a
+ * sequence of float32 stores, optionally under one guard `if (a < b)` with
+ * a = v + (invariant) and b invariant (split's guard of a last, partial
+ * vector), in which
  *   - every store index is v + (something invariant in v),
- *   - every value is built from float32 +, -, *, /, min, max and casts
- *     float32 -> float32 of: loads at v + invariant (one vector load),
- *     and subexpressions invariant in v (one broadcast),
+ *   - every value is built from float32 +, -, *, /, min, max, casts
+ *     float32 -> float32 and selects on an invariant condition, of: loads
+ *     at v + invariant (one vector load), and subexpressions invariant in v
+ *     (one broadcast),
  *   - a buffer the body stores is loaded only at that same index, and no
  *     buffer shares memory with another (in-place reuse).
  * Then lane l of every vector operation is exactly iteration v = l of the
@@ -14,7 +17,9 @@
  * and max keep tvmrt_minf/maxf's NaN rule, and a*b + c stays a separate
  * multiply and add that the compiler contracts exactly as it contracts the
  * scalar code. The body is printed once with v bound to 0, so each index
- * names lane 0's element.
+ * names lane 0's element. When E < LANES or a guard is present, loads and
+ * stores are masked to the lanes the scalar loop runs (AVX-512 masks, AVX2
+ * maskload/maskstore), so no element outside them is touched.
  */
 #include "emit_intrin.h"
 
@@ -24,6 +29,8 @@
 
 typedef struct Isa {
     const char *p;    /* intrinsic prefix: "_mm512" or "_mm256" */
+    int masked;       /* a lane mask `vmask` is in scope */
+    int lanes;
 } Isa;
 
 int emit_intrin_lanes(const Target *t)
@@ -151,9 +158,24 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
         }
     case EX_CAST:
         return vec_expr_ok(k, body, e->a, var);
+    case EX_SELECT:
+        return !uses_var(e->a, var) && !loads_stored(body, e->a) &&
+               vec_expr_ok(k, body, e->b, var) && vec_expr_ok(k, body, e->c, var);
     default:
         return 0;
     }
+}
+
+/* The guard of a partial vector: if (a < b), a unit-stride in var, b
+ * invariant, no else; NULL when s is not one. */
+static const Stmt *lane_guard(const Stmt *body, const Stmt *s, int var)
+{
+    const Expr *c = s->cond;
+    if (s->kind != ST_IF || (s->n_body > 1 && s->body[1]) || !c || c->kind != EX_BINARY ||
+        c->op != BIN_LT || c->a->dtype != DT_INT64 || !unit_stride(c->a, var) ||
+        uses_var(c->b, var) || loads_stored(body, c))
+        return NULL;
+    return s;
 }
 
 static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var)
@@ -179,6 +201,74 @@ static void indent(FILE *f, int depth)
     fprintf(f, "%*s", depth * 4, "");
 }
 
+/* Largest extent of a loop over var in s. */
+static int64_t loop_extent(const Stmt *s, int var)
+{
+    int64_t m = 0, c;
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && s->var == var)
+        m = s->extent;
+    for (i = 0; i < s->n_body; i++)
+        if ((c = loop_extent(s->body[i], var)) > m)
+            m = c;
+    return m;
+}
+
+/* Whether idx, an index into local buffer b, is c + v with c a multiple
+ * of lanes and v a loop of at most lanes iterations (a block). */
+static int block_index(const Kernel *k, const Buffer *b, const Expr *idx, int lanes)
+{
+    int64_t c = 0;
+    const Expr *v = idx;
+    if (idx->kind == EX_BINARY && idx->op == BIN_ADD && idx->a->kind == EX_INT) {
+        c = idx->a->ival;
+        v = idx->b;
+    } else if (idx->kind == EX_BINARY && idx->op == BIN_ADD && idx->b->kind == EX_INT) {
+        c = idx->b->ival;
+        v = idx->a;
+    }
+    return v->kind == EX_VAR && c >= 0 && c % lanes == 0 && c + lanes <= b->numel &&
+           loop_extent(k->body, v->var) <= lanes;
+}
+
+static int expr_blocks(const Kernel *k, const Expr *e, int buf, int lanes)
+{
+    if (!e)
+        return 1;
+    if (e->kind == EX_LOAD && e->buf == buf && !block_index(k, &k->bufs[buf], e->a, lanes))
+        return 0;
+    return expr_blocks(k, e->a, buf, lanes) && expr_blocks(k, e->b, buf, lanes) &&
+           expr_blocks(k, e->c, buf, lanes);
+}
+
+static int stmt_blocks(const Kernel *k, const Stmt *s, int buf, int lanes)
+{
+    int i;
+    if (!s)
+        return 1;
+    if (s->kind == ST_STORE && s->buf == buf && !block_index(k, &k->bufs[buf], s->index, lanes))
+        return 0;
+    if (!expr_blocks(k, s->index, buf, lanes) || !expr_blocks(k, s->value, buf, lanes) ||
+        !expr_blocks(k, s->cond, buf, lanes))
+        return 0;
+    for (i = 0; i < s->n_body; i++)
+        if (!stmt_blocks(k, s->body[i], buf, lanes))
+            return 0;
+    return 1;
+}
+
+/* Whether an access to buf may use all lanes even where the loop runs
+ * fewer: a local array (the register tile) every access of which is to a
+ * block of `lanes` elements of its own. Lanes past the loop then hold
+ * values nothing else reads, and the array stays in registers. */
+static int whole_vector(const Kernel *k, const Isa *x, int buf)
+{
+    const Buffer *b = &k->bufs[buf];
+    return b->scope == BUF_LOCAL && b->numel % x->lanes == 0 && stmt_blocks(k, k->body, buf, x->lanes);
+}
+
 static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int var)
 {
     static const char *const names[] = {"add", "sub", "mul", "div"};
@@ -189,10 +279,26 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
         return;
     }
     switch (e->kind) {
-    case EX_LOAD:
-        fprintf(f, "%s_loadu_ps(&%s[", x->p, k->bufs[e->buf].name);
+    case EX_LOAD: {
+        int m = x->masked && !whole_vector(k, x, e->buf);
+        if (m && !strcmp(x->p, "_mm512"))
+            fprintf(f, "_mm512_maskz_loadu_ps(vmask, &%s[", k->bufs[e->buf].name);
+        else if (m)
+            fprintf(f, "_mm256_maskload_ps(&%s[", k->bufs[e->buf].name);
+        else
+            fprintf(f, "%s_loadu_ps(&%s[", x->p, k->bufs[e->buf].name);
         emit_index(f, k, e->a, 0);
-        fprintf(f, "])");
+        fprintf(f, m && strcmp(x->p, "_mm512") ? "], vmask)" : "])");
+        return;
+    }
+    case EX_SELECT:
+        fprintf(f, "(");
+        emit_expr(f, k, e->a);
+        fprintf(f, " ? ");
+        vec_expr(f, k, x, e->b, var);
+        fprintf(f, " : ");
+        vec_expr(f, k, x, e->c, var);
+        fprintf(f, ")");
         return;
     case EX_CAST:
         vec_expr(f, k, x, e->a, var);
@@ -245,16 +351,22 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
 
 static void vec_stmt(FILE *f, const Kernel *k, const Isa *x, const Stmt *s, int var, int depth)
 {
-    int i;
+    int i, m;
     if (s->kind == ST_SEQ) {
         for (i = 0; i < s->n_body; i++)
             vec_stmt(f, k, x, s->body[i], var, depth);
         return;
     }
+    m = x->masked && !whole_vector(k, x, s->buf);
     indent(f, depth);
-    fprintf(f, "%s_storeu_ps(&%s[", x->p, k->bufs[s->buf].name);
+    if (m && !strcmp(x->p, "_mm512"))
+        fprintf(f, "_mm512_mask_storeu_ps(&%s[", k->bufs[s->buf].name);
+    else if (m)
+        fprintf(f, "_mm256_maskstore_ps(&%s[", k->bufs[s->buf].name);
+    else
+        fprintf(f, "%s_storeu_ps(&%s[", x->p, k->bufs[s->buf].name);
     emit_index(f, k, s->index, 0);
-    fprintf(f, "], ");
+    fprintf(f, m ? "], vmask, " : "], ");
     vec_expr(f, k, x, s->value, var);
     fprintf(f, ");\n");
 }
@@ -262,16 +374,53 @@ static void vec_stmt(FILE *f, const Kernel *k, const Isa *x, const Stmt *s, int 
 int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes)
 {
     Isa x;
-    if (!lanes || loop->kind != ST_FOR || loop->extent != lanes || !loop->body[0])
+    const Stmt *body, *guard;
+    if (!lanes || loop->kind != ST_FOR || loop->extent > lanes || loop->extent < 2 || !loop->body[0])
         return 0;
-    if (!vec_stmt_ok(k, loop->body[0], loop->body[0], loop->var))
+    body = loop->body[0];
+    guard = lane_guard(body, body, loop->var);
+    if (guard)
+        body = guard->body[0];
+    if (!body || !vec_stmt_ok(k, body, body, loop->var))
         return 0;
     x.p = lanes == 16 ? "_mm512" : "_mm256";
+    x.masked = guard || loop->extent < lanes;
+    x.lanes = lanes;
     indent(f, depth);
     fprintf(f, "{\n");
     indent(f, depth + 1);
     fprintf(f, "const int32_t %s = 0; /* lane 0 of a %d-lane vector */\n", k->var_names[loop->var], lanes);
-    vec_stmt(f, k, &x, loop->body[0], loop->var, depth + 1);
+    if (x.masked) {
+        /* vn: how many leading lanes the scalar loop runs */
+        indent(f, depth + 1);
+        if (guard) {
+            fprintf(f, "const int32_t vg = (int32_t)(");
+            emit_index(f, k, guard->cond->b, 0);
+            fprintf(f, " - (");
+            emit_index(f, k, guard->cond->a, 0);
+            fprintf(f, "));\n");
+            indent(f, depth + 1);
+            fprintf(f, "const int32_t vn = vg < %lld ? vg : %lld;\n", (long long)loop->extent,
+                    (long long)loop->extent);
+        } else {
+            fprintf(f, "const int32_t vn = %lld;\n", (long long)loop->extent);
+        }
+        indent(f, depth + 1);
+        if (lanes == 16)
+            fprintf(f, "const __mmask16 vmask = (__mmask16)(vn <= 0 ? 0u : (1u << vn) - 1u);\n");
+        else
+            fprintf(f, "const __m256i vmask = _mm256_cmpgt_epi32(_mm256_set1_epi32(vn), "
+                       "_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));\n");
+        indent(f, depth + 1);
+        fprintf(f, "(void)vmask; /* unused when only the register tile is accessed */\n");
+        indent(f, depth + 1);
+        fprintf(f, "if (vn > 0) {\n");
+        vec_stmt(f, k, &x, body, loop->var, depth + 2);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+    } else {
+        vec_stmt(f, k, &x, body, loop->var, depth + 1);
+    }
     indent(f, depth);
     fprintf(f, "}\n");
     return 1;

@@ -1,5 +1,8 @@
 /*
- * Type and shape inference of the sequence operators. tvmcc supports a
+ * Type and shape inference of the sequence operators. Sequences built and
+ * read with compile-time positions were already turned into plain tensor
+ * operators by frontend/seq_resolve.c; what reaches here is the general
+ * case. tvmcc supports a
  * sequence when its length L is known at compile time and all its elements
  * have one dtype and one shape E: the sequence is then one stacked tensor
  * [L, E...] with Value.is_sequence set, and every sequence operator is an

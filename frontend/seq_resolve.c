@@ -154,11 +154,11 @@ static int32_t append(Graph *g, const Node *n)
     return ni;
 }
 
-/* n rewritten as op over `count` inputs, keeping its outputs. */
+/* n rewritten as op over `count` inputs, keeping its outputs. op_type stays
+ * the one written in the file, so that messages name the model's node. */
 static void retarget(Graph *g, Node *n, OpKind op, const int32_t *in, int count, Attr *attr)
 {
     n->op = op;
-    n->op_type = op_info[op].name;
     n->n_in = count;
     n->in = sq_alloc(g, (size_t)count, sizeof *n->in);
     memcpy(n->in, in, (size_t)count * sizeof *in);

@@ -41,7 +41,15 @@ static int refuse(Sched *s, const char *fmt, ...)
 void sched_init(Sched *s, Lower *L)
 {
     s->L = L;
+    s->scope = NULL;
+    s->pad_inner = 0;
     s->err[0] = 0;
+}
+
+/* Root slot in which primitives look for their loops. */
+static Stmt **root_of(Sched *s)
+{
+    return s->scope ? s->scope : &s->L->k->body;
 }
 
 static Stmt *new_stmt(Lower *L, StmtKind kind, int n_body)
@@ -143,6 +151,11 @@ static Stmt **find_loop(Stmt **slot, int var)
     return NULL;
 }
 
+Stmt **sched_find_loop(Stmt **root, int var)
+{
+    return find_loop(root, var);
+}
+
 int64_t sched_extent(const Stmt *root, int var)
 {
     Stmt *r = (Stmt *)root;
@@ -224,7 +237,7 @@ static Stmt *stmt_subst(Lower *L, const Stmt *s, int var, Expr *r)
 int sched_split(Sched *s, int var, int64_t factor, int *outer, int *inner)
 {
     Lower *L = s->L;
-    Stmt **slot = find_loop(&L->k->body, var);
+    Stmt **slot = find_loop(root_of(s), var);
     Stmt *loop, *body;
     IterVar vo, vi;
     Expr *e;
@@ -254,8 +267,8 @@ int sched_reorder(Sched *s, int n, const int *vars)
 {
     Lower *L = s->L;
     Stmt **band[TVMCC_MAX_RANK * 4];
-    Stmt *cur, *loops[TVMCC_MAX_RANK * 4];
-    int i, j, top = -1;
+    Stmt *loops[TVMCC_MAX_RANK * 4], *guards[TVMCC_MAX_RANK * 4];
+    int i, j, top = -1, n_guard = 0;
     if (n < 1 || n > (int)(sizeof band / sizeof band[0]))
         return refuse(s, "reorder: %d loops", n);
     /* the band starts at the listed loop that is found first */
@@ -263,14 +276,14 @@ int sched_reorder(Sched *s, int n, const int *vars)
         for (j = 0; j < i; j++)
             if (vars[j] == vars[i])
                 return refuse(s, "reorder: %s listed twice", L->k->var_names[vars[i]]);
-        if (!find_loop(&L->k->body, vars[i]))
+        if (!find_loop(root_of(s), vars[i]))
             return refuse(s, "reorder: no loop over %s", L->k->var_names[vars[i]]);
     }
     for (i = 0; i < n && top < 0; i++) {
-        Stmt **sl = find_loop(&L->k->body, vars[i]);
+        Stmt **sl = find_loop(root_of(s), vars[i]);
         int inside = 0;
         for (j = 0; j < n; j++)
-            if (j != i && find_loop(&L->k->body, vars[j]) &&
+            if (j != i && find_loop(root_of(s), vars[j]) &&
                 !find_loop(&(*sl)->body[0], vars[j]))
                 inside = 1;
         if (!inside)
@@ -278,12 +291,19 @@ int sched_reorder(Sched *s, int n, const int *vars)
     }
     if (top < 0)
         return refuse(s, "reorder: loops do not form one nest");
-    band[0] = find_loop(&L->k->body, vars[top]);
+    band[0] = find_loop(root_of(s), vars[top]);
     for (i = 1; i < n; i++) {
-        cur = *band[i - 1];
-        if (cur->body[0] == NULL || cur->body[0]->kind != ST_FOR)
+        Stmt **next = &(*band[i - 1])->body[0];
+        /* step over split's guards: if (cond) without else */
+        while (*next && (*next)->kind == ST_IF && ((*next)->n_body < 2 || !(*next)->body[1])) {
+            if (n_guard == (int)(sizeof guards / sizeof guards[0]))
+                return refuse(s, "reorder: too many guards in the band");
+            guards[n_guard++] = *next;
+            next = &(*next)->body[0];
+        }
+        if (*next == NULL || (*next)->kind != ST_FOR)
             return refuse(s, "reorder: loops are not perfectly nested");
-        band[i] = &cur->body[0];
+        band[i] = next;
     }
     for (i = 0; i < n; i++) {
         int found = 0;
@@ -301,6 +321,8 @@ int sched_reorder(Sched *s, int n, const int *vars)
     /* rebuild the chain in the requested order with fresh nodes */
     {
         Stmt *inner = loops[n - 1]->body[0];
+        for (i = n_guard - 1; i >= 0; i--)
+            inner = mk_if(L, guards[i]->cond, inner);
         for (i = n - 1; i >= 0; i--) {
             const Stmt *src = NULL;
             for (j = 0; j < n; j++)
@@ -317,7 +339,7 @@ int sched_reorder(Sched *s, int n, const int *vars)
 int sched_fuse(Sched *s, int outer, int inner, int *fused)
 {
     Lower *L = s->L;
-    Stmt **slot = find_loop(&L->k->body, outer);
+    Stmt **slot = find_loop(root_of(s), outer);
     Stmt *a, *b, *body;
     IterVar f;
     Expr *fv;
@@ -443,7 +465,7 @@ static int inside_parallel(const Stmt *s, int var, int in_par)
 int sched_parallel(Sched *s, int var)
 {
     Lower *L = s->L;
-    Stmt **slot = find_loop(&L->k->body, var);
+    Stmt **slot = find_loop(root_of(s), var);
     if (!slot)
         return refuse(s, "parallel: no loop over %s", L->k->var_names[var]);
     if (inside_parallel(L->k->body, var, 0))
@@ -502,12 +524,12 @@ int sched_cache_write(Sched *s, int n, const int *tile)
     Lower *L = s->L;
     Kernel *k = L->k;
     Stmt **band0, *cur, *decl, *guard = NULL, *seq, *nseq, *ndecl;
-    int64_t ext[TVMCC_MAX_RANK * 4], numel = 1;
+    int64_t ext[TVMCC_MAX_RANK * 4], lext[TVMCC_MAX_RANK * 4], numel = 1;
     Expr *lin;
     int i, j, acc, nacc, nphase;
     if (n < 1 || n > (int)(sizeof ext / sizeof ext[0]))
         return refuse(s, "cache_write: %d tile loops", n);
-    band0 = find_loop(&k->body, tile[0]);
+    band0 = find_loop(root_of(s), tile[0]);
     if (!band0)
         return refuse(s, "cache_write: no loop over %s", k->var_names[tile[0]]);
     cur = *band0;
@@ -515,8 +537,13 @@ int sched_cache_write(Sched *s, int n, const int *tile)
         if (!cur || cur->kind != ST_FOR || cur->var != tile[i])
             return refuse(s, "cache_write: tile loops are not a perfect band in the given order");
         ext[i] = cur->extent;
-        numel *= cur->extent;
         cur = cur->body[0];
+    }
+    for (i = 0; i < n; i++) {
+        lext[i] = ext[i];
+        if (i == n - 1 && s->pad_inner > 1)
+            lext[i] = (ext[i] + s->pad_inner - 1) / s->pad_inner * s->pad_inner;
+        numel *= lext[i];
     }
     if (numel > MAX_TILE_ELEMS)
         return refuse(s, "cache_write: tile of %lld elements", (long long)numel);
@@ -540,7 +567,7 @@ int sched_cache_write(Sched *s, int n, const int *tile)
     k->bufs[nacc].scope = BUF_LOCAL;
     lin = ex_int(L, 0);
     for (i = 0; i < n; i++)
-        lin = ex_add(L, ex_mul(L, lin, ex_int(L, ext[i])), mk_var(L, tile[i]));
+        lin = ex_add(L, ex_mul(L, lin, ex_int(L, lext[i])), mk_var(L, tile[i]));
     nseq = new_stmt(L, ST_SEQ, nphase);
     for (i = 0; i < nphase; i++) {
         Stmt *ph = stmt_rebuf(L, seq->kind == ST_SEQ ? seq->body[i] : seq, acc, nacc, lin);
@@ -917,7 +944,10 @@ static Stmt *piece(Lower *L, const Stmt *loop, int64_t lo, int64_t hi)
     return f;
 }
 
-static void partition_in(Lower *L, Stmt **slot, int var, int64_t lo, int64_t hi)
+/* Partitions every loop over var; the piece variables of the first one go
+ * to pieces[0..*np) when pieces is not NULL (and is then cleared). */
+static void partition_in(Lower *L, Stmt **slot, int var, int64_t lo, int64_t hi,
+                         int **pieces, int *np)
 {
     Stmt *s = *slot;
     int i, n = 0;
@@ -932,13 +962,25 @@ static void partition_in(Lower *L, Stmt **slot, int var, int64_t lo, int64_t hi)
             seq->body[n++] = piece(L, s, hi, s->extent);
         seq->n_body = n;
         *slot = seq;
+        if (*pieces) {
+            for (i = 0; i < n; i++)
+                (*pieces)[i] = seq->body[i]->var;
+            *np = n;
+            *pieces = NULL;
+        }
         return;
     }
     for (i = 0; i < s->n_body; i++)
-        partition_in(L, &s->body[i], var, lo, hi);
+        partition_in(L, &s->body[i], var, lo, hi, pieces, np);
 }
 
 int sched_partition(Sched *s, int var, int max_border)
+{
+    int pieces[3], n;
+    return sched_partition_pieces(s, var, max_border, pieces, &n);
+}
+
+int sched_partition_pieces(Sched *s, int var, int max_border, int *pieces, int *n_pieces)
 {
     Lower *L = s->L;
     Range *vr = var_ranges(L);
@@ -966,7 +1008,8 @@ int sched_partition(Sched *s, int var, int max_border)
     }
     if (lo > max_border || n - hi > max_border)
         return refuse(s, "partition: border of %s wider than %d", L->k->var_names[var], max_border);
-    partition_in(L, &L->k->body, var, lo, hi);
+    *n_pieces = 0;
+    partition_in(L, &L->k->body, var, lo, hi, &pieces, n_pieces);
     sched_simplify(s);
     return 0;
 }

@@ -22,6 +22,13 @@
 
 typedef struct Sched {
     Lower *L;          /* kernel being scheduled and the arena */
+    Stmt **scope;      /* NULL, or the slot of the subtree in which split,
+                          reorder, fuse, parallel and cache_write look for
+                          their loops (copies made by partition share loop
+                          variables; the scope picks one copy) */
+    int64_t pad_inner; /* > 1: cache_write rounds the innermost tile extent
+                          up to a multiple of this in the local array, so
+                          each row of the tile starts a whole vector */
     char err[200];     /* why the last primitive refused */
 } Sched;
 
@@ -32,8 +39,11 @@ void sched_init(Sched *s, Lower *L);
 int sched_split(Sched *s, int var, int64_t factor, int *outer, int *inner);
 /* Permutes a perfectly nested band: the listed loops must be exactly the
  * loops of one chain for a: for b: ... (each the only statement of the
- * previous), given in the new order outermost first. Refuses when the band
- * both reads and writes one tensor (a possible carried dependence). */
+ * previous, or of a guard `if` without else between them, as split leaves),
+ * given in the new order outermost first. Guards move under the innermost
+ * band loop (they depend only on loops around them, so they test the same
+ * thing there). Refuses when the band both reads and writes one tensor (a
+ * possible carried dependence). */
 int sched_reorder(Sched *s, int n, const int *vars);
 /* for a in 0..A: for b in 0..B: body -> for f in 0..A*B: body[a := f/B, b := f%B] */
 int sched_fuse(Sched *s, int outer, int inner, int *fused);
@@ -59,9 +69,14 @@ int sched_compute_inline(Sched *s, int stage);
  * decided, then simplifies. The interior is found from the first loop over
  * var; refuses when no test depends on var or a border exceeds max_border. */
 int sched_partition(Sched *s, int var, int max_border);
+/* sched_partition that also reports the loop variables of the pieces in
+ * order (the first piece keeps var when it starts at 0): at most 3. */
+int sched_partition_pieces(Sched *s, int var, int max_border, int *pieces, int *n_pieces);
 /* Drops the bounds tests that the loop ranges decide (kernel-wide). */
 void sched_simplify(Sched *s);
 
+/* Slot holding the first loop over var under *root (depth first), or NULL. */
+Stmt **sched_find_loop(Stmt **root, int var);
 /* Extent of the first loop over var, or -1. */
 int64_t sched_extent(const Stmt *root, int var);
 

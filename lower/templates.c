@@ -41,6 +41,7 @@ typedef struct Knobs {
     int rows;    /* row tile */
     int unroll;  /* unroll the row loop of the tile */
     int unroll_vec; /* unroll the vector loop of the tile up to this extent */
+    int pad;     /* local tile rows padded to whole vectors (intrinsics) */
 } Knobs;
 
 static Knobs knobs_of(const Target *t)
@@ -50,6 +51,7 @@ static Knobs knobs_of(const Target *t)
     k.rows = 4;
     k.unroll = 1;
     k.unroll_vec = 16;
+    k.pad = 0;
     if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256) {
         /* emit_c prints a vectorized loop of one vector width as
          * intrinsics: keep the vector loop, and as many rows of vector
@@ -57,6 +59,7 @@ static Knobs knobs_of(const Target *t)
          * (32 zmm on AVX-512, 16 ymm on AVX2) */
         k.rows = t->vector_bits >= 512 ? 8 : 6;
         k.unroll_vec = 0;
+        k.pad = k.lanes;
     }
     if (t->vector_bits == 0 && !strcmp(t->isa, "c"))
         k.lanes = 8;
@@ -110,11 +113,23 @@ static int is_contraction(const Compute *c)
     return c->rop == RED_SUM && b && b->kind == EX_BINARY && b->op == BIN_MUL;
 }
 
+/* Splits axis var of extent n by want unless it fits; returns the outer
+ * variable (-1 when not split) and sets *inner. */
+static int split_by(Sched *s, int var, int64_t n, int64_t want, int *inner)
+{
+    int o = -1;
+    *inner = var;
+    if (want < n && sched_split(s, var, want, &o, inner))
+        return -2;
+    return o;
+}
+
 static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
 {
-    int v = -1, r = -1, i, n = 0;
-    int band[TVMCC_MAX_RANK + 2], tile[2], nt = 0;
-    int vo = -1, vi = -1, ro = -1, ri = -1;
+    int v = -1, r = -1, i, n = 0, p, np = 1;
+    int band[TVMCC_MAX_RANK + 2], pieces[3], po[3], pi[3];
+    int ro = -1, ri = -1, nout;
+    Stmt **root = &s->L->k->body;
     for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
         if (c->axes[i].extent > 1)
             v = i;
@@ -125,59 +140,83 @@ static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
             if (i != v && c->axes[i].extent > 1 &&
                 load_varies(c->body, c->axes[i].var, c->axes[v].var))
                 r = i;
-    {
-        /* the vector tile is the vector width (a tail takes the rest), so
-         * that every full tile is whole vectors */
-        int64_t fv = c->axes[v].extent <= kn->lanes ? c->axes[v].extent : kn->lanes;
-        if (fv < c->axes[v].extent) {
-            if (sched_split(s, c->axes[v].var, fv, &vo, &vi))
-                return;
-        } else {
-            vi = c->axes[v].var;
-        }
-    }
-    if (r >= 0) {
-        int64_t fr = pick_factor(c->axes[r].extent, kn->rows);
-        if (fr < c->axes[r].extent) {
-            if (sched_split(s, c->axes[r].var, fr, &ro, &ri))
-                return;
-        } else {
-            ri = c->axes[r].var;
-        }
-    }
-    for (i = 0; i < c->n_axes; i++) {
-        if (i == v) {
-            if (vo >= 0)
-                band[n++] = vo;
-        } else if (i == r) {
+    if (r >= 0 && (ro = split_by(s, c->axes[r].var, c->axes[r].extent,
+                                 pick_factor(c->axes[r].extent, kn->rows), &ri)) == -2)
+        return;
+    /* output band: the other axes, then the vector axis, then the row tile */
+    for (i = 0; i < c->n_axes; i++)
+        if (i == r) {
             if (ro >= 0)
                 band[n++] = ro;
-        } else {
+        } else if (i != v) {
             band[n++] = c->axes[i].var;
         }
-    }
+    band[n++] = c->axes[v].var;
     if (ri >= 0)
-        band[n++] = tile[nt++] = ri;
-    band[n++] = tile[nt++] = vi;
-    if (sched_reorder(s, n, band) || sched_cache_write(s, nt, tile))
+        band[n++] = ri;
+    nout = n - 1 - (ri >= 0);
+    if (n > 1 && sched_reorder(s, n, band))
         return;
+    /* the padding of the vector axis goes to border pieces before the axis
+     * is cut into vectors, so that every vector of the interior piece is
+     * free of bounds tests */
+    pieces[0] = c->axes[v].var;
+    if (sched_partition_pieces(s, pieces[0], MAX_BORDER, pieces, &np))
+        np = 1;
+    for (p = 0; p < np; p++) {
+        int tile[2], nt = 0;
+        s->scope = sched_find_loop(root, pieces[p]);
+        po[p] = split_by(s, pieces[p], sched_extent(*s->scope, pieces[p]), kn->lanes, &pi[p]);
+        if (po[p] == -2) {
+            s->scope = NULL;
+            return;
+        }
+        if (ri >= 0)
+            tile[nt++] = ri;
+        tile[nt++] = pi[p];
+        if (ri >= 0) {
+            int b3[3], nb = 0;
+            if (po[p] >= 0)
+                b3[nb++] = po[p];
+            b3[nb++] = ri;
+            b3[nb++] = pi[p];
+            if (sched_reorder(s, nb, b3)) {
+                s->scope = NULL;
+                return;
+            }
+        }
+        s->pad_inner = kn->pad;
+        if (sched_cache_write(s, nt, tile)) {
+            s->scope = NULL;
+            s->pad_inner = 0;
+            return;
+        }
+        s->scope = NULL;
+        s->pad_inner = 0;
+    }
     if (ri >= 0 && kn->unroll)
         sched_unroll(s, ri);
-    /* unrolling the vector loop too leaves only constant accumulator
-     * indices, which compilers keep in (vector) registers */
-    if (kn->unroll_vec && sched_extent(s->L->k->body, vi) <= kn->unroll_vec)
-        sched_unroll(s, vi);
-    else
-        sched_vectorize(s, vi);
-    for (i = 0; i < n - nt; i++)
-        if (sched_extent(s->L->k->body, band[i]) > 1) {
+    for (p = 0; p < np; p++) {
+        /* unrolling the vector loop too leaves only constant accumulator
+         * indices, which compilers keep in (vector) registers */
+        if (kn->unroll_vec && sched_extent(*root, pi[p]) <= kn->unroll_vec)
+            sched_unroll(s, pi[p]);
+        else
+            sched_vectorize(s, pi[p]);
+    }
+    for (i = 0; i < nout; i++)
+        if (sched_extent(*root, band[i]) > 1) {
             sched_parallel(s, band[i]);
             break;
         }
-    /* bounds tests of padding: interior copies without them */
-    for (i = 0; i < n - nt; i++)
-        if (sched_extent(s->L->k->body, band[i]) > 1)
+    /* bounds tests of padding along the other axes, and the guards of the
+     * last vector: interior copies without them */
+    for (i = 0; i < nout; i++)
+        if (sched_extent(*root, band[i]) > 1)
             sched_partition(s, band[i], MAX_BORDER);
+    for (p = 0; p < np; p++)
+        if (po[p] >= 0)
+            sched_partition(s, po[p], MAX_BORDER);
 }
 
 static void vectorize_injective(Sched *s, const Compute *c)

@@ -68,7 +68,17 @@ worker() {
     rm -rf "$w" && mkdir -p "$w" || fail setup "cannot create $w"
     cd "$w" || fail setup "cannot enter $w"
 
-    timeout -k 5 60 "$TVMCC" "$src/model.onnx" -o out --name model $TARGET_FLAG ${TVMCC_FLAGS:-} >compile.log 2>&1
+    # Symbolic input dimensions are bound from the first data set's inputs,
+    # as a user binds them with --input-shape.
+    local shape_args=() pb info
+    for pb in "$src"/test_data_set_0/input_*.pb; do
+        [ -f "$pb" ] || continue
+        info=$("$TENSORTOOL" info "$pb" 2>/dev/null) || continue
+        set -- $info
+        [ $# -eq 3 ] && [ "$1" != "-" ] && [ "$3" != "[]" ] || continue
+        shape_args+=(--input-shape "$1=$(printf '%s' "$3" | tr -d '[]')")
+    done
+    timeout -k 5 60 "$TVMCC" "$src/model.onnx" -o out --name model "${shape_args[@]}" $TARGET_FLAG ${TVMCC_FLAGS:-} >compile.log 2>&1
     rc=$?
     [ $rc = 124 ] && fail compile "timeout after 60 s"
     [ $rc = 0 ] || fail compile "$(first_line compile.log)"
