@@ -23,6 +23,7 @@
  */
 #include "emit_intrin.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
@@ -31,7 +32,13 @@ typedef struct Isa {
     const char *p;    /* intrinsic prefix: "_mm512" or "_mm256" */
     int masked;       /* a lane mask `vmask` is in scope */
     int lanes;
+    int64_t fixed;    /* lanes run when that is a constant (no guard), else 0 */
+    const char *mask; /* AVX-512: mask of the lanes a load may touch inside
+                         the true arm of a lane-wise select, else NULL */
 } Isa;
+
+/* vector width of the loop being checked (lane-wise selects need AVX-512) */
+static int cur_lanes;
 
 int emit_intrin_lanes(const Target *t)
 {
@@ -133,6 +140,45 @@ static int loads_stored(const Stmt *body, const Expr *e)
     return loads_stored(body, e->a) || loads_stored(body, e->b) || loads_stored(body, e->c);
 }
 
+static int has_load(const Expr *e)
+{
+    if (!e)
+        return 0;
+    return e->kind == EX_LOAD || has_load(e->a) || has_load(e->b) || has_load(e->c);
+}
+
+/* Whether every load in e has an index that depends on var. */
+static int all_loads_vary(const Expr *e, int var)
+{
+    if (!e)
+        return 1;
+    if (e->kind == EX_LOAD && !uses_var(e->a, var))
+        return 0;
+    return all_loads_vary(e->a, var) && all_loads_vary(e->b, var) && all_loads_vary(e->c, var);
+}
+
+/* A condition printable as a lane mask: a conjunction of comparisons of
+ * affine int64 indices, or of invariant conditions. */
+static int lane_cond_ok(const Stmt *body, const Expr *c, int var)
+{
+    int ok = 1;
+    if (!c || c->dtype != DT_BOOL || loads_stored(body, c))
+        return 0;
+    if (!uses_var(c, var))
+        return 1;
+    if (c->kind != EX_BINARY)
+        return 0;
+    if (c->op == BIN_AND)
+        return lane_cond_ok(body, c->a, var) && lane_cond_ok(body, c->b, var);
+    if (c->op != BIN_GE && c->op != BIN_GT && c->op != BIN_LT && c->op != BIN_LE)
+        return 0;
+    if (c->a->dtype != DT_INT64 || c->b->dtype != DT_INT64)
+        return 0;
+    coef(c->a, var, &ok);
+    coef(c->b, var, &ok);
+    return ok;
+}
+
 static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
 {
     const Expr *sidx;
@@ -144,8 +190,14 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
     case EX_LOAD:
         if (k->bufs[e->buf].dtype != DT_FLOAT32 || k->bufs[e->buf].inplace)
             return 0;
-        if (!unit_stride(e->a, var))
-            return 0;
+        if (!unit_stride(e->a, var)) {
+            /* strided (a convolution's stride): AVX-512 permute or gather */
+            int ok = 1;
+            int64_t c = coef(e->a, var, &ok);
+            if (!ok || cur_lanes != 16 || c < 2 || c > 64 || k->bufs[e->buf].scope == BUF_LOCAL ||
+                stored_at(body, e->buf, &sidx))
+                return 0;
+        }
         if (stored_at(body, e->buf, &sidx) && !same_expr(sidx, e->a))
             return 0;
         return 1;
@@ -159,8 +211,14 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
     case EX_CAST:
         return vec_expr_ok(k, body, e->a, var);
     case EX_SELECT:
-        return !uses_var(e->a, var) && !loads_stored(body, e->a) &&
-               vec_expr_ok(k, body, e->b, var) && vec_expr_ok(k, body, e->c, var);
+        if (!uses_var(e->a, var))
+            return !loads_stored(body, e->a) && vec_expr_ok(k, body, e->b, var) &&
+                   vec_expr_ok(k, body, e->c, var);
+        /* lane-wise: a mask from affine index tests; the true arm loads
+         * only under the mask, the false arm loads nothing */
+        return cur_lanes == 16 && lane_cond_ok(body, e->a, var) && !has_load(e->c) &&
+               all_loads_vary(e->b, var) && vec_expr_ok(k, body, e->b, var) &&
+               vec_expr_ok(k, body, e->c, var);
     default:
         return 0;
     }
@@ -269,6 +327,40 @@ static int whole_vector(const Kernel *k, const Isa *x, int buf)
     return b->scope == BUF_LOCAL && b->numel % x->lanes == 0 && stmt_blocks(k, k->body, buf, x->lanes);
 }
 
+/* Prints condition c (lane_cond_ok) as an __mmask16. */
+static void mask_expr(FILE *f, const Kernel *k, const Expr *c, int var)
+{
+    int ok = 1, l;
+    int64_t d;
+    const char *cmp;
+    if (!uses_var(c, var)) {
+        fprintf(f, "((");
+        emit_expr(f, k, c);
+        fprintf(f, ") ? (__mmask16)0xFFFF : (__mmask16)0)");
+        return;
+    }
+    if (c->op == BIN_AND) {
+        fprintf(f, "(");
+        mask_expr(f, k, c->a, var);
+        fprintf(f, " & ");
+        mask_expr(f, k, c->b, var);
+        fprintf(f, ")");
+        return;
+    }
+    /* lane l compares a - b = (a - b at lane 0) + d * l with 0 */
+    d = coef(c->a, var, &ok) - coef(c->b, var, &ok);
+    cmp = c->op == BIN_GE ? "_MM_CMPINT_NLT" : c->op == BIN_GT ? "_MM_CMPINT_NLE"
+        : c->op == BIN_LT ? "_MM_CMPINT_LT" : "_MM_CMPINT_LE";
+    fprintf(f, "_mm512_cmp_epi32_mask(_mm512_add_epi32(_mm512_set1_epi32((int32_t)((");
+    emit_index(f, k, c->a, 0);
+    fprintf(f, ") - (");
+    emit_index(f, k, c->b, 0);
+    fprintf(f, "))), _mm512_setr_epi32(");
+    for (l = 0; l < 16; l++)
+        fprintf(f, "%s%lld", l ? ", " : "", (long long)(d * l));
+    fprintf(f, ")), _mm512_setzero_si512(), %s)", cmp);
+}
+
 static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int var)
 {
     static const char *const names[] = {"add", "sub", "mul", "div"};
@@ -280,8 +372,43 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
     }
     switch (e->kind) {
     case EX_LOAD: {
-        int m = x->masked && !whole_vector(k, x, e->buf);
-        if (m && !strcmp(x->p, "_mm512"))
+        int m = x->masked && !whole_vector(k, x, e->buf), ok = 1, l;
+        int64_t c = coef(e->a, var, &ok);
+        if (c != 1) {
+            /* lanes l read element c*l: two loads and a permute when the
+             * stride is 2 and every lane runs (the second load stops at the
+             * last element read), else a gather under the lane mask */
+            if (c == 2 && !x->mask && (!m || x->fixed)) {
+                /* elements 0 .. 2 * (lanes run - 1) */
+                int64_t last = 2 * ((m ? x->fixed : 16) - 1);
+                unsigned m0 = last >= 15 ? 0xFFFFu : (1u << (last + 1)) - 1u;
+                unsigned m1 = last < 16 ? 0u : (1u << (last - 15)) - 1u;
+                fprintf(f, "_mm512_permutex2var_ps(_mm512_maskz_loadu_ps((__mmask16)0x%X, &%s[", m0,
+                        k->bufs[e->buf].name);
+                emit_index(f, k, e->a, 0);
+                fprintf(f, "]), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), "
+                           "_mm512_maskz_loadu_ps((__mmask16)0x%X, &%s[", m1, k->bufs[e->buf].name);
+                emit_index(f, k, e->a, 0);
+                fprintf(f, " + 16]))");
+                return;
+            }
+            if (m || x->mask)
+                fprintf(f, "_mm512_mask_i32gather_ps(_mm512_setzero_ps(), %s%s%s, ",
+                        x->mask ? x->mask : "", x->mask && m ? " & " : "", m ? "vmask" : "");
+            else
+                fprintf(f, "_mm512_i32gather_ps(");
+            fprintf(f, "_mm512_setr_epi32(");
+            for (l = 0; l < 16; l++)
+                fprintf(f, "%s%lld", l ? ", " : "", (long long)(c * l));
+            fprintf(f, "), &%s[", k->bufs[e->buf].name);
+            emit_index(f, k, e->a, 0);
+            fprintf(f, "], 4)");
+            return;
+        }
+        if (x->mask)
+            fprintf(f, "_mm512_maskz_loadu_ps(%s%s, &%s[", x->mask, m ? " & vmask" : "",
+                    k->bufs[e->buf].name);
+        else if (m && !strcmp(x->p, "_mm512"))
             fprintf(f, "_mm512_maskz_loadu_ps(vmask, &%s[", k->bufs[e->buf].name);
         else if (m)
             fprintf(f, "_mm256_maskload_ps(&%s[", k->bufs[e->buf].name);
@@ -292,6 +419,28 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
         return;
     }
     case EX_SELECT:
+        if (uses_var(e->a, var)) {
+            Isa in = *x;
+            char *mtext = NULL;
+            size_t mlen = 0;
+            FILE *mf = open_memstream(&mtext, &mlen);
+            if (!mf)
+                die("out of memory");
+            fprintf(mf, "(");
+            if (x->mask)
+                fprintf(mf, "%s & ", x->mask);
+            mask_expr(mf, k, e->a, var);
+            fprintf(mf, ")");
+            fclose(mf);
+            in.mask = mtext;
+            fprintf(f, "_mm512_mask_blend_ps(%s, ", mtext);
+            vec_expr(f, k, x, e->c, var);
+            fprintf(f, ", ");
+            vec_expr(f, k, &in, e->b, var);
+            fprintf(f, ")");
+            free(mtext);
+            return;
+        }
         fprintf(f, "(");
         emit_expr(f, k, e->a);
         fprintf(f, " ? ");
@@ -378,6 +527,7 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
     if (!lanes || loop->kind != ST_FOR || loop->extent > lanes || loop->extent < 2 || !loop->body[0])
         return 0;
     body = loop->body[0];
+    cur_lanes = lanes;
     guard = lane_guard(body, body, loop->var);
     if (guard)
         body = guard->body[0];
@@ -386,6 +536,8 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
     x.p = lanes == 16 ? "_mm512" : "_mm256";
     x.masked = guard || loop->extent < lanes;
     x.lanes = lanes;
+    x.mask = NULL;
+    x.fixed = guard ? 0 : loop->extent;
     indent(f, depth);
     fprintf(f, "{\n");
     indent(f, depth + 1);

@@ -264,8 +264,14 @@ static int infer_window(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "size must be one int32 or int64 value");
     if (!dtype_size(t) || t == DT_BOOL)
         return diag_error(d, n, "output_datatype", "type %d is not supported", (int)t);
-    if (value_const_double(g, n->in[0], &len))
-        return infer_use_declared(g, n, 0, d, "size is computed at run time");
+    if (value_const_double(g, n->in[0], &len)) {
+        if (infer_use_declared(g, n, 0, d, "size is computed at run time"))
+            return 1;
+        if (out_val(g, n, 0)->rank != 1)
+            return diag_error(d, n, "output[0]", "a window is 1-D, the declared rank is %d",
+                              out_val(g, n, 0)->rank);
+        return 0;
+    }
     if (len < 0 || len > (double)INT32_MAX)
         return diag_error(d, n, "input[0]", "size %g is out of range", len);
     dims[0] = (int64_t)len;

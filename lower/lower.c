@@ -25,6 +25,22 @@ static const LowerFn lower_fns[OP_COUNT] = {
 /* The emitted loops index with int32_t: refuse anything larger. */
 #define MAX_BUFFER_ELEMS ((int64_t)1 << 31)
 
+/* Every variable and buffer an expression names exists in the kernel. */
+static int expr_ok(const Kernel *k, const Expr *e)
+{
+    int i;
+    if (!e)
+        return 1;
+    if (e->kind == EX_VAR && (e->var < 0 || e->var >= k->n_vars))
+        return 0;
+    if (e->kind == EX_LOAD && (e->buf < 0 || e->buf >= k->n_bufs || !e->a))
+        return 0;
+    for (i = 0; i < e->nidx; i++)
+        if (!e->idx || !e->idx[i] || !expr_ok(k, e->idx[i]))
+            return 0;
+    return expr_ok(k, e->a) && expr_ok(k, e->b) && expr_ok(k, e->c);
+}
+
 Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *name,
                     const Target *target, Diag *d)
 {
@@ -75,8 +91,17 @@ Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *nam
         }
     }
     for (i = 0; i < k->n_stages; i++) {
-        if (!k->stages[i].body)
+        const Compute *c = &k->stages[i];
+        if (!c->body)
             die("lowering of %s left stage %d without a body", last->op_type, i);
+        /* An op given shapes its definition does not handle (a declared
+         * shape of an unexpected rank, say) must not reach the emitter. */
+        if (!expr_ok(k, c->body) || !expr_ok(k, c->init) || !expr_ok(k, c->post) ||
+            !expr_ok(k, c->out_index) || c->out_buf < 0 || c->out_buf >= k->n_bufs) {
+            diag_error(d, last, NULL, "these tensor shapes are not supported by the "
+                       "operator's lowering");
+            return NULL;
+        }
         k->bufs[k->stages[i].out_buf].written = 1;
     }
     if (n_nodes > 1)

@@ -836,6 +836,57 @@ static int count_stmt_tests(const Stmt *s, Range *vr)
     return c;
 }
 
+static int same_expr(const Expr *a, const Expr *b)
+{
+    if (a == b)
+        return 1;
+    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->op != b->op)
+        return 0;
+    if ((a->kind == EX_INT && a->ival != b->ival) || (a->kind == EX_FLOAT && a->fval != b->fval) ||
+        (a->kind == EX_VAR && a->var != b->var) || (a->kind == EX_LOAD && a->buf != b->buf))
+        return 0;
+    return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
+}
+
+/* Whether the conjunction c contains the test `x op bound`. */
+static int has_fact(const Expr *c, int op, const Expr *x, int64_t bound)
+{
+    if (!c || c->kind != EX_BINARY)
+        return 0;
+    if (c->op == BIN_AND)
+        return has_fact(c->a, op, x, bound) || has_fact(c->b, op, x, bound);
+    return c->op == op && c->b->kind == EX_INT && c->b->dtype == DT_INT64 &&
+           c->b->ival == bound && same_expr(c->a, x);
+}
+
+/* The true arm e of a select on cond, without the index clamps that cond
+ * already guarantees: max(x, lo) where cond tests x >= lo, min(x, hi) where
+ * it tests x < hi + 1. Both the emitted C and eval.c evaluate only the arm
+ * a select picks, so the arm may assume its condition. */
+static Expr *drop_clamps(Lower *L, const Expr *e, const Expr *cond)
+{
+    Expr *a, *b, *c, *n;
+    if (!e || (!e->a && !e->b && !e->c))
+        return (Expr *)e;
+    a = drop_clamps(L, e->a, cond);
+    b = drop_clamps(L, e->b, cond);
+    c = drop_clamps(L, e->c, cond);
+    if (is_minmax64(e) && b->kind == EX_INT) {
+        if (e->op == BIN_MAX && (has_fact(cond, BIN_GE, a, b->ival) || has_fact(cond, BIN_GT, a, b->ival - 1)))
+            return a;
+        if (e->op == BIN_MIN && (has_fact(cond, BIN_LT, a, b->ival + 1) || has_fact(cond, BIN_LE, a, b->ival)))
+            return a;
+    }
+    if (a == e->a && b == e->b && c == e->c)
+        return (Expr *)e;
+    n = alloc(L, sizeof *n);
+    *n = *e;
+    n->a = a;
+    n->b = b;
+    n->c = c;
+    return n;
+}
+
 static Expr *simplify(Lower *L, const Expr *e, const Range *vr)
 {
     Expr *a, *b, *c, *n;
@@ -851,6 +902,8 @@ static Expr *simplify(Lower *L, const Expr *e, const Range *vr)
     a = simplify(L, e->a, vr);
     b = simplify(L, e->b, vr);
     c = simplify(L, e->c, vr);
+    if (e->kind == EX_SELECT)
+        b = drop_clamps(L, b, a);
     if (a == e->a && b == e->b && c == e->c)
         return (Expr *)e;
     if (e->kind == EX_BINARY && e->op == BIN_AND)

@@ -42,6 +42,8 @@ typedef struct Knobs {
     int unroll;  /* unroll the row loop of the tile */
     int unroll_vec; /* unroll the vector loop of the tile up to this extent */
     int pad;     /* local tile rows padded to whole vectors (intrinsics) */
+    int part_vec; /* partition the vector axis before splitting it (else
+                     its bounds tests stay inside the vectors, as masks) */
 } Knobs;
 
 static Knobs knobs_of(const Target *t)
@@ -52,6 +54,7 @@ static Knobs knobs_of(const Target *t)
     k.unroll = 1;
     k.unroll_vec = 16;
     k.pad = 0;
+    k.part_vec = 1;
     if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256) {
         /* emit_c prints a vectorized loop of one vector width as
          * intrinsics: keep the vector loop, and as many rows of vector
@@ -60,6 +63,9 @@ static Knobs knobs_of(const Target *t)
         k.rows = t->vector_bits >= 512 ? 8 : 6;
         k.unroll_vec = 0;
         k.pad = k.lanes;
+        /* AVX-512 masks: a padding test along the vector axis costs a
+         * compare, cheaper than border pieces of one column */
+        k.part_vec = t->vector_bits < 512;
     }
     if (t->vector_bits == 0 && !strcmp(t->isa, "c"))
         k.lanes = 8;
@@ -129,6 +135,7 @@ static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
     int v = -1, r = -1, i, n = 0, p, np = 1;
     int band[TVMCC_MAX_RANK + 2], pieces[3], po[3], pi[3];
     int ro = -1, ri = -1, nout;
+    int64_t ext;
     Stmt **root = &s->L->k->body;
     for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
         if (c->axes[i].extent > 1)
@@ -161,12 +168,15 @@ static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
      * is cut into vectors, so that every vector of the interior piece is
      * free of bounds tests */
     pieces[0] = c->axes[v].var;
-    if (sched_partition_pieces(s, pieces[0], MAX_BORDER, pieces, &np))
+    if (!kn->part_vec || sched_partition_pieces(s, pieces[0], MAX_BORDER, pieces, &np))
         np = 1;
     for (p = 0; p < np; p++) {
         int tile[2], nt = 0;
         s->scope = sched_find_loop(root, pieces[p]);
-        po[p] = split_by(s, pieces[p], sched_extent(*s->scope, pieces[p]), kn->lanes, &pi[p]);
+        ext = sched_extent(*s->scope, pieces[p]);
+        /* with lane masks, a divisor of the extent near the vector width
+         * (a masked vector) beats full vectors and a guarded last one */
+        po[p] = split_by(s, pieces[p], ext, kn->part_vec ? kn->lanes : pick_factor(ext, kn->lanes), &pi[p]);
         if (po[p] == -2) {
             s->scope = NULL;
             return;
@@ -217,6 +227,7 @@ static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
     for (p = 0; p < np; p++)
         if (po[p] >= 0)
             sched_partition(s, po[p], MAX_BORDER);
+    sched_simplify(s);
 }
 
 static void vectorize_injective(Sched *s, const Compute *c)

@@ -132,7 +132,7 @@ run_suite conformance-asan env ASAN_OPTIONS=detect_leaks=0 TVMCC="$root/build/as
     CONFORMANCE_WORK="$root/build/conformance-asan" \
     test/conformance/run.sh --suite pytorch-converted -j "$jobs"
 # 60 s of each libFuzzer harness (make fuzz builds them with clang).
-run_suite fuzz make -s fuzz FUZZ_SECONDS=60
+run_suite fuzz sh -c 'make -s build/fuzz/fuzz_reader build/fuzz/fuzz_compile && test/fuzz/run.sh 60'
 
 echo "=== summary"
 printf '%s' "$summary"

@@ -499,6 +499,13 @@ def main():
         [vi("indices", shape=(2, 2)), vi("depth", shape=()), vi("values", shape=(2,))],
         [vi("y", shape=(10, 2))], opset=11))
 
+    # fuzz_compile: HannWindow with a run-time size and a declared output of
+    # rank 0; the window's lowering indexed an axis that does not exist
+    save("fuzz_window_declared_rank0", model(
+        [helper.make_node("HannWindow", ["x"], ["y"], name="hann0")],
+        [vi("x", dtype=TensorProto.INT32, shape=())],
+        [vi("y", shape=())], opset=17))
+
     print("%d cases in %s" % (count[0], out))
 
 

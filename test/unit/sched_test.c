@@ -6,7 +6,9 @@
  * first stage is inlined), the kernel is built twice; one copy keeps the
  * naive schedule, the other gets either the template of a random target or
  * a random sequence of primitives with random arguments (refusals are
- * fine: a refused primitive must leave a correct nest). Both are run by the
+ * fine: a refused primitive must leave a correct nest), among them
+ * cache_write with padded tile rows and primitives scoped to one piece of
+ * a partition. Both are run by the
  * loop-IR interpreter on the same random inputs and must agree (rtol 1e-4).
  * Prints failures and ends with "N passed, N failed".
  */
@@ -238,15 +240,34 @@ static void random_primitives(Lower *L, int steps)
             sched_parallel(&s, vars[rnd((unsigned)n)]);
             break;
         case 7: {
+            /* with a random padding of the local tile's rows */
+            static const int64_t pads[] = {0, 0, 3, 4, 16};
             int t[2];
             t[0] = vars[rnd((unsigned)n)];
             t[1] = vars[rnd((unsigned)n)];
+            s.pad_inner = pads[rnd(5)];
             sched_cache_write(&s, 1 + (int)rnd(2), t);
+            s.pad_inner = 0;
             break;
         }
-        default:
-            sched_partition(&s, vars[rnd((unsigned)n)], (int)rnd(6));
+        default: {
+            /* partition, then a primitive scoped to one of its pieces */
+            int pieces[3], np = 0;
+            if (!sched_partition_pieces(&s, vars[rnd((unsigned)n)], (int)rnd(6), pieces, &np) && np &&
+                rnd(2)) {
+                int p = pieces[rnd((unsigned)np)], t[2];
+                s.scope = sched_find_loop(&L->k->body, p);
+                t[0] = p;
+                t[1] = vars[rnd((unsigned)n)];
+                if (rnd(2))
+                    sched_split(&s, p, 1 + (int64_t)rnd(5), &o, &in);
+                else
+                    sched_cache_write(&s, 1 + (int)rnd(2), t);
+                s.scope = NULL;
+            }
+            sched_simplify(&s);
             break;
+        }
         }
     }
 }
