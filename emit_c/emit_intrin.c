@@ -520,6 +520,17 @@ static void vec_stmt(FILE *f, const Kernel *k, const Isa *x, const Stmt *s, int 
     fprintf(f, ");\n");
 }
 
+static int has_store(const Stmt *s)
+{
+    int i;
+    if (s->kind == ST_STORE)
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (s->body[i] && has_store(s->body[i]))
+            return 1;
+    return 0;
+}
+
 int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes)
 {
     Isa x;
@@ -531,7 +542,7 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
     guard = lane_guard(body, body, loop->var);
     if (guard)
         body = guard->body[0];
-    if (!body || !vec_stmt_ok(k, body, body, loop->var))
+    if (!body || !has_store(body) || !vec_stmt_ok(k, body, body, loop->var))
         return 0;
     x.p = lanes == 16 ? "_mm512" : "_mm256";
     x.masked = guard || loop->extent < lanes;

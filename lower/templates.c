@@ -10,24 +10,42 @@
  *     register tiling. The innermost output axis with extent > 1 is the
  *     vector axis; for a sum of products the innermost other output axis
  *     that some operand does not vary along the vector axis with (the output
- *     channel of a conv, the row of a matmul) is the row axis. Both are
- *     split by the knobs, the tile loops are moved innermost of the output
- *     band, cache_write turns the scalar accumulator into a rows x lanes
- *     local tile, the row loop is unrolled and the vector loop vectorized.
+ *     channel of a conv, the row of a matmul) is the row axis. In order:
+ *      1. the row axis is split by `rows`, and the output band reordered to
+ *         (other axes, row tiles, vector axis, row in tile);
+ *      2. the vector axis is partitioned into border and interior pieces
+ *         before it is cut into vectors (part_vec), so that every vector of
+ *         the interior is free of padding tests (a tile starting at 0 would
+ *         carry the left padding column into a whole vector);
+ *      3. in each piece (a scoped Sched) the vector axis is split by
+ *         `lanes` (with lane masks: by a divisor near lanes, so no guard),
+ *         the row and vector tile loops moved innermost, and cache_write
+ *         turns the scalar accumulator into a rows x lanes local tile
+ *         (rows padded to whole vectors when `pad`);
+ *      4. the row loop is unrolled and the vector loop vectorized (or, for
+ *         compilers without intrinsics, unrolled too: constant accumulator
+ *         indices stay in registers);
+ *      5. the remaining output loops are partitioned (row padding, the
+ *         guard of a partial last vector) and the bounds tests that the
+ *         ranges or a select's own condition decide are dropped.
  *     The reduce loops thus run outside the tile, every loaded operand is
  *     reused across a row or a column of the tile, and each output point
  *     keeps its reduction order: results are bit-identical to the naive
  *     schedule.
- *     The output loops are then partitioned into border and interior
- *     ranges, so the interior (most of the work) runs without the padding
- *     selects and index clamps.
  *   injective stage: the innermost loop is vectorized.
  *   the outermost output loop of every stage is marked parallel (OpenMP,
  *   ignored without it).
  *
+ * On x86 with AVX2/AVX-512, emit_c prints a vectorized loop of at most one
+ * vector width as intrinsics (emit_intrin.c): the tile becomes `rows`
+ * vector accumulators updated by broadcast-FMA, which is why those targets
+ * keep the vector loop instead of unrolling it.
+ *
  * Knobs: lanes = vector_bits / 32 (8 for the portable `c` target, which is
  * expected to be built with -march=native; 2 on scalar microcontrollers),
- * rows = 4 (2 on microcontrollers, where registers and flash are scarce).
+ * rows = 4 (2 on microcontrollers, where registers and flash are scarce;
+ * 8 on AVX-512 and 6 on AVX2, whose 32 / 16 vector registers hold that many
+ * accumulators next to the operands).
  */
 #include "sched.h"
 
