@@ -32,6 +32,12 @@ int need_input(Graph *g, const Node *n, int i, Diag *d);
 /* Numpy broadcast of a and b into out (rank/dims); reports incompatibility. */
 int infer_broadcast(const Node *n, int ra, const int64_t *da, int rb, const int64_t *db,
                     int *rout, int64_t *dout, Diag *d, const char *field);
+/* Name of a dtype for messages ("unsupported" for types tvmcc lacks). */
+const char *infer_type_name(DType t);
+/* Reports and returns 1 if output i of n is omitted. */
+int infer_need_output(Graph *g, const Node *n, int i, Diag *d);
+/* Reports and returns 1 if v is not of a floating type. */
+int infer_need_float(const Node *n, const Value *v, const char *field, Diag *d);
 /* Normalise axis in [-rank, rank) to [0, rank); reports out of range. */
 int infer_axis(const Node *n, int64_t axis, int rank, int *out, Diag *d, const char *field);
 /* Output i takes the declared shape recorded for it, if complete (returns 0),

@@ -16,20 +16,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *tname(DType t)
-{
-    const char *s = dtype_name(t);
-    return s ? s : "unsupported";
-}
-
-/* Output 0 exists, else reports. */
-static int need_output(Graph *g, Node *n, Diag *d)
-{
-    if (!out_val(g, n, 0))
-        return diag_error(d, n, "output[0]", "required output is missing");
-    return 0;
-}
-
 /* Attaches zeroed constant storage for output vi (already value_set). */
 /* Whether a generated constant is too large to fold (limits.h). */
 static int too_big_to_fold(const Graph *g, int32_t vi)
@@ -58,7 +44,7 @@ int infer_Shape(Graph *g, Node *n, Diag *d)
     Value *x = in_val(g, n, 0);
     int64_t s, e, len, *p;
     int i;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     s = attr_int(n, "start", 0, d);
     e = attr_int(n, "end", x->rank, d);
@@ -82,7 +68,7 @@ int infer_Size(Graph *g, Node *n, Diag *d)
 {
     Value *x = in_val(g, n, 0);
     int64_t *p;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     if (value_set(g, n->out[0], DT_INT64, 0, NULL, d, n))
         return 1;
@@ -96,7 +82,7 @@ int infer_Constant(Graph *g, Node *n, Diag *d)
 {
     int i, rc;
     const Attr *a = NULL;
-    if (need_output(g, n, d))
+    if (infer_need_output(g, n, 0, d))
         return 1;
     for (i = 0; i < n->n_attr; i++) {
         const char *nm = n->attr[i].name;
@@ -167,7 +153,7 @@ int infer_ConstantOfShape(Graph *g, Node *n, Diag *d)
     unsigned char *p;
     size_t sz;
     int i;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     if (a) {
         if (a->type != ATTR_TENSOR || !a->t || a->t->numel != 1 || !dtype_size(a->t->dtype) ||
@@ -181,7 +167,7 @@ int infer_ConstantOfShape(Graph *g, Node *n, Diag *d)
         int rc = infer_use_declared(g, n, 0, d, "shape input is computed at run time");
         if (!rc && g->values[n->out[0]].dtype != dt)
             return diag_error(d, n, "value", "type %s differs from the declared output's %s",
-                              tname(dt), tname(g->values[n->out[0]].dtype));
+                              infer_type_name(dt), infer_type_name(g->values[n->out[0]].dtype));
         return rc;
     }
     if (cnt > TVMCC_MAX_RANK)
@@ -231,13 +217,13 @@ int infer_Range(Graph *g, Node *n, Diag *d)
         v = in_val(g, n, i);
         if (v->dtype != t)
             return diag_error(d, n, i == 1 ? "limit" : "delta", "type %s differs from start's %s",
-                              tname(v->dtype), tname(t));
+                              infer_type_name(v->dtype), infer_type_name(t));
         if (value_numel(v) != 1)
             return diag_error(d, n, i == 0 ? "start" : i == 1 ? "limit" : "delta",
                               "must be a scalar");
     }
     if (t != DT_FLOAT32 && t != DT_FLOAT64 && t != DT_INT16 && t != DT_INT32 && t != DT_INT64)
-        return diag_error(d, n, "start", "type %s is not supported by Range", tname(t));
+        return diag_error(d, n, "start", "type %s is not supported by Range", infer_type_name(t));
     if (!g->values[n->in[0]].data || !g->values[n->in[1]].data || !g->values[n->in[2]].data)
         return infer_use_declared(g, n, 0, d, "Range inputs are computed at run time");
     if (dtype_is_float(t)) {

@@ -10,13 +10,6 @@
  */
 #include "infer.h"
 
-/* dtype_name() that never returns NULL, for messages. */
-static const char *tname(DType t)
-{
-    const char *s = dtype_name(t);
-    return s ? s : "unsupported";
-}
-
 static int is_numeric(DType t)
 {
     return dtype_is_float(t) || dtype_is_signed_int(t) ||
@@ -42,7 +35,7 @@ static int unary_float(Graph *g, Node *n, Diag *d)
         return 1;
     if (!dtype_is_float(x->dtype))
         return diag_error(d, n, "input[0]", "%s needs a floating-point tensor, got %s",
-                          n->op_type, tname(x->dtype));
+                          n->op_type, infer_type_name(x->dtype));
     return same_shape(g, n, d, DT_UNDEF);
 }
 
@@ -54,7 +47,7 @@ static int unary_numeric(Graph *g, Node *n, Diag *d)
         return 1;
     if (!is_numeric(x->dtype))
         return diag_error(d, n, "input[0]", "%s needs a numeric tensor, got %s", n->op_type,
-                          tname(x->dtype));
+                          infer_type_name(x->dtype));
     return same_shape(g, n, d, DT_UNDEF);
 }
 
@@ -88,7 +81,7 @@ int infer_Not(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     if (x->dtype != DT_BOOL)
-        return diag_error(d, n, "input[0]", "Not needs a bool tensor, got %s", tname(x->dtype));
+        return diag_error(d, n, "input[0]", "Not needs a bool tensor, got %s", infer_type_name(x->dtype));
     return same_shape(g, n, d, DT_UNDEF);
 }
 
@@ -102,7 +95,7 @@ int infer_Clip(Graph *g, Node *n, Diag *d)
         return 1;
     if (!is_numeric(x->dtype))
         return diag_error(d, n, "input[0]", "Clip needs a numeric tensor, got %s",
-                          tname(x->dtype));
+                          infer_type_name(x->dtype));
     for (i = 1; i < n->n_in; i++) {
         Value *b = in_val(g, n, i);
         const char *field = i == 1 ? "min" : "max";
@@ -110,7 +103,7 @@ int infer_Clip(Graph *g, Node *n, Diag *d)
             continue;
         if (b->dtype != x->dtype)
             return diag_error(d, n, field, "type %s differs from the input's %s",
-                              tname(b->dtype), tname(x->dtype));
+                              infer_type_name(b->dtype), infer_type_name(x->dtype));
         if (value_numel(b) != 1)
             return diag_error(d, n, field, "must be a scalar, has %lld elements",
                               (long long)value_numel(b));
@@ -172,7 +165,7 @@ static int binary_arith(Graph *g, Node *n, Diag *d)
     a = in_val(g, n, 0);
     if (!is_numeric(a->dtype))
         return diag_error(d, n, "input[0]", "%s needs numeric tensors, got %s", n->op_type,
-                          tname(a->dtype));
+                          infer_type_name(a->dtype));
     return 0;
 }
 
@@ -190,9 +183,9 @@ int infer_Pow(Graph *g, Node *n, Diag *d)
     a = in_val(g, n, 0);
     b = in_val(g, n, 1);
     if (!is_numeric(a->dtype))
-        return diag_error(d, n, "X", "Pow needs a numeric base, got %s", tname(a->dtype));
+        return diag_error(d, n, "X", "Pow needs a numeric base, got %s", infer_type_name(a->dtype));
     if (!is_numeric(b->dtype))
-        return diag_error(d, n, "Y", "Pow needs a numeric exponent, got %s", tname(b->dtype));
+        return diag_error(d, n, "Y", "Pow needs a numeric exponent, got %s", infer_type_name(b->dtype));
     return 0;
 }
 
@@ -205,8 +198,8 @@ int infer_PRelu(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
     if (s->dtype != x->dtype)
-        return diag_error(d, n, "slope", "type %s differs from X's %s", tname(s->dtype),
-                          tname(x->dtype));
+        return diag_error(d, n, "slope", "type %s differs from X's %s", infer_type_name(s->dtype),
+                          infer_type_name(x->dtype));
     /* before opset 7 a 1-D slope of length C applies along the channel axis */
     if (n->opset < 7 && s->rank == 1 && x->rank >= 2 && s->dims[0] == x->dims[1])
         return same_shape(g, n, d, DT_UNDEF);
@@ -235,7 +228,7 @@ static int logic(Graph *g, Node *n, Diag *d)
         return 1;
     if (in_val(g, n, 0)->dtype != DT_BOOL)
         return diag_error(d, n, "input[0]", "%s needs bool tensors, got %s", n->op_type,
-                          tname(in_val(g, n, 0)->dtype));
+                          infer_type_name(in_val(g, n, 0)->dtype));
     return 0;
 }
 
@@ -252,10 +245,10 @@ int infer_Where(Graph *g, Node *n, Diag *d)
     x = in_val(g, n, 1);
     y = in_val(g, n, 2);
     if (c->dtype != DT_BOOL)
-        return diag_error(d, n, "condition", "must be bool, got %s", tname(c->dtype));
+        return diag_error(d, n, "condition", "must be bool, got %s", infer_type_name(c->dtype));
     if (x->dtype != y->dtype)
-        return diag_error(d, n, "Y", "type %s differs from X's %s", tname(y->dtype),
-                          tname(x->dtype));
+        return diag_error(d, n, "Y", "type %s differs from X's %s", infer_type_name(y->dtype),
+                          infer_type_name(x->dtype));
     return infer_elementwise(g, n, d, x->dtype, 0);
 }
 
@@ -267,7 +260,7 @@ static int variadic(Graph *g, Node *n, Diag *d, int float_only)
     a = in_val(g, n, 0);
     if (float_only ? !dtype_is_float(a->dtype) : !is_numeric(a->dtype))
         return diag_error(d, n, "input[0]", "%s needs %s tensors, got %s", n->op_type,
-                          float_only ? "floating-point" : "numeric", tname(a->dtype));
+                          float_only ? "floating-point" : "numeric", infer_type_name(a->dtype));
     return 0;
 }
 

@@ -12,25 +12,10 @@
 
 #include <string.h>
 
-static int need_float(const Node *n, const Value *v, const char *field, Diag *d)
-{
-    if (!dtype_is_float(v->dtype))
-        return diag_error(d, n, field, "element type %s is not supported (float expected)",
-                          dtype_name(v->dtype) ? dtype_name(v->dtype) : "?");
-    return 0;
-}
-
-static int need_out(Graph *g, const Node *n, int i, Diag *d)
-{
-    if (!out_val(g, n, i))
-        return diag_error(d, n, "output[0]", "required output is missing");
-    return 0;
-}
-
 /* Unary op over floats: output has the input's type and shape. */
 static int float_unary(Graph *g, Node *n, Diag *d)
 {
-    if (need_input(g, n, 0, d) || need_float(n, in_val(g, n, 0), "input[0]", d))
+    if (need_input(g, n, 0, d) || infer_need_float(n, in_val(g, n, 0), "input[0]", d))
         return 1;
     return infer_elementwise(g, n, d, DT_UNDEF, 1);
 }
@@ -50,7 +35,7 @@ int infer_Celu(Graph *g, Node *n, Diag *d) { return float_unary(g, n, d); }
 
 int infer_IsNaN(Graph *g, Node *n, Diag *d)
 {
-    if (need_input(g, n, 0, d) || need_float(n, in_val(g, n, 0), "input[0]", d))
+    if (need_input(g, n, 0, d) || infer_need_float(n, in_val(g, n, 0), "input[0]", d))
         return 1;
     return infer_elementwise(g, n, d, DT_BOOL, 1);
 }
@@ -77,7 +62,7 @@ int infer_Shrink(Graph *g, Node *n, Diag *d)
 int infer_CastLike(Graph *g, Node *n, Diag *d)
 {
     Value *x, *like;
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     like = in_val(g, n, 1);
@@ -122,7 +107,7 @@ static int infer_arg(Graph *g, Node *n, Diag *d)
     int axis, i, r = 0;
     int64_t dims[TVMCC_MAX_RANK];
     int keep = attr_int(n, "keepdims", 1, d) != 0;
-    if (need_input(g, n, 0, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     if (x->dtype == DT_BOOL)
@@ -149,10 +134,10 @@ int infer_Hardmax(Graph *g, Node *n, Diag *d)
 {
     Value *x;
     int axis;
-    if (need_input(g, n, 0, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (need_float(n, x, "input[0]", d))
+    if (infer_need_float(n, x, "input[0]", d))
         return 1;
     if (x->rank < 1)
         return diag_error(d, n, "input[0]", "rank must be at least 1");
@@ -165,7 +150,7 @@ int infer_Hardmax(Graph *g, Node *n, Diag *d)
 int infer_Trilu(Graph *g, Node *n, Diag *d)
 {
     Value *x;
-    if (need_input(g, n, 0, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     if (x->rank < 2)
@@ -182,7 +167,7 @@ int infer_EyeLike(Graph *g, Node *n, Diag *d)
 {
     Value *x;
     DType t;
-    if (need_input(g, n, 0, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     if (x->rank != 2)
@@ -205,7 +190,7 @@ int infer_GatherElements(Graph *g, Node *n, Diag *d)
 {
     Value *x, *idx;
     int axis, i;
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     idx = in_val(g, n, 1);
@@ -231,7 +216,7 @@ int infer_GatherND(Graph *g, Node *n, Diag *d)
     Value *x, *idx;
     int64_t b = attr_int(n, "batch_dims", 0, d), m, dims[TVMCC_MAX_RANK];
     int i, r = 0;
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     idx = in_val(g, n, 1);
@@ -264,7 +249,7 @@ static int infer_block(Graph *g, Node *n, Diag *d, int to_space)
     Value *x;
     int64_t b = attr_int(n, "blocksize", 0, d), dims[4];
     const char *mode = attr_string(n, "mode", "DCR", d);
-    if (need_input(g, n, 0, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     if (x->rank != 4)

@@ -12,20 +12,13 @@
 
 #include <string.h>
 
-static int need_out(Graph *g, Node *n, int i, Diag *d)
-{
-    if (!out_val(g, n, i))
-        return diag_error(d, n, "output", "output %d is required", i);
-    return 0;
-}
-
 int infer_TopK(Graph *g, Node *n, Diag *d)
 {
     Value *x;
     int ax;
     int64_t dims[TVMCC_MAX_RANK];
     const int64_t *kv;
-    if (need_input(g, n, 0, d) || need_out(g, n, 0, d) || need_out(g, n, 1, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d) || infer_need_output(g, n, 1, d))
         return 1;
     x = in_val(g, n, 0);
     if (x->rank < 1 || infer_axis(n, attr_int(n, "axis", -1, d), x->rank, &ax, d, "axis"))
@@ -56,7 +49,7 @@ int infer_ReverseSequence(Graph *g, Node *n, Diag *d)
 {
     Value *x, *l;
     int64_t ba = attr_int(n, "batch_axis", 1, d), ta = attr_int(n, "time_axis", 0, d);
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     l = in_val(g, n, 1);
@@ -76,7 +69,7 @@ int infer_Compress(Graph *g, Node *n, Diag *d)
     const Attr *a = node_attr(n, "axis");
     int ax = -1;
     int64_t dims[TVMCC_MAX_RANK], len;
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     c = in_val(g, n, 1);
@@ -114,7 +107,7 @@ int infer_MaxUnpool(Graph *g, Node *n, Diag *d)
     int64_t dims[TVMCC_MAX_RANK], kc, sc, pc;
     const int64_t *k = attr_ints(n, "kernel_shape", &kc, d), *s, *p, *os;
     int i, nsp;
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     ix = in_val(g, n, 1);
@@ -151,7 +144,7 @@ int infer_Upsample(Graph *g, Node *n, Diag *d)
     double sc[TVMCC_MAX_RANK];
     const double *fs = NULL;
     int i, known = 0;
-    if (need_input(g, n, 0, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     {
@@ -197,7 +190,7 @@ int infer_DFT(Graph *g, Node *n, Diag *d)
     int64_t dims[TVMCC_MAX_RANK], len;
     const int64_t *lv;
     int ax;
-    if (need_input(g, n, 0, d) || need_out(g, n, 0, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     if (!dtype_is_float(x->dtype))

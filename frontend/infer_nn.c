@@ -140,14 +140,6 @@ static int window_geometry(const Node *n, const Value *x, const int64_t *kernel,
     return 0;
 }
 
-static int need_float(const Node *n, const Value *v, const char *field, Diag *d)
-{
-    if (!dtype_is_float(v->dtype))
-        return diag_error(d, n, field, "element type %s is not supported (float expected)",
-                          dtype_name(v->dtype));
-    return 0;
-}
-
 int infer_Conv(Graph *g, Node *n, Diag *d)
 {
     Value *x, *w, *b;
@@ -158,7 +150,7 @@ int infer_Conv(Graph *g, Node *n, Diag *d)
         return 1;
     x = in_val(g, n, 0);
     w = in_val(g, n, 1);
-    if (need_float(n, x, "input[0]", d))
+    if (infer_need_float(n, x, "input[0]", d))
         return 1;
     if (w->dtype != x->dtype)
         return diag_error(d, n, "input[1]", "weight type %s differs from input type %s",
@@ -307,7 +299,7 @@ static int infer_pool(Graph *g, Node *n, Diag *d, int is_max)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (is_max ? check_numeric(n, x, "input[0]", d) : need_float(n, x, "input[0]", d))
+    if (is_max ? check_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
         return 1;
     if (window_geometry(n, x, NULL, 1, &win, d))
         return 1;
@@ -347,7 +339,7 @@ static int infer_global_pool(Graph *g, Node *n, Diag *d, int is_max)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (is_max ? check_numeric(n, x, "input[0]", d) : need_float(n, x, "input[0]", d))
+    if (is_max ? check_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
         return 1;
     if (x->rank < 3)
         return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x spatial",
@@ -379,7 +371,7 @@ int infer_BatchNormalization(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (need_float(n, x, "input[0]", d))
+    if (infer_need_float(n, x, "input[0]", d))
         return 1;
     if (x->rank < 2)
         return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x ...",
@@ -484,7 +476,7 @@ static int infer_softmax(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (need_float(n, x, "input[0]", d))
+    if (infer_need_float(n, x, "input[0]", d))
         return 1;
     if (x->rank < 1)
         return diag_error(d, n, "input[0]", "a scalar has no axis to normalise over");

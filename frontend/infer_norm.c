@@ -13,14 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int need_float(const Node *n, const Value *v, const char *field, Diag *d)
-{
-    if (!dtype_is_float(v->dtype))
-        return diag_error(d, n, field, "element type %s is not supported (float expected)",
-                          dtype_name(v->dtype) ? dtype_name(v->dtype) : "?");
-    return 0;
-}
-
 static int same_shape_out(Graph *g, Node *n, int i, const Value *x, Diag *d)
 {
     if (!out_val(g, n, i))
@@ -36,7 +28,7 @@ int infer_LayerNormalization(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
     x = in_val(g, n, 0);
-    if (need_float(n, x, "input[0]", d))
+    if (infer_need_float(n, x, "input[0]", d))
         return 1;
     if (infer_axis(n, attr_int(n, "axis", -1, d), x->rank, &axis, d, "axis"))
         return 1;
@@ -77,7 +69,7 @@ int infer_InstanceNormalization(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_input(g, n, 2, d))
         return 1;
     x = in_val(g, n, 0);
-    if (need_float(n, x, "input[0]", d))
+    if (infer_need_float(n, x, "input[0]", d))
         return 1;
     if (x->rank < 3)
         return diag_error(d, n, "input[0]", "rank %d is below 3 (N x C x spatial)", x->rank);
@@ -99,7 +91,7 @@ int infer_MeanVarianceNormalization(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (need_float(n, x, "input[0]", d))
+    if (infer_need_float(n, x, "input[0]", d))
         return 1;
     axes = attr_ints(n, "axes", &na, d);
     for (i = 0; axes && i < na; i++)
@@ -116,7 +108,7 @@ int infer_LRN(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (need_float(n, x, "input[0]", d))
+    if (infer_need_float(n, x, "input[0]", d))
         return 1;
     if (x->rank < 3)
         return diag_error(d, n, "input[0]", "rank %d is below 3 (N x C x spatial)", x->rank);

@@ -18,20 +18,6 @@
 
 #include <string.h>
 
-static const char *tname(DType t)
-{
-    const char *s = dtype_name(t);
-    return s ? s : "unsupported";
-}
-
-/* Output 0 exists, else reports. */
-static int need_output(Graph *g, Node *n, Diag *d)
-{
-    if (!out_val(g, n, 0))
-        return diag_error(d, n, "output[0]", "required output is missing");
-    return 0;
-}
-
 /* Reads the int list given by attribute `name` (opset < `since`) or input
  * `idx` (from `since`). Returns the count, -1 when absent, -2 when the input
  * is present but not a compile-time constant. */
@@ -59,7 +45,7 @@ int infer_Reshape(Graph *g, Node *n, Diag *d)
     const int64_t *shape;
     int64_t cnt, dims[TVMCC_MAX_RANK], known = 1, numel;
     int allowzero = (int)attr_int(n, "allowzero", 0, d), infer_at = -1, i;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     cnt = ints_arg(g, n, d, "shape", 5, 1, &shape);
     if (cnt == -2)
@@ -110,7 +96,7 @@ int infer_Flatten(Graph *g, Node *n, Diag *d)
     Value *x = in_val(g, n, 0);
     int64_t axis = attr_int(n, "axis", 1, d), dims[2] = {1, 1};
     int i;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     if (axis < -(int64_t)x->rank || axis > x->rank)
         return diag_error(d, n, "axis", "%lld is out of range for rank %d", (long long)axis,
@@ -128,7 +114,7 @@ int infer_Transpose(Graph *g, Node *n, Diag *d)
     const int64_t *perm;
     int64_t cnt, dims[TVMCC_MAX_RANK];
     int seen[TVMCC_MAX_RANK] = {0}, i;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     perm = attr_ints(n, "perm", &cnt, d);
     if (cnt < 0) {
@@ -154,7 +140,7 @@ int infer_Squeeze(Graph *g, Node *n, Diag *d)
     const int64_t *axes;
     int64_t cnt, dims[TVMCC_MAX_RANK];
     int drop[TVMCC_MAX_RANK] = {0}, i, r = 0;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     cnt = ints_arg(g, n, d, "axes", 13, 1, &axes);
     if (cnt == -2)
@@ -184,7 +170,7 @@ int infer_Unsqueeze(Graph *g, Node *n, Diag *d)
     const int64_t *axes;
     int64_t cnt, dims[TVMCC_MAX_RANK];
     int ins[TVMCC_MAX_RANK] = {0}, i, j = 0, r;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     cnt = ints_arg(g, n, d, "axes", 13, 1, &axes);
     if (cnt == -2)
@@ -215,7 +201,7 @@ int infer_Concat(Graph *g, Node *n, Diag *d)
     Value *x0 = in_val(g, n, 0);
     int64_t dims[TVMCC_MAX_RANK];
     int axis, i, k;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     if (!node_attr(n, "axis") && n->opset >= 4)
         return diag_error(d, n, "axis", "required attribute is missing");
@@ -232,7 +218,7 @@ int infer_Concat(Graph *g, Node *n, Diag *d)
             return 1;
         if (v->dtype != x0->dtype)
             return diag_error(d, n, field, "type %s differs from input[0]'s %s",
-                              tname(v->dtype), tname(x0->dtype));
+                              infer_type_name(v->dtype), infer_type_name(x0->dtype));
         if (v->rank != x0->rank)
             return diag_error(d, n, field, "rank %d differs from input[0]'s %d", v->rank,
                               x0->rank);
@@ -382,7 +368,7 @@ int infer_Slice(Graph *g, Node *n, Diag *d)
     Value *x = in_val(g, n, 0);
     int64_t start[TVMCC_MAX_RANK], step[TVMCC_MAX_RANK], count[TVMCC_MAX_RANK];
     int rc;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     rc = slice_params(g, n, d, x, start, step, count);
     if (rc < 0)
@@ -398,10 +384,10 @@ int infer_Gather(Graph *g, Node *n, Diag *d)
     const int64_t *iv;
     int64_t dims[TVMCC_MAX_RANK], cnt, k;
     int axis, i, r = 0;
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     if (ix->dtype != DT_INT32 && ix->dtype != DT_INT64)
-        return diag_error(d, n, "indices", "must be int32 or int64, got %s", tname(ix->dtype));
+        return diag_error(d, n, "indices", "must be int32 or int64, got %s", infer_type_name(ix->dtype));
     if (x->rank == 0)
         return diag_error(d, n, "data", "cannot gather from a scalar");
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
@@ -429,7 +415,7 @@ int infer_Expand(Graph *g, Node *n, Diag *d)
     const int64_t *shape;
     int64_t cnt, dims[TVMCC_MAX_RANK];
     int r, i;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     cnt = value_const_ints(g, n->in[1], &shape);
     if (cnt < 0)
@@ -451,7 +437,7 @@ int infer_Tile(Graph *g, Node *n, Diag *d)
     const int64_t *rep;
     int64_t cnt, dims[TVMCC_MAX_RANK];
     int i;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     cnt = value_const_ints(g, n->in[1], &rep);
     if (cnt < 0)
@@ -534,7 +520,7 @@ int infer_Pad(Graph *g, Node *n, Diag *d)
     Value *x = in_val(g, n, 0);
     int64_t begin[TVMCC_MAX_RANK], end[TVMCC_MAX_RANK], dims[TVMCC_MAX_RANK];
     int mode, rc, i;
-    if (need_input(g, n, 0, d) || need_output(g, n, d))
+    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     rc = pad_params(g, n, d, x, begin, end, &mode);
     if (rc < 0)
@@ -545,7 +531,7 @@ int infer_Pad(Graph *g, Node *n, Diag *d)
         Value *cv = in_val(g, n, 2);
         if (cv->dtype != x->dtype)
             return diag_error(d, n, "constant_value", "type %s differs from the input's %s",
-                              tname(cv->dtype), tname(x->dtype));
+                              infer_type_name(cv->dtype), infer_type_name(x->dtype));
         if (value_numel(cv) != 1)
             return diag_error(d, n, "constant_value", "must be a scalar");
     }

@@ -148,3 +148,27 @@ int infer_elementwise(Graph *g, Node *n, Diag *d, DType dt, int same_type)
         return diag_error(d, n, "output[0]", "required output is missing");
     return value_set(g, n->out[0], dt != DT_UNDEF ? dt : t0, rank, dims, d, n);
 }
+
+const char *infer_type_name(DType t)
+{
+    const char *s = dtype_name(t);
+    return s ? s : "unsupported";
+}
+
+int infer_need_output(Graph *g, const Node *n, int i, Diag *d)
+{
+    if (!out_val(g, n, i)) {
+        char field[32];
+        snprintf(field, sizeof field, "output[%d]", i);
+        return diag_error(d, n, field, "required output is missing");
+    }
+    return 0;
+}
+
+int infer_need_float(const Node *n, const Value *v, const char *field, Diag *d)
+{
+    if (!dtype_is_float(v->dtype))
+        return diag_error(d, n, field, "element type %s is not supported (float expected)",
+                          infer_type_name(v->dtype));
+    return 0;
+}
