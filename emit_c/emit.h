@@ -55,6 +55,9 @@ void emit_expr(FILE *f, const Kernel *k, const Expr *e);
 void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec);
 int emit_weights(Program *p, FILE *f, Diag *d); /* NAME_weights.c */
 int64_t emit_weights_bytes(const Program *p);   /* bytes of constants emitted */
+/* Sets used[v] for every value emitted as a constant: read by a kernel, or a
+ * constant graph output. used has g->n_values entries, zeroed. */
+void emit_mark_used_consts(const Program *p, char *used);
 const char *emit_const_name(const Program *p, int32_t vi); /* "NAME_w3" */
 /* The declaration of constant vi without initializer, the same text in
  * NAME.c (after "extern") and NAME_weights.c: "const union NAME_w3_u {...} NAME_w3". */

@@ -256,20 +256,11 @@ static void emit_const_decls(FILE *f, const Program *p)
     int32_t vi;
     int any = 0;
     char *used = calloc((size_t)g->n_values + 1, 1);
-    int ki, bi;
     if (!used)
         die("out of memory");
-    for (ki = 0; ki < p->n_kernels; ki++) {
-        const Kernel *k = p->kernels[ki];
-        if (!k)
-            continue;
-        for (bi = 0; bi < k->n_bufs; bi++)
-            if (k->bufs[bi].scope == BUF_CONST)
-                used[k->bufs[bi].value] = 1;
-    }
+    emit_mark_used_consts(p, used);
     for (vi = 0; vi < g->n_values; vi++) {
-        const Value *v = &g->values[vi];
-        if (!used[vi] && !(v->data && output_slot(g, vi) >= 0))
+        if (!used[vi])
             continue;
         if (!any)
             fprintf(f, "/* constants, defined in %s_weights.c */\n", p->name);
