@@ -20,8 +20,14 @@
  * constant folder, so that shape computations become constants before
  * their consumers are inferred). Returns the number of errors. */
 extern int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
-/* Runs inference over the whole graph; returns the number of errors. */
+/* Runs inference over the whole graph; returns the number of errors. Nodes
+ * already inferred by an earlier call are skipped. Gradient nodes are then
+ * expanded (below) and the new nodes inferred. */
 int infer_graph(Graph *g, Diag *d);
+/* Replaces every Gradient node by the nodes computing its adjoints
+ * (frontend/gradient.c). Returns -1 if there was none, 0 after expanding,
+ * 1 after reporting an error. */
+int infer_expand_gradients(Graph *g, Diag *d);
 
 /* ---- helpers shared by the infer_* functions (infer_util.c) ---- */
 /* Input i's value (NULL if omitted or out of range). */

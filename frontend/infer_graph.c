@@ -87,7 +87,7 @@ int infer_graph(Graph *g, Diag *d)
         int i, rc;
         /* declared shapes of the outputs, to compare after inference */
         struct { DType dt; int rank; int64_t dims[TVMCC_MAX_RANK]; } decl[8];
-        if (n->dead)
+        if (n->dead || n->inferred)
             continue;
         if (n->op == OP_UNKNOWN || (unsigned)n->op >= OP_COUNT) {
             diag_error(d, n, NULL, "unsupported operator");
@@ -118,6 +118,8 @@ int infer_graph(Graph *g, Diag *d)
             break;
         if (infer_fold_hook && infer_fold_hook(g, ni, d))
             break;
+        n = &g->nodes[ni];
+        n->inferred = 1;
         for (i = 0; i < n->n_out; i++) {
             Value *v = out_val(g, n, i);
             char a[256], b[256];
@@ -147,5 +149,7 @@ int infer_graph(Graph *g, Diag *d)
         if (d->errors > before)
             break;
     }
+    if (d->errors == before && infer_expand_gradients(g, d) == 0)
+        return infer_graph(g, d);
     return d->errors - before;
 }

@@ -47,6 +47,19 @@ static int is_default_domain(const char *domain)
     return !domain || !domain[0] || strcmp(domain, "ai.onnx") == 0;
 }
 
+/* The op table row of an operator: the default domain's operators, and
+ * Gradient of ai.onnx.preview.training (expanded after inference). */
+static OpKind node_op(const char *domain, const char *op_type)
+{
+    OpKind k;
+    if (!strcmp(domain, "ai.onnx.preview.training"))
+        return strcmp(op_type, "Gradient") ? OP_UNKNOWN : OP_Gradient;
+    if (!is_default_domain(domain))
+        return OP_UNKNOWN;
+    k = op_lookup(op_type);
+    return k == OP_Gradient ? OP_UNKNOWN : k;
+}
+
 static int64_t domain_opset(const Loader *L, const char *domain)
 {
     size_t i;
@@ -494,7 +507,7 @@ static int load_graph(Loader *L, const Onnx__GraphProto *gp, Graph *g, int sub)
                        "of %d", np->name ? np->name : "", i, np->n_attribute, ONNX_MAX_ATTRS);
             return d->errors - before;
         }
-        ni = graph_add_node(g, is_default_domain(domain) ? op_lookup(op_type) : OP_UNKNOWN,
+        ni = graph_add_node(g, node_op(domain, op_type),
                             np->name ? np->name : "", (int)nin, (int)nout);
         n = &g->nodes[ni];
         n->op_type = arena_strdup(L->a, op_type);

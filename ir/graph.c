@@ -17,6 +17,7 @@
 #include "graph.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const OpInfo op_info[OP_COUNT] = {
@@ -629,4 +630,74 @@ void graph_dump(const Graph *g, FILE *f)
         }
         fputc('\n', f);
     }
+}
+
+/* Puts nodes back in an order where every producer precedes its readers,
+ * keeping the existing order where it already does (iterative DFS). */
+void graph_toposort(Graph *g)
+{
+    int32_t n = g->n_nodes, *order, *stack, *state, top, k = 0, ni, i;
+    Node *nodes;
+    order = malloc(((size_t)n + 1) * sizeof *order);
+    stack = malloc(((size_t)n + 1) * 2 * sizeof *stack);
+    state = calloc((size_t)n + 1, sizeof *state);
+    if (!order || !stack || !state)
+        die("out of memory");
+    for (ni = 0; ni < n; ni++) {
+        if (state[ni])
+            continue;
+        top = 0;
+        stack[top++] = ni;
+        while (top) {
+            int32_t cur = stack[top - 1], pushed = 0;
+            const Node *c = &g->nodes[cur];
+            if (state[cur] == 2) {
+                top--;
+                continue;
+            }
+            state[cur] = 1;
+            for (i = 0; i < c->n_in; i++) {
+                int32_t p = c->in[i] >= 0 ? g->values[c->in[i]].producer : -1;
+                if (p >= 0 && !state[p]) {
+                    stack[top++] = p;
+                    pushed = 1;
+                    break;
+                }
+            }
+            if (!pushed) {
+                state[cur] = 2;
+                order[k++] = cur;
+                top--;
+            }
+        }
+    }
+    nodes = arena_array(g->arena, (size_t)n + 1, sizeof *nodes);
+    if (!nodes)
+        die("compile arena exhausted");
+    for (i = 0; i < n; i++)
+        nodes[i] = g->nodes[order[i]];
+    g->nodes = nodes;
+    g->cap_nodes = n + 1;
+    for (i = 0; i < n; i++) {
+        int j;
+        for (j = 0; j < nodes[i].n_out; j++)
+            if (nodes[i].out[j] >= 0 && !nodes[i].dead)
+                g->values[nodes[i].out[j]].producer = i;
+    }
+    free(order);
+    free(stack);
+    free(state);
+}
+
+void node_add_attr(Graph *g, int32_t ni, Attr a)
+{
+    Node *n = &g->nodes[ni];
+    Attr *na = arena_array(g->arena, (size_t)n->n_attr + 1, sizeof *na);
+    if (!na)
+        die("compile arena exhausted");
+    if (n->n_attr)
+        memcpy(na, n->attr, (size_t)n->n_attr * sizeof *na);
+    na[n->n_attr] = a;
+    n->attr = na;
+    n->n_attr++;
 }

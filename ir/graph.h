@@ -99,6 +99,7 @@ typedef struct Node {
     int n_attr;
     Attr *attr;
     uint8_t dead;            /* removed by a pass; skipped everywhere */
+    uint8_t inferred;        /* infer_graph has set its outputs */
     int32_t group;           /* -1: own kernel; else the index of the node whose
                               * kernel it is fused into (the group's last node) */
 } Node;
@@ -173,6 +174,11 @@ int value_const_double(const Graph *g, int32_t vi, double *out);
  * in node order, each value produced at most once. Returns the error count
  * (reported as internal errors through d). */
 int graph_verify(const Graph *g, Diag *d);
+/* Puts nodes back in an order where every producer precedes its readers,
+ * keeping the existing order where it already does; updates producers. */
+void graph_toposort(Graph *g);
+/* Appends attribute a to node ni (the node's attribute array is copied). */
+void node_add_attr(Graph *g, int32_t ni, Attr a);
 /* Stable text dump (golden tests read it). */
 void graph_dump(const Graph *g, FILE *f);
 

@@ -172,6 +172,9 @@ OP(DFT, 1, 3, 1, 1, OPAQUE)
 OP(If, 1, 1, 1, -1, OPAQUE)
 OP(Loop, 2, -1, 1, -1, OPAQUE)
 OP(Scan, 1, -1, 1, -1, OPAQUE)
+/* Training (domain ai.onnx.preview.training): expanded into ordinary nodes
+ * after inference (frontend/gradient.c) */
+OP(Gradient, 1, -1, 1, -1, OPAQUE)
 /* Vision (frontend/infer_vision.c, lower/op_vision.c) */
 OP(GridSample, 2, 2, 1, 1, OPAQUE)
 OP(RoiAlign, 3, 3, 1, 1, OPAQUE)

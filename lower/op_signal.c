@@ -146,3 +146,9 @@ int lower_Scan(Lower *L, Node *n)
 {
     return lower_If(L, n);
 }
+
+int lower_Gradient(Lower *L, Node *n)
+{
+    (void)L;
+    die("Gradient node %s reached lowering (it is expanded after inference)", n->name);
+}

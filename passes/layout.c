@@ -34,19 +34,6 @@ const Target *passes_target;
 static const int64_t to_nhwc[4] = {0, 2, 3, 1};
 static const int64_t to_nchw[4] = {0, 3, 1, 2};
 
-static void set_attr(Graph *g, int32_t ni, Attr a)
-{
-    Node *n = &g->nodes[ni];
-    Attr *na = arena_array(g->arena, (size_t)n->n_attr + 1, sizeof *na);
-    if (!na)
-        die("compile arena exhausted");
-    if (n->n_attr)
-        memcpy(na, n->attr, (size_t)n->n_attr * sizeof *na);
-    na[n->n_attr] = a;
-    n->attr = na;
-    n->n_attr++;
-}
-
 /* A value with the dims of `like` permuted by perm. */
 static int32_t permuted_value(Graph *g, int32_t like, const int64_t *perm, const char *suffix)
 {
@@ -75,7 +62,7 @@ static int32_t add_transpose(Graph *g, int32_t in, int32_t out, const int64_t *p
     a.type = ATTR_INTS;
     a.n = 4;
     a.ints = p;
-    set_attr(g, ni, a);
+    node_add_attr(g, ni, a);
     g->nodes[ni].in[0] = in;
     g->nodes[ni].out[0] = out;
     g->nodes[ni].index = g->values[in].producer >= 0 ? g->nodes[g->values[in].producer].index : 0;
@@ -140,7 +127,7 @@ static int convert_conv(Graph *g, int32_t ci, Diag *d)
     a.name = "tvmcc.layout";
     a.type = ATTR_STRING;
     a.s = "NHWC";
-    set_attr(g, ci, a);
+    node_add_attr(g, ci, a);
     return 0;
 }
 
@@ -209,63 +196,6 @@ static int sink(Graph *g, int32_t ei, Diag *d)
     return 1;
 }
 
-/* Puts nodes back in an order where every producer precedes its readers,
- * keeping the existing order where it already does (iterative DFS). */
-static void toposort(Graph *g)
-{
-    int32_t n = g->n_nodes, *order, *stack, *state, top, k = 0, ni, i;
-    Node *nodes;
-    order = malloc(((size_t)n + 1) * sizeof *order);
-    stack = malloc(((size_t)n + 1) * 2 * sizeof *stack);
-    state = calloc((size_t)n + 1, sizeof *state);
-    if (!order || !stack || !state)
-        die("out of memory");
-    for (ni = 0; ni < n; ni++) {
-        if (state[ni])
-            continue;
-        top = 0;
-        stack[top++] = ni;
-        while (top) {
-            int32_t cur = stack[top - 1], pushed = 0;
-            const Node *c = &g->nodes[cur];
-            if (state[cur] == 2) {
-                top--;
-                continue;
-            }
-            state[cur] = 1;
-            for (i = 0; i < c->n_in; i++) {
-                int32_t p = c->in[i] >= 0 ? g->values[c->in[i]].producer : -1;
-                if (p >= 0 && !state[p]) {
-                    stack[top++] = p;
-                    pushed = 1;
-                    break;
-                }
-            }
-            if (!pushed) {
-                state[cur] = 2;
-                order[k++] = cur;
-                top--;
-            }
-        }
-    }
-    nodes = arena_array(g->arena, (size_t)n + 1, sizeof *nodes);
-    if (!nodes)
-        die("compile arena exhausted");
-    for (i = 0; i < n; i++)
-        nodes[i] = g->nodes[order[i]];
-    g->nodes = nodes;
-    g->cap_nodes = n + 1;
-    for (i = 0; i < n; i++) {
-        int j;
-        for (j = 0; j < nodes[i].n_out; j++)
-            if (nodes[i].out[j] >= 0 && !nodes[i].dead)
-                g->values[nodes[i].out[j]].producer = i;
-    }
-    free(order);
-    free(stack);
-    free(state);
-}
-
 int pass_layout(Graph *g, Diag *d)
 {
     int32_t ni, n0 = g->n_nodes;
@@ -285,6 +215,6 @@ int pass_layout(Graph *g, Diag *d)
         if (d->errors)
             return 1;
     }
-    toposort(g);
+    graph_toposort(g);
     return pass_simplify(g, d) || pass_dce(g, d);
 }

@@ -73,6 +73,15 @@ def main():
                [vinfo("y", TensorProto.FLOAT, ["batch", 4])]),
          "dynamic_dim.onnx")
 
+    # Gradient through an operator tvmcc does not differentiate (Softmax).
+    g = model([helper.make_node("Softmax", ["x"], ["s"], name="soft"),
+               helper.make_node("Gradient", ["x"], ["dx"], name="grad_soft",
+                                domain="ai.onnx.preview.training", xs=["x"], y="s")],
+              [vinfo("x", TensorProto.FLOAT, f4)],
+              [vinfo("s", TensorProto.FLOAT, f4), vinfo("dx", TensorProto.FLOAT, f4)])
+    g.opset_import.append(helper.make_opsetid("ai.onnx.preview.training", 1))
+    save(g, "gradient_softmax.onnx")
+
 
 if __name__ == "__main__":
     main()

@@ -79,6 +79,7 @@ check unknown_ops     1 unknown_ops.onnx    -- unknown_ops.onnx FrobnicateXyz Wi
 check dangling_input  1 dangling_input.onnx -- dangling_input.onnx w_missing
 check type_mismatch   1 type_mismatch.onnx  -- type_mismatch.onnx add_mixed
 check dynamic_dim     1 dynamic_dim.onnx    -- dynamic_dim.onnx xdyn --input-shape
+check gradient_op     1 gradient_softmax.onnx -- gradient_softmax.onnx grad_soft "'soft'" Softmax differentiate
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate

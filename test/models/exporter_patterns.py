@@ -53,7 +53,8 @@ DTYPE_NAMES = {
 class Case:
     """One model: graph pieces, the inputs' actual values, the bindings."""
 
-    def __init__(self, name, opset, nodes, inputs, outputs, feeds, inits=(), bind=None):
+    def __init__(self, name, opset, nodes, inputs, outputs, feeds, inits=(), bind=None,
+                 reference=None, domains=()):
         self.name = name
         self.opset = opset
         self.nodes = nodes
@@ -62,11 +63,16 @@ class Case:
         self.feeds = feeds          # list of numpy arrays, graph input order
         self.inits = list(inits)
         self.bind = bind or {}      # input name -> shape for --input-shape
+        # numpy function of the feeds giving the expected outputs, for
+        # operators onnxruntime does not run (Gradient); else onnxruntime
+        self.reference = reference
+        self.domains = list(domains)  # extra (domain, version) opset imports
 
     def model(self):
         graph = helper.make_graph(self.nodes, self.name, self.inputs, self.outputs,
                                   initializer=self.inits)
-        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)] +
+                              [helper.make_opsetid(dom, ver) for dom, ver in self.domains],
                               producer_name="tvmcc-exporter-patterns")
         # Old IR versions for old opsets, as the exporters of the time wrote.
         m.ir_version = 3 if self.opset <= 8 else (4 if self.opset <= 10 else 7)
@@ -424,11 +430,79 @@ def opset_cases():
     return c
 
 
+# ---------------------------------------------------------------- Gradient
+
+TRAINING = ("ai.onnx.preview.training", 1)
+
+
+def numeric_grad(f, feeds, k, eps=1e-6):
+    """d sum(f(feeds)) / d feeds[k] by central differences in float64."""
+    xs = [np.asarray(a, dtype=np.float64) for a in feeds]
+    g = np.zeros_like(xs[k])
+    for i in range(xs[k].size):
+        old = xs[k].flat[i]
+        xs[k].flat[i] = old + eps
+        hi = np.sum(f(*xs))
+        xs[k].flat[i] = old - eps
+        lo = np.sum(f(*xs))
+        xs[k].flat[i] = old
+        g.flat[i] = (hi - lo) / (2 * eps)
+    return g.astype(np.float32)
+
+
+def gradient_case(name, opset, nodes, inputs, y, f, feeds, inits=()):
+    """nodes compute y from the inputs; a Gradient node outputs d y / d input
+    for every input (the seed is all ones, so the gradient of sum(y))."""
+    names = [v.name for v in inputs]
+    grad = helper.make_node("Gradient", names, ["d_" + nm for nm in names], name="grad",
+                            domain=TRAINING[0], xs=names, y=y)
+    y_dims = list(f(*feeds).shape)
+    outs = [vi(y, F, y_dims)] + [vi("d_" + v.name, F, list(a.shape)) for v, a in zip(inputs, feeds)]
+
+    def reference(*args):
+        return [f(*[np.asarray(a, np.float64) for a in args]).astype(np.float32)] + \
+            [numeric_grad(f, args, k) for k in range(len(args))]
+    return Case(name, opset, nodes + [grad], inputs, outs, feeds, inits=inits,
+                reference=reference, domains=[TRAINING])
+
+
+def gradient_cases():
+    n = helper.make_node
+    sig = lambda t: 1 / (1 + np.exp(-t))
+    c = []
+    for opset in (12, 13):
+        # broadcasting: the adjoints of w [3] and b [1,3] are summed back
+        c.append(gradient_case(
+            "gradient_broadcast_op%d" % opset, opset,
+            [n("Mul", ["x", "w"], ["t"]), n("Add", ["t", "b"], ["u"]),
+             n("Sub", ["u", "x"], ["y"])],
+            [vi("x", F, [2, 3]), vi("w", F, [3]), vi("b", F, [1, 3])], "y",
+            lambda x, w, b: x * w + b - x,
+            [randf(60, 2, 3), randf(61, 3), randf(62, 1, 3)]))
+    c.append(gradient_case(
+        "gradient_mlp", 13,
+        [n("MatMul", ["x", "W"], ["m"]), n("Add", ["m", "bias"], ["h0"]),
+         n("Relu", ["h0"], ["h"]), n("Sigmoid", ["h"], ["s"]), n("Tanh", ["h0"], ["t"]),
+         n("Mul", ["s", "t"], ["y"])],
+        [vi("x", F, [4, 3]), vi("W", F, [3, 5]), vi("bias", F, [5])], "y",
+        lambda x, W, bias: sig(np.maximum(x @ W + bias, 0)) * np.tanh(x @ W + bias),
+        [randf(63, 4, 3), randf(64, 3, 5), randf(65, 5)]))
+    c.append(gradient_case(
+        "gradient_unary_div", 13,
+        [n("Exp", ["a"], ["ea"]), n("Log", ["b"], ["lb"]), n("Div", ["ea", "lb"], ["q"]),
+         n("Sqrt", ["b"], ["sb"]), n("Neg", ["a"], ["na"]), n("Sum", ["q", "sb", "na"], ["s"]),
+         n("Identity", ["s"], ["y"])],
+        [vi("a", F, [5]), vi("b", F, [5])], "y",
+        lambda a, b: np.exp(a) / np.log(b) + np.sqrt(b) - a,
+        [randf(66, 5) * 0.5, 2.0 + np.abs(randf(67, 5))]))
+    return c
+
+
 def all_cases():
     return [shape_chain_reshape(), shape_chain_heads(), shape_chain_opset11(),
             constant_of_shape(), expand_computed(), slice_computed(), clip_computed(),
             resize_sizes_computed(), resize_scales_computed(), flatten_gemm_batch(),
-            layernorm_opset17()] + opset_cases()
+            layernorm_opset17()] + opset_cases() + gradient_cases()
 
 
 # ---------------------------------------------------------------- running
@@ -532,10 +606,14 @@ def check(case, args):
     ok, text = run([driver] + in_files + ["-o"] + outs, os.path.join(w, "run.log"), 60)
     if not ok:
         return "run: " + first_line(text)
-    ok, text = run(["node", os.path.join(HERE, "run_ort.js"), model_path] + specs + ["-o"] + refs,
-                   os.path.join(w, "ort.log"), 120)
-    if not ok:
-        return "onnxruntime: " + first_line(text)
+    if case.reference:
+        for path, a in zip(refs, case.reference(*case.feeds)):
+            np.ascontiguousarray(a).tofile(path)
+    else:
+        ok, text = run(["node", os.path.join(HERE, "run_ort.js"), model_path] + specs +
+                       ["-o"] + refs, os.path.join(w, "ort.log"), 120)
+        if not ok:
+            return "onnxruntime: " + first_line(text)
     for k, v in enumerate(case.outputs):
         dtype = np.dtype(NP_OF_ONNX[v.type.tensor_type.elem_type])
         why = compare(np.fromfile(refs[k], dtype=dtype), np.fromfile(outs[k], dtype=dtype), dtype)
