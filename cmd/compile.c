@@ -284,7 +284,7 @@ static int plan(Program *p, Diag *d)
                 continue;
             items[n_items].bytes = b->numel * (int64_t)dtype_size(b->dtype);
             items[n_items].first = ki;
-            items[n_items].last = ki;
+            items[n_items].last = b->persist ? p->n_kernels : ki;
             n_items++;
         }
     }
@@ -368,6 +368,7 @@ int compile_model(const Options *o)
     if (o->dump_ir && !strcmp(o->dump_ir, "frontend"))
         graph_dump(g, stdout);
     passes_target = t;
+    lower_string_bytes = o->string_bytes > 0 ? o->string_bytes : 64;
     if (run_passes(o, g, &p, &d))
         goto done;
     vlog(o, t0, "passes");

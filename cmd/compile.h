@@ -21,6 +21,7 @@ typedef struct Options {
     int opt_level;            /* -O0 turns the optimizing passes off; default 2 */
     int no_fuse;              /* --no-fuse */
     int report;               /* --report: kernel and memory table on stdout */
+    long long string_bytes;   /* --string-bytes; 0: the default */
 } Options;
 
 /* Returns the process exit status: 0 ok, 1 model or user error. */

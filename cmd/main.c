@@ -31,6 +31,8 @@ static void usage(FILE *f)
             "  -O0, -O1, -O2           optimization level (default -O2); -O0 turns off\n"
             "                          fusion (kernels then are one per node)\n"
             "  --no-fuse               turn off operator fusion only\n"
+            "  --string-bytes N        bytes of character storage in the workspace per\n"
+            "                          string a string operator makes (default 64)\n"
             "  --dump-ir[=PASS]        print the graph after PASS (frontend, simplify,\n"
             "                          fold_constants, dce, layout, fuse; default: after\n"
             "                          the last pass)\n"
@@ -92,7 +94,8 @@ int main(int argc, char **argv)
             o.dump_ir = a + 10;
             dumps = 1;
         } else if (TAKES_VALUE("-t", "--target") || TAKES_VALUE("-o", "--output") ||
-                   TAKES_VALUE("", "--name") || TAKES_VALUE("", "--input-shape")) {
+                   TAKES_VALUE("", "--name") || TAKES_VALUE("", "--input-shape") ||
+                   TAKES_VALUE("", "--string-bytes")) {
             const char *opt = a;
             if (!val) {
                 if (i + 1 >= argc)
@@ -106,6 +109,13 @@ int main(int argc, char **argv)
                 have_out = 1;
             } else if (!strncmp(opt, "--name", 6)) {
                 o.name = val;
+            } else if (!strncmp(opt, "--string-bytes", 14)) {
+                char *end;
+                long long v = strtoll(val, &end, 10);
+                if (*end || end == val || v < 1 || v > (1LL << 24))
+                    return usage_error("--string-bytes needs a number from 1 to 16777216, got "
+                                       "'%s'", val);
+                o.string_bytes = v;
             } else {
                 if (o.n_shapes >= MAX_SHAPE_BINDINGS)
                     return usage_error("too many --input-shape options (max %s)", "64");

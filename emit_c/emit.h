@@ -54,6 +54,8 @@ const char *emit_compute_ctype(DType t);  /* C type of computed values */
 void emit_expr(FILE *f, const Kernel *k, const Expr *e);
 void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec);
 int emit_weights(Program *p, FILE *f, Diag *d); /* NAME_weights.c */
+/* A kernel that is one runtime call (Kernel.ext): static int function. */
+void emit_ext_kernel(FILE *f, const Program *p, const Kernel *k);
 int64_t emit_weights_bytes(const Program *p);   /* bytes of constants emitted */
 /* Sets used[v] for every value emitted as a constant: read by a kernel, or a
  * constant graph output. used has g->n_values entries, zeroed. */

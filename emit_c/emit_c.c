@@ -148,6 +148,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
 static int kernel_is_empty(const Kernel *k)
 {
     int i;
+    if (k->ext)
+        return 0;
     for (i = 0; i < k->n_stages; i++)
         if (k->bufs[k->stages[i].out_buf].numel > 0)
             return 0;
@@ -183,6 +185,10 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
 {
     int i, first = 1;
     const Graph *g = p->g;
+    if (k->ext) {
+        emit_ext_kernel(f, p, k);
+        return;
+    }
     fprintf(f, "/* %s\n", emit_safe(g->arena, k->origin));
     for (i = 0; i < k->n_bufs; i++) {
         const Buffer *b = &k->bufs[i];
@@ -334,7 +340,8 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
         int first = 1;
         if (!k || kernel_is_empty(k))
             continue;
-        fprintf(f, "    %s(", k->name);
+        /* a runtime call returns a status; loops cannot fail */
+        fprintf(f, k->ext ? "    {\n        int rc = %s(" : "    %s(", k->name);
         for (bi = 0; bi < k->n_bufs; bi++) {
             if (k->bufs[bi].scope == BUF_LOCAL || k->bufs[bi].scope == BUF_UNUSED)
                 continue;
@@ -343,7 +350,7 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             emit_arg(f, p, ki, k, bi);
             first = 0;
         }
-        fprintf(f, ");\n");
+        fprintf(f, k->ext ? ");\n        if (rc != 0)\n            return rc;\n    }\n" : ");\n");
     }
     /* outputs no kernel wrote */
     for (j = 0; j < g->n_outputs; j++) {

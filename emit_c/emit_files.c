@@ -38,6 +38,34 @@ static int64_t value_bytes(const Value *v)
     return value_numel(v) * (int64_t)dtype_size(v->dtype);
 }
 
+/* NAME_KIND_BYTES: the bytes of each buffer (a string tensor holds one
+ * pointer per element). */
+static void io_sizes(FILE *f, const Graph *g, const char *U, const char *kind,
+                     const int32_t *vals, int n)
+{
+    int j;
+    fprintf(f, "#define %s_%s_BYTES {", U, kind);
+    for (j = 0; j < n; j++) {
+        const Value *v = &g->values[vals[j]];
+        if (v->dtype == DT_STRING)
+            fprintf(f, "%s %lldu * sizeof(const char *)", j ? "," : "", (long long)value_numel(v));
+        else
+            fprintf(f, "%s %lldu", j ? "," : "", (long long)value_bytes(v));
+    }
+    fprintf(f, "%s }\n", n ? "" : " 0u");
+}
+
+/* NAME_KIND_DTYPES: the dtype names of NAME.json, as string literals. */
+static void io_dtypes(FILE *f, const Graph *g, const char *U, const char *kind,
+                      const int32_t *vals, int n)
+{
+    int j;
+    fprintf(f, "#define %s_%s_DTYPES {", U, kind);
+    for (j = 0; j < n; j++)
+        fprintf(f, "%s \"%s\"", j ? "," : "", dtype_name(g->values[vals[j]].dtype));
+    fprintf(f, "%s }\n", n ? "" : " \"\"");
+}
+
 static void emit_header(const Program *p, FILE *f)
 {
     const Graph *g = p->g;
@@ -52,14 +80,13 @@ static void emit_header(const Program *p, FILE *f)
     fprintf(f, "#define %s_NUM_INPUTS %d\n", U, (int)g->n_inputs);
     fprintf(f, "#define %s_NUM_OUTPUTS %d\n\n", U, (int)g->n_outputs);
     fprintf(f, "/* Byte size of each input and output buffer, in graph order. */\n");
-    fprintf(f, "#define %s_INPUT_BYTES {", U);
-    for (j = 0; j < g->n_inputs; j++)
-        fprintf(f, "%s %lldu", j ? "," : "", (long long)value_bytes(&g->values[g->inputs[j]]));
-    fprintf(f, "%s }\n", g->n_inputs ? "" : " 0u");
-    fprintf(f, "#define %s_OUTPUT_BYTES {", U);
-    for (j = 0; j < g->n_outputs; j++)
-        fprintf(f, "%s %lldu", j ? "," : "", (long long)value_bytes(&g->values[g->outputs[j]]));
-    fprintf(f, "%s }\n\n", g->n_outputs ? "" : " 0u");
+    io_sizes(f, g, U, "INPUT", g->inputs, g->n_inputs);
+    io_sizes(f, g, U, "OUTPUT", g->outputs, g->n_outputs);
+    fprintf(f, "/* Element type of each input and output (string: an array of pointers\n"
+               " * to NUL-terminated strings). */\n");
+    io_dtypes(f, g, U, "INPUT", g->inputs, g->n_inputs);
+    io_dtypes(f, g, U, "OUTPUT", g->outputs, g->n_outputs);
+    fprintf(f, "\n");
     fprintf(f, "/*\n * Runs the model.\n");
     for (j = 0; j < g->n_inputs; j++) {
         const Value *v = &g->values[g->inputs[j]];

@@ -78,6 +78,26 @@ static void shape_text(char *buf, size_t cap, const Value *v, int rank, const in
 
 int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
 
+/* String tensors reach only the operators that take them: reports a string
+ * input (or, after inference, output) of any other node. */
+static int check_strings(Graph *g, const Node *n, int outputs, Diag *d)
+{
+    int i, count = outputs ? n->n_out : n->n_in;
+    if (n->op == OP_StringNormalizer)
+        return 0;
+    for (i = 0; i < count; i++) {
+        int32_t vi = outputs ? n->out[i] : n->in[i];
+        char field[32];
+        if (vi < 0 || g->values[vi].dtype != DT_STRING)
+            continue;
+        snprintf(field, sizeof field, "%s[%d]", outputs ? "output" : "input", i);
+        return diag_error(d, n, field, "'%s' is a string tensor; tvmcc supports string tensors "
+                          "only as the input and output of StringNormalizer",
+                          g->values[vi].name);
+    }
+    return 0;
+}
+
 int infer_graph(Graph *g, Diag *d)
 {
     int before = d->errors;
@@ -93,7 +113,7 @@ int infer_graph(Graph *g, Diag *d)
             diag_error(d, n, NULL, "unsupported operator");
             break;
         }
-        if (check_arity(n, d))
+        if (check_arity(n, d) || check_strings(g, n, 0, d))
             break;
         rc = 0;
         for (i = 0; i < n->n_in && !rc; i++)
@@ -114,7 +134,8 @@ int infer_graph(Graph *g, Diag *d)
         if (infer_seq_check_inputs(g, n, d))
             break;
         rc = infer_table[n->op](g, n, d);
-        if (rc || d->errors > before || infer_seq_check_outputs(g, n, d))
+        if (rc || d->errors > before || infer_seq_check_outputs(g, n, d) ||
+            check_strings(g, n, 1, d))
             break;
         if (infer_fold_hook && infer_fold_hook(g, ni, d))
             break;

@@ -5,7 +5,11 @@
  *   DTYPE(ID, onnx_number, json_name, c_storage_type, bytes, c_compute_type)
  *
  * float16 and bfloat16 are stored as their 16-bit patterns and computed in
- * float; bool is stored as one byte holding 0 or 1.
+ * float; bool is stored as one byte holding 0 or 1. A string element is a
+ * pointer to a NUL-terminated UTF-8 string (tvmrt_string, a typedef of
+ * const char * in tvmrt.h); 8 bytes are planned for it (at
+ * least a pointer on every target). Strings are accepted only where
+ * infer_graph allows them (StringNormalizer's input and output).
  */
 #ifndef TVMCC_DTYPE_H
 #define TVMCC_DTYPE_H
@@ -25,17 +29,17 @@
     DTYPE(FLOAT64, 11, "float64", "double", 8, "double")                 \
     DTYPE(UINT32, 12, "uint32", "uint32_t", 4, "uint32_t")               \
     DTYPE(UINT64, 13, "uint64", "uint64_t", 8, "uint64_t")               \
-    DTYPE(BFLOAT16, 16, "bfloat16", "uint16_t", 2, "float")
+    DTYPE(BFLOAT16, 16, "bfloat16", "uint16_t", 2, "float")              \
+    DTYPE(STRING, 8, "string", "tvmrt_string", 8, "tvmrt_string")
 
 typedef enum DType {
     DT_UNDEF = 0,
 #define DTYPE_ENUM(id, num, json, ctype, bytes, cctype) DT_##id = num,
     DTYPE_TABLE(DTYPE_ENUM)
 #undef DTYPE_ENUM
-    DT_STRING = 8 /* recognised only to reject it clearly */
 } DType;
 
-/* 0 for unsupported types (string, complex, undefined). */
+/* 0 for unsupported types (complex, undefined). */
 size_t dtype_size(DType t);
 /* "float32"...; "unsupported(N)" style names are not returned: NULL if unknown. */
 const char *dtype_name(DType t);

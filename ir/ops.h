@@ -172,6 +172,8 @@ OP(DFT, 1, 3, 1, 1, OPAQUE)
 OP(If, 1, 1, 1, -1, OPAQUE)
 OP(Loop, 2, -1, 1, -1, OPAQUE)
 OP(Scan, 1, -1, 1, -1, OPAQUE)
+/* Strings (frontend/infer_string.c, lower/op_string.c): a runtime call */
+OP(StringNormalizer, 1, 1, 1, 1, OPAQUE)
 /* Training (domain ai.onnx.preview.training): expanded into ordinary nodes
  * after inference (frontend/gradient.c) */
 OP(Gradient, 1, -1, 1, -1, OPAQUE)

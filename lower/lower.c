@@ -104,6 +104,11 @@ Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *nam
         }
         k->bufs[k->stages[i].out_buf].written = 1;
     }
+    if (k->ext) {
+        if (n_nodes != 1 || k->n_stages)
+            die("a runtime-call kernel (%s) cannot be fused", last->op_type);
+        return k; /* no loops to schedule */
+    }
     if (n_nodes > 1)
         fuse_inline(&L, nodes, n_nodes);
     schedule_naive(&L);

@@ -285,5 +285,9 @@ void loops_dump(const Kernel *k, FILE *f)
         if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED)
             fprintf(f, "  buffer %s: %s[%lld] %s\n", k->bufs[i].name, dtype_name(k->bufs[i].dtype),
                     (long long)k->bufs[i].numel, scopes[k->bufs[i].scope]);
+    if (k->ext) {
+        fprintf(f, "  call %s\n", k->ext->fn);
+        return;
+    }
     stmt_dump(k, k->body, 1, f);
 }

@@ -86,6 +86,8 @@ typedef struct Buffer {
     int written;        /* the kernel stores to it */
     int inplace;        /* shares memory with another buffer of the kernel
                            (in-place reuse): its pointer is not restrict */
+    int persist;        /* BUF_TEMP that lives until the end of the run (it
+                           holds characters an output string points to) */
 } Buffer;
 
 typedef enum ReduceOp { RED_NONE, RED_SUM, RED_PROD, RED_MAX, RED_MIN } ReduceOp;
@@ -135,6 +137,24 @@ struct Stmt {
     Stmt **body;
 };
 
+/* A kernel implemented by one runtime function (string operators, which
+ * loop IR cannot express): the emitter prints `return FN(args);` and the
+ * run function returns the status when it is not 0. */
+typedef enum ExtArgKind { EXT_BUF, EXT_INT, EXT_STRINGS } ExtArgKind;
+typedef struct ExtArg {
+    ExtArgKind kind;
+    int buf;                     /* EXT_BUF: buffer id */
+    int64_t ival;                /* EXT_INT */
+    int n_strings;               /* EXT_STRINGS: a constant array of strings */
+    const char *const *strings;
+} ExtArg;
+#define EXT_MAX_ARGS 12
+typedef struct ExternCall {
+    const char *fn;              /* a tvmrt_ function */
+    int n_args;
+    ExtArg args[EXT_MAX_ARGS];
+} ExternCall;
+
 /* One kernel: the unit emitted as one C function. Built by lowering one node
  * (or, after fusion, a group of nodes). */
 typedef struct Kernel {
@@ -152,6 +172,7 @@ typedef struct Kernel {
                                 node of a fused group); OP_UNKNOWN if none */
     int n_nodes;             /* graph nodes implemented by this kernel */
     const int32_t *nodes;    /* their indexes, in execution order */
+    const ExternCall *ext;   /* set: a runtime call, no stages or loops */
 } Kernel;
 
 /* Lowering context handed to lower_<Op>(). */

@@ -26,9 +26,16 @@
 #define TVMRT_ERR_NULL_OUTPUT (TVMRT_CAT_ARG | 2)    /* outputs or an output is NULL */
 #define TVMRT_ERR_MISALIGNED (TVMRT_CAT_ARG | 3)     /* workspace not aligned */
 #define TVMRT_ERR_INDEX (TVMRT_CAT_RUNTIME | 1)      /* data-dependent index out of range */
+#define TVMRT_ERR_SHAPE (TVMRT_CAT_RUNTIME | 2)      /* data-dependent count differs from the
+                                                        compiled output shape */
+#define TVMRT_ERR_STRING_POOL (TVMRT_CAT_RUNTIME | 3) /* strings longer than the compiled
+                                                         character pool (--string-bytes) */
 
 /* Alignment the caller's workspace must have. */
 #define TVMRT_WORKSPACE_ALIGN 64
+
+/* An element of a string tensor: a NUL-terminated UTF-8 string. */
+typedef const char *tvmrt_string;
 
 /* Message for a status code; compiled to "" when TVMRT_NO_MESSAGES is set
  * (saves flash on small devices). */
@@ -123,5 +130,18 @@ static inline int64_t tvmrt_floordiv(int64_t a, int64_t b)
     int64_t q = a / b;
     return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
+
+/* StringNormalizer: copies the strings of in[0..n_in) that are not among
+ * stop[0..n_stop) (compared exactly, or ASCII-case-insensitively when
+ * case_sensitive is 0) to out[0..n_out), or one "" when none is left.
+ * case_action 0 keeps the strings (out points at the input strings),
+ * 1 lowers and 2 uppers ASCII letters into pool (pool_bytes bytes; out
+ * points into it). Returns TVMRT_ERR_SHAPE when the number of strings left
+ * is not n_out, TVMRT_ERR_STRING_POOL when they do not fit the pool,
+ * TVMRT_ERR_NULL_INPUT for a NULL input string. */
+int tvmrt_string_normalize(const tvmrt_string *in, int32_t n_in, tvmrt_string *out,
+                           int32_t n_out, char *pool, int32_t pool_bytes,
+                           const char *const *stop, int32_t n_stop, int case_action,
+                           int case_sensitive);
 
 #endif

@@ -11,6 +11,10 @@
  * a difference between the runs. Both runs must agree byte for byte; the
  * first run's outputs are written to the -o files.
  *
+ * A string input (MODEL_INPUT_DTYPES names "string") is read from a file of
+ * NUL-terminated strings, one per element; a string output is compared
+ * between the runs by content and written the same way.
+ *
  * Only stdio and malloc are used so the same file builds for the host and for
  * Cortex-M with newlib and semihosting (test/arm/). Exit status: 0 ok,
  * 1 model or data error, 2 usage error.
@@ -26,6 +30,8 @@
 /* Byte sizes of each buffer; the macros expand to brace initialisers. */
 static const unsigned long input_bytes[] = MODEL_INPUT_BYTES;
 static const unsigned long output_bytes[] = MODEL_OUTPUT_BYTES;
+static const char *const input_dtypes[] = MODEL_INPUT_DTYPES;
+static const char *const output_dtypes[] = MODEL_OUTPUT_DTYPES;
 
 /* The caller-supplied workspace; ALIGN spare bytes allow aligning by hand
  * because C99 has no alignment specifier. */
@@ -88,6 +94,77 @@ static int write_file(const char *path, const void *buf, unsigned long n)
     return 0;
 }
 
+/* Reads a file of NUL-terminated strings into a new array of `count`
+ * pointers at *buf; complains and returns -1 on a read error or when the
+ * file holds another number of strings. */
+static int read_strings(const char *path, void **buf, unsigned long count)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL, **ptrs;
+    unsigned long n = 0, cap = 0, k = 0, i;
+    int c;
+    if (!f) {
+        fprintf(stderr, "driver: cannot open %s\n", path);
+        return -1;
+    }
+    while ((c = fgetc(f)) != EOF) {
+        if (n + 1 >= cap) {
+            char *nt;
+            cap = cap ? cap * 2 : 256;
+            nt = realloc(text, (size_t)cap);
+            if (!nt) {
+                fclose(f);
+                free(text);
+                return -1;
+            }
+            text = nt;
+        }
+        text[n++] = (char)c;
+    }
+    fclose(f);
+    ptrs = alloc_aligned(count * sizeof *ptrs + 1);
+    if (!ptrs || (n && text[n - 1] != '\0')) {
+        fprintf(stderr, "driver: %s: not a list of NUL-terminated strings\n", path);
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        if (i == 0 || text[i - 1] == '\0') {
+            if (k == count)
+                break;
+            ptrs[k++] = text + i;
+        }
+    if (k != count || i != n) {
+        fprintf(stderr, "driver: %s: expected %lu strings\n", path, count);
+        return -1;
+    }
+    *buf = ptrs;
+    return 0;
+}
+
+/* Writes count strings, each followed by NUL, to path; -1 on failure. */
+static int write_strings(const char *path, const char *const *s, unsigned long count)
+{
+    FILE *f = fopen(path, "wb");
+    unsigned long i;
+    int bad = 0;
+    if (!f) {
+        fprintf(stderr, "driver: cannot create %s\n", path);
+        return -1;
+    }
+    for (i = 0; i < count && !bad; i++)
+        bad = fputs(s[i], f) < 0 || fputc('\0', f) == EOF;
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "driver: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int is_string(const char *dtype)
+{
+    return strcmp(dtype, "string") == 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: driver IN0.bin ... -o OUT0.bin ...  (model has %d inputs, %d outputs)\n",
@@ -128,7 +205,14 @@ int main(int argc, char **argv)
     }
 
     for (i = 0; i < MODEL_NUM_INPUTS; i++) {
-        void *buf = alloc_aligned(input_bytes[i]);
+        void *buf;
+        if (is_string(input_dtypes[i])) {
+            if (read_strings(in_paths[i], &buf, input_bytes[i] / sizeof(const char *)) != 0)
+                return 1;
+            inputs[i] = buf;
+            continue;
+        }
+        buf = alloc_aligned(input_bytes[i]);
         if (!buf) {
             fprintf(stderr, "driver: out of memory for input %d\n", i);
             return 1;
@@ -159,6 +243,17 @@ int main(int argc, char **argv)
         return 1;
     }
     for (i = 0; i < MODEL_NUM_OUTPUTS; i++) {
+        if (is_string(output_dtypes[i])) {
+            /* the strings may live in either workspace: compare contents */
+            const char *const *a = outputs[i], *const *b = check[i];
+            unsigned long k, count = output_bytes[i] / sizeof(const char *);
+            for (k = 0; k < count; k++)
+                if (strcmp(a[k], b[k]) != 0) {
+                    fprintf(stderr, "driver: string output %d differs between the runs\n", i);
+                    return 1;
+                }
+            continue;
+        }
         if (memcmp(outputs[i], check[i], (size_t)output_bytes[i]) != 0) {
             fprintf(stderr, "driver: output %d differs between the supplied workspace "
                     "and the static arena (or is not fully written)\n", i);
@@ -166,8 +261,11 @@ int main(int argc, char **argv)
         }
     }
 
-    for (i = 0; i < MODEL_NUM_OUTPUTS; i++)
-        if (write_file(out_paths[i], outputs[i], output_bytes[i]) != 0)
+    for (i = 0; i < MODEL_NUM_OUTPUTS; i++) {
+        if (is_string(output_dtypes[i]) ?
+                write_strings(out_paths[i], outputs[i], output_bytes[i] / sizeof(const char *)) :
+                write_file(out_paths[i], outputs[i], output_bytes[i]))
             return 1;
+    }
     return 0;
 }

@@ -10,8 +10,10 @@
  * cmp treats floats as equal when |actual - expected| <= atol + rtol*|expected|
  * (defaults 1e-3 and 1e-5), NaN equals NaN, and infinities must match
  * exactly; float16 and bfloat16 are converted to float first. Integers and
- * bool must match exactly. It prints "ok", or the first mismatches with the
- * largest error. Exit status: 0 equal, 1 different, 2 unreadable input or bad
+ * bool must match exactly. String tensors are written by raw as their
+ * strings, each followed by a NUL byte (what test/driver.c reads and
+ * writes for a string input or output), and cmp compares those bytes.
+ * It prints "ok", or the first mismatches with the largest error. Exit status: 0 equal, 1 different, 2 unreadable input or bad
  * usage.
  */
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "../../frontend/onnx.h"
+#include "onnx.pb-c.h"
 
 #define SHOW_MISMATCHES 5
 
@@ -98,12 +101,61 @@ static int cmd_info(const char *path)
     return 0;
 }
 
+/* If path holds a string tensor: its strings, each followed by NUL, in
+ * malloc'd *buf (*len bytes, *count strings); returns 1. 0 if it holds
+ * another type, -1 if it cannot be read. */
+static int string_tensor(const char *path, char **buf, size_t *len, size_t *count)
+{
+    Diag d;
+    Onnx__TensorProto *tp;
+    size_t i, n = 0;
+    diag_init(&d, path);
+    tp = onnx_unpack_file(path, 0, &d);
+    if (!tp)
+        return -1;
+    if (!tp->has_data_type || tp->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__STRING) {
+        onnx_free_message(tp);
+        return 0;
+    }
+    for (i = 0; i < tp->n_string_data; i++)
+        n += tp->string_data[i].len + 1;
+    *buf = malloc(n + 1);
+    if (!*buf) {
+        onnx_free_message(tp);
+        return -1;
+    }
+    n = 0;
+    for (i = 0; i < tp->n_string_data; i++) {
+        if (tp->string_data[i].len)
+            memcpy(*buf + n, tp->string_data[i].data, tp->string_data[i].len);
+        n += tp->string_data[i].len;
+        (*buf)[n++] = '\0';
+    }
+    *len = n;
+    *count = tp->n_string_data;
+    onnx_free_message(tp);
+    return 1;
+}
+
 static int cmd_raw(const char *path, const char *out)
 {
     Arena a;
     Tensor t;
     FILE *f;
-    size_t n;
+    size_t n, count;
+    char *strings;
+    int st = string_tensor(path, &strings, &n, &count);
+    if (st == 1) {
+        f = fopen(out, "wb");
+        st = !f || (n && fwrite(strings, 1, n, f) != n);
+        if ((f && fclose(f) != 0) || st) {
+            fprintf(stderr, "tensortool: cannot write '%s': %s\n", out, strerror(errno));
+            free(strings);
+            return 2;
+        }
+        free(strings);
+        return 0;
+    }
     arena_init(&a, 0);
     if (load(&a, path, &t, NULL))
         return 2;
@@ -162,12 +214,27 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
     size_t len, need;
     int64_t i, bad = 0, worst_i = -1;
     double worst = 0;
-    arena_init(&a, 0);
-    if (load(&a, exp_path, &t, NULL))
-        return 2;
+    char *strings;
+    size_t slen, count;
     act = slurp(act_path, &len);
     if (!act) {
         fprintf(stderr, "tensortool: cannot read '%s'\n", act_path);
+        return 2;
+    }
+    if (string_tensor(exp_path, &strings, &slen, &count) == 1) {
+        int same = slen == len && memcmp(strings, act, len) == 0;
+        if (!same)
+            printf("strings differ: expected %zu strings in %zu bytes, got %zu bytes\n", count,
+                   slen, len);
+        else
+            printf("ok\n");
+        free(strings);
+        free(act);
+        return same ? 0 : 1;
+    }
+    arena_init(&a, 0);
+    if (load(&a, exp_path, &t, NULL)) {
+        free(act);
         return 2;
     }
     need = tensor_bytes(&t);
