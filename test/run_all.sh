@@ -122,6 +122,7 @@ run_suite conformance-arm env TVMCC_FLAGS="-t cortex-m4" test/conformance/run.sh
 run_suite conformance-aarch64 test/conformance/run.sh --aarch64 -j "$jobs"
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
+run_suite strings test/models/strings.sh
 run_suite determinism determinism
 # malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
 run_suite malformed test/malformed/run.sh
