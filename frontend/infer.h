@@ -25,7 +25,7 @@ extern int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
  * expanded (below) and the new nodes inferred. */
 int infer_graph(Graph *g, Diag *d);
 /* Replaces every Gradient node by the nodes computing its adjoints
- * (frontend/gradient.c). Returns -1 if there was none, 0 after expanding,
+ * (frontend/training.c). Returns -1 if there was none, 0 after expanding,
  * 1 after reporting an error. */
 int infer_expand_gradients(Graph *g, Diag *d);
 

@@ -48,16 +48,20 @@ static int is_default_domain(const char *domain)
 }
 
 /* The op table row of an operator: the default domain's operators, and
- * Gradient of ai.onnx.preview.training (expanded after inference). */
+ * the ai.onnx.preview.training ones (expanded after inference). */
+static int is_training_op(OpKind k)
+{
+    return k == OP_Gradient || k == OP_Adagrad || k == OP_Adam || k == OP_Momentum;
+}
+
 static OpKind node_op(const char *domain, const char *op_type)
 {
-    OpKind k;
+    OpKind k = op_lookup(op_type);
     if (!strcmp(domain, "ai.onnx.preview.training"))
-        return strcmp(op_type, "Gradient") ? OP_UNKNOWN : OP_Gradient;
+        return is_training_op(k) ? k : OP_UNKNOWN;
     if (!is_default_domain(domain))
         return OP_UNKNOWN;
-    k = op_lookup(op_type);
-    return k == OP_Gradient ? OP_UNKNOWN : k;
+    return is_training_op(k) ? OP_UNKNOWN : k;
 }
 
 static int64_t domain_opset(const Loader *L, const char *domain)

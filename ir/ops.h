@@ -175,8 +175,11 @@ OP(Scan, 1, -1, 1, -1, OPAQUE)
 /* Strings (frontend/infer_string.c, lower/op_string.c): a runtime call */
 OP(StringNormalizer, 1, 1, 1, 1, OPAQUE)
 /* Training (domain ai.onnx.preview.training): expanded into ordinary nodes
- * after inference (frontend/gradient.c) */
+ * after inference (frontend/training.c) */
 OP(Gradient, 1, -1, 1, -1, OPAQUE)
+OP(Adagrad, 5, -1, 2, -1, OPAQUE)
+OP(Adam, 6, -1, 3, -1, OPAQUE)
+OP(Momentum, 5, -1, 2, -1, OPAQUE)
 /* Vision (frontend/infer_vision.c, lower/op_vision.c) */
 OP(GridSample, 2, 2, 1, 1, OPAQUE)
 OP(RoiAlign, 3, 3, 1, 1, OPAQUE)

@@ -150,5 +150,20 @@ int lower_Scan(Lower *L, Node *n)
 int lower_Gradient(Lower *L, Node *n)
 {
     (void)L;
-    die("Gradient node %s reached lowering (it is expanded after inference)", n->name);
+    die("training node %s reached lowering (it is expanded after inference)", n->name);
+}
+
+int lower_Adagrad(Lower *L, Node *n)
+{
+    return lower_Gradient(L, n);
+}
+
+int lower_Adam(Lower *L, Node *n)
+{
+    return lower_Gradient(L, n);
+}
+
+int lower_Momentum(Lower *L, Node *n)
+{
+    return lower_Gradient(L, n);
 }

@@ -1,6 +1,10 @@
 /*
- * Gradient (ai.onnx.preview.training): reverse-mode differentiation at
- * compile time. A Gradient node names a tensor y and tensors xs of its own
+ * The training operators of ai.onnx.preview.training, expanded into
+ * ordinary nodes once the graph is inferred: Gradient, and the optimizers
+ * Adagrad, Adam and Momentum (their update formulas, per optimized tensor,
+ * as elementwise nodes; R and T may be computed at run time).
+ *
+ * Gradient: reverse-mode differentiation at compile time. A Gradient node names a tensor y and tensors xs of its own
  * graph and outputs dy/dx for each x, with the seed dy/dy = 1 (all ones).
  *
  * infer_Gradient gives each output the type and shape of its x. When the
@@ -338,16 +342,127 @@ static int expand(Graph *g, int32_t gi, Diag *d)
     return 0;
 }
 
+/* ---- optimizers ---- */
+
+/* Cast of v to dtype dt (v itself if it has that type). */
+static int32_t cast_to(Grad *G, int32_t v, DType dt)
+{
+    int32_t out;
+    Attr to;
+    if (G->g->values[v].dtype == dt)
+        return v;
+    out = node2(G, OP_Cast, v, -1);
+    memset(&to, 0, sizeof to);
+    to.name = "to";
+    to.type = ATTR_INT;
+    to.i = (int64_t)dt;
+    node_add_attr(G->g, G->g->values[out].producer, to);
+    return out;
+}
+
+/* Makes output value `out` the result of `src` (an Identity node). */
+static void bind_output(Grad *G, int32_t src, int32_t out)
+{
+    int32_t id;
+    if (out < 0)
+        return;
+    id = graph_add_node(G->g, OP_Identity, G->gn->name, 1, 1);
+    G->g->nodes[id].index = G->gn->index;
+    G->g->nodes[id].in[0] = src;
+    G->g->nodes[id].out[0] = out;
+    G->g->values[out].producer = id;
+}
+
+#define MUL(a, b) node2(&G, OP_Mul, a, b)
+#define ADD(a, b) node2(&G, OP_Add, a, b)
+#define SUB(a, b) node2(&G, OP_Sub, a, b)
+#define DIV(a, b) node2(&G, OP_Div, a, b)
+
+/* MUL etc. are used in expand_optimizer, where G is the Grad. */
+
+/* T > 0 ? a : b, with T the int64 update count. */
+static int32_t if_t_positive(Grad *G, int32_t t, int32_t a, int32_t b)
+{
+    int32_t in[3];
+    in[0] = node2(G, OP_Greater, t, int64_vector(G, 1, &(int64_t){0}));
+    in[1] = a;
+    in[2] = b;
+    return node_n(G, OP_Where, 3, in);
+}
+
+static int expand_optimizer(Graph *g, int32_t ni, Diag *d)
+{
+    Node on = g->nodes[ni];
+    int per = on.op == OP_Adam ? 4 : 3, n = (on.n_in - 2) / per, i;
+    int32_t R = on.in[0], T = on.in[1];
+    Grad G;
+    double eps = attr_float(&on, "epsilon", 1e-6, d);
+    double norm = attr_float(&on, "norm_coefficient", 0.0, d);
+    memset(&G, 0, sizeof G);
+    G.g = g;
+    G.d = d;
+    G.gn = &on;
+    for (i = 0; i < n; i++) {
+        int32_t X = on.in[2 + i], Gr = on.in[2 + n + i], V = on.in[2 + 2 * n + i];
+        DType dt = g->values[X].dtype;
+        int32_t r = cast_to(&G, R, dt), tf = cast_to(&G, T, dt);
+        int32_t greg = ADD(MUL(scalar(&G, dt, norm), X), Gr), xn;
+        if (on.op == OP_Adagrad) { /* V is H here */
+            double decay = attr_float(&on, "decay_factor", 0.0, d);
+            int32_t rr = DIV(r, ADD(scalar(&G, dt, 1.0), MUL(tf, scalar(&G, dt, decay))));
+            int32_t hn = ADD(V, MUL(greg, greg));
+            int32_t ha = ADD(node2(&G, OP_Sqrt, hn, -1), scalar(&G, dt, eps));
+            xn = SUB(X, DIV(MUL(rr, greg), ha));
+            bind_output(&G, xn, on.out[i]);
+            bind_output(&G, hn, on.out[n + i]);
+        } else if (on.op == OP_Momentum) {
+            double alpha = attr_float(&on, "alpha", 0.0, d), beta = attr_float(&on, "beta", 0.0, d);
+            const char *mode = attr_string(&on, "mode", "standard", d);
+            int32_t badj = if_t_positive(&G, T, scalar(&G, dt, beta), scalar(&G, dt, 1.0));
+            int32_t vn = ADD(MUL(scalar(&G, dt, alpha), V), MUL(badj, greg));
+            if (!strcmp(mode, "nesterov"))
+                xn = SUB(X, MUL(r, ADD(greg, MUL(scalar(&G, dt, alpha), vn))));
+            else
+                xn = SUB(X, MUL(r, vn));
+            bind_output(&G, xn, on.out[i]);
+            bind_output(&G, vn, on.out[n + i]);
+        } else { /* Adam */
+            int32_t H = on.in[2 + 3 * n + i];
+            double alpha = attr_float(&on, "alpha", 0.9, d), beta = attr_float(&on, "beta", 0.999, d);
+            double post = attr_float(&on, "norm_coefficient_post", 0.0, d);
+            int32_t vn = ADD(MUL(scalar(&G, dt, alpha), V), MUL(scalar(&G, dt, 1.0 - alpha), greg));
+            int32_t hn = ADD(MUL(scalar(&G, dt, beta), H),
+                             MUL(scalar(&G, dt, 1.0 - beta), MUL(greg, greg)));
+            int32_t hs = ADD(node2(&G, OP_Sqrt, hn, -1), scalar(&G, dt, eps));
+            int32_t bt = node2(&G, OP_Pow, scalar(&G, dt, beta), tf);
+            int32_t at = node2(&G, OP_Pow, scalar(&G, dt, alpha), tf);
+            int32_t radj = DIV(MUL(r, node2(&G, OP_Sqrt, SUB(scalar(&G, dt, 1.0), bt), -1)),
+                               SUB(scalar(&G, dt, 1.0), at));
+            radj = if_t_positive(&G, T, radj, r);
+            xn = SUB(X, DIV(MUL(radj, vn), hs));
+            bind_output(&G, MUL(scalar(&G, dt, 1.0 - post), xn), on.out[i]);
+            bind_output(&G, vn, on.out[n + i]);
+            bind_output(&G, hn, on.out[2 * n + i]);
+        }
+    }
+    g->nodes[ni].dead = 1;
+    return d->errors ? 1 : 0;
+}
+
 int infer_expand_gradients(Graph *g, Diag *d)
 {
     int32_t ni, nn = g->n_nodes;
     int any = 0;
-    for (ni = 0; ni < nn; ni++)
-        if (!g->nodes[ni].dead && g->nodes[ni].op == OP_Gradient) {
-            if (expand(g, ni, d))
+    for (ni = 0; ni < nn; ni++) {
+        OpKind op = g->nodes[ni].op;
+        if (g->nodes[ni].dead)
+            continue;
+        if (op == OP_Gradient || op == OP_Adagrad || op == OP_Adam || op == OP_Momentum) {
+            if (op == OP_Gradient ? expand(g, ni, d) : expand_optimizer(g, ni, d))
                 return 1;
             any = 1;
         }
+    }
     if (any)
         graph_toposort(g);
     return any ? 0 : -1;
@@ -396,4 +511,68 @@ int infer_Gradient(Graph *g, Node *n, Diag *d)
             return 1;
     }
     return 0;
+}
+
+/* Checks an optimizer's inputs (R, T, then `per` groups of n tensors) and
+ * gives each output the shape of its X, V or H. */
+static int infer_optimizer(Graph *g, Node *n, Diag *d, int per)
+{
+    const Value *R = in_val(g, n, 0), *T = in_val(g, n, 1);
+    int k = (n->n_in - 2) / per, i, j;
+    if ((n->n_in - 2) % per || k < 1)
+        return diag_error(d, n, "input count", "takes R, T and %d tensors per optimized "
+                          "tensor, got %d inputs", per, n->n_in);
+    if (n->n_out != (per - 1) * k)
+        return diag_error(d, n, "output count", "%d optimized tensors give %d outputs, got %d",
+                          k, (per - 1) * k, n->n_out);
+    if (infer_need_float(n, R, "input[0]", d))
+        return 1;
+    if (value_numel(R) != 1)
+        return diag_error(d, n, "input[0]", "the learning rate R must be a scalar");
+    if (T->dtype != DT_INT64 || value_numel(T) != 1)
+        return diag_error(d, n, "input[1]", "the update count T must be an int64 scalar");
+    if (n->op == OP_Momentum) {
+        const char *mode = attr_string(n, "mode", NULL, d);
+        if (!node_attr(n, "alpha") || !node_attr(n, "beta") || !mode ||
+            !node_attr(n, "norm_coefficient"))
+            return diag_error(d, n, "alpha", "Momentum needs the attributes alpha, beta, mode "
+                              "and norm_coefficient");
+        if (strcmp(mode, "standard") && strcmp(mode, "nesterov"))
+            return diag_error(d, n, "mode", "must be 'standard' or 'nesterov', got '%s'", mode);
+    }
+    for (i = 0; i < k; i++) {
+        const Value *x = in_val(g, n, 2 + i);
+        char field[32];
+        snprintf(field, sizeof field, "input[%d]", 2 + i);
+        if (infer_need_float(n, x, field, d))
+            return 1;
+        for (j = 1; j < per; j++) {
+            const Value *o = in_val(g, n, 2 + j * k + i);
+            snprintf(field, sizeof field, "input[%d]", 2 + j * k + i);
+            if (o->dtype != x->dtype || o->rank != x->rank ||
+                memcmp(o->dims, x->dims, (size_t)x->rank * sizeof x->dims[0]))
+                return diag_error(d, n, field, "'%s' must have the type and shape of '%s'",
+                                  o->name, x->name);
+        }
+        for (j = 0; j < per - 1; j++)
+            if (n->out[j * k + i] >= 0 &&
+                value_set(g, n->out[j * k + i], x->dtype, x->rank, x->dims, d, n))
+                return 1;
+    }
+    return 0;
+}
+
+int infer_Adagrad(Graph *g, Node *n, Diag *d)
+{
+    return infer_optimizer(g, n, d, 3);
+}
+
+int infer_Momentum(Graph *g, Node *n, Diag *d)
+{
+    return infer_optimizer(g, n, d, 3);
+}
+
+int infer_Adam(Graph *g, Node *n, Diag *d)
+{
+    return infer_optimizer(g, n, d, 4);
 }
