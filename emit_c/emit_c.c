@@ -5,7 +5,7 @@
  * or output, a constant in NAME_weights.c, or an offset in the workspace)
  * and calls the kernels in order. Graph outputs that no kernel writes
  * (an output that is a graph input, a constant, or listed twice) are
- * copied with memcpy.
+ * copied with memcpy (memmove from a caller's buffer, which may overlap).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,38 @@
 /* float32 lanes of the target's vectors when vectorized loops are printed
  * as intrinsics (emit_intrin.c), else 0; set per NAME.c */
 static int vec_lanes;
+
+/* C type of the loop variables of the kernel being printed: int32_t, or
+ * int64_t when a buffer or loop is so large (2^30 elements or more) that
+ * index arithmetic could leave the int32_t range (ONNX tensors may have up
+ * to 2^31 elements). */
+static const char *idx_type = "int32_t";
+
+static int64_t max_extent(const Stmt *s)
+{
+    int64_t m = 0, x;
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR)
+        m = s->extent;
+    for (i = 0; i < s->n_body; i++)
+        if ((x = max_extent(s->body[i])) > m)
+            m = x;
+    return m;
+}
+
+static const char *kernel_idx_type(const Kernel *k)
+{
+    const int64_t limit = (int64_t)1 << 30;
+    int i;
+    if (max_extent(k->body) >= limit)
+        return "int64_t";
+    for (i = 0; i < k->n_bufs; i++)
+        if (k->bufs[i].numel >= limit)
+            return "int64_t";
+    return "int32_t";
+}
 
 static void indent(FILE *f, int depth)
 {
@@ -63,7 +95,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             indent(f, depth);
             fprintf(f, "{\n");
             indent(f, depth + 1);
-            fprintf(f, "const int32_t %s = 0;\n", k->var_names[s->var]);
+            fprintf(f, "const %s %s = 0;\n", idx_type, k->var_names[s->var]);
             if (!stmt_uses_var(s->body[0], s->var)) {
                 indent(f, depth + 1);
                 fprintf(f, "(void)%s;\n", k->var_names[s->var]);
@@ -83,7 +115,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         else if (s->for_kind == FOR_PARALLEL)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
         indent(f, depth);
-        fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", k->var_names[s->var],
+        fprintf(f, "for (%s %s = 0; %s < %lld; %s++) {\n", idx_type, k->var_names[s->var],
                 k->var_names[s->var], (long long)s->extent, k->var_names[s->var]);
         emit_stmt(f, k, s->body[0], depth + 1);
         indent(f, depth);
@@ -216,7 +248,9 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
     for (i = 0; i < k->n_bufs; i++)
         if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED && !buf_used(k->body, i))
             fprintf(f, "    (void)%s;\n", k->bufs[i].name);
+    idx_type = kernel_idx_type(k);
     emit_stmt(f, k, k->body, 1);
+    idx_type = "int32_t";
     fprintf(f, "}\n\n");
 }
 
@@ -360,12 +394,13 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
         int first_slot = output_slot(g, vi);
         if (bytes <= 0)
             continue;
+        /* memmove where the caller's buffers may be the same or overlap */
         if (first_slot != j)
-            fprintf(f, "    memcpy(outputs[%d], outputs[%d], %lld);\n", j, first_slot, (long long)bytes);
+            fprintf(f, "    memmove(outputs[%d], outputs[%d], %lld);\n", j, first_slot, (long long)bytes);
         else if (v->data)
             fprintf(f, "    memcpy(outputs[%d], %s, %lld);\n", j, emit_const_ref(p, vi), (long long)bytes);
         else if (v->input_index >= 0)
-            fprintf(f, "    memcpy(outputs[%d], inputs[%d], %lld);\n", j, (int)v->input_index, (long long)bytes);
+            fprintf(f, "    memmove(outputs[%d], inputs[%d], %lld);\n", j, (int)v->input_index, (long long)bytes);
     }
     fprintf(f, "    return TVMRT_OK;\n}\n");
     return 0;

@@ -2,10 +2,16 @@
  * Prints loop-IR expressions as C. Arithmetic follows the IR's types:
  * float32 maths uses the float functions of <math.h> (expf...), float64 the
  * double ones; 16-bit floats are widened on load and narrowed on store by
- * the runtime's conversions. Integer add/sub/mul on tensor data goes
+ * the runtime's conversions. Integer add/sub/mul on tensor data (any
+ * expression that loads from a buffer, or has no loop variable at all) goes
  * through the unsigned type of the same width, so overflow wraps instead of
- * being undefined; index arithmetic (anything involving a loop variable)
- * stays plain int. Min and max of floats propagate NaN like numpy.
+ * being undefined; index arithmetic (loop variables and constants only,
+ * bounded by the buffer sizes) stays plain int. Signed division and
+ * remainder by a non-constant go through tvmrt_div_i32/i64 and
+ * tvmrt_mod_i32/i64 (INT_MIN / -1 wraps), and float to integer conversions
+ * through tvmrt_f32_to_i32 and friends (NaN -> 0, saturating), so no input
+ * value reaches one of C's undefined cases. Min and max of floats propagate
+ * NaN like numpy.
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +54,55 @@ static int has_var(const Expr *e)
     if (e->kind == EX_VAR)
         return 1;
     return has_var(e->a) || has_var(e->b) || has_var(e->c);
+}
+
+static int has_load(const Expr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD)
+        return 1;
+    return has_load(e->a) || has_load(e->b) || has_load(e->c);
+}
+
+/* Index arithmetic: loop variables and constants only. Its values are
+ * bounded by the buffer sizes (below 2^31), so it is printed as plain int;
+ * everything else on integers is tensor data and may overflow. */
+static int is_index_arith(const Expr *e)
+{
+    return has_var(e) && !has_load(e);
+}
+
+/* Prints the start of a conversion of a floating value (of type `from`) to
+ * integer type `to`, defined for every value: the caller prints the value
+ * and then ")" (two for the types that need an outer cast). Returns the
+ * number of closing parentheses. */
+static int open_float_to_int(FILE *f, DType from, DType to)
+{
+    const char *src = from == DT_FLOAT64 ? "f64" : "f32";
+    switch (to) {
+    case DT_INT32:
+        fprintf(f, "tvmrt_%s_to_i32(", src);
+        return 1;
+    case DT_INT64:
+        fprintf(f, "tvmrt_%s_to_i64(", src);
+        return 1;
+    case DT_UINT64:
+        fprintf(f, "tvmrt_%s_to_u64(", src);
+        return 1;
+    case DT_UINT32:
+        fprintf(f, "((uint32_t)tvmrt_%s_to_i64(", src);
+        return 2;
+    default:
+        fprintf(f, "((%s)tvmrt_%s_to_i32(", emit_compute_ctype(to), src);
+        return 2;
+    }
+}
+
+static void close_parens(FILE *f, int n)
+{
+    while (n-- > 0)
+        fputc(')', f);
 }
 
 static const char *unsigned_of(DType t)
@@ -215,7 +270,7 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
     case BIN_ADD:
     case BIN_SUB:
     case BIN_MUL:
-        if (!fl && !has_var(e) && t != DT_BOOL) {
+        if (!fl && !is_index_arith(e) && t != DT_BOOL) {
             fprintf(f, "((%s)((%s)", ct, unsigned_of(t));
             emit_expr(f, k, e->a);
             fprintf(f, " %s (%s)", sym[op], unsigned_of(t));
@@ -225,8 +280,12 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
         }
         break;
     case BIN_MOD:
-        if (fl) {
-            fprintf(f, "fmod%s(", fsfx(t));
+        if (fl || (dtype_is_signed_int(t) && dtype_size(t) >= 4 &&
+                   !(e->b->kind == EX_INT && e->b->ival != -1))) {
+            if (fl)
+                fprintf(f, "fmod%s(", fsfx(t));
+            else
+                fprintf(f, "tvmrt_mod_i%d(", (int)dtype_size(t) * 8);
             emit_expr(f, k, e->a);
             fprintf(f, ", ");
             emit_expr(f, k, e->b);
@@ -241,16 +300,33 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
         emit_expr(f, k, e->b);
         fprintf(f, ")");
         return;
-    case BIN_POW:
-        if (fl)
+    case BIN_POW: {
+        int close = 0;
+        if (fl) {
             fprintf(f, "pow%s(", fsfx(t));
-        else
-            fprintf(f, "(%s)pow((double)", ct);
+        } else {
+            close = open_float_to_int(f, DT_FLOAT64, t);
+            fprintf(f, "pow((double)");
+        }
         emit_expr(f, k, e->a);
         fprintf(f, fl ? ", " : ", (double)");
         emit_expr(f, k, e->b);
         fprintf(f, ")");
+        close_parens(f, close);
         return;
+    }
+    case BIN_DIV:
+        /* INT_MIN / -1 (the divisor is never 0: lowering selects 1) */
+        if (dtype_is_signed_int(t) && dtype_size(t) >= 4 &&
+            !(e->b->kind == EX_INT && e->b->ival != -1)) {
+            fprintf(f, "tvmrt_div_i%d(", (int)dtype_size(t) * 8);
+            emit_expr(f, k, e->a);
+            fprintf(f, ", ");
+            emit_expr(f, k, e->b);
+            fprintf(f, ")");
+            return;
+        }
+        break;
     case BIN_MIN:
     case BIN_MAX:
         if (fl) {
@@ -374,6 +450,10 @@ void emit_expr(FILE *f, const Kernel *k, const Expr *e)
             fprintf(f, "(");
             emit_expr(f, k, e->a);
             fprintf(f, " != 0)");
+        } else if (dtype_is_float(e->a->dtype) && !dtype_is_float(e->dtype)) {
+            int close = open_float_to_int(f, e->a->dtype, e->dtype);
+            emit_expr(f, k, e->a);
+            close_parens(f, close);
         } else {
             fprintf(f, "(%s)", emit_compute_ctype(e->dtype));
             emit_expr(f, k, e->a);

@@ -124,11 +124,64 @@ static inline float tvmrt_maxf(float a, float b) { return (a > b || a != a) ? a 
 static inline double tvmrt_mind(double a, double b) { return (a < b || a != a) ? a : b; }
 static inline double tvmrt_maxd(double a, double b) { return (a > b || a != a) ? a : b; }
 
-/* Integer division rounding toward negative infinity (b != 0). */
+/* Integer division rounding toward negative infinity (b != 0). The one
+ * quotient that overflows, INT64_MIN / -1, wraps to INT64_MIN. */
 static inline int64_t tvmrt_floordiv(int64_t a, int64_t b)
 {
-    int64_t q = a / b;
+    int64_t q;
+    if (b == -1)
+        return (int64_t)(0u - (uint64_t)a);
+    q = a / b;
     return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Signed division and remainder truncating toward zero (b != 0) without
+ * C's undefined case: INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0. */
+static inline int32_t tvmrt_div_i32(int32_t a, int32_t b)
+{
+    return b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b;
+}
+static inline int64_t tvmrt_div_i64(int64_t a, int64_t b)
+{
+    return b == -1 ? (int64_t)(0u - (uint64_t)a) : a / b;
+}
+static inline int32_t tvmrt_mod_i32(int32_t a, int32_t b) { return b == -1 ? 0 : a % b; }
+static inline int64_t tvmrt_mod_i64(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
+
+/* Float to integer conversions defined for every input (C leaves NaN and
+ * out-of-range values undefined): the value truncated toward zero when it
+ * fits, NaN -> 0, and out-of-range values saturate to the type's limits.
+ * Narrower integer types convert through int32_t (int8, uint8, int16,
+ * uint16) or int64_t (uint32) and then wrap, as a cast through int does on
+ * common hardware. */
+#define TVMRT_FLOAT_TO_INT(NAME, FT, IT, LO, HI, MIN, MAX)             \
+    static inline IT NAME(FT x)                                          \
+    {                                                                    \
+        if (x >= (LO) && x < (HI))                                       \
+            return (IT)x;                                                \
+        return x > (FT)0 ? (MAX) : x < (FT)0 ? (MIN) : (IT)0;            \
+    }
+TVMRT_FLOAT_TO_INT(tvmrt_f32_to_i32, float, int32_t, -2147483648.0f, 2147483648.0f, INT32_MIN, INT32_MAX)
+TVMRT_FLOAT_TO_INT(tvmrt_f32_to_i64, float, int64_t, -9223372036854775808.0f, 9223372036854775808.0f,
+                   INT64_MIN, INT64_MAX)
+TVMRT_FLOAT_TO_INT(tvmrt_f64_to_i32, double, int32_t, -2147483648.0, 2147483648.0, INT32_MIN, INT32_MAX)
+TVMRT_FLOAT_TO_INT(tvmrt_f64_to_i64, double, int64_t, -9223372036854775808.0, 9223372036854775808.0,
+                   INT64_MIN, INT64_MAX)
+#undef TVMRT_FLOAT_TO_INT
+
+/* To uint64: values in [2^63, 2^64) convert directly, larger ones saturate,
+ * the rest go through int64_t (negative values wrap). */
+static inline uint64_t tvmrt_f32_to_u64(float x)
+{
+    if (x >= 9223372036854775808.0f)
+        return x < 18446744073709551616.0f ? (uint64_t)x : UINT64_MAX;
+    return (uint64_t)tvmrt_f32_to_i64(x);
+}
+static inline uint64_t tvmrt_f64_to_u64(double x)
+{
+    if (x >= 9223372036854775808.0)
+        return x < 18446744073709551616.0 ? (uint64_t)x : UINT64_MAX;
+    return (uint64_t)tvmrt_f64_to_i64(x);
 }
 
 /* StringNormalizer: copies the strings of in[0..n_in) that are not among
