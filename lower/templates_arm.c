@@ -60,7 +60,8 @@ int template_arm_knobs(const Target *t, ArmKnobs *k)
     return 1;
 }
 
-/* A divisor of n in [want/2, want], n itself when n <= want, else want. */
+/* A divisor of n in [want/2, want] above 1, n itself when n <= want, else
+ * want (a partial last tile). */
 static int64_t fit(int64_t n, int64_t want)
 {
     int64_t d;
@@ -68,10 +69,20 @@ static int64_t fit(int64_t n, int64_t want)
         want = 1;
     if (n <= want)
         return n;
-    for (d = want; d >= (want + 1) / 2; d--)
+    for (d = want; d >= (want + 1) / 2 && d > 1; d--)
         if (n % d == 0)
             return d;
     return want;
+}
+
+/* The largest divisor of n that is at most want (at least 1). */
+static int64_t divisor_le(int64_t n, int64_t want)
+{
+    int64_t d;
+    for (d = want < n ? want : n; d > 1; d--)
+        if (n % d == 0)
+            return d;
+    return 1;
 }
 
 static int has_var(const Expr *e, int var)
@@ -154,9 +165,17 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
         ro[p] = vo[p] = -1;
         ri[p] = vi[p] = -1;
         if (r >= 0) {
+            /* cache_write takes one split guard: at most one of the two
+             * factors may leave a partial tile */
+            int64_t rf2, vf2 = divisor_le(ve, lanes);
             vf = fit(ve, lanes);
-            rf = fit(re, acc / vf);
-            if (rf * vf < acc / 2 && rf == re) /* a short piece: widen the row */
+            rf = ve % vf ? divisor_le(re, acc / vf) : fit(re, acc / vf);
+            rf2 = fit(re, acc / vf2);
+            if (rf2 * vf2 > rf * vf) {
+                rf = rf2;
+                vf = vf2;
+            }
+            if (rf == re && rf * vf < acc / 2) /* a short piece: widen the row */
                 vf = fit(ve, acc / rf);
             if (split_or_keep(s, pieces[p], re, rf, &ro[p], &ri[p]) ||
                 split_or_keep(s, c->axes[v].var, ve, vf, &vo[p], &vi[p]))
@@ -167,7 +186,8 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
                 order[no++] = vo[p];
             order[no++] = ri[p];
             order[no++] = vi[p];
-            if (vo[p] >= 0 && sched_reorder(s, no, order))
+            /* (also moves split's guards under the tile band) */
+            if (sched_reorder(s, no, order))
                 break;
             tile[nt++] = ri[p];
         } else {
