@@ -48,6 +48,7 @@
  * accumulators next to the operands).
  */
 #include "sched.h"
+#include "templates_arm.h"
 
 #include <string.h>
 
@@ -265,9 +266,14 @@ void template_apply(Lower *L, const Target *t)
 {
     Sched s;
     Knobs kn;
+    ArmKnobs ak;
     int i;
     if (!t)
         return;
+    if (template_arm_knobs(t, &ak)) { /* Cortex-M with FPU: templates_arm.c */
+        template_arm_apply(L, &ak);
+        return;
+    }
     kn = knobs_of(t);
     sched_init(&s, L);
     for (i = 0; i < L->k->n_stages; i++) {

@@ -1,15 +1,16 @@
 #!/bin/sh
-# Unit tests (build/unit) and golden dump tests (test/golden/run.sh); the
+# Unit tests (build/unit, build/sched_test, build/sched_arm_test) and golden dump tests (test/golden/run.sh); the
 # last line adds their counts: "N passed, N failed".
 root=$(cd "$(dirname "$0")/../.." && pwd)
 status=0
 "$root/build/unit" > "$root/build/unit.log" 2>&1 || status=1
 grep -v '^[0-9]* passed' "$root/build/unit.log"
 "$root/build/sched_test" > "$root/build/sched_test.log" 2>&1 || status=1; grep -v '^[0-9]* passed' "$root/build/sched_test.log"
+"$root/build/sched_arm_test" > "$root/build/sched_arm_test.log" 2>&1 || status=1; grep -v '^[0-9]* passed' "$root/build/sched_arm_test.log"
 "$root/test/golden/run.sh" > "$root/build/golden.log" 2>&1 || status=1
 grep -v '^[0-9]* passed' "$root/build/golden.log"
 p=0 f=0
-for log in "$root/build/unit.log" "$root/build/sched_test.log" "$root/build/golden.log"; do
+for log in "$root/build/unit.log" "$root/build/sched_test.log" "$root/build/sched_arm_test.log" "$root/build/golden.log"; do
     line=$(tail -n 1 "$log")
     lp=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
     lf=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')

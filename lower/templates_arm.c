@@ -1,0 +1,246 @@
+/*
+ * Schedule templates for Arm microcontrollers with a scalar FPU (Cortex-M4
+ * with FPv4-SP, Cortex-M7 with FPv5): register tiles sized to the FPU's 32
+ * single-precision registers, built from the primitives of sched.c.
+ *
+ * The FPU has no SIMD, so a tile is a block of scalar accumulators that the
+ * compiler keeps in S registers: every operand loaded in the reduction loop
+ * is reused across a row or a column of the block. For a reduction stage:
+ *
+ *   vector axis  the innermost output axis of extent > 1 (the output
+ *                channel of an NHWC conv, the column of a matmul);
+ *   row axis     for a sum of products, the innermost other output axis of
+ *                extent > 1 along which some operand does not vary (the
+ *                output pixel of a conv, whose weight is reused across
+ *                pixels; depthwise convs included; the row of a matmul).
+ *
+ *  1. the output band is reordered to (other axes, row axis, vector axis);
+ *  2. the row axis (the vector axis when there is no row axis) is
+ *     partitioned into border and interior pieces, so that the interior is
+ *     free of padding tests (a conv's left and right columns);
+ *  3. in each piece the row axis is split by R and the vector axis by L
+ *     (R x L <= acc accumulators; L = lanes when there is a row axis, up to
+ *     acc otherwise; each a divisor of the extent near the wish, or the
+ *     whole extent when it is small, so a 5-pixel row is one tile of 5),
+ *     the tile loops are moved innermost and cache_write turns the scalar
+ *     accumulator into an R x L local array;
+ *  4. the tile loops are unrolled: every accumulator index is a constant,
+ *     so the array lives in registers, and the reduction loop around the
+ *     tile loads R + L operands for R x L multiply-adds. With NHWC layout
+ *     the innermost reduce loop (input channel) walks both the input and
+ *     the OHWI weights with unit stride;
+ *  5. a small innermost reduce loop (a depthwise or first-layer kernel
+ *     column, extent <= unroll_red) is unrolled around the tile;
+ *  6. the other output loops and the split loops are partitioned (padding
+ *     rows, guards of a partial last tile) and decided tests dropped.
+ *
+ * The reduce loops keep their order, so each output point is computed in
+ * the naive schedule's order. An injective stage keeps its loops (its
+ * innermost one is marked vectorized, which only matters under OpenMP).
+ */
+#include "templates_arm.h"
+
+#include <string.h>
+
+/* Widest border (in iterations) worth a separate copy. */
+#define ARM_MAX_BORDER 8
+/* Most multiply-add statements an unrolled reduce loop may leave. */
+#define ARM_MAX_UNROLLED 64
+
+int template_arm_knobs(const Target *t, ArmKnobs *k)
+{
+    if (!t || !t->isa || !t->has_fpu || strncmp(t->isa, "armv7e-m", 8) != 0)
+        return 0;
+    /* 32 S registers: 12 accumulators (3 x 4) leave room for the operands
+     * of an unrolled reduce loop (larger tiles spill on the depthwise and
+     * first-layer convs of bench/arm's models). */
+    k->acc = 12;
+    k->lanes = 4;
+    k->unroll_red = 4;
+    return 1;
+}
+
+/* A divisor of n in [want/2, want] above 1, n itself when n <= want, else
+ * want (a partial last tile). */
+static int64_t fit(int64_t n, int64_t want)
+{
+    int64_t d;
+    if (want < 1)
+        want = 1;
+    if (n <= want)
+        return n;
+    for (d = want; d >= (want + 1) / 2 && d > 1; d--)
+        if (n % d == 0)
+            return d;
+    return want;
+}
+
+/* The largest divisor of n that is at most want (at least 1). */
+static int64_t divisor_le(int64_t n, int64_t want)
+{
+    int64_t d;
+    for (d = want < n ? want : n; d > 1; d--)
+        if (n % d == 0)
+            return d;
+    return 1;
+}
+
+static int has_var(const Expr *e, int var)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_VAR && e->var == var)
+        return 1;
+    return has_var(e->a, var) || has_var(e->b, var) || has_var(e->c, var);
+}
+
+/* Whether e has a load whose offset does not depend on var. */
+static int load_invariant(const Expr *e, int var)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && !has_var(e->a, var))
+        return 1;
+    return load_invariant(e->a, var) || load_invariant(e->b, var) || load_invariant(e->c, var);
+}
+
+static int is_sum_of_products(const Compute *c)
+{
+    const Expr *b = c->body;
+    while (b && b->kind == EX_CAST)
+        b = b->a;
+    return c->rop == RED_SUM && b && b->kind == EX_BINARY && b->op == BIN_MUL;
+}
+
+/* Splits var (extent n) by f unless f covers it: returns 0 and sets the
+ * outer (-1 when not split) and inner variables, or nonzero on refusal. */
+static int split_or_keep(Sched *s, int var, int64_t n, int64_t f, int *outer, int *inner)
+{
+    *outer = -1;
+    *inner = var;
+    if (f < n)
+        return sched_split(s, var, f, outer, inner);
+    return 0;
+}
+
+static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
+{
+    Stmt **root = &s->L->k->body;
+    int v = -1, r = -1, i, n = 0, p, np = 1, part;
+    int band[TVMCC_MAX_RANK + 2], pieces[3], ro[3], ri[3], vo[3], vi[3];
+    int64_t acc = k->acc > 0 ? k->acc : 1, lanes = k->lanes > 0 ? k->lanes : 1;
+    int64_t tile_stmts = 1;
+    for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
+        if (c->axes[i].extent > 1)
+            v = i;
+    if (v < 0)
+        return;
+    if (is_sum_of_products(c))
+        for (i = v - 1; i >= 0 && r < 0; i--)
+            if (c->axes[i].extent > 1 && load_invariant(c->body, c->axes[i].var))
+                r = i;
+    /* 1. output band: the other axes, the row axis, the vector axis */
+    for (i = 0; i < c->n_axes; i++)
+        if (i != v && i != r)
+            band[n++] = c->axes[i].var;
+    if (r >= 0)
+        band[n++] = c->axes[r].var;
+    band[n++] = c->axes[v].var;
+    if (n > 1 && sched_reorder(s, n, band))
+        return;
+    n -= 1 + (r >= 0); /* band[0..n) are the other axes */
+    /* 2. border and interior pieces of the row axis */
+    part = c->axes[r >= 0 ? r : v].var;
+    pieces[0] = part;
+    if (sched_partition_pieces(s, part, ARM_MAX_BORDER, pieces, &np))
+        np = 1;
+    /* 3. a tile in each piece */
+    for (p = 0; p < np; p++) {
+        int64_t re, ve = c->axes[v].extent, rf, vf;
+        int order[4], no = 0, tile[2], nt = 0;
+        s->scope = sched_find_loop(root, pieces[p]);
+        if (!s->scope)
+            return;
+        re = sched_extent(*s->scope, pieces[p]);
+        ro[p] = vo[p] = -1;
+        ri[p] = vi[p] = -1;
+        if (r >= 0) {
+            /* cache_write takes one split guard: at most one of the two
+             * factors may leave a partial tile */
+            int64_t rf2, vf2 = divisor_le(ve, lanes);
+            vf = fit(ve, lanes);
+            rf = ve % vf ? divisor_le(re, acc / vf) : fit(re, acc / vf);
+            rf2 = fit(re, acc / vf2);
+            if (rf2 * vf2 > rf * vf) {
+                rf = rf2;
+                vf = vf2;
+            }
+            if (rf == re && rf * vf < acc / 2) /* a short piece: widen the row */
+                vf = fit(ve, acc / rf);
+            if (split_or_keep(s, pieces[p], re, rf, &ro[p], &ri[p]) ||
+                split_or_keep(s, c->axes[v].var, ve, vf, &vo[p], &vi[p]))
+                break;
+            if (ro[p] >= 0)
+                order[no++] = ro[p];
+            if (vo[p] >= 0)
+                order[no++] = vo[p];
+            order[no++] = ri[p];
+            order[no++] = vi[p];
+            /* (also moves split's guards under the tile band) */
+            if (sched_reorder(s, no, order))
+                break;
+            tile[nt++] = ri[p];
+        } else {
+            vf = fit(re, acc);
+            rf = 1;
+            if (split_or_keep(s, pieces[p], re, vf, &vo[p], &vi[p]))
+                break;
+        }
+        tile[nt++] = vi[p];
+        if (sched_cache_write(s, nt, tile))
+            break;
+        if (rf * vf > tile_stmts)
+            tile_stmts = rf * vf;
+    }
+    s->scope = NULL;
+    np = p; /* pieces actually tiled */
+    /* 4. constant accumulator indices */
+    for (p = 0; p < np; p++) {
+        if (ri[p] >= 0)
+            sched_unroll(s, ri[p]);
+        sched_unroll(s, vi[p]);
+    }
+    /* 5. a short innermost reduce loop */
+    if (np > 0 && k->unroll_red > 1) {
+        for (i = c->n_raxes - 1; i >= 0 && c->raxes[i].extent == 1; i--)
+            ;
+        if (i >= 0 && c->raxes[i].extent <= k->unroll_red &&
+            c->raxes[i].extent * tile_stmts <= ARM_MAX_UNROLLED)
+            sched_unroll(s, c->raxes[i].var);
+    }
+    /* 6. padding along the other axes, guards of partial tiles */
+    for (i = 0; i < n; i++)
+        if (sched_extent(*root, band[i]) > 1)
+            sched_partition(s, band[i], ARM_MAX_BORDER);
+    for (p = 0; p < np; p++) {
+        if (ro[p] >= 0)
+            sched_partition(s, ro[p], ARM_MAX_BORDER);
+        if (vo[p] >= 0)
+            sched_partition(s, vo[p], ARM_MAX_BORDER);
+    }
+    sched_simplify(s);
+}
+
+void template_arm_apply(Lower *L, const ArmKnobs *k)
+{
+    Sched s;
+    int i;
+    sched_init(&s, L);
+    for (i = 0; i < L->k->n_stages; i++) {
+        const Compute *c = &L->k->stages[i];
+        if (c->rop != RED_NONE && c->n_raxes > 0)
+            tile_stage(&s, c, k);
+        else if (c->rop == RED_NONE && c->n_axes > 0)
+            sched_vectorize(&s, c->axes[c->n_axes - 1].var);
+    }
+}

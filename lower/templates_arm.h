@@ -1,0 +1,27 @@
+/*
+ * Schedule templates for Arm microcontrollers with a scalar FPU (Cortex-M4,
+ * Cortex-M7): register tiles sized to the FPU's register file. See
+ * templates_arm.c.
+ */
+#ifndef TVMCC_TEMPLATES_ARM_H
+#define TVMCC_TEMPLATES_ARM_H
+
+#include "sched.h"
+
+typedef struct ArmKnobs {
+    int acc;        /* accumulators per register tile (FPv4/FPv5: 32 S
+                       registers hold the tile next to its operands) */
+    int lanes;      /* tile width along the vector (innermost output) axis
+                       when there is a row axis too */
+    int unroll_red; /* innermost reduce loops up to this extent are unrolled
+                       (0: none) */
+} ArmKnobs;
+
+/* Whether t is an Arm microcontroller with an FPU (these templates apply);
+ * sets *k to the target's default knobs. */
+int template_arm_knobs(const Target *t, ArmKnobs *k);
+/* Schedules every stage of the kernel with knobs k (any values >= 1 are
+ * legal; results equal the naive schedule's). */
+void template_arm_apply(Lower *L, const ArmKnobs *k);
+
+#endif
