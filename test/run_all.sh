@@ -120,6 +120,23 @@ run_suite opt-levels-agree opt_levels_agree
 run_suite conformance-arm env TVMCC_FLAGS="-t cortex-m4" test/conformance/run.sh --arm -j "$jobs"
 # AArch64 under qemu-user, model suites (about 90 s at -j 2; needs libc6-dev-arm64-cross)
 run_suite conformance-aarch64 test/conformance/run.sh --aarch64 -j "$jobs"
+# The x86 target this CPU has (AVX-512, else AVX2) with its intrinsic
+# kernels, built with -march=native: one test in 3 of every suite.
+conformance_x86() {
+    local t=""
+    if grep -qw avx512f /proc/cpuinfo; then t=x86-64-avx512
+    elif grep -qw avx2 /proc/cpuinfo; then t=x86-64-avx2
+    fi
+    if [ -z "$t" ]; then
+        echo "SKIP conformance-x86: this CPU has neither AVX-512 nor AVX2"
+        echo "0 passed, 0 failed"
+        return 0
+    fi
+    env TVMCC_FLAGS="-t $t" CC_HOST="gcc -march=native" \
+        CONFORMANCE_WORK="$root/build/conformance-x86" \
+        test/conformance/run.sh --suite all --sample 3 -j "$jobs"
+}
+run_suite conformance-x86 conformance_x86
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
 run_suite strings test/models/strings.sh
