@@ -248,12 +248,17 @@ static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
     sched_simplify(s);
 }
 
-static void vectorize_injective(Sched *s, const Compute *c)
+static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
 {
     if (c->n_axes == 0)
         return;
-    int i;
-    sched_vectorize(s, c->axes[c->n_axes - 1].var);
+    int i, o, in = c->axes[c->n_axes - 1].var;
+    /* x86 intrinsics print a vector loop of at most one vector: cut the
+     * innermost loop into vectors (a guarded partial last one) */
+    if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256 && c->axes[c->n_axes - 1].extent > t->vector_bits / 32 &&
+        sched_split(s, in, pick_factor(c->axes[c->n_axes - 1].extent, t->vector_bits / 32), &o, &in))
+        in = c->axes[c->n_axes - 1].var;
+    sched_vectorize(s, in);
     for (i = 0; i + 1 < c->n_axes; i++)
         if (c->axes[i].extent > 1) {
             sched_parallel(s, c->axes[i].var);
@@ -268,6 +273,8 @@ void template_apply(Lower *L, const Target *t)
     int i;
     if (!t)
         return;
+    if (!template_packed(L, t))
+        return;
     kn = knobs_of(t);
     sched_init(&s, L);
     for (i = 0; i < L->k->n_stages; i++) {
@@ -275,6 +282,6 @@ void template_apply(Lower *L, const Target *t)
         if (c->rop != RED_NONE && c->n_raxes > 0)
             tile_reduction(&s, c, &kn);
         else if (c->rop == RED_NONE)
-            vectorize_injective(&s, c);
+            vectorize_injective(&s, c, t);
     }
 }
