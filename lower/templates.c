@@ -259,6 +259,15 @@ static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
         sched_split(s, in, pick_factor(c->axes[c->n_axes - 1].extent, t->vector_bits / 32), &o, &in))
         in = c->axes[c->n_axes - 1].var;
     sched_vectorize(s, in);
+    {
+        /* x86: a parallel region costs microseconds, more than a small
+         * elementwise kernel takes */
+        int64_t numel = 1;
+        for (i = 0; i < c->n_axes; i++)
+            numel *= c->axes[i].extent;
+        if (t->fma_tile && numel < ((int64_t)1 << 16))
+            return;
+    }
     for (i = 0; i + 1 < c->n_axes; i++)
         if (c->axes[i].extent > 1) {
             sched_parallel(s, c->axes[i].var);

@@ -1376,6 +1376,21 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
     return 0;
 }
 
+/* Kernels with fewer multiply-accumulates run their tile loops serially
+ * even when built with OpenMP. */
+#define PARALLEL_MIN_MACS ((int64_t)1 << 21)
+
+static void serial_all(Stmt *s)
+{
+    int i;
+    if (!s)
+        return;
+    if (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL)
+        s->for_kind = FOR_SERIAL;
+    for (i = 0; i < s->n_body; i++)
+        serial_all(s->body[i]);
+}
+
 int template_packed(Lower *L, const Target *t)
 {
     Compute *c;
@@ -1391,7 +1406,10 @@ int template_packed(Lower *L, const Target *t)
         return 1;
     if (c->post && c->post->dtype != DT_FLOAT32)
         return 1;
-    if (!try_conv(L, t, c))
-        return 0;
-    return try_matmul(L, t, c);
+    if (try_conv(L, t, c) && try_matmul(L, t, c))
+        return 1;
+    /* a parallel region costs microseconds: not worth it for small kernels */
+    if (L->k->macs < PARALLEL_MIN_MACS)
+        serial_all(L->k->body);
+    return 0;
 }
