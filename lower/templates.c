@@ -2,6 +2,12 @@
  * Schedule templates: which primitives (sched.c) each stage of a kernel gets,
  * chosen from the stage's structure and a few knobs derived from the target.
  *
+ * On targets that declare the fma_tile intrinsic (x86 AVX2/AVX-512), a
+ * kernel that is one float32 contraction with constant weights (Conv,
+ * depthwise Conv, MatMul, Gemm, fused epilogues included) first goes to
+ * the packed-panel template (tpl_packed.c); everything below applies to
+ * the kernels it does not take.
+ *
  * Stages are matched by shape, not by operator, so fused kernels (an
  * epilogue folded into init/post, or inlined into an injective body) take
  * the same path as single operators:
