@@ -352,6 +352,10 @@ static int pack_weights(Lower *L, Plan *pl)
     Value *nv;
     if (!g || wb->value < 0 || !g->values[wb->value].data)
         return 1;
+    /* a few channels padded to whole vectors would multiply the weight
+     * bytes: leave such layers to the generic template */
+    if (pl->ncb * pl->VL > 2 * pl->co)
+        return 1;
     src = g->values[wb->value].data;
     n = pl->ncb * rtot * pl->VL;
     dst = talloc(L, (size_t)n * sizeof *dst);
