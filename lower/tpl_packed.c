@@ -482,16 +482,17 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
  * zeros left of the image, a copy (contiguous when S == 1), zeros right
  * of it; rows outside the image are zeros. */
 static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
-                         int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes)
+                         int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
+                         int64_t Cx)
 {
     IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp), z;
     Expr *ir = ex_add(L, ex_var(L, &r), ex_int(L, lo0));
     Expr *inrow = ex_and(L, ex_binary(L, BIN_GE, ir, ex_int(L, 0)), ex_lt(L, ir, ex_int(L, H)));
     Expr *rowbase = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ci), ex_int(L, Hp)), ex_var(L, &r)), ex_int(L, S));
-    Expr *xrow = ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Ci)), ex_var(L, &ci)),
-                                            ex_int(L, H)),
-                                  ir),
-                        ex_int(L, W));
+    /* x's plane: image n, channel ci (or the given channel of Cx) */
+    Expr *xplane = xchan ? ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Cx)), ex_add(L, xchan, ex_var(L, &ci)))
+                         : ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Ci)), ex_var(L, &ci));
+    Expr *xrow = ex_mul(L, ex_add(L, ex_mul(L, xplane, ex_int(L, H)), ir), ex_int(L, W));
     Stmt *zrow, *part, *ifs, *st;
     int64_t ph;
     int n = 0;
@@ -540,7 +541,7 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
 static Stmt *copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                          int64_t Hp, int64_t Wp, int64_t lo0, int64_t lo1, int lanes)
 {
-    return copy_phased(L, xp, x, nv, Ci, H, W, Hp, 1, Wp, lo0, lo1, lanes);
+    return copy_phased(L, xp, x, nv, Ci, H, W, Hp, 1, Wp, lo0, lo1, lanes, NULL, 0);
 }
 
 /* Whether every use of the variables oh and ow in e is inside a load index
@@ -703,6 +704,10 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     return 0;
 }
 
+/* Largest padded plane a depthwise kernel copies into a local array (on
+ * the stack, per channel) instead of a whole-image temp. */
+#define DW_LOCAL_PLANE_BYTES ((int64_t)128 << 10)
+
 typedef struct Window {
     int64_t N, C, H, W, OH, OW, KH, KW, s[2], d[2], lo[2], hi[2];
 } Window;
@@ -716,7 +721,7 @@ typedef struct Window {
 static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, V, P, pmax, i, acc, xp;
+    int lanes = t->vector_bits / 32, V, P, pmax, i, acc, xp, per_chan;
     int64_t VL, T, OT, S = w->s[1], Hp, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
@@ -745,9 +750,19 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     rv[2] = lower_itervar(L, "rw", w->KW);
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)P * VL);
     k->bufs[acc].scope = BUF_LOCAL;
-    xp = lower_buf_temp(L, "xpad", DT_FLOAT32, C * Hp * S * Wj);
-    /* the padded, phase-split copy of the image */
-    cp = copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes);
+    /* the padded, phase-split copy: of one channel at a time, in a local
+     * array that stays in cache for the channel's tiles, when the plane is
+     * small enough for the stack; else of the whole image first */
+    per_chan = Hp * S * Wj * 4 <= DW_LOCAL_PLANE_BYTES;
+    if (per_chan) {
+        xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
+        k->bufs[xp].scope = BUF_LOCAL;
+        cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes,
+                         ex_var(L, &cv), C);
+    } else {
+        xp = lower_buf_temp(L, "xpad", DT_FLOAT32, C * Hp * S * Wj);
+        cp = copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes, NULL, 0);
+    }
     /* update: acc[p*VL + v] += w[c, kh, kw] * xp[c][(ot*P + p)*s0 + kh*d0][(kw*d1) % S][qt*VL + v + (kw*d1) / S] */
     {
         Expr *kwd = ex_mul(L, ex_var(L, &rv[2]), ex_int(L, w->d[1]));
@@ -761,7 +776,7 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
                                 ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
                       ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
-        bidx = ex_add(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &cv), ex_int(L, Hp)), row),
+        bidx = ex_add(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, per_chan ? ex_int(L, 0) : ex_var(L, &cv), ex_int(L, Hp)), row),
                                                              ex_int(L, S)),
                                                    phase),
                                          ex_int(L, Wj)),
@@ -827,6 +842,19 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     decl->body[0] = seq;
     loops = mk_for(L, &qtv, decl);
     loops = mk_for(L, &otv, loops);
+    if (per_chan) {
+        Stmt *d2 = mk(L, ST_DECL, 1);
+        seq = mk(L, ST_SEQ, 2);
+        seq->body[0] = cp;
+        seq->body[1] = loops;
+        d2->buf = xp;
+        d2->body[0] = seq;
+        loops = mk_for(L, &cv, d2);
+        if (C > 1)
+            loops->for_kind = FOR_PARALLEL;
+        k->body = mk_for(L, &nv, loops);
+        return 0;
+    }
     loops = mk_for(L, &cv, loops);
     if (C > 1)
         loops->for_kind = FOR_PARALLEL;
