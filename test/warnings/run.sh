@@ -22,6 +22,11 @@
 #                      compiled with arm-none-eabi-gcc -mcpu=cortex-m0 -Os:
 #                      the portable C on a soft-float core, at the size
 #                      optimisation firmware uses.
+#   ub/NAME            the models of test/warnings/ub_models.py (integer
+#                      overflow, INT_MIN / -1, NaN and out-of-range float to
+#                      integer casts...) compiled by tvmcc ($TVMCC), built
+#                      with clang -fsanitize=undefined,float-cast-overflow
+#                      and run with test/driver.c: no sanitizer report.
 # A missing compiler or a missing conformance run is a failure, not a skip.
 # The last line is "N passed, N failed"; exit 1 when anything failed.
 set -u
@@ -129,6 +134,32 @@ else
             "$(awk '$3 == 1' "$list" | wc -l) of them, -j $jobs"
         xargs -P "$jobs" -L 1 "$0" --worker < "$list" >> "$results"
     fi
+fi
+
+# --- undefined behaviour: edge-value models under clang's UBSan
+ubdir=$out/ub
+tvmcc=${TVMCC:-$root/tvmcc}
+UBSAN="-fsanitize=undefined,float-cast-overflow,integer-divide-by-zero -fno-sanitize-recover=all"
+if ! /usr/bin/python3 "$root/test/warnings/ub_models.py" "$ubdir" > "$out/ub_models.log" 2>&1; then
+    printf 'FAIL ub: cannot build the models: %s\n' "$(tail -1 "$out/ub_models.log")" >> "$results"
+else
+    echo "warnings: $(ls "$ubdir" | wc -l) edge-value models under clang $UBSAN"
+    for d in "$ubdir"/*/; do
+        d=${d%/}
+        n=${d##*/}
+        log=$d/log
+        if ! "$tvmcc" "$d/model.onnx" -o "$d/out" > "$log" 2>&1; then
+            printf 'FAIL ub/%s: tvmcc: %s\n' "$n" "$(head -1 "$log")" >> "$results"
+        elif ! clang -std=c99 -O1 $UBSAN -I "$d/out" "$d"/out/*.c "$root/test/driver.c" -lm \
+                -o "$d/driver" > "$log" 2>&1; then
+            printf 'FAIL ub/%s: clang: %s\n' "$n" "$(grep -m1 error "$log")" >> "$results"
+        elif ! (cd "$d" && ./driver in_*.bin -o out.bin) > "$log" 2>&1; then
+            printf 'FAIL ub/%s: %s\n' "$n" "$(grep -m1 'runtime error' "$log" || head -1 "$log")" \
+                >> "$results"
+        else
+            printf 'PASS ub/%s\n' "$n" >> "$results"
+        fi
+    done
 fi
 
 grep '^FAIL' "$results" | head -20
