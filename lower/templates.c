@@ -2,7 +2,8 @@
  * Schedule templates: which primitives (sched.c) each stage of a kernel gets,
  * chosen from the stage's structure and a few knobs derived from the target.
  *
- * On targets that declare the fma_tile intrinsic (x86 AVX2/AVX-512), a
+ * On targets that declare the fma_tile intrinsic (x86 AVX2/AVX-512), and on
+ * the portable `c` target (the same tiles printed as plain loops), a
  * kernel that is one float32 contraction with constant weights (Conv,
  * depthwise Conv, MatMul, Gemm, fused epilogues included) first goes to
  * the packed-panel template (tpl_packed.c); everything below applies to

@@ -1,6 +1,6 @@
 /*
  * Packed-panel template for contractions with constant weights on x86
- * (AVX2 / AVX-512): Conv (group 1, 2-D, NCHW) and MatMul/Gemm whose right
+ * (AVX2 / AVX-512) and the portable `c` target: Conv (group 1, 2-D, NCHW) and MatMul/Gemm whose right
  * operand is a constant. See templates.c for where it is tried and
  * docs/architecture.md (Schedules) for the picture.
  *
@@ -1427,6 +1427,19 @@ int template_packed(Lower *L, const Target *t)
 {
     Compute *c;
     const Expr *b;
+    Target portable;
+    if (t && !strcmp(t->isa, "c") && t->vector_bits == 0) {
+        /* The portable target gets the same tiles, printed as plain loops
+         * (emit_intrin.c prints nothing for it) that the C compiler
+         * vectorizes: sized for 8-float vectors and 16 vector registers,
+         * what -march=native gives on x86 (AVX2 or better) and what two
+         * NEON registers hold. */
+        portable = *t;
+        portable.vector_bits = 256;
+        portable.vector_registers = 16;
+        portable.fma_tile = 1;
+        t = &portable;
+    }
     if (!t || !t->fma_tile || t->vector_bits < 256 || !L->g)
         return 1;
     if (L->k->n_stages != 1)
