@@ -77,6 +77,22 @@ static Stmt *mk_store(Lower *L, int buf, Expr *index, Expr *value)
     return s;
 }
 
+/* The tile every shape shares: for r0, r1, r2 (the first marked
+ * FOR_TENSORIZE, the fma_tile pattern): for p: for v:
+ * acc[ai] += a * b. */
+static Stmt *mk_tile(Lower *L, int acc, Expr *ai, Expr *a, Expr *b, const IterVar *rv,
+                     const IterVar *pv, const IterVar *vv)
+{
+    Stmt *u = mk_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), ex_mul(L, a, b)));
+    int i;
+    u = mk_for(L, vv, u);
+    u = mk_for(L, pv, u);
+    for (i = 2; i >= 0; i--)
+        u = mk_for(L, &rv[i], u);
+    u->for_kind = FOR_TENSORIZE;
+    return u;
+}
+
 static Stmt *mk_if(Lower *L, Expr *cond, Stmt *then)
 {
     Stmt *s;
@@ -617,7 +633,6 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     {
         Expr *plane = ex_var(L, &rv[0]);
         Expr *accix = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
-        Stmt *u;
         if (src == xbuf)
             plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Ci)), plane);
         aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, Ci)), ex_var(L, &rv[0])),
@@ -625,15 +640,8 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
                       ex_var(L, &pv));
         bidx = ex_add(L, ex_add(L, ex_mul(L, plane, ex_int(L, Qp)), ex_mul(L, ex_var(L, &tv), ex_int(L, VL))),
                       ex_var(L, &vv));
-        u = mk_store(L, acc, accix,
-                     ex_add(L, ex_load(L, acc, accix),
-                            ex_mul(L, ex_load(L, pl->pbuf, aidx), ex_load(L, src, bidx))));
-        u = mk_for(L, &vv, u);
-        u = mk_for(L, &pv, u);
-        for (i = 2; i >= 0; i--)
-            u = mk_for(L, &rv[i], u);
-        u->for_kind = FOR_TENSORIZE;
-        tile = u;
+        tile = mk_tile(L, acc, accix, ex_load(L, pl->pbuf, aidx), ex_load(L, src, bidx), rv, &pv,
+                       &vv);
     }
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, R)), ex_var(L, &pv));
@@ -771,7 +779,6 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
                            ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0])));
         Expr *phase = S > 1 ? ex_binary(L, BIN_MOD, kwd, ex_int(L, S)) : ex_int(L, 0);
         Expr *shift = S > 1 ? ex_binary(L, BIN_DIV, kwd, ex_int(L, S)) : kwd;
-        Stmt *u;
         accix2 = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
         aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
                                 ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
@@ -782,14 +789,8 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
                                          ex_int(L, Wj)),
                                 ex_add(L, ex_mul(L, ex_var(L, &qtv), ex_int(L, VL)), shift)),
                       ex_var(L, &vv));
-        u = mk_store(L, acc, accix2,
-                     ex_add(L, ex_load(L, acc, accix2), ex_mul(L, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx))));
-        u = mk_for(L, &vv, u);
-        u = mk_for(L, &pv, u);
-        for (i = 2; i >= 0; i--)
-            u = mk_for(L, &rv[i], u);
-        u->for_kind = FOR_TENSORIZE;
-        tile = u;
+        tile = mk_tile(L, acc, accix2, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv,
+                       &vv);
     }
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     oh = ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
@@ -1291,15 +1292,8 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
         Expr *widx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, K)), kk), ex_int(L, pl.VL)),
                             ex_var(L, &vv));
         Expr *aix = ex_add(L, accbase, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv)));
-        Stmt *u = mk_store(L, acc, aix,
-                           ex_add(L, ex_load(L, acc, aix),
-                                  ex_mul(L, ex_load(L, apbuf, aidx), ex_load(L, pl.pbuf, widx))));
-        u = mk_for(L, &vv, u);
-        u = mk_for(L, &pv, u);
-        for (i = 2; i >= 0; i--)
-            u = mk_for(L, &rv[i], u);
-        u->for_kind = FOR_TENSORIZE;
-        tile = u;
+        tile = mk_tile(L, acc, aix, ex_load(L, apbuf, aidx), ex_load(L, pl.pbuf, widx), rv, &pv,
+                       &vv);
     }
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     {
