@@ -39,17 +39,24 @@ def calibrate(torch, model):
 
 
 def export_torchvision(outdir, name):
+    """NAME, or NAME_bn: the same network with its BatchNormalization nodes
+    kept (exported with the training mode preserved, from eval mode, so they
+    are inference-mode BatchNormalization), as exporters that do not fold
+    BN into the convolution write it; the fused-vs-unfused comparison runs
+    on these."""
     import torch
     import torchvision
 
+    keep_bn = name.endswith("_bn")
     torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(weights=None)
+    model = getattr(torchvision.models, name[:-3] if keep_bn else name)(weights=None)
     calibrate(torch, model)
     x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1))
     path = os.path.join(outdir, name + ".onnx")
+    extra = {"training": torch.onnx.TrainingMode.PRESERVE} if keep_bn else {}
     with torch.no_grad():
         torch.onnx.export(model, x, path, opset_version=13, input_names=["input"],
-                          output_names=["output"], do_constant_folding=True)
+                          output_names=["output"], do_constant_folding=not keep_bn, **extra)
     return x.numpy().astype(np.float32)
 
 

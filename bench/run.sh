@@ -6,7 +6,9 @@
 #                [--no-c] [--out FILE] [MODEL...]
 #
 # MODEL: resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0
-# gemm1024 (the default is all of them). For each model: export it (if
+# gemm1024 resnet18_bn mobilenet_v2_bn (the default is all of them; the _bn
+# models keep their BatchNormalization nodes, as exporters that do not fold
+# them write, and are left out of the geometric means). For each model: export it (if
 # missing) with bench/export_models.py into build/bench/, compile it with
 # ./tvmcc for $TARGET (default x86-64-avx512 when /proc/cpuinfo lists avx512f,
 # else x86-64-avx2) and for the portable `c` target, build bench/timer.c
@@ -22,9 +24,12 @@
 #   tvm-1t     tvmcc -t $TARGET
 #   c-1t       tvmcc -t c, built with -O3 -march=native        (--no-c drops it)
 #   var-NAME   tvmcc -t $TARGET FLAGS, on --variant-models only (default
-#              resnet18 mobilenet_v2; default variant O0=-O0, compared with
-#              tvm-1t: "fused vs unfused"). A variant whose flags tvmcc
-#              rejects is skipped with the reason.
+#              resnet18 mobilenet_v2 resnet18_bn mobilenet_v2_bn; default
+#              variants O0=-O0 (no graph optimization: every node its own
+#              kernel) and nofuse=--no-fuse (the other passes, BN folding
+#              included, but no fusion), compared with tvm-1t: "fused vs
+#              unfused"). A variant whose flags tvmcc rejects is skipped
+#              with the reason.
 #   ort-2t     onnxruntime-node, intraOpNumThreads=2   (only with 2 in --threads)
 #   tvm-2t     tvm-1t's C built with -fopenmp, OMP_NUM_THREADS=2
 #
@@ -39,10 +44,10 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 CC=${CC:-cc}
 NODE=${NODE:-node}
 bdir="$root/build/bench"
-all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 gemm1024"
+all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 gemm1024 resnet18_bn mobilenet_v2_bn"
 
 rounds=5 budget=1000 warmups=2 maxruns=50 threads="1 2" with_c=1 quick=0
-variants=() variant_models="resnet18 mobilenet_v2" default_variants=1
+variants=() variant_models="resnet18 mobilenet_v2 resnet18_bn mobilenet_v2_bn" default_variants=1
 out="$here/results.md"
 models=()
 argv_text="$*"
@@ -69,7 +74,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ ${#models[@]} -gt 0 ] || read -r -a models <<< "$all_models"
-[ $default_variants = 1 ] && variants=("O0=-O0")
+[ $default_variants = 1 ] && variants=("O0=-O0" "nofuse=--no-fuse")
 
 if [ -z "${TARGET:-}" ]; then
     if grep -qw avx512f /proc/cpuinfo; then TARGET=x86-64-avx512; else TARGET=x86-64-avx2; fi
