@@ -13,6 +13,7 @@
 
 #include "emit.h"
 #include "emit_intrin.h"
+#include "emit_arm.h"
 
 /* float32 lanes of the target's vectors when vectorized loops are printed
  * as intrinsics (emit_intrin.c), else 0; set per NAME.c */
@@ -107,6 +108,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         }
         if (s->for_kind == FOR_VECTORIZE && s->extent <= vec_lanes &&
             emit_intrin_loop(f, k, s, depth, vec_lanes))
+            break;
+        if (emit_arm_loop(f, k, s, depth, emit_stmt)) /* Arm targets: emit_arm.c */
             break;
         /* annotations from the schedule: guarded so that a build without
          * OpenMP sees no unknown pragma */
@@ -324,6 +327,7 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
     vec_lanes = emit_intrin_lanes(p->target);
     if (vec_lanes)
         fprintf(f, "#include <immintrin.h>\n\n");
+    emit_arm_begin(f, p->target);
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
     emit_const_decls(f, p);
     if (p->workspace_bytes > 0) {

@@ -15,6 +15,12 @@ typedef struct ArmKnobs {
                        when there is a row axis too */
     int unroll_red; /* innermost reduce loops up to this extent are unrolled
                        (0: none) */
+    int dsp;        /* integer sums of products get a reduce loop of two
+                       iterations innermost (pairs for SMLAD, printed by
+                       emit_c/emit_arm.c) and int_acc / int_lanes tiles */
+    int int_acc;    /* accumulators per tile of an integer stage (they live
+                       in the 13 core registers next to the packed operands) */
+    int int_lanes;
 } ArmKnobs;
 
 /* Whether t is an Arm microcontroller with an FPU (these templates apply);
