@@ -31,20 +31,35 @@
 #include "emit.h"
 
 #define DSP_GUARD "#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)\n"
+#define NEON_GUARD "#if defined(__ARM_NEON) && defined(__aarch64__)\n"
+/* bit 1 of __ARM_FEATURE_MVE: the floating-point MVE instructions */
+#define MVE_GUARD "#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)\n"
 /* Most stores / distinct operands of a loop body printed as SMLAD. */
 #define DSP_MAX_STORES 64
 #define DSP_MAX_OPS 128
 
 static int dsp_on;
+/* float32 vectors: 0 none, VEC_NEON (AArch64), VEC_MVE (Cortex-M55) */
+enum { VEC_NONE, VEC_NEON, VEC_MVE };
+static int vec_isa;
 /* The loop whose portable form is being printed (not taken again). */
 static const Stmt *fallback;
 
 void emit_arm_begin(FILE *f, const Target *t)
 {
     dsp_on = 0;
+    vec_isa = VEC_NONE;
     fallback = NULL;
     if (!t || !t->isa)
         return;
+    if (!strcmp(t->isa, "aarch64")) {
+        vec_isa = VEC_NEON;
+        fprintf(f, NEON_GUARD "#include <arm_neon.h>\n#endif\n\n");
+    }
+    if (!strcmp(t->isa, "armv8.1-m")) {
+        vec_isa = VEC_MVE;
+        fprintf(f, MVE_GUARD "#include <arm_mve.h>\n#endif\n\n");
+    }
     /* Armv7E-M is Armv7-M plus the DSP extension; Armv8.1-M cores with
      * Helium (Cortex-M55) have it too */
     dsp_on = !strcmp(t->isa, "armv7e-m") || !strcmp(t->isa, "armv8.1-m");
@@ -320,11 +335,283 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     return 1;
 }
 
+/* ---------------------------------------------------------------------
+ * float32 vectors (NEON, MVE). A loop marked FOR_VECTORIZE with exactly 4
+ * iterations (one float32x4_t) qualifies when its body is a sequence of
+ * float32 stores at v + (invariant) whose values are built from +, -, *,
+ * / (NEON only: MVE has no vector divide), min, max (tvmrt_minf/maxf's NaN
+ * rule), float32 casts of float32 and selects on invariant conditions, over
+ * loads at v + invariant (one vector load) and subexpressions invariant in
+ * v (one broadcast); a buffer the body stores is loaded only at the index
+ * it is stored at, and no buffer shares memory with another. Lane l of
+ * every vector statement is then iteration v = l of the scalar loop, so
+ * the statements can run one after the other on whole vectors. The body
+ * is printed once with v bound to 0. x + a * b becomes one fused
+ * multiply-add (vfmaq_f32, vfmaq_n_f32 when b is invariant), as the
+ * scalar code is contracted under -ffp-contract=fast (the Arm targets'
+ * flags); the other operations round exactly like the scalar ones.
+ */
+
+static int stored_at(const Stmt *s, int buf, const Expr **idx)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_STORE && s->buf == buf) {
+        *idx = s->index;
+        return 1;
+    }
+    for (i = 0; i < s->n_body; i++)
+        if (stored_at(s->body[i], buf, idx))
+            return 1;
+    return 0;
+}
+
+/* Whether e loads a buffer that the body stores. */
+static int loads_stored(const Stmt *body, const Expr *e)
+{
+    const Expr *idx;
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && stored_at(body, e->buf, &idx))
+        return 1;
+    return loads_stored(body, e->a) || loads_stored(body, e->b) || loads_stored(body, e->c);
+}
+
+/* Coefficient of var in an affine int64 index; clears *ok otherwise. */
+static int64_t coef(const Expr *e, int var, int *ok)
+{
+    if (!e || !uses_var(e, var))
+        return 0;
+    if (e->kind == EX_VAR)
+        return 1;
+    if (e->kind == EX_BINARY && e->dtype == DT_INT64) {
+        switch (e->op) {
+        case BIN_ADD: return coef(e->a, var, ok) + coef(e->b, var, ok);
+        case BIN_SUB: return coef(e->a, var, ok) - coef(e->b, var, ok);
+        case BIN_MUL:
+            if (e->a->kind == EX_INT)
+                return e->a->ival * coef(e->b, var, ok);
+            if (e->b->kind == EX_INT)
+                return e->b->ival * coef(e->a, var, ok);
+            break;
+        default:
+            break;
+        }
+    }
+    *ok = 0;
+    return 0;
+}
+
+static int unit_stride(const Expr *idx, int var)
+{
+    int ok = 1;
+    return coef(idx, var, &ok) == 1 && ok;
+}
+
+static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
+{
+    const Expr *sidx;
+    if (!uses_var(e, var))
+        return e->dtype == DT_FLOAT32 && !loads_stored(body, e);
+    if (e->dtype != DT_FLOAT32)
+        return 0;
+    switch (e->kind) {
+    case EX_LOAD:
+        if (k->bufs[e->buf].dtype != DT_FLOAT32 || k->bufs[e->buf].inplace || !unit_stride(e->a, var))
+            return 0;
+        return !stored_at(body, e->buf, &sidx) || same_expr(sidx, e->a);
+    case EX_BINARY:
+        switch (e->op) {
+        case BIN_DIV:
+            if (vec_isa == VEC_MVE)
+                return 0;
+            /* fall through */
+        case BIN_ADD: case BIN_SUB: case BIN_MUL: case BIN_MIN: case BIN_MAX:
+            return vec_expr_ok(k, body, e->a, var) && vec_expr_ok(k, body, e->b, var);
+        default:
+            return 0;
+        }
+    case EX_CAST:
+        return e->a->dtype == DT_FLOAT32 && vec_expr_ok(k, body, e->a, var);
+    case EX_SELECT:
+        return !uses_var(e->a, var) && !loads_stored(body, e->a) &&
+               vec_expr_ok(k, body, e->b, var) && vec_expr_ok(k, body, e->c, var);
+    default:
+        return 0;
+    }
+}
+
+static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var)
+{
+    int i;
+    if (s->kind == ST_SEQ) {
+        for (i = 0; i < s->n_body; i++)
+            if (!s->body[i] || !vec_stmt_ok(k, body, s->body[i], var))
+                return 0;
+        return s->n_body > 0;
+    }
+    if (s->kind != ST_STORE)
+        return 0;
+    if (k->bufs[s->buf].dtype != DT_FLOAT32 || k->bufs[s->buf].inplace ||
+        (k->bufs[s->buf].scope == BUF_LOCAL && k->bufs[s->buf].numel == 1))
+        return 0;
+    return unit_stride(s->index, var) && !loads_stored(body, s->index) &&
+           vec_expr_ok(k, body, s->value, var);
+}
+
+static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var);
+
+/* min / max with tvmrt_minf / tvmrt_maxf's rule: a where a < b (a > b) or
+ * a is NaN, else b */
+static void vec_minmax(FILE *f, const Kernel *k, const Expr *e, int var)
+{
+    const char *cmp = e->op == BIN_MIN ? "lt" : "gt";
+    if (vec_isa == VEC_NEON) {
+        fprintf(f, "vbslq_f32(vorrq_u32(vc%sq_f32(", cmp);
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, "), vmvnq_u32(vceqq_f32(");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, "))), ");
+    } else {
+        fprintf(f, "vpselq_f32(");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, ", (mve_pred16_t)(vcmp%sq_f32(", cmp);
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, ") | vcmpneq_f32(");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ")))");
+        return;
+    }
+    vec_expr(f, k, e->a, var);
+    fprintf(f, ", ");
+    vec_expr(f, k, e->b, var);
+    fprintf(f, ")");
+}
+
+static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var)
+{
+    static const char *const names[] = {"add", "sub", "mul", "div"};
+    if (!uses_var(e, var)) {
+        fprintf(f, "vdupq_n_f32(");
+        emit_expr(f, k, e);
+        fprintf(f, ")");
+        return;
+    }
+    switch (e->kind) {
+    case EX_LOAD:
+        fprintf(f, "vld1q_f32(&%s[", k->bufs[e->buf].name);
+        emit_index(f, k, e->a, 0);
+        fprintf(f, "])");
+        return;
+    case EX_CAST:
+        vec_expr(f, k, e->a, var);
+        return;
+    case EX_SELECT:
+        fprintf(f, "((");
+        emit_expr(f, k, e->a);
+        fprintf(f, ") ? ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, " : ");
+        vec_expr(f, k, e->c, var);
+        fprintf(f, ")");
+        return;
+    case EX_BINARY:
+        if (e->op == BIN_MIN || e->op == BIN_MAX) {
+            vec_minmax(f, k, e, var);
+            return;
+        }
+        if (e->op == BIN_ADD && e->b->kind == EX_BINARY && e->b->op == BIN_MUL &&
+            e->b->dtype == DT_FLOAT32) {
+            /* x + a * b: one fused multiply-add */
+            const Expr *a = e->b->a, *b = e->b->b;
+            if (!uses_var(b, var) || !uses_var(a, var)) {
+                const Expr *sc = uses_var(b, var) ? a : b;
+                fprintf(f, "vfmaq_n_f32(");
+                vec_expr(f, k, e->a, var);
+                fprintf(f, ", ");
+                vec_expr(f, k, sc == a ? b : a, var);
+                fprintf(f, ", ");
+                emit_expr(f, k, sc);
+                fprintf(f, ")");
+            } else {
+                fprintf(f, "vfmaq_f32(");
+                vec_expr(f, k, e->a, var);
+                fprintf(f, ", ");
+                vec_expr(f, k, a, var);
+                fprintf(f, ", ");
+                vec_expr(f, k, b, var);
+                fprintf(f, ")");
+            }
+            return;
+        }
+        fprintf(f, "v%sq_f32(", names[e->op - BIN_ADD]);
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, ")");
+        return;
+    default:
+        return;
+    }
+}
+
+static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth)
+{
+    int i;
+    if (s->kind == ST_SEQ) {
+        for (i = 0; i < s->n_body; i++)
+            vec_stmt(f, k, s->body[i], var, depth);
+        return;
+    }
+    indent(f, depth);
+    fprintf(f, "vst1q_f32(&%s[", k->bufs[s->buf].name);
+    emit_index(f, k, s->index, 0);
+    fprintf(f, "], ");
+    vec_expr(f, k, s->value, var);
+    fprintf(f, ");\n");
+}
+
+static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+{
+    const Stmt *prev;
+    if (s->for_kind != FOR_VECTORIZE || s->extent != 4 || !s->body[0] || !small_kernel(k) ||
+        !vec_stmt_ok(k, s->body[0], s->body[0], s->var))
+        return 0;
+    fprintf(f, vec_isa == VEC_NEON ? NEON_GUARD : MVE_GUARD);
+    indent(f, depth);
+    fprintf(f, "{\n");
+    indent(f, depth + 1);
+    fprintf(f, "const int32_t %s = 0; /* lane 0 of a float32x4_t (%s) */\n", k->var_names[s->var],
+            vec_isa == VEC_NEON ? "NEON" : "MVE");
+    vec_stmt(f, k, s->body[0], s->var, depth + 1);
+    indent(f, depth);
+    fprintf(f, "}\n#else\n");
+    prev = fallback;
+    fallback = s;
+    emit(f, k, s, depth);
+    fallback = prev;
+    fprintf(f, "#endif\n");
+    return 1;
+}
+
 int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
 {
     if (s == fallback || s->kind != ST_FOR)
         return 0;
     if (dsp_on && dsp_loop(f, k, s, depth, emit))
+        return 1;
+    if (vec_isa != VEC_NONE && vec_loop(f, k, s, depth, emit))
         return 1;
     return 0;
 }

@@ -49,7 +49,33 @@
 
 int template_arm_knobs(const Target *t, ArmKnobs *k)
 {
-    if (!t || !t->isa || !t->has_fpu || strncmp(t->isa, "armv7e-m", 8) != 0)
+    memset(k, 0, sizeof *k);
+    if (!t || !t->isa || !t->has_fpu)
+        return 0;
+    if (!strcmp(t->isa, "aarch64")) {
+        /* NEON: 32 vector registers; 6 rows of one float32x4_t leave
+         * room for the operands (vld1q per row, one broadcast weight) */
+        k->vec = 4;
+        k->acc = 24;
+        k->lanes = 4;
+        k->unroll_red = 4;
+        k->int_acc = 8;
+        k->int_lanes = 8;
+        return 1;
+    }
+    if (!strcmp(t->isa, "armv8.1-m")) {
+        /* Helium (MVE): 8 Q registers, so a tile of 4 rows x 4 lanes; the
+         * DSP extension is there too */
+        k->vec = 4;
+        k->acc = 16;
+        k->lanes = 4;
+        k->unroll_red = 0;
+        k->dsp = 1;
+        k->int_acc = 8;
+        k->int_lanes = 8;
+        return 1;
+    }
+    if (strncmp(t->isa, "armv7e-m", 8) != 0)
         return 0;
     /* 32 S registers: 12 accumulators (3 x 4) leave room for the operands
      * of an unrolled reduce loop (larger tiles spill on the depthwise and
@@ -170,6 +196,10 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
     int64_t acc = k->acc > 0 ? k->acc : 1, lanes = k->lanes > 0 ? k->lanes : 1;
     int64_t tile_stmts = 1;
     int int_dsp = k->dsp && is_int_sum_of_products(c);
+    /* a float32 stage on a vector target: vector tiles */
+    int vec = k->vec > 1 && s->L->k->bufs[c->out_buf].dtype == DT_FLOAT32 ? k->vec : 0;
+    if (vec)
+        lanes = vec;
     if (int_dsp) {
         /* (a split reduce axis names no loop any more: step 5 then
          * leaves the pair loop alone) */
@@ -216,13 +246,15 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
              * factors may leave a partial tile */
             int64_t rf2, vf2 = divisor_le(ve, lanes);
             vf = fit(ve, lanes);
+            if (vec && ve >= vec)
+                vf = vf2 = vec; /* whole vectors; a partial last one stays scalar */
             rf = ve % vf ? divisor_le(re, acc / vf) : fit(re, acc / vf);
             rf2 = fit(re, acc / vf2);
             if (rf2 * vf2 > rf * vf) {
                 rf = rf2;
                 vf = vf2;
             }
-            if (rf == re && rf * vf < acc / 2) /* a short piece: widen the row */
+            if (rf == re && rf * vf < acc / 2 && !vec) /* a short piece: widen the row */
                 vf = fit(ve, acc / rf);
             if (split_or_keep(s, pieces[p], re, rf, &ro[p], &ri[p]) ||
                 split_or_keep(s, c->axes[v].var, ve, vf, &vo[p], &vi[p]))
@@ -238,14 +270,18 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
                 break;
             tile[nt++] = ri[p];
         } else {
-            vf = fit(re, acc);
+            vf = vec && re >= vec ? vec : fit(re, acc);
             rf = 1;
             if (split_or_keep(s, pieces[p], re, vf, &vo[p], &vi[p]))
                 break;
         }
         tile[nt++] = vi[p];
-        if (sched_cache_write(s, nt, tile))
+        s->pad_inner = vec; /* tile rows in whole vectors */
+        if (sched_cache_write(s, nt, tile)) {
+            s->pad_inner = 0;
             break;
+        }
+        s->pad_inner = 0;
         if (rf * vf > tile_stmts)
             tile_stmts = rf * vf;
     }
@@ -255,7 +291,10 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
     for (p = 0; p < np; p++) {
         if (ri[p] >= 0)
             sched_unroll(s, ri[p]);
-        sched_unroll(s, vi[p]);
+        if (vec)
+            sched_vectorize(s, vi[p]);
+        else
+            sched_unroll(s, vi[p]);
     }
     /* 5. a short innermost reduce loop */
     if (np > 0 && k->unroll_red > 1) {
