@@ -42,6 +42,19 @@ static int dsp_on;
 /* float32 vectors: 0 none, VEC_NEON (AArch64), VEC_MVE (Cortex-M55) */
 enum { VEC_NONE, VEC_NEON, VEC_MVE };
 static int vec_isa;
+/* Local float32 buffers (register tiles) declared as float32x4_t variables
+ * NAME_v0, NAME_v1... inside the vector branch being printed. */
+#define MAX_REG_LOCALS 8
+static int reg_locals[MAX_REG_LOCALS], n_reg_locals;
+
+static int is_reg_local(int buf)
+{
+    int i;
+    for (i = 0; i < n_reg_locals; i++)
+        if (reg_locals[i] == buf)
+            return 1;
+    return 0;
+}
 /* The loop whose portable form is being printed (not taken again). */
 static const Stmt *fallback;
 
@@ -409,6 +422,28 @@ static int unit_stride(const Expr *idx, int var)
     return coef(idx, var, &ok) == 1 && ok;
 }
 
+/* idx = c + v (or v) with c a constant: returns c, or -1 when idx has
+ * another form. */
+static int64_t block_base(const Expr *idx)
+{
+    if (idx->kind == EX_VAR)
+        return 0;
+    if (idx->kind == EX_BINARY && idx->op == BIN_ADD && idx->a->kind == EX_INT && idx->b->kind == EX_VAR)
+        return idx->a->ival;
+    if (idx->kind == EX_BINARY && idx->op == BIN_ADD && idx->b->kind == EX_INT && idx->a->kind == EX_VAR)
+        return idx->b->ival;
+    return -1;
+}
+
+/* An access to local buf inside vector loop var: a whole block
+ * buf[4j .. 4j+3] at lane 0 = v. */
+static int block_access(const Kernel *k, int buf, const Expr *idx, int var)
+{
+    int64_t c = block_base(idx);
+    const Expr *v = idx->kind == EX_VAR ? idx : idx->a->kind == EX_VAR ? idx->a : idx->b;
+    return c >= 0 && c % 4 == 0 && c + 4 <= k->bufs[buf].numel && v->kind == EX_VAR && v->var == var;
+}
+
 static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
 {
     const Expr *sidx;
@@ -510,6 +545,10 @@ static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var)
     }
     switch (e->kind) {
     case EX_LOAD:
+        if (is_reg_local(e->buf)) {
+            fprintf(f, "%s_v%lld", k->bufs[e->buf].name, (long long)(block_base(e->a) / 4));
+            return;
+        }
         fprintf(f, "vld1q_f32(&%s[", k->bufs[e->buf].name);
         emit_index(f, k, e->a, 0);
         fprintf(f, "])");
@@ -575,6 +614,12 @@ static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth
         return;
     }
     indent(f, depth);
+    if (is_reg_local(s->buf)) {
+        fprintf(f, "%s_v%lld = ", k->bufs[s->buf].name, (long long)(block_base(s->index) / 4));
+        vec_expr(f, k, s->value, var);
+        fprintf(f, ";\n");
+        return;
+    }
     fprintf(f, "vst1q_f32(&%s[", k->bufs[s->buf].name);
     emit_index(f, k, s->index, 0);
     fprintf(f, "], ");
@@ -594,6 +639,8 @@ static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     indent(f, depth + 1);
     fprintf(f, "const int32_t %s = 0; /* lane 0 of a float32x4_t (%s) */\n", k->var_names[s->var],
             vec_isa == VEC_NEON ? "NEON" : "MVE");
+    indent(f, depth + 1);
+    fprintf(f, "(void)%s;\n", k->var_names[s->var]);
     vec_stmt(f, k, s->body[0], s->var, depth + 1);
     indent(f, depth);
     fprintf(f, "}\n#else\n");
@@ -603,6 +650,86 @@ static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     fallback = prev;
     fprintf(f, "#endif\n");
     return 1;
+}
+
+/* Whether every access to local buf in e is a whole block in a vector
+ * loop (var >= 0: the innermost qualifying vector loop around e, else -1). */
+static int expr_blocks(const Kernel *k, const Expr *e, int buf, int var)
+{
+    if (!e)
+        return 1;
+    if (e->kind == EX_LOAD && e->buf == buf && (var < 0 || !block_access(k, buf, e->a, var)))
+        return 0;
+    return expr_blocks(k, e->a, buf, var) && expr_blocks(k, e->b, buf, var) &&
+           expr_blocks(k, e->c, buf, var);
+}
+
+static int stmt_blocks(const Kernel *k, const Stmt *s, int buf, int var)
+{
+    int i;
+    if (!s)
+        return 1;
+    if (s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent == 4 && s->body[0] &&
+        vec_stmt_ok(k, s->body[0], s->body[0], s->var))
+        var = s->var;
+    else if (s->kind == ST_FOR)
+        var = -1; /* (a loop inside a vector loop is not printed as vectors) */
+    if (s->kind == ST_DECL && s->buf == buf)
+        return 0;
+    if (s->kind == ST_STORE && s->buf == buf && (var < 0 || !block_access(k, buf, s->index, var)))
+        return 0;
+    if (!expr_blocks(k, s->index, buf, var) || !expr_blocks(k, s->value, buf, var) ||
+        !expr_blocks(k, s->cond, buf, var))
+        return 0;
+    for (i = 0; i < s->n_body; i++)
+        if (!stmt_blocks(k, s->body[i], buf, var))
+            return 0;
+    return 1;
+}
+
+/* A register tile: a local float32 array every access of which is a whole
+ * vector in a loop printed as vectors is declared as float32x4_t variables
+ * in the vector branch, so the accumulators stay in vector registers (the
+ * compiler would keep an array whose address vld1q/vst1q take in memory). */
+static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+{
+    const Buffer *b = &k->bufs[s->buf];
+    const Stmt *prev;
+    int64_t j;
+    if (b->dtype != DT_FLOAT32 || b->scope != BUF_LOCAL || b->numel % 4 || b->numel > 64 ||
+        n_reg_locals >= MAX_REG_LOCALS || !small_kernel(k) || !stmt_blocks(k, s->body[0], s->buf, -1))
+        return 0;
+    fprintf(f, vec_isa == VEC_NEON ? NEON_GUARD : MVE_GUARD);
+    indent(f, depth);
+    fprintf(f, "{\n");
+    indent(f, depth + 1);
+    fprintf(f, "float32x4_t");
+    for (j = 0; j < b->numel / 4; j++)
+        fprintf(f, "%s %s_v%lld = vdupq_n_f32(0.0f)", j ? "," : "", b->name, (long long)j);
+    fprintf(f, ";\n");
+    /* (a partial tile uses the first rows only) */
+    indent(f, depth + 1);
+    for (j = 0; j < b->numel / 4; j++)
+        fprintf(f, "%s(void)%s_v%lld;", j ? " " : "", b->name, (long long)j);
+    fprintf(f, "\n");
+    reg_locals[n_reg_locals++] = s->buf;
+    emit(f, k, s->body[0], depth + 1);
+    n_reg_locals--;
+    indent(f, depth);
+    fprintf(f, "}\n#else\n");
+    prev = fallback;
+    fallback = s;
+    emit(f, k, s, depth);
+    fallback = prev;
+    fprintf(f, "#endif\n");
+    return 1;
+}
+
+int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+{
+    if (s == fallback || s->kind != ST_DECL || vec_isa == VEC_NONE)
+        return 0;
+    return vec_decl(f, k, s, depth, emit);
 }
 
 int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)

@@ -28,4 +28,9 @@ void emit_arm_begin(FILE *f, const Target *t);
  * target has no intrinsics for it or the loop does not qualify. */
 int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit);
 
+/* Prints local-buffer declaration s (ST_DECL) as vector variables when it
+ * is a register tile all of whose accesses are whole vectors (and the
+ * plain array under #else) and returns 1, else prints nothing, returns 0. */
+int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit);
+
 #endif

@@ -165,6 +165,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
     case ST_DECL: {
         const Buffer *b = &k->bufs[s->buf];
         const char *ct = emit_compute_ctype(b->dtype);
+        if (emit_arm_decl(f, k, s, depth, emit_stmt)) /* Arm vector tiles */
+            break;
         indent(f, depth);
         fprintf(f, "{\n");
         indent(f, depth + 1);

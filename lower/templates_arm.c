@@ -140,6 +140,17 @@ static int load_invariant(const Expr *e, int var)
     return load_invariant(e->a, var) || load_invariant(e->b, var) || load_invariant(e->c, var);
 }
 
+/* Whether e has a load whose offset depends on both a and b. */
+static int load_varies_both(const Expr *e, int a, int b)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && has_var(e->a, a) && has_var(e->a, b))
+        return 1;
+    return load_varies_both(e->a, a, b) || load_varies_both(e->b, a, b) ||
+           load_varies_both(e->c, a, b);
+}
+
 static int is_sum_of_products(const Compute *c)
 {
     const Expr *b = c->body;
@@ -191,7 +202,7 @@ static int pair_reduce(Sched *s, const Compute *c)
 static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
 {
     Stmt **root = &s->L->k->body;
-    int v = -1, r = -1, i, n = 0, p, np = 1, part;
+    int v = -1, r = -1, i, n = 0, p, np = 1, part, vpart;
     int band[TVMCC_MAX_RANK + 2], pieces[3], ro[3], ri[3], vo[3], vi[3];
     int64_t acc = k->acc > 0 ? k->acc : 1, lanes = k->lanes > 0 ? k->lanes : 1;
     int64_t tile_stmts = 1;
@@ -212,33 +223,51 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
             v = i;
     if (v < 0)
         return;
+    if (vec && is_sum_of_products(c))
+        /* vector tiles: the row axis is one along which some operand does
+         * not vary and no operand varies together with the vector axis
+         * (an NCHW conv's output channel: one input vector and one
+         * broadcast weight per row), so a tile loads R + 1 operands */
+        for (i = v - 1; i >= 0 && r < 0; i--)
+            if (c->axes[i].extent > 1 && load_invariant(c->body, c->axes[i].var) &&
+                !load_varies_both(c->body, c->axes[i].var, c->axes[v].var))
+                r = i;
     if (is_sum_of_products(c))
         for (i = v - 1; i >= 0 && r < 0; i--)
             if (c->axes[i].extent > 1 && load_invariant(c->body, c->axes[i].var))
                 r = i;
-    /* 1. output band: the other axes, the row axis, the vector axis */
+    /* vector tiles partition the vector axis (its padding tests would be
+     * lane-wise selects), the others the row axis */
+    vpart = vec && r >= 0;
+    /* 1. output band: the other axes, the row axis, the vector axis (the
+     * vector axis, then the row axis, when it is the one partitioned) */
     for (i = 0; i < c->n_axes; i++)
         if (i != v && i != r)
             band[n++] = c->axes[i].var;
-    if (r >= 0)
+    if (r >= 0 && !vpart)
         band[n++] = c->axes[r].var;
     band[n++] = c->axes[v].var;
+    if (vpart)
+        band[n++] = c->axes[r].var;
     if (n > 1 && sched_reorder(s, n, band))
         return;
     n -= 1 + (r >= 0); /* band[0..n) are the other axes */
     /* 2. border and interior pieces of the row axis */
-    part = c->axes[r >= 0 ? r : v].var;
+    part = c->axes[r >= 0 && !vpart ? r : v].var;
     pieces[0] = part;
     if (sched_partition_pieces(s, part, ARM_MAX_BORDER, pieces, &np))
         np = 1;
     /* 3. a tile in each piece */
     for (p = 0; p < np; p++) {
-        int64_t re, ve = c->axes[v].extent, rf, vf;
+        int64_t re, ve, rf, vf;
         int order[4], no = 0, tile[2], nt = 0;
+        /* the row and vector loops of this piece */
+        int rowv = vpart ? c->axes[r].var : pieces[p], vecv = vpart ? pieces[p] : c->axes[v].var;
         s->scope = sched_find_loop(root, pieces[p]);
         if (!s->scope)
             return;
-        re = sched_extent(*s->scope, pieces[p]);
+        re = sched_extent(*s->scope, rowv);
+        ve = sched_extent(*s->scope, vecv);
         ro[p] = vo[p] = -1;
         ri[p] = vi[p] = -1;
         if (r >= 0) {
@@ -256,12 +285,14 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
             }
             if (rf == re && rf * vf < acc / 2 && !vec) /* a short piece: widen the row */
                 vf = fit(ve, acc / rf);
-            if (split_or_keep(s, pieces[p], re, rf, &ro[p], &ri[p]) ||
-                split_or_keep(s, c->axes[v].var, ve, vf, &vo[p], &vi[p]))
+            if (split_or_keep(s, rowv, re, rf, &ro[p], &ri[p]) ||
+                split_or_keep(s, vecv, ve, vf, &vo[p], &vi[p]))
                 break;
+            if (vpart && vo[p] >= 0)
+                order[no++] = vo[p];
             if (ro[p] >= 0)
                 order[no++] = ro[p];
-            if (vo[p] >= 0)
+            if (!vpart && vo[p] >= 0)
                 order[no++] = vo[p];
             order[no++] = ri[p];
             order[no++] = vi[p];
