@@ -279,7 +279,7 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
                 vf = vf2 = vec; /* whole vectors; a partial last one stays scalar */
             rf = ve % vf ? divisor_le(re, acc / vf) : fit(re, acc / vf);
             rf2 = fit(re, acc / vf2);
-            if (rf2 * vf2 > rf * vf) {
+            if (rf2 * vf2 > rf * vf && (!vec || ve % vf2 == 0)) {
                 rf = rf2;
                 vf = vf2;
             }
