@@ -208,7 +208,9 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
     int64_t tile_stmts = 1;
     int int_dsp = k->dsp && is_int_sum_of_products(c);
     /* a float32 stage on a vector target: vector tiles */
-    int vec = k->vec > 1 && s->L->k->bufs[c->out_buf].dtype == DT_FLOAT32 ? k->vec : 0;
+    int vec = k->vec > 1 && c->body->dtype == DT_FLOAT32 &&
+              s->L->k->bufs[c->out_buf].dtype == DT_FLOAT32 ? k->vec : 0;
+    int paired = 0;
     if (vec)
         lanes = vec;
     if (int_dsp) {
@@ -216,7 +218,7 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
          * leaves the pair loop alone) */
         acc = k->int_acc > 0 ? k->int_acc : 1;
         lanes = k->int_lanes > 0 ? k->int_lanes : 1;
-        pair_reduce(s, c);
+        paired = pair_reduce(s, c) >= 0;
     }
     for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
         if (c->axes[i].extent > 1)
@@ -328,7 +330,9 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
             sched_unroll(s, vi[p]);
     }
     /* 5. a short innermost reduce loop */
-    if (np > 0 && k->unroll_red > 1) {
+    /* (with no even reduce axis the innermost reduce loop stays a loop:
+     * emit_arm.c pairs its iterations, the odd last one scalar) */
+    if (np > 0 && k->unroll_red > 1 && !(int_dsp && !paired)) {
         for (i = c->n_raxes - 1; i >= 0 && c->raxes[i].extent == 1; i--)
             ;
         if (i >= 0 && c->raxes[i].extent <= k->unroll_red &&
