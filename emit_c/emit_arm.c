@@ -270,8 +270,8 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     }
     for (i = 0; i < nops; i++) {
         /* x - z with z invariant in var: x is packed, then z subtracted
-         * from both halves at once (SSUB16, which cannot saturate: the
-         * difference is in int16, half_ok) */
+         * from both halves at once (SSUB16 wraps each half; exact, as the
+         * difference is in int16: half_ok) */
         const Expr *e = ops[i];
         int64_t lo, hi;
         sub[i] = e->kind == EX_BINARY && e->op == BIN_SUB && !uses_var(e->b, s->var) &&
