@@ -256,7 +256,6 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     int n = 0, nops = 0, i, h, ia[DSP_MAX_STORES], ib[DSP_MAX_STORES], sub[DSP_MAX_OPS];
     const Expr *ops_x[DSP_MAX_OPS];
     const char *r = k->var_names[s->var];
-    const Stmt *prev;
     if (s->kind != ST_FOR || s->for_kind == FOR_PARALLEL || s->extent < 2 || s->extent >= (1 << 30) ||
         !s->body[0] || !collect_stores(s->body[0], st, &n) || n == 0 || !small_kernel(k))
         return 0;
@@ -340,10 +339,35 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     }
     indent(f, depth);
     fprintf(f, "}\n#else\n");
-    prev = fallback;
-    fallback = s;
-    emit(f, k, s, depth);
-    fallback = prev;
+    /* the portable form keeps the pairs (two copies of the body per
+     * iteration, which compilers schedule better than a loop of two) */
+    indent(f, depth);
+    fprintf(f, "for (int32_t %s_pair = 0; %s_pair < %lld; %s_pair++) {\n", r, r,
+            (long long)(s->extent / 2), r);
+    for (h = 0; h < 2; h++) {
+        indent(f, depth + 1);
+        fprintf(f, "{\n");
+        indent(f, depth + 2);
+        fprintf(f, "const int32_t %s = 2 * %s_pair%s;\n", r, r, h ? " + 1" : "");
+        indent(f, depth + 2);
+        fprintf(f, "(void)%s;\n", r);
+        emit(f, k, s->body[0], depth + 2);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+    }
+    indent(f, depth);
+    fprintf(f, "}\n");
+    if (s->extent % 2) {
+        indent(f, depth);
+        fprintf(f, "{\n");
+        indent(f, depth + 1);
+        fprintf(f, "const int32_t %s = %lld;\n", r, (long long)(s->extent - 1));
+        indent(f, depth + 1);
+        fprintf(f, "(void)%s;\n", r);
+        emit(f, k, s->body[0], depth + 1);
+        indent(f, depth);
+        fprintf(f, "}\n");
+    }
     fprintf(f, "#endif\n");
     return 1;
 }
