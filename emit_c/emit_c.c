@@ -91,6 +91,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             emit_stmt(f, k, s->body[i], depth);
         break;
     case ST_FOR:
+        if (s->for_kind == FOR_TENSORIZE && emit_tile_loop(f, k, s, depth, vec_lanes))
+            break;
         if (s->extent == 1) {
             /* a unit loop: bind the variable instead */
             indent(f, depth);
@@ -327,8 +329,10 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             p->name, p->version, emit_safe(g->arena, p->model_base), p->target->name);
     fprintf(f, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
     vec_lanes = emit_intrin_lanes(p->target);
-    if (vec_lanes)
+    if (vec_lanes) {
         fprintf(f, "#include <immintrin.h>\n\n");
+        emit_intrin_helpers(f, vec_lanes);
+    }
     emit_arm_begin(f, p->target);
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
     emit_const_decls(f, p);

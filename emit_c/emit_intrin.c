@@ -11,7 +11,9 @@
  *     at v + invariant (one vector load), and subexpressions invariant in v
  *     (one broadcast),
  *   - a buffer the body stores is loaded only at that same index, and no
- *     buffer shares memory with another (in-place reuse).
+ *     buffer shares memory with another (in-place reuse) unless the body
+ *     is a single store (the in-place input is then read only where the
+ *     store writes).
  * Then lane l of every vector operation is exactly iteration v = l of the
  * scalar loop, statement by statement, so the results do not change: min
  * and max keep tvmrt_minf/maxf's NaN rule, and a*b + c stays a separate
@@ -39,6 +41,11 @@ typedef struct Isa {
 
 /* vector width of the loop being checked (lane-wise selects need AVX-512) */
 static int cur_lanes;
+/* The body is one store. Buffers sharing memory (in-place reuse, see
+ * fuse_inplace_pair()) are then fine: the input is read only at the
+ * element the store writes, and the vector statement reads all its lanes
+ * before it writes any. */
+static int cur_single;
 
 int emit_intrin_lanes(const Target *t)
 {
@@ -188,13 +195,14 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
         return !loads_stored(body, e);
     switch (e->kind) {
     case EX_LOAD:
-        if (k->bufs[e->buf].dtype != DT_FLOAT32 || k->bufs[e->buf].inplace)
+        if (k->bufs[e->buf].dtype != DT_FLOAT32 || (k->bufs[e->buf].inplace && !cur_single))
             return 0;
         if (!unit_stride(e->a, var)) {
             /* strided (a convolution's stride): AVX-512 permute or gather */
             int ok = 1;
             int64_t c = coef(e->a, var, &ok);
-            if (!ok || cur_lanes != 16 || c < 2 || c > 64 || k->bufs[e->buf].scope == BUF_LOCAL ||
+            if (!ok || cur_lanes != 16 || c < 2 || c > 64 ||
+                (k->bufs[e->buf].scope == BUF_LOCAL && k->bufs[e->buf].numel == 1) ||
                 stored_at(body, e->buf, &sidx))
                 return 0;
         }
@@ -210,6 +218,10 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
         }
     case EX_CAST:
         return vec_expr_ok(k, body, e->a, var);
+    case EX_UNARY:
+        /* exp (and sigmoid through it) by tvmcc_exp16/8 below: within a
+         * few ulp of expf, not bit-identical */
+        return (e->op == UN_EXP || e->op == UN_SIGMOID || e->op == UN_NEG) && vec_expr_ok(k, body, e->a, var);
     case EX_SELECT:
         if (!uses_var(e->a, var))
             return !loads_stored(body, e->a) && vec_expr_ok(k, body, e->b, var) &&
@@ -247,7 +259,7 @@ static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var
     }
     if (s->kind != ST_STORE)
         return 0;
-    if (k->bufs[s->buf].dtype != DT_FLOAT32 || k->bufs[s->buf].inplace)
+    if (k->bufs[s->buf].dtype != DT_FLOAT32 || (k->bufs[s->buf].inplace && !cur_single))
         return 0;
     if (k->bufs[s->buf].scope == BUF_LOCAL && k->bufs[s->buf].numel == 1)
         return 0;
@@ -452,6 +464,30 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
     case EX_CAST:
         vec_expr(f, k, x, e->a, var);
         return;
+    case EX_UNARY: {
+        const char *ex = x->lanes == 16 ? "tvmcc_exp16" : "tvmcc_exp8";
+        const char *si = x->lanes == 16 ? "_mm512" : "_mm256";
+        /* -a: the sign bit flipped, exactly the scalar negation */
+        if (e->op == UN_NEG || e->op == UN_SIGMOID) {
+            if (e->op == UN_SIGMOID)
+                fprintf(f, "%s_div_ps(%s_set1_ps(1.0f), %s_add_ps(%s_set1_ps(1.0f), %s(", x->p, x->p, x->p, x->p, ex);
+            if (x->lanes == 16)
+                fprintf(f, "_mm512_castsi512_ps(_mm512_xor_si512(_mm512_set1_epi32((int32_t)0x80000000u), "
+                           "_mm512_castps_si512(");
+            else
+                fprintf(f, "_mm256_xor_ps(_mm256_set1_ps(-0.0f), (");
+            vec_expr(f, k, x, e->a, var);
+            fprintf(f, x->lanes == 16 ? ")))" : "))");
+            if (e->op == UN_SIGMOID)
+                fprintf(f, ")))");
+            (void)si;
+            return;
+        }
+        fprintf(f, "%s(", ex);
+        vec_expr(f, k, x, e->a, var);
+        fprintf(f, ")");
+        return;
+    }
     case EX_BINARY:
         if (e->op == BIN_MIN || e->op == BIN_MAX) {
             /* tvmrt_maxf(a, b) = (a > b || a != a) ? a : b, lane-wise */
@@ -542,6 +578,7 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
     guard = lane_guard(body, body, loop->var);
     if (guard)
         body = guard->body[0];
+    cur_single = body && body->kind == ST_STORE;
     if (!body || !has_store(body) || !vec_stmt_ok(k, body, body, loop->var))
         return 0;
     x.p = lanes == 16 ? "_mm512" : "_mm256";
@@ -587,4 +624,246 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
     indent(f, depth);
     fprintf(f, "}\n");
     return 1;
+}
+
+/* ---- tensorize: the broadcast-FMA register tile ----
+ *
+ * Intrinsic `fma_tile` (declared in targets/x86-64-avx2.json and
+ * x86-64-avx512.json): for P rows and V vectors of LANES columns,
+ *
+ *   for r1: for r2: for r3: for p in 0..P: for v in 0..V*LANES:
+ *     acc[p*V*LANES + v] = acc[p*V*LANES + v] + A[a(r, p)] * B[b(r) + v]
+ *
+ * with a() affine in the loops (p's coefficient constant) and acc a local
+ * float32 tile. The P*V accumulator vectors live in registers across the
+ * reduce loops; each step loads V vectors of B and broadcasts P scalars of
+ * A. Every accumulator element receives the same products in the same
+ * order as the scalar nest (a*b + c contracted as the flags allow). */
+
+typedef struct Tile {
+    const Stmt *red[3];
+    int nred;
+    const Stmt *ploop, *vloop, *store;
+    const Expr *a, *b;
+    int acc;
+    int64_t P, VL, astep, bstep; /* rows: A and B offsets per row */
+} Tile;
+
+static int match_tile(const Kernel *k, const Stmt *loop, int lanes, Tile *t)
+{
+    const Stmt *s = loop;
+    const Expr *val, *mul;
+    int ok = 1, i;
+    t->nred = 0;
+    while (s && s->kind == ST_FOR && t->nred < 3) {
+        t->red[t->nred++] = s;
+        s = s->body[0];
+        if (!s || s->kind != ST_FOR)
+            return 0;
+        /* the reduce loops are followed by p and v: stop at the last two */
+        if (s->body[0] && s->body[0]->kind == ST_FOR && s->body[0]->body[0] &&
+            s->body[0]->body[0]->kind == ST_STORE)
+            break;
+    }
+    if (!s || s->kind != ST_FOR || !s->body[0] || s->body[0]->kind != ST_FOR)
+        return 0;
+    t->ploop = s;
+    t->vloop = s->body[0];
+    t->store = t->vloop->body[0];
+    if (!t->store || t->store->kind != ST_STORE)
+        return 0;
+    t->P = t->ploop->extent;
+    t->VL = t->vloop->extent;
+    if (t->P < 1 || t->P > 28 || (t->VL != lanes && t->VL != 2 * lanes))
+        return 0;
+    t->acc = t->store->buf;
+    if (k->bufs[t->acc].scope != BUF_LOCAL || k->bufs[t->acc].dtype != DT_FLOAT32 ||
+        k->bufs[t->acc].numel < t->P * t->VL)
+        return 0;
+    /* acc index: (base invariant in the nest) + p*VL + v */
+    if (coef(t->store->index, t->ploop->var, &ok) != t->VL || coef(t->store->index, t->vloop->var, &ok) != 1 || !ok)
+        return 0;
+    for (i = 0; i < t->nred; i++)
+        if (uses_var(t->store->index, t->red[i]->var))
+            return 0;
+    val = t->store->value;
+    if (val->kind != EX_BINARY || val->op != BIN_ADD || val->dtype != DT_FLOAT32)
+        return 0;
+    if (val->a->kind != EX_LOAD || val->a->buf != t->acc || !same_expr(val->a->a, t->store->index))
+        return 0;
+    mul = val->b;
+    if (mul->kind != EX_BINARY || mul->op != BIN_MUL || mul->dtype != DT_FLOAT32)
+        return 0;
+    t->a = mul->a;
+    t->b = mul->b;
+    if (t->a->kind != EX_LOAD || t->b->kind != EX_LOAD || t->a->buf == t->acc || t->b->buf == t->acc ||
+        k->bufs[t->a->buf].dtype != DT_FLOAT32 || k->bufs[t->b->buf].dtype != DT_FLOAT32 ||
+        t->a->dtype != DT_FLOAT32 || t->b->dtype != DT_FLOAT32)
+        return 0;
+    if (uses_var(t->a->a, t->vloop->var) || !unit_stride(t->b->a, t->vloop->var))
+        return 0;
+    t->astep = coef(t->a->a, t->ploop->var, &ok);
+    t->bstep = coef(t->b->a, t->ploop->var, &ok);
+    if (!ok)
+        return 0;
+    return 1;
+}
+
+int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes)
+{
+    Tile t;
+    const char *p = lanes == 16 ? "_mm512" : "_mm256", *vt = lanes == 16 ? "__m512" : "__m256";
+    const char *an, *pn = NULL, *vn = NULL;
+    int64_t r, j, nv;
+    int i, d;
+    if (!lanes || !match_tile(k, loop, lanes, &t))
+        return 0;
+    nv = t.VL / lanes;
+    an = k->bufs[t.acc].name;
+    pn = k->var_names[t.ploop->var];
+    vn = k->var_names[t.vloop->var];
+    indent(f, depth);
+    fprintf(f, "{ /* fma_tile %lldx%lld: accumulators in registers */\n", (long long)t.P, (long long)t.VL);
+    indent(f, depth + 1);
+    fprintf(f, "float *tc;\n");
+    indent(f, depth + 1);
+    fprintf(f, "{\n");
+    indent(f, depth + 2);
+    fprintf(f, "const int32_t %s = 0, %s = 0;\n", pn, vn);
+    indent(f, depth + 2);
+    fprintf(f, "tc = &%s[", an);
+    emit_index(f, k, t.store->index, 0);
+    fprintf(f, "];\n");
+    indent(f, depth + 1);
+    fprintf(f, "}\n");
+    for (r = 0; r < t.P; r++)
+        for (j = 0; j < nv; j++) {
+            indent(f, depth + 1);
+            fprintf(f, "%s c%lld_%lld = %s_loadu_ps(tc + %lld);\n", vt, (long long)r, (long long)j, p,
+                    (long long)(r * t.VL + j * lanes));
+        }
+    d = depth + 1;
+    for (i = 0; i < t.nred; i++) {
+        const char *rn = k->var_names[t.red[i]->var];
+        /* unrolling the reduce loops lets gcc hoist the next steps' loads
+         * and spill accumulators; the tile itself is the unrolled part */
+        fprintf(f, "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC unroll 1\n#endif\n");
+        indent(f, d);
+        fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", rn, rn, (long long)t.red[i]->extent, rn);
+        d++;
+    }
+    indent(f, d);
+    fprintf(f, "const float *ta, *tb;\n");
+    indent(f, d);
+    fprintf(f, "{\n");
+    indent(f, d + 1);
+    fprintf(f, "const int32_t %s = 0, %s = 0;\n", pn, vn);
+    indent(f, d + 1);
+    fprintf(f, "(void)%s;\n", pn);
+    indent(f, d + 1);
+    fprintf(f, "(void)%s;\n", vn);
+    indent(f, d + 1);
+    fprintf(f, "ta = &%s[", k->bufs[t.a->buf].name);
+    emit_index(f, k, t.a->a, 0);
+    fprintf(f, "];\n");
+    indent(f, d + 1);
+    fprintf(f, "tb = &%s[", k->bufs[t.b->buf].name);
+    emit_index(f, k, t.b->a, 0);
+    fprintf(f, "];\n");
+    indent(f, d);
+    fprintf(f, "}\n");
+    /* B invariant across rows: V vectors loaded once per step; else each
+     * row loads its own */
+    for (j = 0; j < nv && !t.bstep; j++) {
+        indent(f, d);
+        fprintf(f, "const %s w%lld = %s_loadu_ps(tb + %lld);\n", vt, (long long)j, p, (long long)(j * lanes));
+    }
+    if (!t.astep) {
+        indent(f, d);
+        fprintf(f, "const %s a = %s_set1_ps(ta[0]);\n", vt, p);
+    }
+    for (r = 0; r < t.P; r++) {
+        indent(f, d);
+        fprintf(f, "{\n");
+        for (j = 0; j < nv && t.bstep; j++) {
+            indent(f, d + 1);
+            fprintf(f, "const %s w%lld = %s_loadu_ps(tb + %lld);\n", vt, (long long)j, p,
+                    (long long)(r * t.bstep + j * lanes));
+        }
+        if (t.astep) {
+            indent(f, d + 1);
+            fprintf(f, "const %s a = %s_set1_ps(ta[%lld]);\n", vt, p, (long long)(r * t.astep));
+        }
+        for (j = 0; j < nv; j++) {
+            indent(f, d + 1);
+            fprintf(f, "c%lld_%lld = %s_fmadd_ps(a, w%lld, c%lld_%lld);\n", (long long)r, (long long)j, p,
+                    (long long)j, (long long)r, (long long)j);
+        }
+        indent(f, d);
+        fprintf(f, "}\n");
+    }
+    for (i = t.nred - 1; i >= 0; i--) {
+        d--;
+        indent(f, d);
+        fprintf(f, "}\n");
+    }
+    for (r = 0; r < t.P; r++)
+        for (j = 0; j < nv; j++) {
+            indent(f, depth + 1);
+            fprintf(f, "%s_storeu_ps(tc + %lld, c%lld_%lld);\n", p, (long long)(r * t.VL + j * lanes),
+                    (long long)r, (long long)j);
+        }
+    indent(f, depth);
+    fprintf(f, "}\n");
+    return 1;
+}
+
+/* exp(x) on vectors: n = round(x / ln 2), r = x - n ln 2 in two parts
+ * (|r| <= ln 2 / 2), exp(r) by its Taylor polynomial to degree 7 (relative
+ * error below 2e-8 on that range, so a few ulp after rounding), times
+ * 2^n. The input is first limited to [-104, 89] (exp is 0 or inf beyond,
+ * in float32); NaN passes through (min/max return their second operand for
+ * a NaN). */
+void emit_intrin_helpers(FILE *f, int lanes)
+{
+    const char *v = lanes == 16 ? "__m512" : "__m256", *p = lanes == 16 ? "_mm512" : "_mm256";
+    static const char *const c[] = {"1.0f / 5040.0f", "1.0f / 720.0f", "1.0f / 120.0f", "1.0f / 24.0f",
+                                    "1.0f / 6.0f", "0.5f", "1.0f", "1.0f"};
+    int i;
+    if (!lanes)
+        return;
+    /* a kernel may not call it: no unused-function warning (clang warns
+     * even for static inline functions) */
+    fprintf(f, "#if defined(__GNUC__)\n#define TVMCC_MAYBE_UNUSED __attribute__((unused))\n#else\n"
+               "#define TVMCC_MAYBE_UNUSED\n#endif\n");
+    fprintf(f, "static inline TVMCC_MAYBE_UNUSED %s tvmcc_exp%d(%s x)\n{\n", v, lanes, v);
+    fprintf(f, "    %s n, r, q;\n", v);
+    fprintf(f, "    x = %s_min_ps(%s_set1_ps(89.0f), x);\n", p, p);
+    fprintf(f, "    x = %s_max_ps(%s_set1_ps(-104.0f), x);\n", p, p);
+    if (lanes == 16)
+        fprintf(f, "    n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), "
+                   "_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);\n");
+    else
+        fprintf(f, "    n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), "
+                   "_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);\n");
+    fprintf(f, "    r = %s_fnmadd_ps(n, %s_set1_ps(0.693145752f), x);\n", p, p);
+    fprintf(f, "    r = %s_fnmadd_ps(n, %s_set1_ps(1.42860677e-6f), r);\n", p, p);
+    fprintf(f, "    q = %s_set1_ps(%s);\n", p, c[0]);
+    for (i = 1; i < 8; i++)
+        fprintf(f, "    q = %s_fmadd_ps(q, r, %s_set1_ps(%s));\n", p, p, c[i]);
+    if (lanes == 16) {
+        fprintf(f, "    return _mm512_scalef_ps(q, n);\n}\n\n");
+    } else {
+        /* 2^n in two factors so that n down to -150 and up to 128 stay
+         * representable: 2^(n/2) * 2^(n - n/2), each a biased exponent */
+        fprintf(f, "    {\n");
+        fprintf(f, "        const __m256i ni = _mm256_cvtps_epi32(n);\n");
+        fprintf(f, "        const __m256i h = _mm256_srai_epi32(ni, 1);\n");
+        fprintf(f, "        const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, "
+                   "_mm256_set1_epi32(127)), 23));\n");
+        fprintf(f, "        const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32("
+                   "_mm256_sub_epi32(ni, h), _mm256_set1_epi32(127)), 23));\n");
+        fprintf(f, "        return _mm256_mul_ps(_mm256_mul_ps(q, s1), s2);\n");
+        fprintf(f, "    }\n}\n\n");
+    }
 }

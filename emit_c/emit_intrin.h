@@ -22,4 +22,13 @@ int emit_intrin_lanes(const Target *t);
  * qualify (the caller then prints the scalar loop). */
 int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes);
 
+/* Prints a loop marked FOR_TENSORIZE that matches the fma_tile intrinsic
+ * (see emit_intrin.c) as a register tile and returns 1, or prints nothing
+ * and returns 0 (the caller prints the scalar nest). */
+int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes);
+
+/* Prints the static inline vector helpers (tvmcc_exp16 / tvmcc_exp8) that
+ * vectorized loops may call; nothing when lanes is 0. */
+void emit_intrin_helpers(FILE *f, int lanes);
+
 #endif

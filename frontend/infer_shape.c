@@ -418,8 +418,22 @@ int infer_Expand(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     cnt = value_const_ints(g, n->in[1], &shape);
-    if (cnt < 0)
-        return infer_use_declared(g, n, 0, d, "shape input is computed at run time");
+    if (cnt < 0) {
+        const Value *y;
+        int off;
+        if (infer_use_declared(g, n, 0, d, "shape input is computed at run time"))
+            return 1;
+        /* the declared shape must be one the input broadcasts to */
+        y = out_val(g, n, 0);
+        off = y->rank - x->rank;
+        for (i = 0; i < x->rank && off >= 0; i++)
+            if (x->dims[i] != 1 && x->dims[i] != y->dims[off + i])
+                off = -1;
+        if (off < 0)
+            return diag_error(d, n, "output[0]", "declared shape of '%s' is not a broadcast of "
+                              "the input's shape", y->name);
+        return 0;
+    }
     if (cnt > TVMCC_MAX_RANK)
         return diag_error(d, n, "shape", "rank %lld exceeds the supported %d", (long long)cnt,
                           TVMCC_MAX_RANK);

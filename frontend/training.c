@@ -90,7 +90,8 @@ static int32_t constant(Grad *G, DType dt, int rank, const int64_t *dims, double
     }
     v->dtype = dt;
     v->rank = rank;
-    memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
+    if (rank > 0)
+        memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
     v->data = p;
     return vi;
 }

@@ -82,6 +82,15 @@ const Target *target_load(Arena *a, const char *name, const char **err)
     t->vector_bits = json_int(root, "vector_bits", 0);
     t->has_fpu = json_int(root, "fpu", 1);
     t->alignment = json_int(root, "alignment", 16);
+    t->vector_registers = json_int(root, "vector_registers", 0);
+    t->l2_bytes = json_int(root, "l2_bytes", 0);
+    t->fma_tile = 0;
+    {
+        const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "intrinsics"), *it;
+        cJSON_ArrayForEach(it, in)
+            if (cJSON_IsString(it) && !strcmp(it->valuestring, "fma_tile"))
+                t->fma_tile = 1;
+    }
     cJSON_Delete(root);
     return t;
 }

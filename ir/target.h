@@ -2,7 +2,8 @@
  * Target descriptions. Each target is one JSON file in targets/ (embedded in
  * the binary at build time, see scripts/embedtool.c). A file may be an alias
  * ({"alias": "cortex-m4"}). Fields used so far: isa, vector_bits, fpu,
- * alignment, preferred_layout, cflags (for NAME.mk), cc (suggested compiler).
+ * alignment, preferred_layout, cflags (for NAME.mk), cc (suggested compiler),
+ * vector_registers, l2_bytes, intrinsics (names, e.g. ["fma_tile"]).
  */
 #ifndef TVMCC_TARGET_H
 #define TVMCC_TARGET_H
@@ -18,6 +19,11 @@ typedef struct Target {
     int vector_bits;              /* SIMD width, 0 if none */
     int has_fpu;                  /* single-precision FPU */
     int alignment;                /* arena alignment in bytes */
+    int vector_registers;         /* SIMD registers (0: unknown) */
+    int64_t l2_bytes;             /* per-core L2 cache (0: unknown) */
+    int fma_tile;                 /* declares the `fma_tile` intrinsic: a
+                                     broadcast-FMA register tile printed with
+                                     <immintrin.h> (emit_c/emit_intrin.c) */
 } Target;
 
 /* Load target `name`; on failure returns NULL and writes a message naming the

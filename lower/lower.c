@@ -22,6 +22,9 @@ static const LowerFn lower_fns[OP_COUNT] = {
 #undef OP
 };
 
+/* Kernels with more stages than this are not given a schedule template. */
+#define TEMPLATE_MAX_STAGES 64
+
 /* The emitted loops index with int32_t: refuse anything larger. */
 #define MAX_BUFFER_ELEMS ((int64_t)1 << 31)
 
@@ -112,7 +115,12 @@ Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *nam
     if (n_nodes > 1)
         fuse_inline(&L, nodes, n_nodes);
     schedule_naive(&L);
-    template_apply(&L, target);
+    /* The templates' primitives search and simplify the whole kernel for
+     * each stage, so their cost grows with the square of the stage count
+     * and more: kernels of many small stages (recurrent layers unrolled
+     * over their time steps) keep the naive schedule. */
+    if (k->n_stages <= TEMPLATE_MAX_STAGES)
+        template_apply(&L, target);
     return k;
 }
 

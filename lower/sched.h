@@ -83,5 +83,9 @@ int64_t sched_extent(const Stmt *root, int var);
 /* Schedule templates (templates.c): picks primitives and knobs per stage
  * structure and target. A NULL target keeps the naive schedule. */
 void template_apply(Lower *L, const Target *t);
+/* The packed-panel template for float32 Conv / MatMul / Gemm with constant
+ * weights on x86 AVX2/AVX-512 (tpl_packed.c): replaces the kernel's loop
+ * nest and returns 0, or returns 1 and leaves it untouched. */
+int template_packed(Lower *L, const Target *t);
 
 #endif

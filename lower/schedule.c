@@ -237,7 +237,7 @@ void expr_dump(const Kernel *k, const Expr *e, FILE *f)
 
 static void stmt_dump(const Kernel *k, const Stmt *s, int depth, FILE *f)
 {
-    static const char *const kinds[] = {"", "unrolled ", "vectorized ", "parallel "};
+    static const char *const kinds[] = {"", "unrolled ", "vectorized ", "parallel ", "tensorized "};
     int i;
     if (!s)
         return;

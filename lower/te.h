@@ -121,7 +121,9 @@ typedef enum StmtKind {
     ST_DECL     /* declares local buffer `buf` (scope BUF_LOCAL), then body[0] */
 } StmtKind;
 
-typedef enum ForKind { FOR_SERIAL, FOR_UNROLL, FOR_VECTORIZE, FOR_PARALLEL } ForKind;
+/* FOR_TENSORIZE: the nest below is printed as a target intrinsic when it
+ * matches one (emit_c/emit_intrin.c), else as plain loops. */
+typedef enum ForKind { FOR_SERIAL, FOR_UNROLL, FOR_VECTORIZE, FOR_PARALLEL, FOR_TENSORIZE } ForKind;
 
 typedef struct Stmt Stmt;
 struct Stmt {

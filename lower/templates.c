@@ -2,6 +2,13 @@
  * Schedule templates: which primitives (sched.c) each stage of a kernel gets,
  * chosen from the stage's structure and a few knobs derived from the target.
  *
+ * On targets that declare the fma_tile intrinsic (x86 AVX2/AVX-512), and on
+ * the portable `c` target (the same tiles printed as plain loops), a
+ * kernel that is one float32 contraction with constant weights (Conv,
+ * depthwise Conv, MatMul, Gemm, fused epilogues included) first goes to
+ * the packed-panel template (tpl_packed.c); everything below applies to
+ * the kernels it does not take.
+ *
  * Stages are matched by shape, not by operator, so fused kernels (an
  * epilogue folded into init/post, or inlined into an injective body) take
  * the same path as single operators:
@@ -249,12 +256,26 @@ static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
     sched_simplify(s);
 }
 
-static void vectorize_injective(Sched *s, const Compute *c)
+static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
 {
     if (c->n_axes == 0)
         return;
-    int i;
-    sched_vectorize(s, c->axes[c->n_axes - 1].var);
+    int i, o, in = c->axes[c->n_axes - 1].var;
+    /* x86 intrinsics print a vector loop of at most one vector: cut the
+     * innermost loop into vectors (a guarded partial last one) */
+    if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256 && c->axes[c->n_axes - 1].extent > t->vector_bits / 32 &&
+        sched_split(s, in, pick_factor(c->axes[c->n_axes - 1].extent, t->vector_bits / 32), &o, &in))
+        in = c->axes[c->n_axes - 1].var;
+    sched_vectorize(s, in);
+    {
+        /* x86: a parallel region costs microseconds, more than a small
+         * elementwise kernel takes */
+        int64_t numel = 1;
+        for (i = 0; i < c->n_axes; i++)
+            numel *= c->axes[i].extent;
+        if (t->fma_tile && numel < ((int64_t)1 << 16))
+            return;
+    }
     for (i = 0; i + 1 < c->n_axes; i++)
         if (c->axes[i].extent > 1) {
             sched_parallel(s, c->axes[i].var);
@@ -274,6 +295,8 @@ void template_apply(Lower *L, const Target *t)
         template_arm_apply(L, &ak);
         return;
     }
+    if (!template_packed(L, t))
+        return;
     kn = knobs_of(t);
     sched_init(&s, L);
     for (i = 0; i < L->k->n_stages; i++) {
@@ -281,6 +304,6 @@ void template_apply(Lower *L, const Target *t)
         if (c->rop != RED_NONE && c->n_raxes > 0)
             tile_reduction(&s, c, &kn);
         else if (c->rop == RED_NONE)
-            vectorize_injective(&s, c);
+            vectorize_injective(&s, c, t);
     }
 }

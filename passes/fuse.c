@@ -9,7 +9,8 @@
  *   Opaque ops never fuse.
  *
  * An edge producer -> consumer is fused only when the value between them
- * has that one consumer, is not a graph output, and (for rule 1 and 2) the
+ * has that one consumer (or all its consumers are already in the consumer's
+ * group, as in x * sigmoid(x)), is not a graph output, and (for rule 1 and 2) the
  * consumer's output has as many elements as the value, so that the fused
  * stage keeps the producer's iteration space. A group has at most one
  * non-injective member (its master). Members keep their place in the graph;
@@ -103,6 +104,48 @@ int pass_fuse(Graph *g, Diag *d)
                 if (master[gp] >= 0 || (master[gm] >= 0 && master[gm] != ni))
                     continue;
             }
+            parent[gp] = gm;
+            if (master[gm] < 0)
+                master[gm] = master[gp];
+        }
+    }
+    /* a value that several members of one group read (x * sigmoid(x)) is
+     * internal to that group too: its producer fuses in as it would for a
+     * single consumer */
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        const Node *m = &g->nodes[ni];
+        if (m->dead || m->op <= OP_UNKNOWN || op_info[m->op].category != CAT_INJECTIVE)
+            continue;
+        for (i = 0; i < m->n_in; i++) {
+            int32_t t = m->in[i], pi, gp, gm, ci;
+            const Node *p;
+            int all_in = 1;
+            if (t < 0 || g->values[t].data || uses[t] < 2 || uses[t] >= 1000000)
+                continue;
+            pi = g->values[t].producer;
+            if (pi < 0 || g->nodes[pi].dead)
+                continue;
+            p = &g->nodes[pi];
+            if (p->op <= OP_UNKNOWN || live_outputs(g, p, uses) != 1 ||
+                op_info[p->op].category == CAT_OPAQUE)
+                continue;
+            gp = find(parent, pi);
+            gm = find(parent, ni);
+            if (gp == gm || (master[gp] >= 0 && master[gm] >= 0))
+                continue;
+            if (m->n_out < 1 || m->out[0] < 0 ||
+                value_numel(&g->values[m->out[0]]) != value_numel(&g->values[t]))
+                continue;
+            for (ci = 0; ci < g->n_nodes && all_in; ci++) {
+                const Node *c = &g->nodes[ci];
+                if (c->dead)
+                    continue;
+                for (j = 0; j < c->n_in; j++)
+                    if (c->in[j] == t && find(parent, ci) != gm)
+                        all_in = 0;
+            }
+            if (!all_in)
+                continue;
             parent[gp] = gm;
             if (master[gm] < 0)
                 master[gm] = master[gp];

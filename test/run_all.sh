@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything `make test` runs, in order: dependency check, unit/golden tests
 # (test/unit/run.sh, when present), bad-input tests, conformance on the host
-# (all suites), on Cortex-M4 and AArch64 under qemu (model suites), the torchvision
+# (all suites), the emitted C's warning check (test/warnings/run.sh), on
+# Cortex-M4 and AArch64 under qemu (model suites), the torchvision
 # check and a determinism check. Each sub-suite's output goes to the terminal
 # and to build/test-logs/NAME.log; its last line "N passed, N failed" is
 # added to the total. The last line printed here is the total, in the same
@@ -9,9 +10,11 @@
 #
 #   test/run_all.sh [-j N] [--only NAME,...]
 #     -j N     parallel jobs for the conformance runs (default 2)
-#     --only   run just these sub-suites: unit bad_input conformance-host
-#              conformance-arm conformance-aarch64 torchvision determinism
-#              (skips the deps step)
+#     --only   run just these sub-suites (skips the deps step): unit
+#              bad_input conformance-host conformance-O0 opt-levels-agree
+#              emitted-c-warnings conformance-arm conformance-aarch64
+#              conformance-x86 torchvision exporter_patterns strings
+#              determinism malformed conformance-asan fuzz
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -117,9 +120,30 @@ run_suite conformance-host test/conformance/run.sh --suite all -j "$jobs"
 run_suite conformance-O0 env TVMCC_FLAGS=-O0 CONFORMANCE_WORK="$root/build/conformance-O0" \
     test/conformance/run.sh --suite all -j "$jobs"
 run_suite opt-levels-agree opt_levels_agree
+# The emitted C of the host run under clang with the strict warning flags,
+# a sample under arm-none-eabi-gcc -Os (Cortex-M0), the runtime on all three
+# (gcc builds every output with the same flags in conformance-host itself).
+run_suite emitted-c-warnings test/warnings/run.sh -j "$jobs"
 run_suite conformance-arm env TVMCC_FLAGS="-t cortex-m4" test/conformance/run.sh --arm -j "$jobs"
 # AArch64 under qemu-user, model suites (about 90 s at -j 2; needs libc6-dev-arm64-cross)
 run_suite conformance-aarch64 test/conformance/run.sh --aarch64 -j "$jobs"
+# The x86 target this CPU has (AVX-512, else AVX2) with its intrinsic
+# kernels, built with -march=native: one test in 3 of every suite.
+conformance_x86() {
+    local t=""
+    if grep -qw avx512f /proc/cpuinfo; then t=x86-64-avx512
+    elif grep -qw avx2 /proc/cpuinfo; then t=x86-64-avx2
+    fi
+    if [ -z "$t" ]; then
+        echo "SKIP conformance-x86: this CPU has neither AVX-512 nor AVX2"
+        echo "0 passed, 0 failed"
+        return 0
+    fi
+    env TVMCC_FLAGS="-t $t" CC_HOST="gcc -march=native" \
+        CONFORMANCE_WORK="$root/build/conformance-x86" \
+        test/conformance/run.sh --suite all --sample 3 -j "$jobs"
+}
+run_suite conformance-x86 conformance_x86
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
 run_suite strings test/models/strings.sh

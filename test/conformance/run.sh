@@ -7,8 +7,10 @@
 #                           [--suite node|pytorch-converted|pytorch-operator|simple|all]
 #                           [--filter REGEX] [--sample N] [-j N] [--update-expected] [-v]
 #
-# Host mode builds with gcc (-std=c99 -Wall -Wextra -Werror -pedantic -O1) and,
-# for every 10th test, also checks the C with clang. --arm cross-compiles with
+# Host mode builds with gcc ($CC_WARN: -std=c99 -Wall -Wextra -pedantic
+# -Wconversion -Wsign-conversion -Wdouble-promotion -Wshadow -Wvla -Werror,
+# -O1) and, for every 10th test, also checks the C with clang (same flags;
+# test/warnings/run.sh checks every test with clang). --arm cross-compiles with
 # arm-none-eabi-gcc for Cortex-M4 and runs under qemu -M mps2-an386 (default
 # suites: pytorch-converted, pytorch-operator, simple).
 #
@@ -84,7 +86,7 @@ worker() {
     [ $rc = 0 ] || fail compile "$(first_line compile.log)"
 
     if [ "$MODE" != host ] && [ "$MODE" != aarch64 ]; then
-        arm-none-eabi-gcc $ARM_FLAGS -std=c99 -Wall -Wextra -Werror -pedantic -O1 -I out \
+        arm-none-eabi-gcc $ARM_FLAGS $CC_WARN -O1 -I out \
             out/*.c "$root/test/driver.c" "$ARM_STARTUP" --specs=rdimon.specs -nostartfiles \
             -T "$ARM_LD" -lm -o driver.elf >cc.log 2>&1 ||
             fail cc "$(first_line cc.log)"
@@ -95,14 +97,14 @@ worker() {
             exit 0
         fi
     elif [ "$MODE" = aarch64 ]; then
-        aarch64-linux-gnu-gcc -std=c99 -Wall -Wextra -Werror -pedantic -O1 -static -I out out/*.c \
+        aarch64-linux-gnu-gcc $CC_WARN -O1 -static -I out out/*.c \
             "$root/test/driver.c" -lm -o driver >cc.log 2>&1 || fail cc "$(first_line cc.log)"
     else
-        $CC_HOST -std=c99 -Wall -Wextra -Werror -pedantic -O1 -I out out/*.c \
+        $CC_HOST $CC_WARN -O1 -I out out/*.c \
             "$root/test/driver.c" -lm -o driver >cc.log 2>&1 || fail cc "$(first_line cc.log)"
         if [ -n "$CLANG" ] && [ $(( $(printf '%s' "$id" | cksum | cut -d' ' -f1) % 10 )) = 0 ]; then
             for f in out/*.c "$root/test/driver.c"; do
-                $CLANG -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I out "$f" \
+                $CLANG $CC_WARN -fsyntax-only -I out "$f" \
                     >>clang.log 2>&1 || fail clang "$(first_line clang.log)"
             done
         fi
@@ -206,6 +208,9 @@ export TVMCC=${TVMCC:-$root/tvmcc}
 export TVMCC_FLAGS=${TVMCC_FLAGS:-}
 export TENSORTOOL=${TENSORTOOL:-$root/build/tensortool}
 export CC_HOST=${CC_HOST:-gcc}
+# Warnings the emitted C (and test/driver.c) must be free of, on every
+# compiler (docs/user-guide.md); also used by test/warnings/run.sh.
+export CC_WARN="-std=c99 -Wall -Wextra -pedantic -Wconversion -Wsign-conversion -Wdouble-promotion -Wshadow -Wvla -Werror"
 export QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
 export WORKROOT=$(realpath -m "${CONFORMANCE_WORK:-$root/build/conformance}")/$mode
 export ARM_FLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"

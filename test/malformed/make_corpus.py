@@ -506,6 +506,13 @@ def main():
         [vi("x", dtype=TensorProto.INT32, shape=())],
         [vi("y", shape=())], opset=17))
 
+    # fuzz_compile: Expand with a run-time shape takes the declared output
+    # shape; one of lower rank than the input hit an internal error
+    save("fuzz_expand_declared_rank", model(
+        [helper.make_node("Expand", ["x", "shape"], ["y"], name="expand0")],
+        [vi("x", shape=(1, 3, 1)), vi("shape", TensorProto.INT64, (3,))],
+        [vi("y", shape=(3, 3))], opset=13))
+
     print("%d cases in %s" % (count[0], out))
 
 

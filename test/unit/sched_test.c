@@ -21,7 +21,7 @@
 #include "../../lower/eval.h"
 #include "../../lower/sched.h"
 
-static int passed, failed;
+static int passed, failed, packed_cases;
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -38,7 +38,36 @@ static const char *const kind_names[] = {"conv", "matmul", "pool", "elemwise", "
 typedef struct Shape {
     int kind;
     int64_t n, c, h, w, oc, kh, kw, stride, pad; /* conv/pool; matmul uses h, w, c */
+    int dw; /* conv: depthwise (oc == c, one input channel per group) */
+    int cw; /* conv/matmul: the weights are a graph constant (the packed
+               template of x86 targets repacks them) */
 } Shape;
+
+/* The weights as a buffer: a temp the test fills, or (sh->cw, with a graph)
+ * a constant "w" of the graph with random data, made on the first call. */
+static int weights_buf(Lower *L, const Shape *sh, int64_t numel)
+{
+    int32_t vi;
+    if (!sh->cw || !L->g)
+        return lower_buf_temp(L, "w", DT_FLOAT32, numel);
+    vi = graph_find_value(L->g, "w");
+    if (vi < 0) {
+        Value *v;
+        float *data = arena_alloc(L->g->arena, (size_t)numel * sizeof *data);
+        int64_t i;
+        if (!data)
+            return -1;
+        for (i = 0; i < numel; i++)
+            data[i] = (float)(rnd(20001) / 10000.0 - 1.0);
+        vi = graph_add_value(L->g, "w");
+        v = &L->g->values[vi];
+        v->dtype = DT_FLOAT32;
+        v->rank = 1;
+        v->dims[0] = numel;
+        v->data = data;
+    }
+    return lower_buf_value(L, vi);
+}
 
 static Expr *clampx(Lower *L, Expr *e, int64_t hi)
 {
@@ -73,19 +102,21 @@ static int build(Lower *L, const Shape *sh)
     Compute *c;
     Expr *cond = ex_const_int(L, DT_BOOL, 1), *idx[4], *v;
     if (sh->kind == K_CONV) {
-        int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, wd[4] = {sh->oc, sh->c, sh->kh, sh->kw};
+        /* depthwise: one input channel per output channel (oc == c) */
+        int64_t wc = sh->dw ? 1 : sh->c;
+        int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, wd[4] = {sh->oc, wc, sh->kh, sh->kw};
         int64_t yd[4] = {sh->n, sh->oc, oh, ow};
         int x = lower_buf_temp(L, "x", DT_FLOAT32, sh->n * sh->c * sh->h * sh->w);
-        int w = lower_buf_temp(L, "w", DT_FLOAT32, sh->oc * sh->c * sh->kh * sh->kw);
+        int w = weights_buf(L, sh, sh->oc * wc * sh->kh * sh->kw);
         int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->oc);
         int y = lower_buf_temp(L, "y", DT_FLOAT32, yd[0] * yd[1] * yd[2] * yd[3]);
         IterVar rc, rh, rw;
         c = lower_stage(L, "conv", y, 4, yd);
-        rc = *lower_raxis(L, c, sh->c);
+        rc = *lower_raxis(L, c, wc);
         rh = *lower_raxis(L, c, sh->kh);
         rw = *lower_raxis(L, c, sh->kw);
         idx[0] = ex_var(L, &c->axes[0]);
-        idx[1] = ex_var(L, &rc);
+        idx[1] = sh->dw ? ex_add(L, ex_var(L, &c->axes[1]), ex_var(L, &rc)) : ex_var(L, &rc);
         idx[2] = window(L, &c->axes[2], &rh, sh, sh->h, &cond);
         idx[3] = window(L, &c->axes[3], &rw, sh, sh->w, &cond);
         v = ex_select(L, cond, ex_load_nd(L, x, 4, xd, idx), ex_float(L, DT_FLOAT32, 0.0));
@@ -102,7 +133,7 @@ static int build(Lower *L, const Shape *sh)
     if (sh->kind == K_MATMUL) {
         int64_t ad[2] = {sh->h, sh->c}, bd[2] = {sh->c, sh->w}, yd[2] = {sh->h, sh->w};
         int a = lower_buf_temp(L, "a", DT_FLOAT32, sh->h * sh->c);
-        int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->c * sh->w);
+        int b = weights_buf(L, sh, sh->c * sh->w);
         int y = lower_buf_temp(L, "y", DT_FLOAT32, sh->h * sh->w);
         IterVar rk;
         c = lower_stage(L, "matmul", y, 2, yd);
@@ -167,6 +198,27 @@ static void random_shape(Shape *sh)
     sh->pad = rnd(sh->kh < sh->kw ? sh->kh : sh->kw);
     sh->h = sh->kh + rnd(9);
     sh->w = sh->kw + rnd(19);
+    sh->dw = 0;
+    sh->cw = (sh->kind == K_CONV || sh->kind == K_MATMUL) && rnd(2);
+    if (sh->cw) {
+        /* wide enough for several tiles, partial channel vectors and
+         * partial last tiles of the packed template */
+        sh->oc = 1 + rnd(40);
+        sh->w = sh->kw + rnd(40);
+        if (sh->kind == K_MATMUL)
+            sh->h = 1 + rnd(40);
+        if (sh->kind == K_CONV && rnd(3) == 0) {
+            /* depthwise */
+            sh->dw = 1;
+            sh->c = sh->oc = 1 + rnd(20);
+            sh->h = sh->kh + rnd(30);
+        } else if (sh->kind == K_CONV && rnd(2) == 0) {
+            /* a pointwise conv: the template's positions-vector tiles */
+            sh->kh = sh->kw = sh->stride = 1;
+            sh->pad = 0;
+            sh->h = 1 + rnd(9);
+        }
+    }
 }
 
 /* Loop variables of the current nest, for random primitive arguments. */
@@ -279,15 +331,18 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
     Kernel k[2];
     Target t;
     void **bufs[2];
+    Graph *g;
     int n_in = 0, i, j, ok = 1;
     arena_init(&arena, (size_t)1 << 28);
+    g = graph_new(&arena, "sched_test");
     memset(k, 0, sizeof k);
     memset(&t, 0, sizeof t);
     t.name = "test";
     t.isa = vbits < 0 ? "c" : "x86-64";
     t.vector_bits = vbits < 0 ? 0 : vbits;
+    t.fma_tile = vbits >= 256; /* as targets/x86-64-avx2.json and -avx512.json declare */
     for (i = 0; i < 2; i++) {
-        L[i].g = NULL;
+        L[i].g = g;
         L[i].d = NULL;
         L[i].arena = &arena;
         L[i].k = &k[i];
@@ -302,8 +357,15 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         for (j = 0; j < k[i].n_stages; j++)
             k[i].bufs[k[i].stages[j].out_buf].written = 1;
     }
-    if (mode == 0)
+    if (mode == 0) {
         template_apply(&L[1], &t);
+        for (j = 0; j < k[1].n_bufs; j++)
+            if (k[1].bufs[j].scope == BUF_CONST && k[1].bufs[j].value >= 0 &&
+                strcmp(g->values[k[1].bufs[j].value].name, "w") != 0) {
+                packed_cases++;
+                break;
+            }
+    }
     else
         random_primitives(&L[1], 2 + (int)rnd(10));
     for (i = 0; i < 2; i++) {
@@ -324,6 +386,13 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             ((float *)bufs[1][j])[e] = r;
         }
     }
+    /* constants (and the template's repacked copies) hold the graph's data */
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < k[i].n_bufs; j++) {
+            const Buffer *b = &k[i].bufs[j];
+            if (b->scope == BUF_CONST && b->value >= 0 && g->values[b->value].data)
+                memcpy(bufs[i][j], g->values[b->value].data, (size_t)b->numel * sizeof(float));
+        }
     if (lower_eval(&k[0], bufs[0]) || lower_eval(&k[1], bufs[1]))
         ok = 0;
     for (j = n_in; j < k[0].n_bufs && ok; j++) {
@@ -342,8 +411,8 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         }
     }
     if (!ok) {
-        printf("FAIL %s n%lld c%lld h%lld w%lld oc%lld k%lldx%lld s%lld p%lld mode %d vbits %d seed %d\n",
-               kind_names[sh->kind], (long long)sh->n, (long long)sh->c, (long long)sh->h,
+        printf("FAIL %s%s%s n%lld c%lld h%lld w%lld oc%lld k%lldx%lld s%lld p%lld mode %d vbits %d seed %d\n",
+               kind_names[sh->kind], sh->cw ? " (constant weights)" : "", sh->dw ? " depthwise" : "", (long long)sh->n, (long long)sh->c, (long long)sh->h,
                (long long)sh->w, (long long)sh->oc, (long long)sh->kh, (long long)sh->kw,
                (long long)sh->stride, (long long)sh->pad, mode, vbits, seed);
         loops_dump(&k[1], stdout);
@@ -360,16 +429,27 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
 int main(int argc, char **argv)
 {
     static const int vbits[] = {-1, 0, 32, 128, 256, 512};
-    int iters = argc > 1 ? atoi(argv[1]) : 300, i;
+    int iters = argc > 1 ? atoi(argv[1]) : 300, i, vb;
     for (i = 0; i < iters; i++) {
         Shape sh;
         int mode;
         random_shape(&sh);
         mode = sh.kind == K_TWO ? (int)rnd(3) : (int)rnd(2);
-        if (run_case(&sh, mode, vbits[rnd(6)], i))
+        vb = vbits[rnd(6)];
+        if (sh.cw && rnd(4)) {
+            /* mostly the x86 targets' packed template */
+            mode = 0;
+            vb = rnd(2) ? 256 : 512;
+        }
+        if (run_case(&sh, mode, vb, i))
             passed++;
         else
             failed++;
+    }
+    printf("%d cases went through the packed template\n", packed_cases);
+    if (iters >= 100 && packed_cases == 0) {
+        printf("FAIL no case reached the packed template\n");
+        failed++;
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -1,0 +1,1460 @@
+/*
+ * Packed-panel template for contractions with constant weights on x86
+ * (AVX2 / AVX-512) and the portable `c` target: Conv (group 1, 2-D, NCHW) and MatMul/Gemm whose right
+ * operand is a constant. See templates.c for where it is tried and
+ * docs/architecture.md (Schedules) for the picture.
+ *
+ * The stage is matched by structure: a float32 sum of products in which one
+ * operand is a load of a constant tensor at an index affine in the output
+ * channel (the "column") and the reduce axes, and the other a load of the
+ * data tensor (a conv window, possibly under its padding select, or a
+ * matrix row). The template then replaces the kernel's loop nest by:
+ *
+ *   - the constant repacked at compile time into panels
+ *     wp[cb][r1][r2][r3][VL] (VL = V vectors of output channels, zero
+ *     beyond the last channel): a new graph constant, emitted by
+ *     emit_weights.c in place of the original (which the kernel no longer
+ *     reads);
+ *   - when needed, a copy of the data into a kernel temp: for a conv, a
+ *     zero-padded plane per image (so no bounds test is left in the
+ *     reduction, and the last tile of a row may run past the output width);
+ *     for a matmul, row panels ap[mt][k][P] (so the P rows a tile reads are
+ *     adjacent instead of a row stride apart, which would alias in L1);
+ *   - for each tile of P output positions x VL output channels: a local
+ *     accumulator tile initialised from the stage's init, the reduction
+ *     loops r1, r2, r3 around `for p: for v: acc[p*VL+v] += A[..p..] *
+ *     wp[..v..]` (the first reduce loop is marked FOR_TENSORIZE: the
+ *     emitter matches the nest against the target's broadcast-FMA tile
+ *     intrinsic, keeping the P*V accumulators in registers; emit_intrin.c),
+ *     then the stage's post (bias, activation, residual add: a fused
+ *     epilogue) applied once per output element as it is stored.
+ *
+ * Every output element still receives init, then the products in the
+ * order of the reduce axes, then post: the naive schedule's computation
+ * (products that the naive schedule's padding select zeroes read a zero of
+ * the padded copy instead).
+ */
+#include "sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *talloc(Lower *L, size_t n)
+{
+    void *p = arena_alloc(L->arena, n);
+    if (!p)
+        die("compile arena exhausted");
+    memset(p, 0, n);
+    return p;
+}
+
+static Stmt *mk(Lower *L, StmtKind kind, int n_body)
+{
+    Stmt *s = talloc(L, sizeof *s);
+    s->kind = kind;
+    s->n_body = n_body;
+    if (n_body)
+        s->body = talloc(L, (size_t)n_body * sizeof *s->body);
+    return s;
+}
+
+static Stmt *mk_for(Lower *L, const IterVar *iv, Stmt *body)
+{
+    Stmt *s = mk(L, ST_FOR, 1);
+    s->var = iv->var;
+    s->extent = iv->extent;
+    s->body[0] = body;
+    return s;
+}
+
+static Stmt *mk_store(Lower *L, int buf, Expr *index, Expr *value)
+{
+    Stmt *s = mk(L, ST_STORE, 0);
+    s->buf = buf;
+    s->index = index;
+    s->value = ex_cast(L, L->k->bufs[buf].dtype, value);
+    L->k->bufs[buf].written = 1;
+    return s;
+}
+
+static Stmt *mk_if(Lower *L, Expr *cond, Stmt *then)
+{
+    Stmt *s;
+    if (cond->kind == EX_INT)
+        return cond->ival ? then : mk(L, ST_SEQ, 0);
+    s = mk(L, ST_IF, 2);
+    s->cond = cond;
+    s->body[0] = then;
+    s->body[1] = NULL;
+    return s;
+}
+
+/* ---- affine index analysis ---- */
+
+typedef struct Aff {
+    int ok;
+    int64_t c0;
+    int64_t *co; /* per variable id */
+} Aff;
+
+static void aff_rec(const Expr *e, int64_t m, Aff *a)
+{
+    if (!a->ok || !e) {
+        a->ok = 0;
+        return;
+    }
+    switch (e->kind) {
+    case EX_INT:
+        a->c0 += m * e->ival;
+        return;
+    case EX_VAR:
+        a->co[e->var] += m;
+        return;
+    case EX_BINARY:
+        if (e->op == BIN_ADD) {
+            aff_rec(e->a, m, a);
+            aff_rec(e->b, m, a);
+            return;
+        }
+        if (e->op == BIN_SUB) {
+            aff_rec(e->a, m, a);
+            aff_rec(e->b, -m, a);
+            return;
+        }
+        if (e->op == BIN_MUL && e->a->kind == EX_INT) {
+            aff_rec(e->b, m * e->a->ival, a);
+            return;
+        }
+        if (e->op == BIN_MUL && e->b->kind == EX_INT) {
+            aff_rec(e->a, m * e->b->ival, a);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    a->ok = 0;
+}
+
+static int affine(Lower *L, const Expr *e, Aff *a)
+{
+    a->ok = 1;
+    a->c0 = 0;
+    a->co = talloc(L, (size_t)(L->k->n_vars + 1) * sizeof *a->co);
+    aff_rec(e, 1, a);
+    return a->ok;
+}
+
+/* Only the listed variables (n of them) may have nonzero coefficients. */
+static int aff_only(const Lower *L, const Aff *a, const int *vars, int n)
+{
+    int v, i;
+    for (v = 0; v < L->k->n_vars; v++) {
+        int listed = 0;
+        for (i = 0; i < n; i++)
+            listed |= vars[i] == v;
+        if (a->co[v] && !listed)
+            return 0;
+    }
+    return 1;
+}
+
+static const Expr *strip_clamp(const Expr *e, int64_t hi, int *clamped)
+{
+    *clamped = 0;
+    if (e->kind == EX_BINARY && e->op == BIN_MIN && e->b->kind == EX_INT && e->b->ival == hi &&
+        e->a->kind == EX_BINARY && e->a->op == BIN_MAX && e->a->b->kind == EX_INT &&
+        e->a->b->ival == 0) {
+        *clamped = 1;
+        return e->a->a;
+    }
+    if (e->kind == EX_BINARY && e->op == BIN_MAX && e->b->kind == EX_INT && e->b->ival == 0 &&
+        e->a->kind == EX_BINARY && e->a->op == BIN_MIN && e->a->b->kind == EX_INT &&
+        e->a->b->ival == hi) {
+        *clamped = 1;
+        return e->a->a;
+    }
+    return e;
+}
+
+static int same_expr(const Expr *a, const Expr *b)
+{
+    if (a == b)
+        return 1;
+    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype)
+        return 0;
+    switch (a->kind) {
+    case EX_INT: return a->ival == b->ival;
+    case EX_FLOAT: return a->fval == b->fval;
+    case EX_VAR: return a->var == b->var;
+    case EX_ACC: return 1;
+    case EX_LOAD: return a->buf == b->buf && same_expr(a->a, b->a);
+    default:
+        return a->op == b->op && same_expr(a->a, b->a) && same_expr(a->b, b->b) &&
+               same_expr(a->c, b->c);
+    }
+}
+
+/* ---- substitution of loop variables ---- */
+
+static Expr *subst(Lower *L, const Expr *e, Expr *const *map, Expr *acc)
+{
+    Expr *c;
+    int i;
+    if (!e)
+        return NULL;
+    if (e->kind == EX_VAR && map[e->var])
+        return map[e->var];
+    if (e->kind == EX_ACC && acc)
+        return acc;
+    if (!e->a && !e->b && !e->c)
+        return (Expr *)e;
+    c = talloc(L, sizeof *c);
+    *c = *e;
+    c->a = subst(L, e->a, map, acc);
+    c->b = subst(L, e->b, map, acc);
+    c->c = subst(L, e->c, map, acc);
+    if (e->nidx) {
+        c->idx = talloc(L, (size_t)e->nidx * sizeof *c->idx);
+        for (i = 0; i < e->nidx; i++)
+            c->idx[i] = subst(L, e->idx[i], map, acc);
+    }
+    return c;
+}
+
+/* Copy of s with variables replaced per map (loops keep their variables). */
+static Stmt *stmt_subst(Lower *L, const Stmt *s, Expr *const *map)
+{
+    Stmt *c;
+    int i;
+    if (!s)
+        return NULL;
+    c = talloc(L, sizeof *c);
+    *c = *s;
+    c->index = subst(L, s->index, map, NULL);
+    c->value = subst(L, s->value, map, NULL);
+    c->cond = subst(L, s->cond, map, NULL);
+    if (s->n_body) {
+        c->body = talloc(L, (size_t)s->n_body * sizeof *c->body);
+        for (i = 0; i < s->n_body; i++)
+            c->body[i] = stmt_subst(L, s->body[i], map);
+    }
+    return c;
+}
+
+static int expr_has_var_any(const Expr *e, int a, int b)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_VAR)
+        return e->var == a || e->var == b;
+    return expr_has_var_any(e->a, a, b) || expr_has_var_any(e->b, a, b) || expr_has_var_any(e->c, a, b);
+}
+
+static int expr_uses_buf(const Expr *e, int buf)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && e->buf == buf)
+        return 1;
+    return expr_uses_buf(e->a, buf) || expr_uses_buf(e->b, buf) || expr_uses_buf(e->c, buf);
+}
+
+static int stmt_uses_buf(const Stmt *s, int buf)
+{
+    int i;
+    if (!s)
+        return 0;
+    if ((s->kind == ST_STORE || s->kind == ST_DECL) && s->buf == buf)
+        return 1;
+    if (expr_uses_buf(s->index, buf) || expr_uses_buf(s->value, buf) || expr_uses_buf(s->cond, buf))
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (stmt_uses_buf(s->body[i], buf))
+            return 1;
+    return 0;
+}
+
+/* ---- the plan ---- */
+
+typedef struct Plan {
+    int lanes, V, VL, P;
+    int64_t co;         /* output channels (columns) */
+    int64_t ncb;        /* channel blocks of VL */
+    int nr;             /* reduce loops */
+    int64_t rext[3];
+    int64_t wco, wr[3], wc0; /* weight offset = wc0 + co*wco + sum r_i*wr[i] */
+    int wbuf;           /* original constant buffer */
+    int pbuf;           /* packed constant buffer */
+} Plan;
+
+/* Vector registers of the target (32 zmm with AVX-512, 16 ymm with AVX2
+ * when the description does not say). */
+static int regs_of(const Target *t)
+{
+    if (t->vector_registers > 0)
+        return t->vector_registers;
+    return t->vector_bits >= 512 ? 32 : 16;
+}
+
+/* Bytes of a matmul's packed row panels kept in L2 at a time: half the
+ * target's L2 (the column panel and the output share the rest). */
+static int64_t l2_budget(const Target *t)
+{
+    return (t->l2_bytes > 0 ? t->l2_bytes : (int64_t)1 << 20) / 2;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Rows per tile for a row of n positions: the whole row when it fits, else
+ * the size in [3/4 max, max] that wastes least in the last tile. */
+static int pick_rows(int64_t n, int pmax)
+{
+    int p, best = pmax;
+    int64_t waste = -1;
+    if (n <= pmax)
+        return (int)n;
+    for (p = pmax; p >= (3 * pmax + 3) / 4; p--) {
+        int64_t w = ceil_div(n, p) * p - n;
+        if (waste < 0 || w < waste) {
+            waste = w;
+            best = p;
+        }
+    }
+    return best;
+}
+
+static void plan_tile(Plan *pl, const Target *t, int64_t co, int64_t rows)
+{
+    int regs = regs_of(t), pmax;
+    pl->lanes = t->vector_bits / 32;
+    pl->co = co;
+    pl->V = ceil_div(co, pl->lanes) % 2 == 0 ? 2 : 1;
+    pl->VL = pl->V * pl->lanes;
+    pl->ncb = ceil_div(co, pl->VL);
+    pmax = (regs - pl->V - 2) / pl->V;
+    /* at most one vector of rows: the epilogue stores a tile column as
+     * one (gathered) vector */
+    if (pmax > pl->lanes)
+        pmax = pl->lanes;
+    pl->P = pick_rows(rows, pmax);
+}
+
+/* New graph constant holding the weights in panels [cb][r1][r2][r3][VL]. */
+static int pack_weights(Lower *L, Plan *pl)
+{
+    Graph *g = L->g;
+    const Buffer *wb = &L->k->bufs[pl->wbuf];
+    const float *src;
+    float *dst;
+    int64_t rtot = pl->rext[0] * pl->rext[1] * pl->rext[2], n, cb, r, v;
+    int32_t vi;
+    Value *nv;
+    if (!g || wb->value < 0 || !g->values[wb->value].data)
+        return 1;
+    /* a few channels padded to whole vectors would multiply the weight
+     * bytes: leave such layers to the generic template */
+    if (pl->ncb * pl->VL > 2 * pl->co)
+        return 1;
+    src = g->values[wb->value].data;
+    n = pl->ncb * rtot * pl->VL;
+    dst = talloc(L, (size_t)n * sizeof *dst);
+    for (cb = 0; cb < pl->ncb; cb++)
+        for (r = 0; r < rtot; r++) {
+            int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
+                    r1 = r / pl->rext[2] / pl->rext[1];
+            for (v = 0; v < pl->VL; v++) {
+                int64_t co = cb * pl->VL + v, off;
+                if (co >= pl->co)
+                    continue;
+                off = pl->wc0 + co * pl->wco + r1 * pl->wr[0] + r2 * pl->wr[1] + r3 * pl->wr[2];
+                if (off < 0 || off >= wb->numel)
+                    return 1;
+                dst[(cb * rtot + r) * pl->VL + v] = src[off];
+            }
+        }
+    vi = graph_add_value(g, arena_printf(L->arena, "%s.packed_%s", g->values[wb->value].name,
+                                         L->k->name ? L->k->name : "k"));
+    nv = &g->values[vi];
+    nv->dtype = DT_FLOAT32;
+    nv->rank = 1;
+    nv->dims[0] = n;
+    nv->data = dst;
+    pl->pbuf = lower_buf_value(L, vi);
+    return 0;
+}
+
+/* The update nest: for r1 [tensorized]: for r2: for r3: for p: for v:
+ *   acc[p*VL + v] += A[aidx] * wp[(((cb*R1 + r1)*R2 + r2)*R3 + r3)*VL + v] */
+static Stmt *update_nest(Lower *L, const Plan *pl, int acc, const IterVar *rv, const IterVar *pv,
+                         const IterVar *vv, int abuf, Expr *aidx, Expr *cb)
+{
+    Expr *widx = cb, *aix, *prod;
+    Stmt *s;
+    int i;
+    for (i = 0; i < 3; i++)
+        widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->rext[i])), ex_var(L, &rv[i]));
+    widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->VL)), ex_var(L, vv));
+    aix = ex_add(L, ex_mul(L, ex_var(L, pv), ex_int(L, pl->VL)), ex_var(L, vv));
+    prod = ex_mul(L, ex_load(L, abuf, aidx), ex_load(L, pl->pbuf, widx));
+    s = mk_store(L, acc, aix, ex_add(L, ex_load(L, acc, aix), prod));
+    s = mk_for(L, vv, s);
+    s = mk_for(L, pv, s);
+    for (i = 2; i >= 0; i--)
+        s = mk_for(L, &rv[i], s);
+    s->for_kind = FOR_TENSORIZE;
+    return s;
+}
+
+/* A float32 load of a float32 buffer (no cast in between). */
+static int f32_load(const Kernel *k, const Expr *e)
+{
+    return e && e->kind == EX_LOAD && e->dtype == DT_FLOAT32 && k->bufs[e->buf].dtype == DT_FLOAT32;
+}
+
+/* The constant operand of a product: a float32 load of a constant with
+ * graph data. */
+static int const_load(const Lower *L, const Expr *e)
+{
+    const Buffer *b;
+    if (!f32_load(L->k, e))
+        return 0;
+    b = &L->k->bufs[e->buf];
+    return b->scope == BUF_CONST && L->g && b->value >= 0 && L->g->values[b->value].data;
+}
+
+/* Term of a padding condition: `pos >= 0` or `pos < hi` for pos one of the
+ * window positions; sets the bit of what it tests. */
+static int cond_terms(const Expr *c, const Expr *const *pos, const int64_t *hi, int *bits)
+{
+    int i;
+    if (c->kind == EX_INT)
+        return c->ival != 0;
+    if (c->kind == EX_BINARY && c->op == BIN_AND)
+        return cond_terms(c->a, pos, hi, bits) && cond_terms(c->b, pos, hi, bits);
+    if (c->kind != EX_BINARY || c->b->kind != EX_INT)
+        return 0;
+    for (i = 0; i < 2; i++) {
+        if (!same_expr(c->a, pos[i]))
+            continue;
+        if (c->op == BIN_GE && c->b->ival == 0) {
+            *bits |= 1 << (2 * i);
+            return 1;
+        }
+        if (c->op == BIN_LT && c->b->ival == hi[i]) {
+            *bits |= 2 << (2 * i);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* xp[dst + z] = x[src + S*z] for z in [0, n): whole vectors of `lanes`
+ * (a stride-2 source is two loads and a permute in emit_intrin.c) and a
+ * shorter masked vector for the rest. */
+static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, int64_t n, int lanes)
+{
+    Stmt *seq = mk(L, ST_SEQ, 2), *st;
+    int m = 0;
+    if (n >= lanes) {
+        IterVar zo = lower_itervar(L, "iw", n / lanes), zi = lower_itervar(L, "iw", lanes);
+        Expr *z = ex_add(L, ex_mul(L, ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
+        st = mk_store(L, xp, ex_add(L, dst, z), ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S)))));
+        st = mk_for(L, &zi, st);
+        st->for_kind = FOR_VECTORIZE;
+        seq->body[m++] = mk_for(L, &zo, st);
+    }
+    if (n % lanes) {
+        IterVar zt = lower_itervar(L, "iw", n % lanes);
+        Expr *z = ex_add(L, ex_var(L, &zt), ex_int(L, n / lanes * lanes));
+        st = mk_store(L, xp, ex_add(L, dst, z), ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S)))));
+        st = mk_for(L, &zt, st);
+        st->for_kind = FOR_VECTORIZE;
+        seq->body[m++] = st;
+    }
+    seq->n_body = m;
+    return seq;
+}
+
+/* Zero-padded copy of image n of x (Ci planes of H x W) into xp (Ci planes
+ * of Hp rows of S phases of Wj columns): xp[((ci*Hp + r)*S + ph)*Wj + j] =
+ * x[n][ci][r + lo0][S*j + ph + lo1] inside x, else 0. Per row and phase:
+ * zeros left of the image, a copy (contiguous when S == 1), zeros right
+ * of it; rows outside the image are zeros. */
+static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                         int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
+                         int64_t Cx)
+{
+    IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp), z;
+    Expr *ir = ex_add(L, ex_var(L, &r), ex_int(L, lo0));
+    Expr *inrow = ex_and(L, ex_binary(L, BIN_GE, ir, ex_int(L, 0)), ex_lt(L, ir, ex_int(L, H)));
+    Expr *rowbase = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ci), ex_int(L, Hp)), ex_var(L, &r)), ex_int(L, S));
+    /* x's plane: image n, channel ci (or the given channel of Cx) */
+    Expr *xplane = xchan ? ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Cx)), ex_add(L, xchan, ex_var(L, &ci)))
+                         : ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Ci)), ex_var(L, &ci));
+    Expr *xrow = ex_mul(L, ex_add(L, ex_mul(L, xplane, ex_int(L, H)), ir), ex_int(L, W));
+    Stmt *zrow, *part, *ifs, *st;
+    int64_t ph;
+    int n = 0;
+    z = lower_itervar(L, "iw", S * Wj);
+    zrow = mk_store(L, xp, ex_add(L, ex_mul(L, rowbase, ex_int(L, Wj)), ex_var(L, &z)), ex_float(L, DT_FLOAT32, 0.0));
+    zrow = mk_for(L, &z, zrow);
+    zrow->for_kind = FOR_VECTORIZE;
+    part = mk(L, ST_SEQ, (int)(3 * S));
+    for (ph = 0; ph < S; ph++) {
+        /* columns j of this phase inside the image: 0 <= S*j + ph + lo1 < W */
+        int64_t j0 = 0, j1 = Wj; /* [j0, j1) */
+        Expr *base = ex_mul(L, ex_add(L, rowbase, ex_int(L, ph)), ex_int(L, Wj));
+        while (j0 < Wj && S * j0 + ph + lo1 < 0)
+            j0++;
+        while (j1 > j0 && S * (j1 - 1) + ph + lo1 >= W)
+            j1--;
+        if (j0 > 0) {
+            z = lower_itervar(L, "iw", j0);
+            st = mk_store(L, xp, ex_add(L, base, ex_var(L, &z)), ex_float(L, DT_FLOAT32, 0.0));
+            part->body[n++] = mk_for(L, &z, st);
+        }
+        if (j1 > j0)
+            part->body[n++] = vec_copy(L, xp, ex_add(L, base, ex_int(L, j0)), x,
+                                       ex_add(L, xrow, ex_int(L, S * j0 + ph + lo1)), S, j1 - j0, lanes);
+        if (j1 < Wj) {
+            int64_t from = j1 > j0 ? j1 : j0;
+            z = lower_itervar(L, "iw", Wj - from);
+            st = mk_store(L, xp, ex_add(L, base, ex_add(L, ex_var(L, &z), ex_int(L, from))),
+                          ex_float(L, DT_FLOAT32, 0.0));
+            part->body[n++] = mk_for(L, &z, st);
+        }
+    }
+    part->n_body = n;
+    if (inrow->kind == EX_INT) {
+        ifs = inrow->ival ? part : zrow;
+    } else {
+        ifs = mk(L, ST_IF, 2);
+        ifs->cond = inrow;
+        ifs->body[0] = part;
+        ifs->body[1] = zrow;
+    }
+    st = mk_for(L, &r, ifs);
+    return mk_for(L, &ci, st);
+}
+
+static Stmt *copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                         int64_t Hp, int64_t Wp, int64_t lo0, int64_t lo1, int lanes)
+{
+    return copy_phased(L, xp, x, nv, Ci, H, W, Hp, 1, Wp, lo0, lo1, lanes, NULL, 0);
+}
+
+/* Whether every use of the variables oh and ow in e is inside a load index
+ * affine in them with coef(oh) == ow_extent * coef(ow): then oh := 0,
+ * ow := q (the flattened position) gives the same offsets. */
+static int flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW)
+{
+    Aff a;
+    if (!e)
+        return 1;
+    if (e->kind == EX_VAR)
+        return e->var != oh && e->var != ow;
+    if (e->kind == EX_LOAD) {
+        if (!affine(L, e->a, &a))
+            return !expr_has_var_any(e->a, oh, ow);
+        return a.co[oh] == OW * a.co[ow];
+    }
+    return flat_ok(L, e->a, oh, ow, OW) && flat_ok(L, e->b, oh, ow, OW) && flat_ok(L, e->c, oh, ow, OW);
+}
+
+/* A 1x1 convolution over whole planes, Y[co][q] = sum_ci W[co][ci] X[ci][q],
+ * with the vectors along the positions q (contiguous in X and Y): tiles of
+ * R output channels (broadcast weights, packed [cb][ci][R]) x VL positions.
+ * The epilogue then stores whole vectors of one channel. */
+static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int xbuf, int64_t N,
+                          int64_t Ci, int64_t OH, int64_t OW)
+{
+    Kernel *k = L->k;
+    int lanes = t->vector_bits / 32, regs = regs_of(t), V, R, rmax, i, acc, src;
+    int64_t Q = OH * OW, Co = c->axes[1].extent, VL, T, Qp;
+    IterVar nv, cbv, tv, pv, vv, vo, vi, rv[3];
+    Expr **map, *aidx, *bidx, *q, *co, *accidx;
+    Stmt *body = NULL, *tile, *init, *epi, *seq, *decl, *loops;
+    int flat_sub;
+    V = ceil_div(Q, 2 * lanes) * 2 * lanes - Q <= Q / 16 ? 2 : 1;
+    VL = (int64_t)V * lanes;
+    rmax = (regs - V - 2) / V;
+    if (rmax > 28)
+        rmax = 28;
+    R = pick_rows(Co, rmax);
+    T = ceil_div(Q, VL);
+    Qp = T * VL;
+    pl->V = V;
+    pl->lanes = lanes;
+    pl->P = R;
+    pl->VL = R; /* weight panels hold R channels */
+    pl->co = Co;
+    pl->ncb = ceil_div(Co, R);
+    if (pack_weights(L, pl))
+        return 1;
+    flat_sub = flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) &&
+               flat_ok(L, c->init, c->axes[2].var, c->axes[3].var, OW) &&
+               flat_ok(L, c->out_index, c->axes[2].var, c->axes[3].var, OW);
+    nv = lower_itervar(L, "n", N);
+    cbv = lower_itervar(L, "cb", pl->ncb);
+    tv = lower_itervar(L, "qt", T);
+    pv = lower_itervar(L, "p", R);
+    vv = lower_itervar(L, "v", VL);
+    vo = lower_itervar(L, "vo", V);
+    vi = lower_itervar(L, "vi", lanes);
+    rv[0] = lower_itervar(L, "rc", Ci);
+    rv[1] = lower_itervar(L, "ru", 1);
+    rv[2] = lower_itervar(L, "ru", 1);
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)R * VL);
+    k->bufs[acc].scope = BUF_LOCAL;
+    if (Qp != Q) {
+        src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Qp);
+        body = copy_padded(L, src, xbuf, &nv, Ci, 1, Q, 1, Qp, 0, 0, lanes);
+    } else {
+        src = xbuf;
+    }
+    /* update: acc[p*VL + v] += wp[(cb*Ci + rc)*R + p] * X[plane*Qp + qt*VL + v] */
+    {
+        Expr *plane = ex_var(L, &rv[0]);
+        Expr *accix = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
+        Stmt *u;
+        if (src == xbuf)
+            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Ci)), plane);
+        aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, Ci)), ex_var(L, &rv[0])),
+                                ex_int(L, R)),
+                      ex_var(L, &pv));
+        bidx = ex_add(L, ex_add(L, ex_mul(L, plane, ex_int(L, Qp)), ex_mul(L, ex_var(L, &tv), ex_int(L, VL))),
+                      ex_var(L, &vv));
+        u = mk_store(L, acc, accix,
+                     ex_add(L, ex_load(L, acc, accix),
+                            ex_mul(L, ex_load(L, pl->pbuf, aidx), ex_load(L, src, bidx))));
+        u = mk_for(L, &vv, u);
+        u = mk_for(L, &pv, u);
+        for (i = 2; i >= 0; i--)
+            u = mk_for(L, &rv[i], u);
+        u->for_kind = FOR_TENSORIZE;
+        tile = u;
+    }
+    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, R)), ex_var(L, &pv));
+    q = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &tv), ex_int(L, VL)), ex_mul(L, ex_var(L, &vo), ex_int(L, lanes))),
+               ex_var(L, &vi));
+    accidx = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_mul(L, ex_var(L, &vo), ex_int(L, lanes))),
+                    ex_var(L, &vi));
+    map[c->axes[0].var] = ex_var(L, &nv);
+    {
+        Expr *qc = Qp != Q ? ex_binary(L, BIN_MIN, q, ex_int(L, Q - 1)) : q;
+        Expr *iv;
+        map[c->axes[1].var] = Co % R ? ex_binary(L, BIN_MIN, co, ex_int(L, Co - 1)) : co;
+        map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, qc, ex_int(L, OW));
+        map[c->axes[3].var] = flat_sub ? qc : ex_binary(L, BIN_MOD, qc, ex_int(L, OW));
+        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        init = mk_store(L, acc, accidx, iv);
+        init = mk_for(L, &vi, init);
+        init->for_kind = FOR_VECTORIZE;
+        init = mk_for(L, &vo, init);
+        init = mk_for(L, &pv, init);
+    }
+    {
+        Expr *index = c->out_index, *accv = ex_load(L, acc, accidx);
+        map[c->axes[1].var] = co;
+        map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, q, ex_int(L, OW));
+        map[c->axes[3].var] = flat_sub ? q : ex_binary(L, BIN_MOD, q, ex_int(L, OW));
+        if (!index) {
+            Expr *ix[4];
+            int64_t dims[4];
+            for (i = 0; i < 4; i++) {
+                ix[i] = ex_var(L, &c->axes[i]);
+                dims[i] = c->axes[i].extent;
+            }
+            index = ex_offset(L, 4, dims, ix);
+        }
+        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+        if (Qp != Q)
+            epi = mk_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
+        epi = mk_for(L, &vi, epi);
+        epi->for_kind = FOR_VECTORIZE;
+        epi = mk_for(L, &vo, epi);
+        if (Co % R)
+            epi = mk_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
+        epi = mk_for(L, &pv, epi);
+    }
+    seq = mk(L, ST_SEQ, 3);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    seq->body[2] = epi;
+    decl = mk(L, ST_DECL, 1);
+    decl->buf = acc;
+    decl->body[0] = seq;
+    loops = mk_for(L, &tv, decl);
+    loops = mk_for(L, &cbv, loops);
+    if (pl->ncb > 1)
+        loops->for_kind = FOR_PARALLEL;
+    else if (T > 1)
+        loops->body[0]->for_kind = FOR_PARALLEL;
+    if (body) {
+        Stmt *s2 = mk(L, ST_SEQ, 2);
+        s2->body[0] = body;
+        s2->body[1] = loops;
+        loops = s2;
+    }
+    k->body = mk_for(L, &nv, loops);
+    if (!stmt_uses_buf(k->body, pl->wbuf))
+        k->bufs[pl->wbuf].scope = BUF_UNUSED;
+    return 0;
+}
+
+/* Largest padded plane a depthwise kernel copies into a local array (on
+ * the stack, per channel) instead of a whole-image temp. */
+#define DW_LOCAL_PLANE_BYTES ((int64_t)128 << 10)
+
+typedef struct Window {
+    int64_t N, C, H, W, OH, OW, KH, KW, s[2], d[2], lo[2], hi[2];
+} Window;
+
+/* Depthwise convolution (one input channel per output channel): vectors
+ * along the output columns, tiles of P output rows x VL columns of one
+ * channel, the channel's weight broadcast. The input plane is copied with
+ * its padding and, for a column stride S > 1, split into S column phases
+ * (input column S*j + ph at [ph][j]) so that every tap reads VL contiguous
+ * elements. */
+static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w)
+{
+    Kernel *k = L->k;
+    int lanes = t->vector_bits / 32, V, P, pmax, i, acc, xp, per_chan;
+    int64_t VL, T, OT, S = w->s[1], Hp, Wj, C = w->C;
+    IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
+    Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
+    Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
+    int64_t w1 = ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = ceil_div(w->OW, lanes) * lanes - w->OW;
+    V = w->OW > lanes && w1 <= w2 ? 2 : 1;
+    VL = (int64_t)V * lanes;
+    pmax = (regs_of(t) * 3 / 8) / V;
+    P = pick_rows(w->OH, pmax);
+    T = ceil_div(w->OW, VL);
+    OT = ceil_div(w->OH, P);
+    Hp = w->hi[0] - w->lo[0] + 1;
+    if ((OT * P - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1 > Hp)
+        Hp = (OT * P - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1;
+    Wj = T * VL + ((w->KW - 1) * w->d[1]) / S;
+    nv = lower_itervar(L, "n", w->N);
+    cv = lower_itervar(L, "c", C);
+    otv = lower_itervar(L, "ot", OT);
+    qtv = lower_itervar(L, "qt", T);
+    pv = lower_itervar(L, "p", P);
+    vv = lower_itervar(L, "v", VL);
+    vo = lower_itervar(L, "vo", V);
+    vi = lower_itervar(L, "vi", lanes);
+    rv[0] = lower_itervar(L, "ru", 1);
+    rv[1] = lower_itervar(L, "rh", w->KH);
+    rv[2] = lower_itervar(L, "rw", w->KW);
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)P * VL);
+    k->bufs[acc].scope = BUF_LOCAL;
+    /* the padded, phase-split copy: of one channel at a time, in a local
+     * array that stays in cache for the channel's tiles, when the plane is
+     * small enough for the stack; else of the whole image first */
+    per_chan = Hp * S * Wj * 4 <= DW_LOCAL_PLANE_BYTES;
+    if (per_chan) {
+        xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
+        k->bufs[xp].scope = BUF_LOCAL;
+        cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes,
+                         ex_var(L, &cv), C);
+    } else {
+        xp = lower_buf_temp(L, "xpad", DT_FLOAT32, C * Hp * S * Wj);
+        cp = copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes, NULL, 0);
+    }
+    /* update: acc[p*VL + v] += w[c, kh, kw] * xp[c][(ot*P + p)*s0 + kh*d0][(kw*d1) % S][qt*VL + v + (kw*d1) / S] */
+    {
+        Expr *kwd = ex_mul(L, ex_var(L, &rv[2]), ex_int(L, w->d[1]));
+        Expr *row = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv)),
+                                     ex_int(L, w->s[0])),
+                           ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0])));
+        Expr *phase = S > 1 ? ex_binary(L, BIN_MOD, kwd, ex_int(L, S)) : ex_int(L, 0);
+        Expr *shift = S > 1 ? ex_binary(L, BIN_DIV, kwd, ex_int(L, S)) : kwd;
+        Stmt *u;
+        accix2 = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
+        aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
+                                ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
+                      ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
+        bidx = ex_add(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, per_chan ? ex_int(L, 0) : ex_var(L, &cv), ex_int(L, Hp)), row),
+                                                             ex_int(L, S)),
+                                                   phase),
+                                         ex_int(L, Wj)),
+                                ex_add(L, ex_mul(L, ex_var(L, &qtv), ex_int(L, VL)), shift)),
+                      ex_var(L, &vv));
+        u = mk_store(L, acc, accix2,
+                     ex_add(L, ex_load(L, acc, accix2), ex_mul(L, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx))));
+        u = mk_for(L, &vv, u);
+        u = mk_for(L, &pv, u);
+        for (i = 2; i >= 0; i--)
+            u = mk_for(L, &rv[i], u);
+        u->for_kind = FOR_TENSORIZE;
+        tile = u;
+    }
+    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    oh = ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
+    ow = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &qtv), ex_int(L, VL)), ex_mul(L, ex_var(L, &vo), ex_int(L, lanes))),
+                ex_var(L, &vi));
+    accidx = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_mul(L, ex_var(L, &vo), ex_int(L, lanes))),
+                    ex_var(L, &vi));
+    map[c->axes[0].var] = ex_var(L, &nv);
+    map[c->axes[1].var] = ex_var(L, &cv);
+    {
+        Expr *iv;
+        map[c->axes[2].var] = OT * P != w->OH ? ex_binary(L, BIN_MIN, oh, ex_int(L, w->OH - 1)) : oh;
+        map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
+        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        init = mk_store(L, acc, accidx, iv);
+        init = mk_for(L, &vi, init);
+        init->for_kind = FOR_VECTORIZE;
+        init = mk_for(L, &vo, init);
+        init = mk_for(L, &pv, init);
+    }
+    {
+        Expr *index = c->out_index, *accv = ex_load(L, acc, accidx);
+        map[c->axes[2].var] = oh;
+        map[c->axes[3].var] = ow;
+        if (!index) {
+            Expr *ix[4];
+            int64_t dims[4];
+            for (i = 0; i < 4; i++) {
+                ix[i] = ex_var(L, &c->axes[i]);
+                dims[i] = c->axes[i].extent;
+            }
+            index = ex_offset(L, 4, dims, ix);
+        }
+        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+        if (T * VL != w->OW)
+            epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
+        epi = mk_for(L, &vi, epi);
+        epi->for_kind = FOR_VECTORIZE;
+        epi = mk_for(L, &vo, epi);
+        if (OT * P != w->OH)
+            epi = mk_if(L, ex_lt(L, oh, ex_int(L, w->OH)), epi);
+        epi = mk_for(L, &pv, epi);
+    }
+    seq = mk(L, ST_SEQ, 3);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    seq->body[2] = epi;
+    decl = mk(L, ST_DECL, 1);
+    decl->buf = acc;
+    decl->body[0] = seq;
+    loops = mk_for(L, &qtv, decl);
+    loops = mk_for(L, &otv, loops);
+    if (per_chan) {
+        Stmt *d2 = mk(L, ST_DECL, 1);
+        seq = mk(L, ST_SEQ, 2);
+        seq->body[0] = cp;
+        seq->body[1] = loops;
+        d2->buf = xp;
+        d2->body[0] = seq;
+        loops = mk_for(L, &cv, d2);
+        if (C > 1)
+            loops->for_kind = FOR_PARALLEL;
+        k->body = mk_for(L, &nv, loops);
+        return 0;
+    }
+    loops = mk_for(L, &cv, loops);
+    if (C > 1)
+        loops->for_kind = FOR_PARALLEL;
+    seq = mk(L, ST_SEQ, 2);
+    seq->body[0] = cp;
+    seq->body[1] = loops;
+    k->body = mk_for(L, &nv, seq);
+    return 0;
+}
+
+static int try_conv(Lower *L, const Target *t, Compute *c)
+{
+    Kernel *k = L->k;
+    const Expr *xv, *wl, *cond = NULL, *xl;
+    const Expr *pos[2];
+    Aff a0, a1, ap[2], aw;
+    Plan pl;
+    int i, clamped[2], bits = 0, need = 0, copy, flat, dw;
+    int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T;
+    int xbuf, src, acc;
+    IterVar nv, cbv, ohv, owv, pv, vv, rv[3];
+    Expr *map_axes[1], **map;
+    Stmt *body, *tile, *init, *epi, *seq;
+    if (c->n_axes != 4 || c->n_raxes != 3)
+        return 1;
+    if (const_load(L, c->body->b)) {
+        xv = c->body->a;
+        wl = c->body->b;
+    } else if (const_load(L, c->body->a)) {
+        xv = c->body->b;
+        wl = c->body->a;
+    } else {
+        return 1;
+    }
+    (void)map_axes;
+    xl = xv;
+    if (xv->kind == EX_SELECT) {
+        if (xv->c->kind != EX_FLOAT || xv->c->fval != 0.0)
+            return 1;
+        cond = xv->a;
+        xl = xv->b;
+    }
+    if (!f32_load(k, xl) || xl->nidx != 4 || !xl->dims || xl->buf == c->out_buf)
+        return 1;
+    N = c->axes[0].extent;
+    Ci = c->raxes[0].extent;
+    KH = c->raxes[1].extent;
+    KW = c->raxes[2].extent;
+    OH = c->axes[2].extent;
+    OW = c->axes[3].extent;
+    H = xl->dims[2];
+    W = xl->dims[3];
+    if (xl->dims[0] != N)
+        return 1;
+    /* batch and input channel indices: the reduce channel (group 1), or
+     * the output channel itself (depthwise: one input channel per group) */
+    if (!affine(L, xl->idx[0], &a0) || !affine(L, xl->idx[1], &a1) || a0.c0 || a1.c0)
+        return 1;
+    {
+        int v0 = c->axes[0].var, v1 = c->raxes[0].var, vc[2];
+        vc[0] = c->axes[1].var;
+        vc[1] = v1;
+        if (!aff_only(L, &a0, &v0, 1) || (N > 1 && a0.co[v0] != 1))
+            return 1;
+        if (aff_only(L, &a1, &v1, 1) && a1.co[v1] == 1 && xl->dims[1] == Ci)
+            dw = 0;
+        else if (Ci == 1 && aff_only(L, &a1, vc, 2) && a1.co[vc[0]] == 1 && xl->dims[1] == c->axes[1].extent)
+            dw = 1;
+        else
+            return 1;
+    }
+    for (i = 0; i < 2; i++) {
+        int vars[2];
+        int64_t ext = i ? W : H;
+        vars[0] = c->axes[2 + i].var;
+        vars[1] = c->raxes[1 + i].var;
+        pos[i] = strip_clamp(xl->idx[2 + i], ext - 1, &clamped[i]);
+        if (!affine(L, pos[i], &ap[i]) || !aff_only(L, &ap[i], vars, 2))
+            return 1;
+        s[i] = ap[i].co[vars[0]];
+        d[i] = ap[i].co[vars[1]];
+        if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
+            return 1;
+        lo[i] = ap[i].c0;
+        hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[1 + i].extent - 1);
+        if (lo[i] < 0 || hi[i] >= ext)
+            need |= (lo[i] < 0 ? 1 : 0) << (2 * i) | (hi[i] >= ext ? 2 : 0) << (2 * i);
+    }
+    if (cond) {
+        int64_t hh[2];
+        hh[0] = H;
+        hh[1] = W;
+        if (!cond_terms(cond, pos, hh, &bits))
+            return 1;
+    }
+    /* every bound that can fail must be tested (then the value there is 0) */
+    if ((need & ~bits) != 0)
+        return 1;
+    /* weights: affine in the output channel and the reduce axes */
+    if (!affine(L, wl->a, &aw))
+        return 1;
+    {
+        int vars[4];
+        vars[0] = c->axes[1].var;
+        for (i = 0; i < 3; i++)
+            vars[1 + i] = c->raxes[i].var;
+        if (!aff_only(L, &aw, vars, 4))
+            return 1;
+        memset(&pl, 0, sizeof pl);
+        pl.wco = aw.co[vars[0]];
+        for (i = 0; i < 3; i++)
+            pl.wr[i] = aw.co[vars[1 + i]];
+        pl.wc0 = aw.c0;
+    }
+    pl.wbuf = wl->buf;
+    if (dw) {
+        Window wn;
+        wn.N = N;
+        wn.C = c->axes[1].extent;
+        wn.H = H;
+        wn.W = W;
+        wn.OH = OH;
+        wn.OW = OW;
+        wn.KH = KH;
+        wn.KW = KW;
+        for (i = 0; i < 2; i++) {
+            wn.s[i] = s[i];
+            wn.d[i] = d[i];
+            wn.lo[i] = lo[i];
+            wn.hi[i] = hi[i];
+        }
+        return conv_depthwise(L, t, c, &pl, xl->buf, &wn);
+    }
+    pl.nr = 3;
+    pl.rext[0] = Ci;
+    pl.rext[1] = KH;
+    pl.rext[2] = KW;
+    /* a 1x1 window over a whole unpadded plane is a matrix product over
+     * the flattened positions */
+    flat = KH == 1 && KW == 1 && !cond && s[0] == 1 && s[1] == 1 && lo[0] == 0 && lo[1] == 0 &&
+           OH == H && OW == W;
+    if (flat && OH * OW >= 4 * (t->vector_bits / 32))
+        return conv_positions(L, t, c, &pl, xl->buf, N, Ci, OH, OW);
+    plan_tile(&pl, t, c->axes[1].extent, flat ? OH * OW : OW);
+    if (pack_weights(L, &pl))
+        return 1;
+    {
+        int64_t rows = flat ? OH * OW : OW;
+        T = ceil_div(rows, pl.P);
+        copy = cond || T * pl.P != rows || lo[0] != 0 || lo[1] != 0;
+        if (flat) {
+            Hp = 1;
+            Wp = copy ? T * pl.P : H * W;
+        } else {
+            Hp = hi[0] - lo[0] + 1;
+            Wp = hi[1] - lo[1] + 1;
+            if ((T * pl.P - 1) * s[1] + d[1] * (KW - 1) + 1 > Wp)
+                Wp = (T * pl.P - 1) * s[1] + d[1] * (KW - 1) + 1;
+            if (!copy) {
+                Hp = H;
+                Wp = W;
+            }
+        }
+    }
+    xbuf = xl->buf;
+    nv = lower_itervar(L, "n", N);
+    cbv = lower_itervar(L, "cb", pl.ncb);
+    ohv = lower_itervar(L, "oh", flat ? 1 : OH);
+    owv = lower_itervar(L, "ot", T);
+    pv = lower_itervar(L, "p", pl.P);
+    vv = lower_itervar(L, "v", pl.VL);
+    for (i = 0; i < 3; i++)
+        rv[i] = lower_itervar(L, "rr", pl.rext[i]);
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)pl.P * pl.VL);
+    k->bufs[acc].scope = BUF_LOCAL;
+    /* source of the tile's products: plane base + row * Wp + column */
+    if (copy) {
+        src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Hp * Wp);
+        body = copy_padded(L, src, xbuf, &nv, Ci, flat ? 1 : H, flat ? H * W : W, Hp, Wp,
+                           flat ? 0 : lo[0], flat ? 0 : lo[1], t->vector_bits / 32);
+    } else {
+        src = xbuf;
+        body = NULL;
+    }
+    /* A index of the tile */
+    {
+        Expr *row = ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, s[0])),
+                           ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
+        Expr *col = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)),
+                                               ex_var(L, &pv)),
+                                     ex_int(L, s[1])),
+                           ex_mul(L, ex_var(L, &rv[2]), ex_int(L, d[1])));
+        Expr *plane = ex_var(L, &rv[0]);
+        Expr *aidx;
+        if (!copy)
+            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Ci)), plane);
+        if (!copy && !flat) {
+            row = ex_add(L, row, ex_int(L, lo[0]));
+            col = ex_add(L, col, ex_int(L, lo[1]));
+        }
+        aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, plane, ex_int(L, Hp)), row), ex_int(L, Wp)), col);
+        tile = update_nest(L, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv));
+    }
+    /* init and epilogue: the stage's axes in terms of the tile */
+    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    {
+        Expr *co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)), ex_var(L, &vv));
+        Expr *q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
+        Expr *rows = flat ? ex_int(L, OH * OW) : ex_int(L, OW);
+        Expr *aidx = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv));
+        Expr *accv = ex_load(L, acc, aidx);
+        Expr *index = c->out_index;
+        Expr *iv;
+        map[c->axes[0].var] = ex_var(L, &nv);
+        /* init may read per-channel data: clamp padded channels and rows */
+        map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co;
+        if (flat) {
+            Expr *qq = ex_binary(L, BIN_MIN, q, ex_int(L, OH * OW - 1));
+            map[c->axes[2].var] = ex_binary(L, BIN_DIV, qq, ex_int(L, OW));
+            map[c->axes[3].var] = ex_binary(L, BIN_MOD, qq, ex_int(L, OW));
+        } else {
+            map[c->axes[2].var] = ex_var(L, &ohv);
+            map[c->axes[3].var] = T * pl.P != OW ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
+        }
+        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        {
+            /* channels as vo vectors of vi lanes: a vectorized init */
+            IterVar vo = lower_itervar(L, "vo", pl.V), vi = lower_itervar(L, "vi", pl.lanes);
+            Expr *co2 = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)),
+                                         ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
+                               ex_var(L, &vi));
+            Expr *ai2 = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
+                                         ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
+                               ex_var(L, &vi));
+            map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co2, ex_int(L, pl.co - 1)) : co2;
+            iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+            init = mk_store(L, acc, ai2, iv);
+            init = mk_for(L, &vi, init);
+            init->for_kind = FOR_VECTORIZE;
+            init = mk_for(L, &vo, init);
+            init = mk_for(L, &pv, init);
+        }
+        /* the epilogue stores only real channels and positions */
+        map[c->axes[1].var] = co;
+        if (flat && flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) &&
+            flat_ok(L, c->out_index, c->axes[2].var, c->axes[3].var, OW)) {
+            map[c->axes[2].var] = ex_int(L, 0);
+            map[c->axes[3].var] = q;
+        } else if (flat) {
+            map[c->axes[2].var] = ex_binary(L, BIN_DIV, q, ex_int(L, OW));
+            map[c->axes[3].var] = ex_binary(L, BIN_MOD, q, ex_int(L, OW));
+        } else {
+            map[c->axes[3].var] = q;
+        }
+        if (!index) {
+            Expr *ix[4];
+            int64_t dims[4];
+            for (i = 0; i < 4; i++) {
+                ix[i] = ex_var(L, &c->axes[i]);
+                dims[i] = c->axes[i].extent;
+            }
+            index = ex_offset(L, 4, dims, ix);
+        }
+        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL),
+                       c->post ? subst(L, c->post, map, accv) : accv);
+        /* positions innermost: consecutive outputs of one channel, a
+         * vector that gathers a column of the tile */
+        if (T * pl.P != (flat ? OH * OW : OW))
+            epi = mk_if(L, ex_lt(L, q, rows), epi);
+        epi = mk_for(L, &pv, epi);
+        epi->for_kind = FOR_VECTORIZE;
+        if (pl.co % pl.VL)
+            epi = mk_if(L, ex_lt(L, co, ex_int(L, pl.co)), epi);
+        epi = mk_for(L, &vv, epi);
+    }
+    seq = mk(L, ST_SEQ, 3);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    seq->body[2] = epi;
+    {
+        Stmt *decl = mk(L, ST_DECL, 1), *loops;
+        decl->buf = acc;
+        decl->body[0] = seq;
+        loops = mk_for(L, &owv, decl);
+        loops = mk_for(L, &ohv, loops);
+        loops = mk_for(L, &cbv, loops);
+        if (pl.ncb > 1)
+            loops->for_kind = FOR_PARALLEL;
+        if (body) {
+            Stmt *s2 = mk(L, ST_SEQ, 2);
+            s2->body[0] = body;
+            s2->body[1] = loops;
+            body = s2;
+        } else {
+            body = loops;
+        }
+        body = mk_for(L, &nv, body);
+    }
+    k->body = body;
+    if (!stmt_uses_buf(body, pl.wbuf))
+        k->bufs[pl.wbuf].scope = BUF_UNUSED;
+    return 0;
+}
+
+/* MatMul / Gemm: out[.., m, n] = post(init + sum_k A(m, k) * B(k, n)) with B
+ * constant; leading output axes of extent 1. */
+static int try_matmul(Lower *L, const Target *t, Compute *c)
+{
+    Kernel *k = L->k;
+    const Expr *al, *bl;
+    Aff aa, ab;
+    Plan pl;
+    int i, na = c->n_axes, mvar, nvar, kvar, vars[2], acc, apbuf;
+    int64_t M, Nn, K, T, cm, ck;
+    IterVar mtv, cbv, pv, vv, rv[3], kv2, pv2, mbv, miv, kbv;
+    Expr *mte, *accbase;
+    int64_t G, kc;
+    Expr **map;
+    Stmt *pack, *tile, *init, *epi, *seq, *loops, *decl;
+    if (na < 2 || c->n_raxes != 1)
+        return 1;
+    for (i = 0; i + 2 < na; i++)
+        if (c->axes[i].extent != 1)
+            return 1;
+    if (const_load(L, c->body->b)) {
+        al = c->body->a;
+        bl = c->body->b;
+    } else if (const_load(L, c->body->a)) {
+        al = c->body->b;
+        bl = c->body->a;
+    } else {
+        return 1;
+    }
+    if (!f32_load(k, al) || al->buf == c->out_buf)
+        return 1;
+    mvar = c->axes[na - 2].var;
+    nvar = c->axes[na - 1].var;
+    kvar = c->raxes[0].var;
+    M = c->axes[na - 2].extent;
+    Nn = c->axes[na - 1].extent;
+    K = c->raxes[0].extent;
+    if (!affine(L, al->a, &aa) || !affine(L, bl->a, &ab))
+        return 1;
+    /* extent-1 axes are 0: drop their coefficients */
+    for (i = 0; i + 2 < na; i++) {
+        aa.co[c->axes[i].var] = 0;
+        ab.co[c->axes[i].var] = 0;
+    }
+    vars[0] = mvar;
+    vars[1] = kvar;
+    if (!aff_only(L, &aa, vars, 2))
+        return 1;
+    vars[0] = nvar;
+    if (!aff_only(L, &ab, vars, 2))
+        return 1;
+    cm = aa.co[mvar];
+    ck = aa.co[kvar];
+    memset(&pl, 0, sizeof pl);
+    pl.wbuf = bl->buf;
+    pl.wco = ab.co[nvar];
+    pl.wr[0] = ab.co[kvar];
+    pl.wc0 = ab.c0;
+    pl.nr = 1;
+    pl.rext[0] = K;
+    pl.rext[1] = 1;
+    pl.rext[2] = 1;
+    plan_tile(&pl, t, Nn, M);
+    if (pack_weights(L, &pl))
+        return 1;
+    T = ceil_div(M, pl.P);
+    mtv = lower_itervar(L, "mt", T);
+    cbv = lower_itervar(L, "cb", pl.ncb);
+    pv = lower_itervar(L, "p", pl.P);
+    vv = lower_itervar(L, "v", pl.VL);
+    rv[0] = lower_itervar(L, "rk", K);
+    rv[1] = lower_itervar(L, "ru", 1);
+    rv[2] = lower_itervar(L, "ru", 1);
+    kv2 = lower_itervar(L, "k", K);
+    pv2 = lower_itervar(L, "p", pl.P);
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)pl.P * pl.VL);
+    k->bufs[acc].scope = BUF_LOCAL;
+    /* row panels: ap[(mt*K + k)*P + p] = A(min(mt*P + p, M-1), k) */
+    apbuf = lower_buf_temp(L, "apack", DT_FLOAT32, T * K * pl.P);
+    {
+        Expr *m = ex_binary(L, BIN_MIN, ex_add(L, ex_mul(L, ex_var(L, &mtv), ex_int(L, pl.P)), ex_var(L, &pv2)),
+                            ex_int(L, M - 1));
+        Expr *aoff = ex_add(L, ex_add(L, ex_mul(L, m, ex_int(L, cm)), ex_mul(L, ex_var(L, &kv2), ex_int(L, ck))),
+                            ex_int(L, aa.c0));
+        Expr *dst = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &mtv), ex_int(L, K)), ex_var(L, &kv2)),
+                                     ex_int(L, pl.P)),
+                           ex_var(L, &pv2));
+        pack = mk_store(L, apbuf, dst, ex_load(L, al->buf, aoff));
+        pack = mk_for(L, &kv2, pack);
+        pack = mk_for(L, &pv2, pack);
+        pack = mk_for(L, &mtv, pack);
+        if (T > 1)
+            pack->for_kind = FOR_PARALLEL;
+    }
+    /* row tiles in groups of G whose panels (G*P*K floats) stay in L2
+     * while every column panel passes over them */
+    G = l2_budget(t) / ((int64_t)pl.P * K * 4);
+    if (G < 1)
+        G = 1;
+    if (G > T)
+        G = T;
+    mbv = lower_itervar(L, "mb", ceil_div(T, G));
+    miv = lower_itervar(L, "mi", G);
+    mte = G < T ? ex_add(L, ex_mul(L, ex_var(L, &mbv), ex_int(L, G)), ex_var(L, &miv)) : ex_var(L, &mtv);
+    /* with row groups, the reduction is cut into blocks of kc (a divisor
+     * of K near 256) so that the column panel's block (kc*VL floats) stays
+     * in L1 while the group's tiles pass over it; the group's accumulator
+     * tiles then live side by side in acc between blocks */
+    kc = K;
+    if (G < T && K >= 512) {
+        int64_t d;
+        for (d = 256; d >= 128; d--)
+            if (K % d == 0) {
+                kc = d;
+                break;
+            }
+    }
+    if (kc < K) {
+        kbv = lower_itervar(L, "kb", K / kc);
+        k->bufs[acc].numel = G * pl.P * pl.VL;
+        accbase = ex_mul(L, ex_var(L, &miv), ex_int(L, (int64_t)pl.P * pl.VL));
+        rv[0].extent = kc;
+    } else {
+        accbase = ex_int(L, 0);
+    }
+    {
+        Expr *kk = kc < K ? ex_add(L, ex_mul(L, ex_var(L, &kbv), ex_int(L, kc)), ex_var(L, &rv[0])) : ex_var(L, &rv[0]);
+        Expr *aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, mte, ex_int(L, K)), kk), ex_int(L, pl.P)),
+                            ex_var(L, &pv));
+        Expr *widx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, K)), kk), ex_int(L, pl.VL)),
+                            ex_var(L, &vv));
+        Expr *aix = ex_add(L, accbase, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv)));
+        Stmt *u = mk_store(L, acc, aix,
+                           ex_add(L, ex_load(L, acc, aix),
+                                  ex_mul(L, ex_load(L, apbuf, aidx), ex_load(L, pl.pbuf, widx))));
+        u = mk_for(L, &vv, u);
+        u = mk_for(L, &pv, u);
+        for (i = 2; i >= 0; i--)
+            u = mk_for(L, &rv[i], u);
+        u->for_kind = FOR_TENSORIZE;
+        tile = u;
+    }
+    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    {
+        Expr *n = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)), ex_var(L, &vv));
+        Expr *m = ex_add(L, ex_mul(L, mte, ex_int(L, pl.P)), ex_var(L, &pv));
+        Expr *aidx = ex_add(L, accbase, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv)));
+        Expr *guard = ex_const_int(L, DT_BOOL, 1);
+        if (Nn % pl.VL)
+            guard = ex_lt(L, n, ex_int(L, Nn));
+        if (T * pl.P != M)
+            guard = ex_and(L, guard, ex_lt(L, m, ex_int(L, M)));
+        Expr *accv = ex_load(L, acc, aidx), *index = c->out_index, *iv;
+        for (i = 0; i + 2 < na; i++)
+            map[c->axes[i].var] = ex_int(L, 0);
+        map[nvar] = ex_binary(L, BIN_MIN, n, ex_int(L, Nn - 1));
+        map[mvar] = ex_binary(L, BIN_MIN, m, ex_int(L, M - 1));
+        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        init = mk_store(L, acc, aidx, iv);
+        init = mk_for(L, &vv, init);
+        init = mk_for(L, &pv, init);
+        map[nvar] = n;
+        map[mvar] = m;
+        if (!index) {
+            Expr *ix[TVMCC_MAX_RANK];
+            int64_t dims[TVMCC_MAX_RANK];
+            for (i = 0; i < na; i++) {
+                ix[i] = ex_var(L, &c->axes[i]);
+                dims[i] = c->axes[i].extent;
+            }
+            index = ex_offset(L, na, dims, ix);
+        }
+        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL),
+                       c->post ? subst(L, c->post, map, accv) : accv);
+        epi = mk_if(L, guard, epi);
+        epi = mk_for(L, &vv, epi);
+        epi = mk_for(L, &pv, epi);
+    }
+    if (kc < K) {
+        /* for mb: for cb: acc of G tiles { for mi: init; for kb: for mi:
+         * tile; for mi: epilogue } */
+        Stmt *ph[3];
+        ph[0] = init;
+        ph[1] = tile;
+        ph[2] = epi;
+        for (i = 0; i < 3; i++) {
+            IterVar mi2 = i == 1 ? miv : lower_itervar(L, "mi", G);
+            Stmt *b = ph[i];
+            Expr *m2 = ex_add(L, ex_mul(L, ex_var(L, &mbv), ex_int(L, G)), ex_var(L, &mi2));
+            Expr **mp = talloc(L, (size_t)(k->n_vars + 1) * sizeof *mp);
+            if (i != 1) {
+                mp[miv.var] = ex_var(L, &mi2);
+                b = stmt_subst(L, b, mp);
+            }
+            if (T % G)
+                b = mk_if(L, ex_lt(L, m2, ex_int(L, T)), b);
+            b = mk_for(L, &mi2, b);
+            if (i == 1)
+                b = mk_for(L, &kbv, b);
+            ph[i] = b;
+        }
+        seq = mk(L, ST_SEQ, 3);
+        for (i = 0; i < 3; i++)
+            seq->body[i] = ph[i];
+        decl = mk(L, ST_DECL, 1);
+        decl->buf = acc;
+        decl->body[0] = seq;
+        loops = mk_for(L, &cbv, decl);
+        if (pl.ncb > 1)
+            loops->for_kind = FOR_PARALLEL;
+        loops = mk_for(L, &mbv, loops);
+        seq = mk(L, ST_SEQ, 2);
+        seq->body[0] = pack;
+        seq->body[1] = loops;
+        k->body = seq;
+        if (!stmt_uses_buf(seq, pl.wbuf))
+            k->bufs[pl.wbuf].scope = BUF_UNUSED;
+        return 0;
+    }
+    seq = mk(L, ST_SEQ, 3);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    seq->body[2] = epi;
+    decl = mk(L, ST_DECL, 1);
+    decl->buf = acc;
+    decl->body[0] = seq;
+    if (G < T) {
+        loops = mk_for(L, &miv, T % G ? mk_if(L, ex_lt(L, mte, ex_int(L, T)), decl) : decl);
+        loops = mk_for(L, &cbv, loops);
+        if (pl.ncb > 1)
+            loops->for_kind = FOR_PARALLEL;
+        loops = mk_for(L, &mbv, loops);
+    } else {
+        loops = mk_for(L, &mtv, decl);
+        loops = mk_for(L, &cbv, loops);
+        if (pl.ncb > 1)
+            loops->for_kind = FOR_PARALLEL;
+        else if (T > 1)
+            loops->body[0]->for_kind = FOR_PARALLEL;
+    }
+    seq = mk(L, ST_SEQ, 2);
+    seq->body[0] = pack;
+    seq->body[1] = loops;
+    k->body = seq;
+    if (!stmt_uses_buf(seq, pl.wbuf))
+        k->bufs[pl.wbuf].scope = BUF_UNUSED;
+    return 0;
+}
+
+/* Kernels with fewer multiply-accumulates run their tile loops serially
+ * even when built with OpenMP. */
+#define PARALLEL_MIN_MACS ((int64_t)1 << 21)
+
+static void serial_all(Stmt *s)
+{
+    int i;
+    if (!s)
+        return;
+    if (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL)
+        s->for_kind = FOR_SERIAL;
+    for (i = 0; i < s->n_body; i++)
+        serial_all(s->body[i]);
+}
+
+int template_packed(Lower *L, const Target *t)
+{
+    Compute *c;
+    const Expr *b;
+    Target portable;
+    if (t && !strcmp(t->isa, "c") && t->vector_bits == 0) {
+        /* The portable target gets the same tiles, printed as plain loops
+         * (emit_intrin.c prints nothing for it) that the C compiler
+         * vectorizes: sized for 8-float vectors and 16 vector registers,
+         * what -march=native gives on x86 (AVX2 or better) and what two
+         * NEON registers hold. */
+        portable = *t;
+        portable.vector_bits = 256;
+        portable.vector_registers = 16;
+        portable.fma_tile = 1;
+        t = &portable;
+    }
+    if (!t || !t->fma_tile || t->vector_bits < 256 || !L->g)
+        return 1;
+    if (L->k->n_stages != 1)
+        return 1;
+    c = &L->k->stages[0];
+    b = c->body;
+    if (c->rop != RED_SUM || !b || b->kind != EX_BINARY || b->op != BIN_MUL || b->dtype != DT_FLOAT32 ||
+        L->k->bufs[c->out_buf].dtype != DT_FLOAT32)
+        return 1;
+    if (c->post && c->post->dtype != DT_FLOAT32)
+        return 1;
+    if (try_conv(L, t, c) && try_matmul(L, t, c))
+        return 1;
+    /* a parallel region costs microseconds: not worth it for small kernels */
+    if (L->k->macs < PARALLEL_MIN_MACS)
+        serial_all(L->k->body);
+    return 0;
+}
