@@ -13,6 +13,7 @@
 
 #include "emit.h"
 #include "emit_intrin.h"
+#include "emit_arm.h"
 
 /* float32 lanes of the target's vectors when vectorized loops are printed
  * as intrinsics (emit_intrin.c), else 0; set per NAME.c */
@@ -110,6 +111,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         if (s->for_kind == FOR_VECTORIZE && s->extent <= vec_lanes &&
             emit_intrin_loop(f, k, s, depth, vec_lanes))
             break;
+        if (emit_arm_loop(f, k, s, depth, emit_stmt)) /* Arm targets: emit_arm.c */
+            break;
         /* annotations from the schedule: guarded so that a build without
          * OpenMP sees no unknown pragma */
         if (s->for_kind == FOR_VECTORIZE)
@@ -164,6 +167,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
     case ST_DECL: {
         const Buffer *b = &k->bufs[s->buf];
         const char *ct = emit_compute_ctype(b->dtype);
+        if (emit_arm_decl(f, k, s, depth, emit_stmt)) /* Arm vector tiles */
+            break;
         indent(f, depth);
         fprintf(f, "{\n");
         indent(f, depth + 1);
@@ -328,6 +333,7 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
         fprintf(f, "#include <immintrin.h>\n\n");
         emit_intrin_helpers(f, vec_lanes);
     }
+    emit_arm_begin(f, p->target);
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
     emit_const_decls(f, p);
     if (p->workspace_bytes > 0) {

@@ -49,7 +49,33 @@
 
 int template_arm_knobs(const Target *t, ArmKnobs *k)
 {
-    if (!t || !t->isa || !t->has_fpu || strncmp(t->isa, "armv7e-m", 8) != 0)
+    memset(k, 0, sizeof *k);
+    if (!t || !t->isa || !t->has_fpu)
+        return 0;
+    if (!strcmp(t->isa, "aarch64")) {
+        /* NEON: 32 vector registers; 6 rows of one float32x4_t leave
+         * room for the operands (vld1q per row, one broadcast weight) */
+        k->vec = 4;
+        k->acc = 24;
+        k->lanes = 4;
+        k->unroll_red = 4;
+        k->int_acc = 8;
+        k->int_lanes = 8;
+        return 1;
+    }
+    if (!strcmp(t->isa, "armv8.1-m")) {
+        /* Helium (MVE): 8 Q registers, so a tile of 4 rows x 4 lanes; the
+         * DSP extension is there too */
+        k->vec = 4;
+        k->acc = 16;
+        k->lanes = 4;
+        k->unroll_red = 0;
+        k->dsp = 1;
+        k->int_acc = 8;
+        k->int_lanes = 8;
+        return 1;
+    }
+    if (strncmp(t->isa, "armv7e-m", 8) != 0)
         return 0;
     /* 32 S registers: 12 accumulators (3 x 4) leave room for the operands
      * of an unrolled reduce loop (larger tiles spill on the depthwise and
@@ -57,6 +83,16 @@ int template_arm_knobs(const Target *t, ArmKnobs *k)
     k->acc = 12;
     k->lanes = 4;
     k->unroll_red = 4;
+    /* Armv7E-M is Armv7-M with the DSP extension: integer sums of products
+     * pair reduce iterations for SMLAD. Their accumulators are core
+     * registers (13 usable) that also hold the packed operand pairs, the
+     * pointers and the loop counters. Measured on bench/arm's convint and
+     * int8cnn (instructions under qemu): a row of 8 (one weight pair
+     * shared by 8 input pairs) beats 3 x 4 (which spills every
+     * accumulator), 2 x 2 and 4 x 4 by 10-25%. */
+    k->dsp = 1;
+    k->int_acc = 8;
+    k->int_lanes = 8;
     return 1;
 }
 
@@ -104,6 +140,17 @@ static int load_invariant(const Expr *e, int var)
     return load_invariant(e->a, var) || load_invariant(e->b, var) || load_invariant(e->c, var);
 }
 
+/* Whether e has a load whose offset depends on both a and b. */
+static int load_varies_both(const Expr *e, int a, int b)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && has_var(e->a, a) && has_var(e->a, b))
+        return 1;
+    return load_varies_both(e->a, a, b) || load_varies_both(e->b, a, b) ||
+           load_varies_both(e->c, a, b);
+}
+
 static int is_sum_of_products(const Compute *c)
 {
     const Expr *b = c->body;
@@ -123,45 +170,106 @@ static int split_or_keep(Sched *s, int var, int64_t n, int64_t f, int *outer, in
     return 0;
 }
 
+/* A sum of products computed in int32 (the integer contractions of
+ * op_quant.c: QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger). */
+static int is_int_sum_of_products(const Compute *c)
+{
+    return is_sum_of_products(c) && c->body->dtype == DT_INT32;
+}
+
+/* Splits the longest even reduce axis of c by 2 and moves the pair loop
+ * innermost in the reduce band (integer sums are exact modulo 2^32, so the
+ * new order gives the same bits). emit_arm.c prints that loop, around the
+ * register tile, as one SMLAD per accumulator. Returns the pair loop's
+ * variable, or -1 when the stage has no even reduce axis or a primitive
+ * refused (the reduce loops are then as before). */
+static int pair_reduce(Sched *s, const Compute *c)
+{
+    int i, best = -1, band[TVMCC_MAX_RANK + 1], n = 0, outer, inner;
+    for (i = 0; i < c->n_raxes; i++)
+        if (c->raxes[i].extent % 2 == 0 && (best < 0 || c->raxes[i].extent > c->raxes[best].extent))
+            best = i;
+    if (best < 0 || sched_split(s, c->raxes[best].var, 2, &outer, &inner))
+        return -1;
+    for (i = 0; i < c->n_raxes; i++)
+        band[n++] = i == best ? outer : c->raxes[i].var;
+    band[n++] = inner;
+    if (n > 2 && best < c->n_raxes - 1 && sched_reorder(s, n, band))
+        return -1;
+    return inner;
+}
+
 static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
 {
     Stmt **root = &s->L->k->body;
-    int v = -1, r = -1, i, n = 0, p, np = 1, part;
+    int v = -1, r = -1, i, n = 0, p, np = 1, part, vpart;
     int band[TVMCC_MAX_RANK + 2], pieces[3], ro[3], ri[3], vo[3], vi[3];
     int64_t acc = k->acc > 0 ? k->acc : 1, lanes = k->lanes > 0 ? k->lanes : 1;
     int64_t tile_stmts = 1;
+    int int_dsp = k->dsp && is_int_sum_of_products(c);
+    /* a float32 stage on a vector target: vector tiles */
+    int vec = k->vec > 1 && c->body->dtype == DT_FLOAT32 &&
+              s->L->k->bufs[c->out_buf].dtype == DT_FLOAT32 ? k->vec : 0;
+    int paired = 0;
+    if (vec)
+        lanes = vec;
+    if (int_dsp) {
+        /* (a split reduce axis names no loop any more: step 5 then
+         * leaves the pair loop alone) */
+        acc = k->int_acc > 0 ? k->int_acc : 1;
+        lanes = k->int_lanes > 0 ? k->int_lanes : 1;
+        paired = pair_reduce(s, c) >= 0;
+    }
     for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
         if (c->axes[i].extent > 1)
             v = i;
     if (v < 0)
         return;
+    if (vec && is_sum_of_products(c))
+        /* vector tiles: the row axis is one along which some operand does
+         * not vary and no operand varies together with the vector axis
+         * (an NCHW conv's output channel: one input vector and one
+         * broadcast weight per row), so a tile loads R + 1 operands */
+        for (i = v - 1; i >= 0 && r < 0; i--)
+            if (c->axes[i].extent > 1 && load_invariant(c->body, c->axes[i].var) &&
+                !load_varies_both(c->body, c->axes[i].var, c->axes[v].var))
+                r = i;
     if (is_sum_of_products(c))
         for (i = v - 1; i >= 0 && r < 0; i--)
             if (c->axes[i].extent > 1 && load_invariant(c->body, c->axes[i].var))
                 r = i;
-    /* 1. output band: the other axes, the row axis, the vector axis */
+    /* vector tiles partition the vector axis (its padding tests would be
+     * lane-wise selects), the others the row axis */
+    vpart = vec && r >= 0;
+    /* 1. output band: the other axes, the row axis, the vector axis (the
+     * vector axis, then the row axis, when it is the one partitioned) */
     for (i = 0; i < c->n_axes; i++)
         if (i != v && i != r)
             band[n++] = c->axes[i].var;
-    if (r >= 0)
+    if (r >= 0 && !vpart)
         band[n++] = c->axes[r].var;
     band[n++] = c->axes[v].var;
+    if (vpart)
+        band[n++] = c->axes[r].var;
     if (n > 1 && sched_reorder(s, n, band))
         return;
     n -= 1 + (r >= 0); /* band[0..n) are the other axes */
     /* 2. border and interior pieces of the row axis */
-    part = c->axes[r >= 0 ? r : v].var;
+    part = c->axes[r >= 0 && !vpart ? r : v].var;
     pieces[0] = part;
     if (sched_partition_pieces(s, part, ARM_MAX_BORDER, pieces, &np))
         np = 1;
     /* 3. a tile in each piece */
     for (p = 0; p < np; p++) {
-        int64_t re, ve = c->axes[v].extent, rf, vf;
+        int64_t re, ve, rf, vf;
         int order[4], no = 0, tile[2], nt = 0;
+        /* the row and vector loops of this piece */
+        int rowv = vpart ? c->axes[r].var : pieces[p], vecv = vpart ? pieces[p] : c->axes[v].var;
         s->scope = sched_find_loop(root, pieces[p]);
         if (!s->scope)
             return;
-        re = sched_extent(*s->scope, pieces[p]);
+        re = sched_extent(*s->scope, rowv);
+        ve = sched_extent(*s->scope, vecv);
         ro[p] = vo[p] = -1;
         ri[p] = vi[p] = -1;
         if (r >= 0) {
@@ -169,20 +277,24 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
              * factors may leave a partial tile */
             int64_t rf2, vf2 = divisor_le(ve, lanes);
             vf = fit(ve, lanes);
+            if (vec && ve >= vec)
+                vf = vf2 = vec; /* whole vectors; a partial last one stays scalar */
             rf = ve % vf ? divisor_le(re, acc / vf) : fit(re, acc / vf);
             rf2 = fit(re, acc / vf2);
-            if (rf2 * vf2 > rf * vf) {
+            if (rf2 * vf2 > rf * vf && (!vec || ve % vf2 == 0)) {
                 rf = rf2;
                 vf = vf2;
             }
-            if (rf == re && rf * vf < acc / 2) /* a short piece: widen the row */
+            if (rf == re && rf * vf < acc / 2 && !vec) /* a short piece: widen the row */
                 vf = fit(ve, acc / rf);
-            if (split_or_keep(s, pieces[p], re, rf, &ro[p], &ri[p]) ||
-                split_or_keep(s, c->axes[v].var, ve, vf, &vo[p], &vi[p]))
+            if (split_or_keep(s, rowv, re, rf, &ro[p], &ri[p]) ||
+                split_or_keep(s, vecv, ve, vf, &vo[p], &vi[p]))
                 break;
+            if (vpart && vo[p] >= 0)
+                order[no++] = vo[p];
             if (ro[p] >= 0)
                 order[no++] = ro[p];
-            if (vo[p] >= 0)
+            if (!vpart && vo[p] >= 0)
                 order[no++] = vo[p];
             order[no++] = ri[p];
             order[no++] = vi[p];
@@ -191,14 +303,18 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
                 break;
             tile[nt++] = ri[p];
         } else {
-            vf = fit(re, acc);
+            vf = vec && re >= vec ? vec : fit(re, acc);
             rf = 1;
             if (split_or_keep(s, pieces[p], re, vf, &vo[p], &vi[p]))
                 break;
         }
         tile[nt++] = vi[p];
-        if (sched_cache_write(s, nt, tile))
+        s->pad_inner = vec; /* tile rows in whole vectors */
+        if (sched_cache_write(s, nt, tile)) {
+            s->pad_inner = 0;
             break;
+        }
+        s->pad_inner = 0;
         if (rf * vf > tile_stmts)
             tile_stmts = rf * vf;
     }
@@ -208,10 +324,15 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
     for (p = 0; p < np; p++) {
         if (ri[p] >= 0)
             sched_unroll(s, ri[p]);
-        sched_unroll(s, vi[p]);
+        if (vec)
+            sched_vectorize(s, vi[p]);
+        else
+            sched_unroll(s, vi[p]);
     }
     /* 5. a short innermost reduce loop */
-    if (np > 0 && k->unroll_red > 1) {
+    /* (with no even reduce axis the innermost reduce loop stays a loop:
+     * emit_arm.c pairs its iterations, the odd last one scalar) */
+    if (np > 0 && k->unroll_red > 1 && !(int_dsp && !paired)) {
         for (i = c->n_raxes - 1; i >= 0 && c->raxes[i].extent == 1; i--)
             ;
         if (i >= 0 && c->raxes[i].extent <= k->unroll_red &&

@@ -15,10 +15,21 @@ typedef struct ArmKnobs {
                        when there is a row axis too */
     int unroll_red; /* innermost reduce loops up to this extent are unrolled
                        (0: none) */
+    int dsp;        /* integer sums of products get a reduce loop of two
+                       iterations innermost (pairs for SMLAD, printed by
+                       emit_c/emit_arm.c) and int_acc / int_lanes tiles */
+    int int_acc;    /* accumulators per tile of an integer stage (they live
+                       in the 13 core registers next to the packed operands) */
+    int int_lanes;
+    int vec;        /* > 0: float32 lanes of the target's vectors (NEON on
+                       AArch64, MVE on Cortex-M55): the vector tile loop of
+                       a float32 stage is split by exactly vec and marked
+                       vectorized (emit_c/emit_arm.c prints it as vector
+                       intrinsics); the tile is rows x vec, rows = acc / vec */
 } ArmKnobs;
 
-/* Whether t is an Arm microcontroller with an FPU (these templates apply);
- * sets *k to the target's default knobs. */
+/* Whether t is an Arm target these templates apply to (Cortex-M with an
+ * FPU: M4, M7, M55; AArch64); sets *k to the target's default knobs. */
 int template_arm_knobs(const Target *t, ArmKnobs *k);
 /* Schedules every stage of the kernel with knobs k (any values >= 1 are
  * legal; results equal the naive schedule's). */

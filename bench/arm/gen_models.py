@@ -19,6 +19,15 @@ preceding convolution, and random weights make it meaningless here.
               shortcuts where the shape changes; average pool; FC 10.
   autoencoder anomaly detection, dense autoencoder: 640 -> 4 x 128 -> 8 ->
               4 x 128 -> 640, ReLU between layers.
+  int8cnn     (not in the default set) an 8-bit quantized CNN for the
+              integer kernels: input [1,16,32,32] float, QuantizeLinear to
+              uint8; QLinearConv 16->32 3x3; QLinearConv 32->32 3x3 stride
+              2; QLinearConv 32->64 1x1 (int8 weights, int32 bias);
+              QLinearMatMul of the flattened 64x16x16 features by 16384x10
+              (in 4 rows of 4096); DequantizeLinear to float.
+  convint     (not in the default set) the integer contraction alone:
+              input [1,32,32,32] float, QuantizeLinear to uint8,
+              ConvInteger 32->32 3x3 (int8 weights), Cast to float.
 """
 import os
 import sys
@@ -136,14 +145,68 @@ def autoencoder():
     return b.model("autoencoder", [1, 640], "input", y, [1, 640])
 
 
+def int8cnn():
+    b = Builder(1234)
+
+    def scalar(value, dtype):
+        n = b.name("q")
+        b.inits.append(numpy_helper.from_array(np.array(value, dtype=dtype), n))
+        return n
+
+    def tensor(array):
+        n = b.name("q")
+        b.inits.append(numpy_helper.from_array(array, n))
+        return n
+
+    def qconv(x, xs, cin, cout, k, stride):
+        w = tensor(b.rng.integers(-127, 128, (cout, cin, k, k)).astype(np.int8))
+        bias = tensor(b.rng.integers(-2000, 2000, (cout,)).astype(np.int32))
+        # output scale: about the spread of a sum of cin*k*k random products
+        ys = xs * 0.02 * 60.0 * (cin * k * k) ** 0.5 / 128.0
+        y = b.node("QLinearConv", [x, scalar(xs, np.float32), scalar(128, np.uint8), w,
+                                   scalar(0.02, np.float32), scalar(0, np.int8), scalar(ys, np.float32),
+                                   scalar(128, np.uint8), bias],
+                   kernel_shape=[k, k], strides=[stride, stride], pads=[k // 2] * 4)
+        return y, ys
+
+    x = b.node("QuantizeLinear", ["input", scalar(1.0 / 100.0, np.float32), scalar(128, np.uint8)])
+    x, s = qconv(x, 1.0 / 100.0, 16, 32, 3, 1)
+    x, s = qconv(x, s, 32, 32, 3, 2)
+    x, s = qconv(x, s, 32, 64, 1, 1)
+    x = b.node("Reshape", [x, tensor(np.array([4, 4096], dtype=np.int64))])
+    w = tensor(b.rng.integers(0, 256, (4096, 10)).astype(np.uint8))
+    ys = s * 0.02 * 60.0 * 64.0 / 128.0
+    y = b.node("QLinearMatMul", [x, scalar(s, np.float32), scalar(128, np.uint8), w,
+                                 scalar(0.02, np.float32), scalar(128, np.uint8),
+                                 scalar(ys, np.float32), scalar(128, np.uint8)])
+    y = b.node("DequantizeLinear", [y, scalar(ys, np.float32), scalar(128, np.uint8)])
+    return b.model("int8cnn", [1, 16, 32, 32], "input", y, [4, 10])
+
+
+def convint():
+    b = Builder(1234)
+    zp = b.name("q")
+    b.inits.append(numpy_helper.from_array(np.array(128, dtype=np.uint8), zp))
+    sc = b.name("q")
+    b.inits.append(numpy_helper.from_array(np.array(0.01, dtype=np.float32), sc))
+    w = b.name("q")
+    b.inits.append(numpy_helper.from_array(
+        b.rng.integers(-127, 128, (32, 32, 3, 3)).astype(np.int8), w))
+    x = b.node("QuantizeLinear", ["input", sc, zp])
+    y = b.node("ConvInteger", [x, w, zp], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    y = b.node("Cast", [y], to=TensorProto.FLOAT)
+    return b.model("convint", [1, 32, 32, 32], "input", y, [1, 32, 32, 32])
+
+
 MODELS = {"dscnn": dscnn, "mobilenet": mobilenet, "resnet8": resnet8,
-          "autoencoder": autoencoder}
+          "autoencoder": autoencoder, "int8cnn": int8cnn,
+          "convint": convint}
 
 
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name in sys.argv[2:] or list(MODELS):
+    for name in sys.argv[2:] or [m for m in MODELS if m not in ("int8cnn", "convint")]:
         onnx.save(MODELS[name](), os.path.join(out, name + ".onnx"))
 
 

@@ -19,7 +19,9 @@
 # and the runtime alone (tvmrt.c at -Os). Writes bench/arm/results.md
 # (override with RESULTS=FILE). Environment: TVMCC, PYTHON, BASELINE_FLAGS,
 # BASELINE_TVMCC (a tvmcc binary for the baseline, default TVMCC),
-# QEMU_TIMEOUT (s, default 600).
+# QEMU_TIMEOUT (s, default 600), EXTRA_CFLAGS (appended to NAME.mk's flags
+# for both variants, e.g. -U__ARM_FEATURE_DSP to build the portable loops
+# instead of the SMLAD ones).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -30,6 +32,7 @@ baseline=${BASELINE_FLAGS--O0}
 baseline_tvmcc=${BASELINE_TVMCC:-$tvmcc}
 results=${RESULTS:-$here/results.md}
 timeout_s=${QEMU_TIMEOUT:-600}
+EXTRA_CFLAGS=${EXTRA_CFLAGS:-}
 models=${*:-dscnn mobilenet resnet8 autoencoder}
 
 mkdir -p "$work"
@@ -50,7 +53,7 @@ measure() {
         echo "FAIL $m $var: tvmcc: $(head -1 "$work/$m-$var.tvmcc.log")"; status=1; return
     fi
     # The target's flags, exactly as NAME.mk gives them to a firmware build.
-    flags=$(sed -n 's/^MODEL_CFLAGS := //p' "$d/model.mk" | sed "s|\$(MODEL_DIR)|$d|")
+    flags="$(sed -n 's/^MODEL_CFLAGS := //p' "$d/model.mk" | sed "s|\$(MODEL_DIR)|$d|") $EXTRA_CFLAGS"
     for f in model model_weights tvmrt; do
         arm-none-eabi-gcc $flags -Wall -Wextra -c "$d/$f.c" -o "$d/$f.o" 2> "$d/cc.log" ||
             { echo "FAIL $m $var: cc $f.c: $(head -1 "$d/cc.log")"; status=1; return; }

@@ -9,7 +9,16 @@
  * matmul, a one-row dense layer and an NHWC max pool. Each is built twice;
  * one copy keeps the naive schedule, the other gets template_arm_apply with
  * random knobs (accumulators 1..24, lanes 1..8, reduce unroll 0..6) or
- * template_apply with a Cortex-M4-like target (the defaults). The loop-IR
+ * template_apply with a Cortex-M4-like target (the defaults); a third of
+ * the float cases get vector tiles (knob vec = 4, the NEON / MVE path),
+ * which must leave a vectorized loop of 4 when the vector axis has 4 or
+ * more points. The integer
+ * kinds are QLinearConv / MatMulInteger-like contractions as op_quant.c
+ * builds them (NCHW uint8 input minus a zero point under padding selects,
+ * int8 weights minus theirs, int32 sums) with the DSP knobs (dsp = 1,
+ * random integer tiles): a reduce axis of even extent must leave a pair
+ * loop (two iterations whose body is only int32 multiply-accumulates into
+ * the register tile: what emit_arm.c prints as SMLAD). The loop-IR
  * interpreter runs both on the same random inputs; the outputs must be
  * bit-identical (the tiles keep every output's reduction order). A case
  * also fails when the template left a conv or matmul with no register tile
@@ -37,8 +46,9 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng % n);
 }
 
-enum { A_CONV, A_DWCONV, A_MATMUL, A_DENSE, A_POOL, A_COUNT };
-static const char *const kind_names[] = {"conv", "depthwise", "matmul", "dense", "pool"};
+enum { A_CONV, A_DWCONV, A_MATMUL, A_DENSE, A_POOL, A_QCONV, A_QMATMUL, A_COUNT };
+static const char *const kind_names[] = {"conv", "depthwise", "matmul", "dense", "pool", "qconv",
+                                         "qmatmul"};
 
 typedef struct Case {
     int kind;
@@ -76,6 +86,59 @@ static int build(Lower *L, const Case *t)
 {
     Compute *c;
     Expr *cond = NULL, *xi[4], *wi[4], *v;
+    if (t->kind == A_QCONV) {
+        /* NCHW: x [n, c, h, w] uint8, w [m, c, kh, kw] int8, y int32 */
+        int64_t oh = out_size(t->h, t->kh, t->sh, t->dh, t->pt, t->pb);
+        int64_t ow = out_size(t->w, t->kw, t->sw, t->dw, t->pl, t->pr);
+        int64_t xd[4] = {t->n, t->c, t->h, t->w}, wd[4] = {t->m, t->c, t->kh, t->kw};
+        int64_t yd[4] = {t->n, t->m, oh, ow};
+        int x = lower_buf_temp(L, "x", DT_UINT8, t->n * t->c * t->h * t->w);
+        int w = lower_buf_temp(L, "w", DT_INT8, t->m * t->c * t->kh * t->kw);
+        int xz = lower_buf_temp(L, "xz", DT_UINT8, 1);
+        int y = lower_buf_temp(L, "y", DT_INT32, yd[0] * yd[1] * yd[2] * yd[3]);
+        IterVar *rc, *rh, *rw;
+        c = lower_stage(L, "qconv", y, 4, yd);
+        rc = lower_raxis(L, c, t->c);
+        rh = lower_raxis(L, c, t->kh);
+        rw = lower_raxis(L, c, t->kw);
+        xi[0] = ex_var(L, &c->axes[0]);
+        xi[1] = ex_var(L, rc);
+        xi[2] = pos_of(L, &c->axes[2], rh, t->sh, t->dh, t->pt, t->h, &cond);
+        xi[3] = pos_of(L, &c->axes[3], rw, t->sw, t->dw, t->pl, t->w, &cond);
+        v = ex_sub(L, ex_cast(L, DT_INT32, ex_load_nd(L, x, 4, xd, xi)),
+                   ex_cast(L, DT_INT32, ex_load(L, xz, ex_int(L, 0))));
+        if (cond)
+            v = ex_select(L, cond, v, ex_const_int(L, DT_INT32, 0));
+        wi[0] = ex_var(L, &c->axes[1]);
+        wi[1] = ex_var(L, rc);
+        wi[2] = ex_var(L, rh);
+        wi[3] = ex_var(L, rw);
+        c->rop = RED_SUM;
+        c->body = ex_mul(L, v, ex_sub(L, ex_cast(L, DT_INT32, ex_load_nd(L, w, 4, wd, wi)),
+                                       ex_const_int(L, DT_INT32, -3)));
+        return 3;
+    }
+    if (t->kind == A_QMATMUL) {
+        /* [h, c] uint8 x [c, m] uint8, zero points, int32 */
+        int64_t ad[2] = {t->h, t->c}, bd[2] = {t->c, t->m}, yd[2] = {t->h, t->m};
+        int a = lower_buf_temp(L, "a", DT_UINT8, t->h * t->c);
+        int b = lower_buf_temp(L, "b", DT_UINT8, t->c * t->m);
+        int az = lower_buf_temp(L, "az", DT_UINT8, 1);
+        int y = lower_buf_temp(L, "y", DT_INT32, t->h * t->m);
+        IterVar *rk;
+        c = lower_stage(L, "qmatmul", y, 2, yd);
+        rk = lower_raxis(L, c, t->c);
+        xi[0] = ex_var(L, &c->axes[0]);
+        xi[1] = ex_var(L, rk);
+        wi[0] = ex_var(L, rk);
+        wi[1] = ex_var(L, &c->axes[1]);
+        c->rop = RED_SUM;
+        c->body = ex_mul(L, ex_sub(L, ex_cast(L, DT_INT32, ex_load_nd(L, a, 2, ad, xi)),
+                                   ex_cast(L, DT_INT32, ex_load(L, az, ex_int(L, 0)))),
+                         ex_sub(L, ex_cast(L, DT_INT32, ex_load_nd(L, b, 2, bd, wi)),
+                                ex_const_int(L, DT_INT32, 128)));
+        return 3;
+    }
     if (t->kind == A_CONV || t->kind == A_DWCONV || t->kind == A_POOL) {
         int64_t oh = out_size(t->h, t->kh, t->sh, t->dh, t->pt, t->pb);
         int64_t ow = out_size(t->w, t->kw, t->sw, t->dw, t->pl, t->pr);
@@ -178,7 +241,7 @@ static void random_case(Case *t)
         t->group = 2;
         t->m = 2 * (1 + rnd(5));
     }
-    if (t->kind == A_MATMUL || t->kind == A_DENSE) {
+    if (t->kind == A_MATMUL || t->kind == A_DENSE || t->kind == A_QMATMUL) {
         t->h = 1 + rnd(9);
         t->c = 1 + rnd(20);
         t->m = 1 + rnd(24);
@@ -188,6 +251,56 @@ static void random_case(Case *t)
     t->k.acc = 1 + (int)rnd(24);
     t->k.lanes = 1 + (int)rnd(8);
     t->k.unroll_red = (int)rnd(7);
+    if (t->kind == A_QCONV || t->kind == A_QMATMUL) {
+        t->relu = 0;
+        t->k.dsp = 1;
+        t->k.int_acc = 1 + (int)rnd(16);
+        t->k.int_lanes = 1 + (int)rnd(8);
+    } else if (rnd(3) == 0) {
+        t->k.vec = 4;
+    }
+}
+
+/* Whether some loop of extent 2 holds only int32 multiply-accumulates into
+ * a local register tile (the pair loop emit_arm.c prints as SMLAD). */
+static int mac_only(const Kernel *k, const Stmt *s)
+{
+    int i;
+    if (s->kind == ST_SEQ) {
+        for (i = 0; i < s->n_body; i++)
+            if (!mac_only(k, s->body[i]))
+                return 0;
+        return s->n_body > 0;
+    }
+    return s->kind == ST_STORE && k->bufs[s->buf].scope == BUF_LOCAL &&
+           k->bufs[s->buf].dtype == DT_INT32 && s->value->kind == EX_BINARY &&
+           s->value->op == BIN_ADD && s->value->b->kind == EX_BINARY && s->value->b->op == BIN_MUL;
+}
+
+static int has_pair_loop(const Kernel *k, const Stmt *s)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && s->extent == 2 && s->body[0] && mac_only(k, s->body[0]))
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (has_pair_loop(k, s->body[i]))
+            return 1;
+    return 0;
+}
+
+static int has_vector_loop(const Stmt *s)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent == 4)
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (has_vector_loop(s->body[i]))
+            return 1;
+    return 0;
 }
 
 static int has_tile(const Kernel *k)
@@ -230,7 +343,8 @@ static int run_case(const Case *t, int seed)
         template_arm_apply(&L[1], &t->k);
     /* a sum of products with more than one output and room for two
      * accumulators must get a register tile */
-    if (t->kind != A_POOL && (t->use_template || t->k.acc > 1) && !has_tile(&k[1])) {
+    if (t->kind != A_POOL && (t->use_template || (t->k.dsp ? t->k.int_acc : t->k.acc) > 1) &&
+        !has_tile(&k[1])) {
         const Compute *c = &k[1].stages[0];
         int64_t outs = 1;
         for (j = 0; j < c->n_axes; j++)
@@ -238,6 +352,23 @@ static int run_case(const Case *t, int seed)
         if (outs > 1) {
             ok = 0;
             why = 1;
+        }
+    }
+    if (ok && (t->kind == A_QCONV || t->kind == A_QMATMUL) && !t->use_template) {
+        const Compute *c = &k[0].stages[0];
+        int even = 0;
+        for (j = 0; j < c->n_raxes; j++)
+            even |= c->raxes[j].extent % 2 == 0;
+        if (even && !has_pair_loop(&k[1], k[1].body)) {
+            ok = 0;
+            why = 4;
+        }
+    }
+    if (ok && t->k.vec && !t->use_template && t->kind != A_POOL) {
+        const Compute *c = &k[0].stages[0];
+        if (c->axes[c->n_axes - 1].extent >= 4 && !has_vector_loop(k[1].body)) {
+            ok = 0;
+            why = 5;
         }
     }
     for (i = 0; i < 2; i++) {
@@ -251,8 +382,17 @@ static int run_case(const Case *t, int seed)
         int64_t e;
         for (e = 0; e < k[0].bufs[j].numel; e++) {
             float r = (float)rand() / (float)RAND_MAX - 0.5f;
-            ((float *)bufs[0][j])[e] = r;
-            ((float *)bufs[1][j])[e] = r;
+            int q = rand() % 256;
+            if (k[0].bufs[j].dtype == DT_UINT8) {
+                ((uint8_t *)bufs[0][j])[e] = (uint8_t)q;
+                ((uint8_t *)bufs[1][j])[e] = (uint8_t)q;
+            } else if (k[0].bufs[j].dtype == DT_INT8) {
+                ((int8_t *)bufs[0][j])[e] = (int8_t)(q - 128);
+                ((int8_t *)bufs[1][j])[e] = (int8_t)(q - 128);
+            } else {
+                ((float *)bufs[0][j])[e] = r;
+                ((float *)bufs[1][j])[e] = r;
+            }
         }
     }
     if (lower_eval(&k[0], bufs[0]) || lower_eval(&k[1], bufs[1])) {
@@ -267,15 +407,16 @@ static int run_case(const Case *t, int seed)
         }
     }
     if (!ok) {
-        static const char *const reasons[] = {"", "no register tile", "eval error", "results differ"};
+        static const char *const reasons[] = {"", "no register tile", "eval error", "results differ",
+                                              "no pair loop", "no vector loop"};
         printf("FAIL (%s) %s n%lld h%lld w%lld c%lld m%lld g%lld k%lldx%lld s%lldx%lld d%lldx%lld "
-               "p%lld,%lld,%lld,%lld relu%d %s acc%d lanes%d unroll%d seed %d\n",
+               "p%lld,%lld,%lld,%lld relu%d %s acc%d lanes%d unroll%d vec%d int%dx%d seed %d\n",
                reasons[why], kind_names[t->kind], (long long)t->n, (long long)t->h, (long long)t->w,
                (long long)t->c, (long long)t->m, (long long)t->group, (long long)t->kh,
                (long long)t->kw, (long long)t->sh, (long long)t->sw, (long long)t->dh,
                (long long)t->dw, (long long)t->pt, (long long)t->pl, (long long)t->pb,
                (long long)t->pr, t->relu, t->use_template ? "template" : "knobs", t->k.acc,
-               t->k.lanes, t->k.unroll_red, seed);
+               t->k.lanes, t->k.unroll_red, t->k.vec, t->k.int_acc, t->k.int_lanes, seed);
         if (getenv("SCHED_ARM_DUMP"))
             loops_dump(&k[1], stdout);
     }

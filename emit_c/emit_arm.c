@@ -1,0 +1,768 @@
+/*
+ * Loops printed with Arm intrinsics (see emit_arm.h).
+ *
+ * DSP (SMLAD). lower/templates_arm.c gives an integer sum of products
+ * (the int32 contractions of lower/op_quant.c) a reduce loop of two
+ * iterations innermost, around a register tile of int32 accumulators. A
+ * reduce loop over r of extent E >= 2 qualifies when its body is a
+ * straight sequence of stores
+ *     acc[c] = acc[c] + A * B
+ * into int32 local accumulators whose index does not depend on r, where
+ * A and B are int32 expressions whose values provably fit in 16 bits (an
+ * 8- or 16-bit load, minus a zero point, under a padding select...: range
+ * analysis below) and read no local buffer. Then iterations r = 2p and
+ * r = 2p + 1 are done together: every distinct operand is evaluated at
+ * both, the two values are packed into the halves of one 32-bit word, and
+ * each store becomes
+ *     acc[c] = __smlad(pack(A@2p, A@2p+1), pack(B@2p, B@2p+1), acc[c]);
+ * which adds both 16 x 16-bit products to the accumulator (ACLE: dual
+ * signed multiply, the products added to the 32-bit accumulator modulo
+ * 2^32). An odd last iteration runs the scalar body. Integer addition
+ * modulo 2^32 is associative, so the sums are exactly the scalar loop's
+ * (the portable code wraps too). The intrinsic form stands under
+ * `#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)` (GCC's
+ * and Clang's <arm_acle.h> declare __smlad under the second), with the
+ * scalar loop under #else.
+ */
+#include "emit_arm.h"
+
+#include <string.h>
+
+#include "emit.h"
+
+#define DSP_GUARD "#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)\n"
+#define NEON_GUARD "#if defined(__ARM_NEON) && defined(__aarch64__)\n"
+/* bit 1 of __ARM_FEATURE_MVE: the floating-point MVE instructions */
+#define MVE_GUARD "#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)\n"
+/* Most stores / distinct operands of a loop body printed as SMLAD. */
+#define DSP_MAX_STORES 64
+#define DSP_MAX_OPS 128
+
+static int dsp_on;
+/* float32 vectors: 0 none, VEC_NEON (AArch64), VEC_MVE (Cortex-M55) */
+enum { VEC_NONE, VEC_NEON, VEC_MVE };
+static int vec_isa;
+/* Local float32 buffers (register tiles) declared as float32x4_t variables
+ * NAME_v0, NAME_v1... inside the vector branch being printed. */
+#define MAX_REG_LOCALS 8
+static int reg_locals[MAX_REG_LOCALS], n_reg_locals;
+
+static int is_reg_local(int buf)
+{
+    int i;
+    for (i = 0; i < n_reg_locals; i++)
+        if (reg_locals[i] == buf)
+            return 1;
+    return 0;
+}
+/* The loop whose portable form is being printed (not taken again). */
+static const Stmt *fallback;
+
+void emit_arm_begin(FILE *f, const Target *t)
+{
+    dsp_on = 0;
+    vec_isa = VEC_NONE;
+    fallback = NULL;
+    if (!t || !t->isa)
+        return;
+    if (!strcmp(t->isa, "aarch64")) {
+        vec_isa = VEC_NEON;
+        fprintf(f, NEON_GUARD "#include <arm_neon.h>\n#endif\n\n");
+    }
+    if (!strcmp(t->isa, "armv8.1-m")) {
+        vec_isa = VEC_MVE;
+        fprintf(f, MVE_GUARD "#include <arm_mve.h>\n#endif\n\n");
+    }
+    /* Armv7E-M is Armv7-M plus the DSP extension; Armv8.1-M cores with
+     * Helium (Cortex-M55) have it too */
+    dsp_on = !strcmp(t->isa, "armv7e-m") || !strcmp(t->isa, "armv8.1-m");
+    if (dsp_on)
+        fprintf(f, DSP_GUARD "#include <arm_acle.h>\n#endif\n\n");
+}
+
+static void indent(FILE *f, int depth)
+{
+    fprintf(f, "%*s", depth * 4, "");
+}
+
+static int uses_var(const Expr *e, int var)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_VAR && e->var == var)
+        return 1;
+    return uses_var(e->a, var) || uses_var(e->b, var) || uses_var(e->c, var);
+}
+
+static int same_expr(const Expr *a, const Expr *b)
+{
+    if (a == b)
+        return 1;
+    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->op != b->op)
+        return 0;
+    switch (a->kind) {
+    case EX_INT: if (a->ival != b->ival) return 0; break;
+    case EX_FLOAT: if (a->fval != b->fval) return 0; break;
+    case EX_VAR: if (a->var != b->var) return 0; break;
+    case EX_LOAD: if (a->buf != b->buf) return 0; break;
+    default: break;
+    }
+    return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
+}
+
+static int loads_local(const Kernel *k, const Expr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && k->bufs[e->buf].scope == BUF_LOCAL)
+        return 1;
+    return loads_local(k, e->a) || loads_local(k, e->b) || loads_local(k, e->c);
+}
+
+static int int_range(DType t, int64_t *lo, int64_t *hi)
+{
+    switch (t) {
+    case DT_BOOL: *lo = 0; *hi = 1; return 1;
+    case DT_INT8: *lo = -128; *hi = 127; return 1;
+    case DT_UINT8: *lo = 0; *hi = 255; return 1;
+    case DT_INT16: *lo = -32768; *hi = 32767; return 1;
+    case DT_UINT16: *lo = 0; *hi = 65535; return 1;
+    case DT_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return 1;
+    case DT_INT64: *lo = INT64_MIN; *hi = INT64_MAX; return 1;
+    default: return 0;
+    }
+}
+
+/* Bounds [lo, hi] of the values of integer expression e, or 0 when they
+ * are not known (small ranges only: no arithmetic here can overflow). */
+static int value_range(const Kernel *k, const Expr *e, int64_t *lo, int64_t *hi)
+{
+    int64_t alo, ahi, blo, bhi, tlo, thi;
+    switch (e->kind) {
+    case EX_INT:
+        *lo = *hi = e->ival;
+        return 1;
+    case EX_LOAD:
+        return int_range(k->bufs[e->buf].dtype, lo, hi) && *hi - *lo <= 65535;
+    case EX_CAST:
+        if (!int_range(e->dtype, &tlo, &thi) || !value_range(k, e->a, lo, hi))
+            return 0;
+        return *lo >= tlo && *hi <= thi;
+    case EX_BINARY:
+        if (e->dtype != DT_INT32 || (e->op != BIN_ADD && e->op != BIN_SUB) ||
+            !value_range(k, e->a, &alo, &ahi) || !value_range(k, e->b, &blo, &bhi))
+            return 0;
+        if (e->op == BIN_ADD) {
+            *lo = alo + blo;
+            *hi = ahi + bhi;
+        } else {
+            *lo = alo - bhi;
+            *hi = ahi - blo;
+        }
+        return 1;
+    case EX_SELECT:
+        if (!value_range(k, e->b, &alo, &ahi) || !value_range(k, e->c, &blo, &bhi))
+            return 0;
+        *lo = alo < blo ? alo : blo;
+        *hi = ahi > bhi ? ahi : bhi;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* An operand of SMLAD: int32, every value in int16, no local buffer. */
+static int half_ok(const Kernel *k, const Expr *e)
+{
+    int64_t lo, hi;
+    return e->dtype == DT_INT32 && !loads_local(k, e) && value_range(k, e, &lo, &hi) &&
+           lo >= -32768 && hi <= 32767;
+}
+
+/* acc[c] = acc[c] + A * B with acc an int32 local whose index does not
+ * depend on var. */
+static int mac_store(const Kernel *k, const Stmt *s, int var)
+{
+    const Buffer *b;
+    const Expr *v;
+    if (s->kind != ST_STORE)
+        return 0;
+    b = &k->bufs[s->buf];
+    v = s->value;
+    if (b->scope != BUF_LOCAL || b->dtype != DT_INT32 || uses_var(s->index, var) ||
+        loads_local(k, s->index))
+        return 0;
+    if (!v || v->kind != EX_BINARY || v->op != BIN_ADD || v->dtype != DT_INT32)
+        return 0;
+    if (v->a->kind != EX_LOAD || v->a->buf != s->buf || !same_expr(v->a->a, s->index))
+        return 0;
+    v = v->b;
+    return v->kind == EX_BINARY && v->op == BIN_MUL && v->dtype == DT_INT32 && half_ok(k, v->a) &&
+           half_ok(k, v->b);
+}
+
+/* Flattens the body into its stores; 0 when it holds anything else. */
+static int collect_stores(const Stmt *s, const Stmt **out, int *n)
+{
+    int i;
+    if (s->kind == ST_SEQ) {
+        for (i = 0; i < s->n_body; i++)
+            if (!s->body[i] || !collect_stores(s->body[i], out, n))
+                return 0;
+        return 1;
+    }
+    if (s->kind != ST_STORE || *n >= DSP_MAX_STORES)
+        return 0;
+    out[(*n)++] = s;
+    return 1;
+}
+
+static int small_kernel(const Kernel *k)
+{
+    const int64_t limit = (int64_t)1 << 30;
+    int i;
+    for (i = 0; i < k->n_bufs; i++)
+        if (k->bufs[i].numel >= limit)
+            return 0;
+    return 1;
+}
+
+static int op_index(const Expr **ops, int *n, const Expr *e)
+{
+    int i;
+    for (i = 0; i < *n; i++)
+        if (same_expr(ops[i], e))
+            return i;
+    ops[*n] = e;
+    return (*n)++;
+}
+
+static void print_acc(FILE *f, const Kernel *k, const Stmt *s)
+{
+    const Buffer *b = &k->bufs[s->buf];
+    if (b->numel == 1) {
+        fprintf(f, "%s", b->name);
+        return;
+    }
+    fprintf(f, "%s[", b->name);
+    emit_index(f, k, s->index, 0);
+    fprintf(f, "]");
+}
+
+static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+{
+    const Stmt *st[DSP_MAX_STORES];
+    const Expr *ops[DSP_MAX_OPS];
+    int n = 0, nops = 0, i, h, ia[DSP_MAX_STORES], ib[DSP_MAX_STORES], sub[DSP_MAX_OPS];
+    const Expr *ops_x[DSP_MAX_OPS];
+    const char *r = k->var_names[s->var];
+    if (s->kind != ST_FOR || s->for_kind == FOR_PARALLEL || s->extent < 2 || s->extent >= (1 << 30) ||
+        !s->body[0] || !collect_stores(s->body[0], st, &n) || n == 0 || !small_kernel(k))
+        return 0;
+    for (i = 0; i < n; i++) {
+        if (!mac_store(k, st[i], s->var))
+            return 0;
+        if (nops + 2 > DSP_MAX_OPS)
+            return 0;
+        ia[i] = op_index(ops, &nops, st[i]->value->b->a);
+        ib[i] = op_index(ops, &nops, st[i]->value->b->b);
+    }
+    for (i = 0; i < nops; i++) {
+        /* x - z with z invariant in var: x is packed, then z subtracted
+         * from both halves at once (SSUB16 wraps each half; exact, as the
+         * difference is in int16: half_ok) */
+        const Expr *e = ops[i];
+        int64_t lo, hi;
+        sub[i] = e->kind == EX_BINARY && e->op == BIN_SUB && !uses_var(e->b, s->var) &&
+                 value_range(k, e->a, &lo, &hi) && lo >= -32768 && hi <= 32767 &&
+                 value_range(k, e->b, &lo, &hi) && lo >= -32768 && hi <= 32767;
+        ops_x[i] = e;
+    }
+    fprintf(f, DSP_GUARD);
+    indent(f, depth);
+    fprintf(f, "{ /* %s: iterations in pairs, one SMLAD (two 16-bit multiply-accumulates) per "
+               "accumulator */\n", r);
+    indent(f, depth + 1);
+    fprintf(f, "for (int32_t %s_pair = 0; %s_pair < %lld; %s_pair++) {\n", r, r,
+            (long long)(s->extent / 2), r);
+    indent(f, depth + 2);
+    fprintf(f, "int32_t dsp_lo[%d], dsp_hi[%d], dsp_p[%d];\n", nops, nops, nops);
+    for (h = 0; h < 2; h++) {
+        indent(f, depth + 2);
+        fprintf(f, "{\n");
+        indent(f, depth + 3);
+        fprintf(f, "const int32_t %s = 2 * %s_pair%s;\n", r, r, h ? " + 1" : "");
+        indent(f, depth + 3);
+        fprintf(f, "(void)%s;\n", r);
+        for (i = 0; i < nops; i++) {
+            indent(f, depth + 3);
+            fprintf(f, "dsp_%s[%d] = ", h ? "hi" : "lo", i);
+            emit_expr(f, k, sub[i] ? ops_x[i]->a : ops[i]);
+            fprintf(f, ";\n");
+        }
+        indent(f, depth + 2);
+        fprintf(f, "}\n");
+    }
+    for (i = 0; i < nops; i++) {
+        int zero = sub[i] && ops_x[i]->b->kind == EX_INT && ops_x[i]->b->ival == 0;
+        indent(f, depth + 2);
+        fprintf(f, "dsp_p[%d] = ", i);
+        fprintf(f, "%s(int32_t)(((uint32_t)dsp_lo[%d] & 0xFFFFu) | (uint32_t)dsp_hi[%d] << 16)",
+                sub[i] && !zero ? "__ssub16(" : "", i, i);
+        if (sub[i] && !zero) {
+            /* z in both halves */
+            fprintf(f, ", (int32_t)(((uint32_t)(");
+            emit_expr(f, k, ops_x[i]->b);
+            fprintf(f, ") & 0xFFFFu) * 0x10001u))");
+        }
+        fprintf(f, ";\n");
+    }
+    for (i = 0; i < n; i++) {
+        indent(f, depth + 2);
+        print_acc(f, k, st[i]);
+        fprintf(f, " = __smlad(dsp_p[%d], dsp_p[%d], ", ia[i], ib[i]);
+        print_acc(f, k, st[i]);
+        fprintf(f, ");\n");
+    }
+    indent(f, depth + 1);
+    fprintf(f, "}\n");
+    if (s->extent % 2) {
+        indent(f, depth + 1);
+        fprintf(f, "{\n");
+        indent(f, depth + 2);
+        fprintf(f, "const int32_t %s = %lld;\n", r, (long long)(s->extent - 1));
+        indent(f, depth + 2);
+        fprintf(f, "(void)%s;\n", r);
+        emit(f, k, s->body[0], depth + 2);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+    }
+    indent(f, depth);
+    fprintf(f, "}\n#else\n");
+    /* the portable form keeps the pairs (two copies of the body per
+     * iteration, which compilers schedule better than a loop of two) */
+    indent(f, depth);
+    fprintf(f, "for (int32_t %s_pair = 0; %s_pair < %lld; %s_pair++) {\n", r, r,
+            (long long)(s->extent / 2), r);
+    for (h = 0; h < 2; h++) {
+        indent(f, depth + 1);
+        fprintf(f, "{\n");
+        indent(f, depth + 2);
+        fprintf(f, "const int32_t %s = 2 * %s_pair%s;\n", r, r, h ? " + 1" : "");
+        indent(f, depth + 2);
+        fprintf(f, "(void)%s;\n", r);
+        emit(f, k, s->body[0], depth + 2);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+    }
+    indent(f, depth);
+    fprintf(f, "}\n");
+    if (s->extent % 2) {
+        indent(f, depth);
+        fprintf(f, "{\n");
+        indent(f, depth + 1);
+        fprintf(f, "const int32_t %s = %lld;\n", r, (long long)(s->extent - 1));
+        indent(f, depth + 1);
+        fprintf(f, "(void)%s;\n", r);
+        emit(f, k, s->body[0], depth + 1);
+        indent(f, depth);
+        fprintf(f, "}\n");
+    }
+    fprintf(f, "#endif\n");
+    return 1;
+}
+
+/* ---------------------------------------------------------------------
+ * float32 vectors (NEON, MVE). A loop marked FOR_VECTORIZE with exactly 4
+ * iterations (one float32x4_t) qualifies when its body is a sequence of
+ * float32 stores at v + (invariant) whose values are built from +, -, *,
+ * / (NEON only: MVE has no vector divide), min, max (tvmrt_minf/maxf's NaN
+ * rule), float32 casts of float32 and selects on invariant conditions, over
+ * loads at v + invariant (one vector load) and subexpressions invariant in
+ * v (one broadcast); a buffer the body stores is loaded only at the index
+ * it is stored at, and no buffer shares memory with another. Lane l of
+ * every vector statement is then iteration v = l of the scalar loop, so
+ * the statements can run one after the other on whole vectors. The body
+ * is printed once with v bound to 0. x + a * b becomes one fused
+ * multiply-add (vfmaq_f32, vfmaq_n_f32 when b is invariant), as the
+ * scalar code is contracted under -ffp-contract=fast (the Arm targets'
+ * flags); the other operations round exactly like the scalar ones.
+ */
+
+static int stored_at(const Stmt *s, int buf, const Expr **idx)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_STORE && s->buf == buf) {
+        *idx = s->index;
+        return 1;
+    }
+    for (i = 0; i < s->n_body; i++)
+        if (stored_at(s->body[i], buf, idx))
+            return 1;
+    return 0;
+}
+
+/* Whether e loads a buffer that the body stores. */
+static int loads_stored(const Stmt *body, const Expr *e)
+{
+    const Expr *idx;
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && stored_at(body, e->buf, &idx))
+        return 1;
+    return loads_stored(body, e->a) || loads_stored(body, e->b) || loads_stored(body, e->c);
+}
+
+/* Coefficient of var in an affine int64 index; clears *ok otherwise. */
+static int64_t coef(const Expr *e, int var, int *ok)
+{
+    if (!e || !uses_var(e, var))
+        return 0;
+    if (e->kind == EX_VAR)
+        return 1;
+    if (e->kind == EX_BINARY && e->dtype == DT_INT64) {
+        switch (e->op) {
+        case BIN_ADD: return coef(e->a, var, ok) + coef(e->b, var, ok);
+        case BIN_SUB: return coef(e->a, var, ok) - coef(e->b, var, ok);
+        case BIN_MUL:
+            if (e->a->kind == EX_INT)
+                return e->a->ival * coef(e->b, var, ok);
+            if (e->b->kind == EX_INT)
+                return e->b->ival * coef(e->a, var, ok);
+            break;
+        default:
+            break;
+        }
+    }
+    *ok = 0;
+    return 0;
+}
+
+static int unit_stride(const Expr *idx, int var)
+{
+    int ok = 1;
+    return coef(idx, var, &ok) == 1 && ok;
+}
+
+/* idx = c + v (or v) with c a constant: returns c, or -1 when idx has
+ * another form. */
+static int64_t block_base(const Expr *idx)
+{
+    if (idx->kind == EX_VAR)
+        return 0;
+    if (idx->kind == EX_BINARY && idx->op == BIN_ADD && idx->a->kind == EX_INT && idx->b->kind == EX_VAR)
+        return idx->a->ival;
+    if (idx->kind == EX_BINARY && idx->op == BIN_ADD && idx->b->kind == EX_INT && idx->a->kind == EX_VAR)
+        return idx->b->ival;
+    return -1;
+}
+
+/* An access to local buf inside vector loop var: a whole block
+ * buf[4j .. 4j+3] at lane 0 = v. */
+static int block_access(const Kernel *k, int buf, const Expr *idx, int var)
+{
+    int64_t c = block_base(idx);
+    const Expr *v = idx->kind == EX_VAR ? idx : idx->a->kind == EX_VAR ? idx->a : idx->b;
+    return c >= 0 && c % 4 == 0 && c + 4 <= k->bufs[buf].numel && v->kind == EX_VAR && v->var == var;
+}
+
+static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
+{
+    const Expr *sidx;
+    if (!uses_var(e, var))
+        return e->dtype == DT_FLOAT32 && !loads_stored(body, e);
+    if (e->dtype != DT_FLOAT32)
+        return 0;
+    switch (e->kind) {
+    case EX_LOAD:
+        if (k->bufs[e->buf].dtype != DT_FLOAT32 || k->bufs[e->buf].inplace || !unit_stride(e->a, var))
+            return 0;
+        return !stored_at(body, e->buf, &sidx) || same_expr(sidx, e->a);
+    case EX_BINARY:
+        switch (e->op) {
+        case BIN_DIV:
+            if (vec_isa == VEC_MVE)
+                return 0;
+            /* fall through */
+        case BIN_ADD: case BIN_SUB: case BIN_MUL: case BIN_MIN: case BIN_MAX:
+            return vec_expr_ok(k, body, e->a, var) && vec_expr_ok(k, body, e->b, var);
+        default:
+            return 0;
+        }
+    case EX_CAST:
+        return e->a->dtype == DT_FLOAT32 && vec_expr_ok(k, body, e->a, var);
+    case EX_SELECT:
+        return !uses_var(e->a, var) && !loads_stored(body, e->a) &&
+               vec_expr_ok(k, body, e->b, var) && vec_expr_ok(k, body, e->c, var);
+    default:
+        return 0;
+    }
+}
+
+static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var)
+{
+    int i;
+    if (s->kind == ST_SEQ) {
+        for (i = 0; i < s->n_body; i++)
+            if (!s->body[i] || !vec_stmt_ok(k, body, s->body[i], var))
+                return 0;
+        return s->n_body > 0;
+    }
+    if (s->kind != ST_STORE)
+        return 0;
+    if (k->bufs[s->buf].dtype != DT_FLOAT32 || k->bufs[s->buf].inplace ||
+        (k->bufs[s->buf].scope == BUF_LOCAL && k->bufs[s->buf].numel == 1))
+        return 0;
+    return unit_stride(s->index, var) && !loads_stored(body, s->index) &&
+           vec_expr_ok(k, body, s->value, var);
+}
+
+static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var);
+
+/* min / max with tvmrt_minf / tvmrt_maxf's rule: a where a < b (a > b) or
+ * a is NaN, else b */
+static void vec_minmax(FILE *f, const Kernel *k, const Expr *e, int var)
+{
+    const char *cmp = e->op == BIN_MIN ? "lt" : "gt";
+    if (vec_isa == VEC_NEON) {
+        fprintf(f, "vbslq_f32(vorrq_u32(vc%sq_f32(", cmp);
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, "), vmvnq_u32(vceqq_f32(");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, "))), ");
+    } else {
+        fprintf(f, "vpselq_f32(");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, ", (mve_pred16_t)(vcmp%sq_f32(", cmp);
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, ") | vcmpneq_f32(");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ")))");
+        return;
+    }
+    vec_expr(f, k, e->a, var);
+    fprintf(f, ", ");
+    vec_expr(f, k, e->b, var);
+    fprintf(f, ")");
+}
+
+static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var)
+{
+    static const char *const names[] = {"add", "sub", "mul", "div"};
+    if (!uses_var(e, var)) {
+        fprintf(f, "vdupq_n_f32(");
+        emit_expr(f, k, e);
+        fprintf(f, ")");
+        return;
+    }
+    switch (e->kind) {
+    case EX_LOAD:
+        if (is_reg_local(e->buf)) {
+            fprintf(f, "%s_v%lld", k->bufs[e->buf].name, (long long)(block_base(e->a) / 4));
+            return;
+        }
+        fprintf(f, "vld1q_f32(&%s[", k->bufs[e->buf].name);
+        emit_index(f, k, e->a, 0);
+        fprintf(f, "])");
+        return;
+    case EX_CAST:
+        vec_expr(f, k, e->a, var);
+        return;
+    case EX_SELECT:
+        fprintf(f, "((");
+        emit_expr(f, k, e->a);
+        fprintf(f, ") ? ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, " : ");
+        vec_expr(f, k, e->c, var);
+        fprintf(f, ")");
+        return;
+    case EX_BINARY:
+        if (e->op == BIN_MIN || e->op == BIN_MAX) {
+            vec_minmax(f, k, e, var);
+            return;
+        }
+        if (e->op == BIN_ADD && e->b->kind == EX_BINARY && e->b->op == BIN_MUL &&
+            e->b->dtype == DT_FLOAT32) {
+            /* x + a * b: one fused multiply-add */
+            const Expr *a = e->b->a, *b = e->b->b;
+            if (!uses_var(b, var) || !uses_var(a, var)) {
+                const Expr *sc = uses_var(b, var) ? a : b;
+                fprintf(f, "vfmaq_n_f32(");
+                vec_expr(f, k, e->a, var);
+                fprintf(f, ", ");
+                vec_expr(f, k, sc == a ? b : a, var);
+                fprintf(f, ", ");
+                emit_expr(f, k, sc);
+                fprintf(f, ")");
+            } else {
+                fprintf(f, "vfmaq_f32(");
+                vec_expr(f, k, e->a, var);
+                fprintf(f, ", ");
+                vec_expr(f, k, a, var);
+                fprintf(f, ", ");
+                vec_expr(f, k, b, var);
+                fprintf(f, ")");
+            }
+            return;
+        }
+        fprintf(f, "v%sq_f32(", names[e->op - BIN_ADD]);
+        vec_expr(f, k, e->a, var);
+        fprintf(f, ", ");
+        vec_expr(f, k, e->b, var);
+        fprintf(f, ")");
+        return;
+    default:
+        return;
+    }
+}
+
+static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth)
+{
+    int i;
+    if (s->kind == ST_SEQ) {
+        for (i = 0; i < s->n_body; i++)
+            vec_stmt(f, k, s->body[i], var, depth);
+        return;
+    }
+    indent(f, depth);
+    if (is_reg_local(s->buf)) {
+        fprintf(f, "%s_v%lld = ", k->bufs[s->buf].name, (long long)(block_base(s->index) / 4));
+        vec_expr(f, k, s->value, var);
+        fprintf(f, ";\n");
+        return;
+    }
+    fprintf(f, "vst1q_f32(&%s[", k->bufs[s->buf].name);
+    emit_index(f, k, s->index, 0);
+    fprintf(f, "], ");
+    vec_expr(f, k, s->value, var);
+    fprintf(f, ");\n");
+}
+
+static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+{
+    const Stmt *prev;
+    if (s->for_kind != FOR_VECTORIZE || s->extent != 4 || !s->body[0] || !small_kernel(k) ||
+        !vec_stmt_ok(k, s->body[0], s->body[0], s->var))
+        return 0;
+    fprintf(f, vec_isa == VEC_NEON ? NEON_GUARD : MVE_GUARD);
+    indent(f, depth);
+    fprintf(f, "{\n");
+    indent(f, depth + 1);
+    fprintf(f, "const int32_t %s = 0; /* lane 0 of a float32x4_t (%s) */\n", k->var_names[s->var],
+            vec_isa == VEC_NEON ? "NEON" : "MVE");
+    indent(f, depth + 1);
+    fprintf(f, "(void)%s;\n", k->var_names[s->var]);
+    vec_stmt(f, k, s->body[0], s->var, depth + 1);
+    indent(f, depth);
+    fprintf(f, "}\n#else\n");
+    prev = fallback;
+    fallback = s;
+    emit(f, k, s, depth);
+    fallback = prev;
+    fprintf(f, "#endif\n");
+    return 1;
+}
+
+/* Whether every access to local buf in e is a whole block in a vector
+ * loop (var >= 0: the innermost qualifying vector loop around e, else -1). */
+static int expr_blocks(const Kernel *k, const Expr *e, int buf, int var)
+{
+    if (!e)
+        return 1;
+    if (e->kind == EX_LOAD && e->buf == buf && (var < 0 || !block_access(k, buf, e->a, var)))
+        return 0;
+    return expr_blocks(k, e->a, buf, var) && expr_blocks(k, e->b, buf, var) &&
+           expr_blocks(k, e->c, buf, var);
+}
+
+static int stmt_blocks(const Kernel *k, const Stmt *s, int buf, int var)
+{
+    int i;
+    if (!s)
+        return 1;
+    if (s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent == 4 && s->body[0] &&
+        vec_stmt_ok(k, s->body[0], s->body[0], s->var))
+        var = s->var;
+    else if (s->kind == ST_FOR)
+        var = -1; /* (a loop inside a vector loop is not printed as vectors) */
+    if (s->kind == ST_DECL && s->buf == buf)
+        return 0;
+    if (s->kind == ST_STORE && s->buf == buf && (var < 0 || !block_access(k, buf, s->index, var)))
+        return 0;
+    if (!expr_blocks(k, s->index, buf, var) || !expr_blocks(k, s->value, buf, var) ||
+        !expr_blocks(k, s->cond, buf, var))
+        return 0;
+    for (i = 0; i < s->n_body; i++)
+        if (!stmt_blocks(k, s->body[i], buf, var))
+            return 0;
+    return 1;
+}
+
+/* A register tile: a local float32 array every access of which is a whole
+ * vector in a loop printed as vectors is declared as float32x4_t variables
+ * in the vector branch, so the accumulators stay in vector registers (the
+ * compiler would keep an array whose address vld1q/vst1q take in memory). */
+static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+{
+    const Buffer *b = &k->bufs[s->buf];
+    const Stmt *prev;
+    int64_t j;
+    if (b->dtype != DT_FLOAT32 || b->scope != BUF_LOCAL || b->numel % 4 || b->numel > 64 ||
+        n_reg_locals >= MAX_REG_LOCALS || !small_kernel(k) || !stmt_blocks(k, s->body[0], s->buf, -1))
+        return 0;
+    fprintf(f, vec_isa == VEC_NEON ? NEON_GUARD : MVE_GUARD);
+    indent(f, depth);
+    fprintf(f, "{\n");
+    indent(f, depth + 1);
+    fprintf(f, "float32x4_t");
+    for (j = 0; j < b->numel / 4; j++)
+        fprintf(f, "%s %s_v%lld = vdupq_n_f32(0.0f)", j ? "," : "", b->name, (long long)j);
+    fprintf(f, ";\n");
+    /* (a partial tile uses the first rows only) */
+    indent(f, depth + 1);
+    for (j = 0; j < b->numel / 4; j++)
+        fprintf(f, "%s(void)%s_v%lld;", j ? " " : "", b->name, (long long)j);
+    fprintf(f, "\n");
+    reg_locals[n_reg_locals++] = s->buf;
+    emit(f, k, s->body[0], depth + 1);
+    n_reg_locals--;
+    indent(f, depth);
+    fprintf(f, "}\n#else\n");
+    prev = fallback;
+    fallback = s;
+    emit(f, k, s, depth);
+    fallback = prev;
+    fprintf(f, "#endif\n");
+    return 1;
+}
+
+int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+{
+    if (s == fallback || s->kind != ST_DECL || vec_isa == VEC_NONE)
+        return 0;
+    return vec_decl(f, k, s, depth, emit);
+}
+
+int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+{
+    if (s == fallback || s->kind != ST_FOR)
+        return 0;
+    if (dsp_on && dsp_loop(f, k, s, depth, emit))
+        return 1;
+    if (vec_isa != VEC_NONE && vec_loop(f, k, s, depth, emit))
+        return 1;
+    return 0;
+}
