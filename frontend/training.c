@@ -503,6 +503,9 @@ int infer_Gradient(Graph *g, Node *n, Diag *d)
         snprintf(field, sizeof field, "xs[%d]", i);
         if (x < 0)
             return diag_error(d, n, field, "no tensor named '%s' in the graph", xs->strings[i]);
+        if (n->in[i] != x)
+            return diag_error(d, n, field, "input %d is not '%s': a Gradient evaluated at other "
+                              "values than the graph's own is not supported", i, xs->strings[i]);
         v = &g->values[x];
         if (!value_is_static(v))
             return diag_error(d, n, field, "'%s' has no known type and shape", v->name);

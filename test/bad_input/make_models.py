@@ -82,6 +82,15 @@ def main():
     g.opset_import.append(helper.make_opsetid("ai.onnx.preview.training", 1))
     save(g, "gradient_softmax.onnx")
 
+    # Gradient fed another tensor than the one its xs names.
+    g = model([helper.make_node("Relu", ["x"], ["s"], name="relu"),
+               helper.make_node("Gradient", ["z"], ["dx"], name="grad_other",
+                                domain="ai.onnx.preview.training", xs=["x"], y="s")],
+              [vinfo("x", TensorProto.FLOAT, f4), vinfo("z", TensorProto.FLOAT, f4)],
+              [vinfo("s", TensorProto.FLOAT, f4), vinfo("dx", TensorProto.FLOAT, f4)])
+    g.opset_import.append(helper.make_opsetid("ai.onnx.preview.training", 1))
+    save(g, "gradient_other_input.onnx")
+
 
 if __name__ == "__main__":
     main()

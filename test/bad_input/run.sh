@@ -80,6 +80,7 @@ check dangling_input  1 dangling_input.onnx -- dangling_input.onnx w_missing
 check type_mismatch   1 type_mismatch.onnx  -- type_mismatch.onnx add_mixed
 check dynamic_dim     1 dynamic_dim.onnx    -- dynamic_dim.onnx xdyn --input-shape
 check gradient_op     1 gradient_softmax.onnx -- gradient_softmax.onnx grad_soft "'soft'" Softmax differentiate
+check gradient_input  1 gradient_other_input.onnx -- gradient_other_input.onnx grad_other "xs[0]" "not 'x'"
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
