@@ -78,6 +78,28 @@ static void shape_text(char *buf, size_t cap, const Value *v, int rank, const in
 
 int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
 
+/* A string graph output must be written by StringNormalizer itself, once:
+ * copying one (from an input, or to a second output) would need the
+ * target's pointer size, which the byte counts do not know. */
+static void check_string_outputs(Graph *g, Diag *d)
+{
+    int i, j;
+    for (i = 0; i < g->n_outputs; i++) {
+        const Value *v = &g->values[g->outputs[i]];
+        int twice = 0;
+        if (v->dtype != DT_STRING)
+            continue;
+        for (j = 0; j < i; j++)
+            twice |= g->outputs[j] == g->outputs[i];
+        if (v->producer < 0 || g->nodes[v->producer].op != OP_StringNormalizer || twice) {
+            diag_error(d, NULL, NULL, "graph output '%s' is a string tensor not written by a "
+                       "StringNormalizer node (or listed twice); tvmcc does not copy strings",
+                       v->name);
+            return;
+        }
+    }
+}
+
 /* String tensors reach only the operators that take them: reports a string
  * input (or, after inference, output) of any other node. */
 static int check_strings(Graph *g, const Node *n, int outputs, Diag *d)
@@ -172,5 +194,7 @@ int infer_graph(Graph *g, Diag *d)
     }
     if (d->errors == before && infer_expand_gradients(g, d) == 0)
         return infer_graph(g, d);
+    if (d->errors == before)
+        check_string_outputs(g, d);
     return d->errors - before;
 }

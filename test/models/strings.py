@@ -40,6 +40,14 @@ def add_strings():
     return m
 
 
+def passthrough():
+    g = helper.make_graph([], "strings", [helper.make_tensor_value_info("x", S, [2])],
+                          [helper.make_tensor_value_info("x", S, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
 # name, model, tvmcc flags, input strings, then either the expected output
 # strings, ("status", code) or ("compile", words the error must contain)
 CASES = [
@@ -62,6 +70,7 @@ CASES = [
     ("no_declared_shape", model([3], ["n"], stopwords=["a"]), [],
      [], ("compile", ["norm", "strings left"])),
     ("string_into_add", add_strings(), [], [], ("compile", ["add_strings", "string tensor"])),
+    ("string_passthrough", passthrough(), [], [], ("compile", ["'x'", "not written by"])),
 ]
 
 
