@@ -384,8 +384,9 @@ static void bind_output(Grad *G, int32_t src, int32_t out)
 /* T > 0 ? a : b, with T the int64 update count. */
 static int32_t if_t_positive(Grad *G, int32_t t, int32_t a, int32_t b)
 {
-    int32_t in[3];
-    in[0] = node2(G, OP_Greater, t, int64_vector(G, 1, &(int64_t){0}));
+    int32_t in[3], zero = int64_vector(G, 1, &(int64_t){0});
+    G->g->values[zero].rank = 0; /* a scalar, so T > 0 keeps T's rank 0 */
+    in[0] = node2(G, OP_Greater, t, zero);
     in[1] = a;
     in[2] = b;
     return node_n(G, OP_Where, 3, in);
