@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_loopq.h"
 
 #define DSP_GUARD "#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)\n"
 #define NEON_GUARD "#if defined(__ARM_NEON) && defined(__aarch64__)\n"
@@ -83,31 +84,6 @@ void emit_arm_begin(FILE *f, const Target *t)
 static void indent(FILE *f, int depth)
 {
     fprintf(f, "%*s", depth * 4, "");
-}
-
-static int uses_var(const Expr *e, int var)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_VAR && e->var == var)
-        return 1;
-    return uses_var(e->a, var) || uses_var(e->b, var) || uses_var(e->c, var);
-}
-
-static int same_expr(const Expr *a, const Expr *b)
-{
-    if (a == b)
-        return 1;
-    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->op != b->op)
-        return 0;
-    switch (a->kind) {
-    case EX_INT: if (a->ival != b->ival) return 0; break;
-    case EX_FLOAT: if (a->fval != b->fval) return 0; break;
-    case EX_VAR: if (a->var != b->var) return 0; break;
-    case EX_LOAD: if (a->buf != b->buf) return 0; break;
-    default: break;
-    }
-    return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
 }
 
 static int loads_local(const Kernel *k, const Expr *e)
@@ -189,12 +165,12 @@ static int mac_store(const Kernel *k, const Stmt *s, int var)
         return 0;
     b = &k->bufs[s->buf];
     v = s->value;
-    if (b->scope != BUF_LOCAL || b->dtype != DT_INT32 || uses_var(s->index, var) ||
+    if (b->scope != BUF_LOCAL || b->dtype != DT_INT32 || lq_uses_var(s->index, var) ||
         loads_local(k, s->index))
         return 0;
     if (!v || v->kind != EX_BINARY || v->op != BIN_ADD || v->dtype != DT_INT32)
         return 0;
-    if (v->a->kind != EX_LOAD || v->a->buf != s->buf || !same_expr(v->a->a, s->index))
+    if (v->a->kind != EX_LOAD || v->a->buf != s->buf || !lq_same_expr(v->a->a, s->index))
         return 0;
     v = v->b;
     return v->kind == EX_BINARY && v->op == BIN_MUL && v->dtype == DT_INT32 && half_ok(k, v->a) &&
@@ -231,7 +207,7 @@ static int op_index(const Expr **ops, int *n, const Expr *e)
 {
     int i;
     for (i = 0; i < *n; i++)
-        if (same_expr(ops[i], e))
+        if (lq_same_expr(ops[i], e))
             return i;
     ops[*n] = e;
     return (*n)++;
@@ -273,7 +249,7 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
          * difference is in int16: half_ok) */
         const Expr *e = ops[i];
         int64_t lo, hi;
-        sub[i] = e->kind == EX_BINARY && e->op == BIN_SUB && !uses_var(e->b, s->var) &&
+        sub[i] = e->kind == EX_BINARY && e->op == BIN_SUB && !lq_uses_var(e->b, s->var) &&
                  value_range(k, e->a, &lo, &hi) && lo >= -32768 && hi <= 32767 &&
                  value_range(k, e->b, &lo, &hi) && lo >= -32768 && hi <= 32767;
         ops_x[i] = e;
@@ -389,63 +365,6 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
  * flags); the other operations round exactly like the scalar ones.
  */
 
-static int stored_at(const Stmt *s, int buf, const Expr **idx)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (s->kind == ST_STORE && s->buf == buf) {
-        *idx = s->index;
-        return 1;
-    }
-    for (i = 0; i < s->n_body; i++)
-        if (stored_at(s->body[i], buf, idx))
-            return 1;
-    return 0;
-}
-
-/* Whether e loads a buffer that the body stores. */
-static int loads_stored(const Stmt *body, const Expr *e)
-{
-    const Expr *idx;
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && stored_at(body, e->buf, &idx))
-        return 1;
-    return loads_stored(body, e->a) || loads_stored(body, e->b) || loads_stored(body, e->c);
-}
-
-/* Coefficient of var in an affine int64 index; clears *ok otherwise. */
-static int64_t coef(const Expr *e, int var, int *ok)
-{
-    if (!e || !uses_var(e, var))
-        return 0;
-    if (e->kind == EX_VAR)
-        return 1;
-    if (e->kind == EX_BINARY && e->dtype == DT_INT64) {
-        switch (e->op) {
-        case BIN_ADD: return coef(e->a, var, ok) + coef(e->b, var, ok);
-        case BIN_SUB: return coef(e->a, var, ok) - coef(e->b, var, ok);
-        case BIN_MUL:
-            if (e->a->kind == EX_INT)
-                return e->a->ival * coef(e->b, var, ok);
-            if (e->b->kind == EX_INT)
-                return e->b->ival * coef(e->a, var, ok);
-            break;
-        default:
-            break;
-        }
-    }
-    *ok = 0;
-    return 0;
-}
-
-static int unit_stride(const Expr *idx, int var)
-{
-    int ok = 1;
-    return coef(idx, var, &ok) == 1 && ok;
-}
-
 /* idx = c + v (or v) with c a constant: returns c, or -1 when idx has
  * another form. */
 static int64_t block_base(const Expr *idx)
@@ -471,15 +390,15 @@ static int block_access(const Kernel *k, int buf, const Expr *idx, int var)
 static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
 {
     const Expr *sidx;
-    if (!uses_var(e, var))
-        return e->dtype == DT_FLOAT32 && !loads_stored(body, e);
+    if (!lq_uses_var(e, var))
+        return e->dtype == DT_FLOAT32 && !lq_loads_stored(body, e);
     if (e->dtype != DT_FLOAT32)
         return 0;
     switch (e->kind) {
     case EX_LOAD:
-        if (k->bufs[e->buf].dtype != DT_FLOAT32 || k->bufs[e->buf].inplace || !unit_stride(e->a, var))
+        if (k->bufs[e->buf].dtype != DT_FLOAT32 || k->bufs[e->buf].inplace || !lq_unit_stride(e->a, var))
             return 0;
-        return !stored_at(body, e->buf, &sidx) || same_expr(sidx, e->a);
+        return !lq_stored_at(body, e->buf, &sidx) || lq_same_expr(sidx, e->a);
     case EX_BINARY:
         switch (e->op) {
         case BIN_DIV:
@@ -494,7 +413,7 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
     case EX_CAST:
         return e->a->dtype == DT_FLOAT32 && vec_expr_ok(k, body, e->a, var);
     case EX_SELECT:
-        return !uses_var(e->a, var) && !loads_stored(body, e->a) &&
+        return !lq_uses_var(e->a, var) && !lq_loads_stored(body, e->a) &&
                vec_expr_ok(k, body, e->b, var) && vec_expr_ok(k, body, e->c, var);
     default:
         return 0;
@@ -515,7 +434,7 @@ static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var
     if (k->bufs[s->buf].dtype != DT_FLOAT32 || k->bufs[s->buf].inplace ||
         (k->bufs[s->buf].scope == BUF_LOCAL && k->bufs[s->buf].numel == 1))
         return 0;
-    return unit_stride(s->index, var) && !loads_stored(body, s->index) &&
+    return lq_unit_stride(s->index, var) && !lq_loads_stored(body, s->index) &&
            vec_expr_ok(k, body, s->value, var);
 }
 
@@ -561,7 +480,7 @@ static void vec_minmax(FILE *f, const Kernel *k, const Expr *e, int var)
 static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var)
 {
     static const char *const names[] = {"add", "sub", "mul", "div"};
-    if (!uses_var(e, var)) {
+    if (!lq_uses_var(e, var)) {
         fprintf(f, "vdupq_n_f32(");
         emit_expr(f, k, e);
         fprintf(f, ")");
@@ -598,8 +517,8 @@ static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var)
             e->b->dtype == DT_FLOAT32) {
             /* x + a * b: one fused multiply-add */
             const Expr *a = e->b->a, *b = e->b->b;
-            if (!uses_var(b, var) || !uses_var(a, var)) {
-                const Expr *sc = uses_var(b, var) ? a : b;
+            if (!lq_uses_var(b, var) || !lq_uses_var(a, var)) {
+                const Expr *sc = lq_uses_var(b, var) ? a : b;
                 fprintf(f, "vfmaq_n_f32(");
                 vec_expr(f, k, e->a, var);
                 fprintf(f, ", ");

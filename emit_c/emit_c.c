@@ -13,6 +13,7 @@
 
 #include "emit.h"
 #include "emit_intrin.h"
+#include "emit_loopq.h"
 #include "emit_arm.h"
 
 /* float32 lanes of the target's vectors when vectorized loops are printed
@@ -56,15 +57,6 @@ static void indent(FILE *f, int depth)
     fprintf(f, "%*s", depth * 4, "");
 }
 
-static int expr_uses_var(const Expr *e, int var)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_VAR && e->var == var)
-        return 1;
-    return expr_uses_var(e->a, var) || expr_uses_var(e->b, var) || expr_uses_var(e->c, var);
-}
-
 /* Whether a loop body refers to loop variable var (a unit loop whose body
  * does not would leave an unused constant). */
 static int stmt_uses_var(const Stmt *s, int var)
@@ -72,7 +64,7 @@ static int stmt_uses_var(const Stmt *s, int var)
     int i;
     if (!s)
         return 0;
-    if (expr_uses_var(s->index, var) || expr_uses_var(s->value, var) || expr_uses_var(s->cond, var))
+    if (lq_uses_var(s->index, var) || lq_uses_var(s->value, var) || lq_uses_var(s->cond, var))
         return 1;
     for (i = 0; i < s->n_body; i++)
         if (stmt_uses_var(s->body[i], var))

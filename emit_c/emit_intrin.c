@@ -24,6 +24,7 @@
  * maskload/maskstore), so no element outside them is touched.
  */
 #include "emit_intrin.h"
+#include "emit_loopq.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,95 +59,6 @@ int emit_intrin_lanes(const Target *t)
     return 0;
 }
 
-static int uses_var(const Expr *e, int var)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_VAR && e->var == var)
-        return 1;
-    return uses_var(e->a, var) || uses_var(e->b, var) || uses_var(e->c, var);
-}
-
-/* Coefficient of var in an affine int64 index; 0 with *ok cleared when the
- * index is not affine in var. */
-static int64_t coef(const Expr *e, int var, int *ok)
-{
-    if (!e || !uses_var(e, var))
-        return 0;
-    if (e->kind == EX_VAR)
-        return 1;
-    if (e->kind == EX_BINARY && e->dtype == DT_INT64) {
-        switch (e->op) {
-        case BIN_ADD: return coef(e->a, var, ok) + coef(e->b, var, ok);
-        case BIN_SUB: return coef(e->a, var, ok) - coef(e->b, var, ok);
-        case BIN_MUL:
-            if (e->a->kind == EX_INT)
-                return e->a->ival * coef(e->b, var, ok);
-            if (e->b->kind == EX_INT)
-                return e->b->ival * coef(e->a, var, ok);
-            break;
-        default:
-            break;
-        }
-    }
-    *ok = 0;
-    return 0;
-}
-
-static int unit_stride(const Expr *idx, int var)
-{
-    int ok = 1;
-    int64_t c = coef(idx, var, &ok);
-    return ok && c == 1;
-}
-
-static int same_expr(const Expr *a, const Expr *b)
-{
-    if (a == b)
-        return 1;
-    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->op != b->op)
-        return 0;
-    switch (a->kind) {
-    case EX_INT: return a->ival == b->ival;
-    case EX_FLOAT: return a->fval == b->fval;
-    case EX_VAR: return a->var == b->var;
-    case EX_LOAD:
-        if (a->buf != b->buf)
-            return 0;
-        break;
-    default:
-        break;
-    }
-    return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
-}
-
-static int stored_at(const Stmt *body, int buf, const Expr **idx)
-{
-    int i;
-    if (body->kind == ST_STORE) {
-        if (body->buf == buf) {
-            *idx = body->index;
-            return 1;
-        }
-        return 0;
-    }
-    for (i = 0; i < body->n_body; i++)
-        if (stored_at(body->body[i], buf, idx))
-            return 1;
-    return 0;
-}
-
-/* Whether e loads a buffer that body stores. */
-static int loads_stored(const Stmt *body, const Expr *e)
-{
-    const Expr *idx;
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && stored_at(body, e->buf, &idx))
-        return 1;
-    return loads_stored(body, e->a) || loads_stored(body, e->b) || loads_stored(body, e->c);
-}
-
 static int has_load(const Expr *e)
 {
     if (!e)
@@ -159,7 +71,7 @@ static int all_loads_vary(const Expr *e, int var)
 {
     if (!e)
         return 1;
-    if (e->kind == EX_LOAD && !uses_var(e->a, var))
+    if (e->kind == EX_LOAD && !lq_uses_var(e->a, var))
         return 0;
     return all_loads_vary(e->a, var) && all_loads_vary(e->b, var) && all_loads_vary(e->c, var);
 }
@@ -169,9 +81,9 @@ static int all_loads_vary(const Expr *e, int var)
 static int lane_cond_ok(const Stmt *body, const Expr *c, int var)
 {
     int ok = 1;
-    if (!c || c->dtype != DT_BOOL || loads_stored(body, c))
+    if (!c || c->dtype != DT_BOOL || lq_loads_stored(body, c))
         return 0;
-    if (!uses_var(c, var))
+    if (!lq_uses_var(c, var))
         return 1;
     if (c->kind != EX_BINARY)
         return 0;
@@ -181,8 +93,8 @@ static int lane_cond_ok(const Stmt *body, const Expr *c, int var)
         return 0;
     if (c->a->dtype != DT_INT64 || c->b->dtype != DT_INT64)
         return 0;
-    coef(c->a, var, &ok);
-    coef(c->b, var, &ok);
+    lq_coef(c->a, var, &ok);
+    lq_coef(c->b, var, &ok);
     return ok;
 }
 
@@ -191,22 +103,22 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
     const Expr *sidx;
     if (!e || e->dtype != DT_FLOAT32)
         return 0;
-    if (!uses_var(e, var))
-        return !loads_stored(body, e);
+    if (!lq_uses_var(e, var))
+        return !lq_loads_stored(body, e);
     switch (e->kind) {
     case EX_LOAD:
         if (k->bufs[e->buf].dtype != DT_FLOAT32 || (k->bufs[e->buf].inplace && !cur_single))
             return 0;
-        if (!unit_stride(e->a, var)) {
+        if (!lq_unit_stride(e->a, var)) {
             /* strided (a convolution's stride): AVX-512 permute or gather */
             int ok = 1;
-            int64_t c = coef(e->a, var, &ok);
+            int64_t c = lq_coef(e->a, var, &ok);
             if (!ok || cur_lanes != 16 || c < 2 || c > 64 ||
                 (k->bufs[e->buf].scope == BUF_LOCAL && k->bufs[e->buf].numel == 1) ||
-                stored_at(body, e->buf, &sidx))
+                lq_stored_at(body, e->buf, &sidx))
                 return 0;
         }
-        if (stored_at(body, e->buf, &sidx) && !same_expr(sidx, e->a))
+        if (lq_stored_at(body, e->buf, &sidx) && !lq_same_expr(sidx, e->a))
             return 0;
         return 1;
     case EX_BINARY:
@@ -223,8 +135,8 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
          * few ulp of expf, not bit-identical */
         return (e->op == UN_EXP || e->op == UN_SIGMOID || e->op == UN_NEG) && vec_expr_ok(k, body, e->a, var);
     case EX_SELECT:
-        if (!uses_var(e->a, var))
-            return !loads_stored(body, e->a) && vec_expr_ok(k, body, e->b, var) &&
+        if (!lq_uses_var(e->a, var))
+            return !lq_loads_stored(body, e->a) && vec_expr_ok(k, body, e->b, var) &&
                    vec_expr_ok(k, body, e->c, var);
         /* lane-wise: a mask from affine index tests; the true arm loads
          * only under the mask, the false arm loads nothing */
@@ -242,8 +154,8 @@ static const Stmt *lane_guard(const Stmt *body, const Stmt *s, int var)
 {
     const Expr *c = s->cond;
     if (s->kind != ST_IF || (s->n_body > 1 && s->body[1]) || !c || c->kind != EX_BINARY ||
-        c->op != BIN_LT || c->a->dtype != DT_INT64 || !unit_stride(c->a, var) ||
-        uses_var(c->b, var) || loads_stored(body, c))
+        c->op != BIN_LT || c->a->dtype != DT_INT64 || !lq_unit_stride(c->a, var) ||
+        lq_uses_var(c->b, var) || lq_loads_stored(body, c))
         return NULL;
     return s;
 }
@@ -263,7 +175,7 @@ static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var
         return 0;
     if (k->bufs[s->buf].scope == BUF_LOCAL && k->bufs[s->buf].numel == 1)
         return 0;
-    return unit_stride(s->index, var) && vec_expr_ok(k, body, s->value, var);
+    return lq_unit_stride(s->index, var) && vec_expr_ok(k, body, s->value, var);
 }
 
 static void indent(FILE *f, int depth)
@@ -345,7 +257,7 @@ static void mask_expr(FILE *f, const Kernel *k, const Expr *c, int var)
     int ok = 1, l;
     int64_t d;
     const char *cmp;
-    if (!uses_var(c, var)) {
+    if (!lq_uses_var(c, var)) {
         fprintf(f, "((");
         emit_expr(f, k, c);
         fprintf(f, ") ? (__mmask16)0xFFFF : (__mmask16)0)");
@@ -360,7 +272,7 @@ static void mask_expr(FILE *f, const Kernel *k, const Expr *c, int var)
         return;
     }
     /* lane l compares a - b = (a - b at lane 0) + d * l with 0 */
-    d = coef(c->a, var, &ok) - coef(c->b, var, &ok);
+    d = lq_coef(c->a, var, &ok) - lq_coef(c->b, var, &ok);
     cmp = c->op == BIN_GE ? "_MM_CMPINT_NLT" : c->op == BIN_GT ? "_MM_CMPINT_NLE"
         : c->op == BIN_LT ? "_MM_CMPINT_LT" : "_MM_CMPINT_LE";
     fprintf(f, "_mm512_cmp_epi32_mask(_mm512_add_epi32(_mm512_set1_epi32((int32_t)((");
@@ -376,7 +288,7 @@ static void mask_expr(FILE *f, const Kernel *k, const Expr *c, int var)
 static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int var)
 {
     static const char *const names[] = {"add", "sub", "mul", "div"};
-    if (!uses_var(e, var)) {
+    if (!lq_uses_var(e, var)) {
         fprintf(f, "%s_set1_ps(", x->p);
         emit_expr(f, k, e);
         fprintf(f, ")");
@@ -385,7 +297,7 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
     switch (e->kind) {
     case EX_LOAD: {
         int m = x->masked && !whole_vector(k, x, e->buf), ok = 1, l;
-        int64_t c = coef(e->a, var, &ok);
+        int64_t c = lq_coef(e->a, var, &ok);
         if (c != 1) {
             /* lanes l read element c*l: two loads and a permute when the
              * stride is 2 and every lane runs (the second load stops at the
@@ -431,7 +343,7 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
         return;
     }
     case EX_SELECT:
-        if (uses_var(e->a, var)) {
+        if (lq_uses_var(e->a, var)) {
             Isa in = *x;
             char *mtext = NULL;
             size_t mlen = 0;
@@ -681,15 +593,15 @@ static int match_tile(const Kernel *k, const Stmt *loop, int lanes, Tile *t)
         k->bufs[t->acc].numel < t->P * t->VL)
         return 0;
     /* acc index: (base invariant in the nest) + p*VL + v */
-    if (coef(t->store->index, t->ploop->var, &ok) != t->VL || coef(t->store->index, t->vloop->var, &ok) != 1 || !ok)
+    if (lq_coef(t->store->index, t->ploop->var, &ok) != t->VL || lq_coef(t->store->index, t->vloop->var, &ok) != 1 || !ok)
         return 0;
     for (i = 0; i < t->nred; i++)
-        if (uses_var(t->store->index, t->red[i]->var))
+        if (lq_uses_var(t->store->index, t->red[i]->var))
             return 0;
     val = t->store->value;
     if (val->kind != EX_BINARY || val->op != BIN_ADD || val->dtype != DT_FLOAT32)
         return 0;
-    if (val->a->kind != EX_LOAD || val->a->buf != t->acc || !same_expr(val->a->a, t->store->index))
+    if (val->a->kind != EX_LOAD || val->a->buf != t->acc || !lq_same_expr(val->a->a, t->store->index))
         return 0;
     mul = val->b;
     if (mul->kind != EX_BINARY || mul->op != BIN_MUL || mul->dtype != DT_FLOAT32)
@@ -700,10 +612,10 @@ static int match_tile(const Kernel *k, const Stmt *loop, int lanes, Tile *t)
         k->bufs[t->a->buf].dtype != DT_FLOAT32 || k->bufs[t->b->buf].dtype != DT_FLOAT32 ||
         t->a->dtype != DT_FLOAT32 || t->b->dtype != DT_FLOAT32)
         return 0;
-    if (uses_var(t->a->a, t->vloop->var) || !unit_stride(t->b->a, t->vloop->var))
+    if (lq_uses_var(t->a->a, t->vloop->var) || !lq_unit_stride(t->b->a, t->vloop->var))
         return 0;
-    t->astep = coef(t->a->a, t->ploop->var, &ok);
-    t->bstep = coef(t->b->a, t->ploop->var, &ok);
+    t->astep = lq_coef(t->a->a, t->ploop->var, &ok);
+    t->bstep = lq_coef(t->b->a, t->ploop->var, &ok);
     if (!ok)
         return 0;
     return 1;
