@@ -255,6 +255,19 @@ static int backward(Grad *G, const Node *n, int32_t gy)
                       n->op == OP_MatMul ? ": only 2-D MatMul is differentiated" : "");
 }
 
+/* Makes output value `out` the result of `src` (an Identity node). */
+static void bind_output(Grad *G, int32_t src, int32_t out)
+{
+    int32_t id;
+    if (out < 0)
+        return;
+    id = graph_add_node(G->g, OP_Identity, G->gn->name, 1, 1);
+    G->g->nodes[id].index = G->gn->index;
+    G->g->nodes[id].in[0] = src;
+    G->g->nodes[id].out[0] = out;
+    G->g->values[out].producer = id;
+}
+
 /* Expands Gradient node gi. Returns nonzero after reporting. */
 static int expand(Graph *g, int32_t gi, Diag *d)
 {
@@ -327,17 +340,13 @@ static int expand(Graph *g, int32_t gi, Diag *d)
     }
     /* outputs: the adjoint of each x, zeros where y does not depend on it */
     for (i = 0; i < gn.n_out; i++) {
-        int32_t x = graph_find_value(g, xs->strings[i]), src, id;
+        int32_t x = graph_find_value(g, xs->strings[i]);
         if (gn.out[i] < 0)
             continue;
-        src = G.adj[x] >= 0 ? G.adj[x]
-                            : constant(&G, g->values[x].dtype, g->values[x].rank,
-                                       g->values[x].dims, 0.0);
-        id = graph_add_node(g, OP_Identity, gn.name, 1, 1);
-        g->nodes[id].index = gn.index;
-        g->nodes[id].in[0] = src;
-        g->nodes[id].out[0] = gn.out[i];
-        g->values[gn.out[i]].producer = id;
+        bind_output(&G, G.adj[x] >= 0 ? G.adj[x]
+                                      : constant(&G, g->values[x].dtype, g->values[x].rank,
+                                                 g->values[x].dims, 0.0),
+                    gn.out[i]);
     }
     g->nodes[gi].dead = 1;
     return 0;
@@ -359,19 +368,6 @@ static int32_t cast_to(Grad *G, int32_t v, DType dt)
     to.i = (int64_t)dt;
     node_add_attr(G->g, G->g->values[out].producer, to);
     return out;
-}
-
-/* Makes output value `out` the result of `src` (an Identity node). */
-static void bind_output(Grad *G, int32_t src, int32_t out)
-{
-    int32_t id;
-    if (out < 0)
-        return;
-    id = graph_add_node(G->g, OP_Identity, G->gn->name, 1, 1);
-    G->g->nodes[id].index = G->gn->index;
-    G->g->nodes[id].in[0] = src;
-    G->g->nodes[id].out[0] = out;
-    G->g->values[out].producer = id;
 }
 
 #define MUL(a, b) node2(&G, OP_Mul, a, b)
