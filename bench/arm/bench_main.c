@@ -24,6 +24,7 @@
 
 #include "model.h"
 #include "tvmrt.h"
+#include "bench_io.h"
 
 #define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
 #define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
@@ -70,30 +71,13 @@ static void spin(uint32_t n)
 
 int main(void)
 {
-    static const unsigned long in_bytes[] = MODEL_INPUT_BYTES;
-    static const unsigned long out_bytes[] = MODEL_OUTPUT_BYTES;
     const void *inputs[MODEL_NUM_INPUTS];
     void *outputs[MODEL_NUM_OUTPUTS];
-    uint32_t t0, t1, calib, seed = 12345u;
-    unsigned long i, n;
-    int k, rc;
-    double sum = 0;
-    float *y;
+    uint32_t t0, t1, calib;
+    int rc;
 
-    for (k = 0; k < MODEL_NUM_INPUTS; k++) {
-        float *x = malloc(in_bytes[k]);
-        if (!x)
-            return 1;
-        /* Uniform values in [-1, 1) from a fixed linear congruential sequence. */
-        for (i = 0; i < in_bytes[k] / sizeof(float); i++) {
-            seed = seed * 1664525u + 1013904223u;
-            x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-        }
-        inputs[k] = x;
-    }
-    for (k = 0; k < MODEL_NUM_OUTPUTS; k++)
-        if (!(outputs[k] = malloc(out_bytes[k])))
-            return 1;
+    if (bench_alloc_io(inputs, outputs))
+        return 1;
 
     ticks_start();
     t0 = ticks_now();
@@ -107,11 +91,6 @@ int main(void)
     t1 = ticks_now();
     printf("run: %d %lu\n", rc, (unsigned long)(t1 - t0));
 
-    y = outputs[0];
-    n = out_bytes[0] / sizeof(float);
-    for (i = 0; i < n; i++)
-        sum += y[i];
-    printf("out: %lu %.6e %.6e %.6e %.6e %.6e\n", n, sum, (double)y[0],
-           (double)y[n > 1 ? 1 : 0], (double)y[n > 2 ? 2 : 0], (double)y[n > 3 ? 3 : 0]);
+    bench_print_output(outputs);
     return rc;
 }
