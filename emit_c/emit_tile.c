@@ -84,9 +84,7 @@ int emit_tile_has_header(const Target *t, const char *text)
     return 0;
 }
 
-/* Prints template tpl with each $names[i] replaced by vals[i] ($$: $).
- * ir/target.c checked that tpl uses no other placeholder. */
-static void tpl_print(FILE *f, const char *tpl, const char *const *names, const char *const *vals, int n)
+void emit_template(FILE *f, const char *tpl, const char *const *names, int n, EmitTplArgFn arg, const void *ctx)
 {
     const char *p = tpl;
     int i;
@@ -107,11 +105,22 @@ static void tpl_print(FILE *f, const char *tpl, const char *const *names, const 
             len++;
         for (i = 0; i < n; i++)
             if (strlen(names[i]) == len && !strncmp(names[i], p, len)) {
-                fputs(vals[i], f);
+                arg(f, i, ctx);
                 break;
             }
         p += len;
     }
+}
+
+static void str_arg(FILE *f, int i, const void *ctx)
+{
+    fputs(((const char *const *)ctx)[i], f);
+}
+
+/* Prints template tpl with each $names[i] replaced by vals[i]. */
+static void tpl_print(FILE *f, const char *tpl, const char *const *names, const char *const *vals, int n)
+{
+    emit_template(f, tpl, names, n, str_arg, vals);
 }
 
 /* The four operations of the printer, each from its template. */

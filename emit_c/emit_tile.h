@@ -26,4 +26,10 @@ int emit_tile_has_header(const Target *t, const char *text);
  * prints the scalar nest). */
 int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTileStmtFn emit);
 
+/* Prints C template tpl (a declaration's, checked by ir/target.c) with
+ * each $names[i] replaced by what arg(f, i, ctx) prints; $$ prints $.
+ * Shared by the tile printer and the lane-wise printer of emit_arm.c. */
+typedef void (*EmitTplArgFn)(FILE *f, int i, const void *ctx);
+void emit_template(FILE *f, const char *tpl, const char *const *names, int n, EmitTplArgFn arg, const void *ctx);
+
 #endif

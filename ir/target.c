@@ -411,9 +411,6 @@ static int parse_tile(const Ctx *c, const Target *t, const cJSON *o, const char 
     ti->name = arena_strdup(c->a, name);
     if (only_keys(c, o, base, keys))
         return 1;
-    it = cJSON_GetObjectItemCaseSensitive(o, "kind");
-    if (!cJSON_IsString(it) || strcmp(it->valuestring, "tile"))
-        return fail(c, FIELD("kind"), "must be \"tile\" (the only kind of intrinsic so far)");
     it = cJSON_GetObjectItemCaseSensitive(o, "dtype");
     if (it && (!cJSON_IsString(it) || strcmp(it->valuestring, "float32")))
         return fail(c, FIELD("dtype"), "must be \"float32\" (the only tile type so far)");
@@ -496,6 +493,78 @@ static int parse_tile(const Ctx *c, const Target *t, const cJSON *o, const char 
     return 0;
 }
 
+
+static const char *const lane_keys[LT_COUNT] = {"load", "store", "broadcast", "add", "sub", "mul", "div",
+                                                "min", "max", "fma", "fma_scalar"};
+
+/* A lane-wise vector intrinsic: its type, header, guard and one template
+ * per operation (div, fma and fma_scalar optional). */
+static int parse_lanes(const Ctx *c, const Target *t, const cJSON *o, const char *name, LaneIntrin *li)
+{
+    static const char *const keys[] = {"kind", "description", "dtype", "lanes", "vector_type", "header", "guard",
+                                       "c", NULL};
+    static const char *const ptr[] = {"ptr"}, *const st[] = {"ptr", "x"}, *const x[] = {"x"},
+                             *const ab[] = {"a", "b"}, *const fma[] = {"acc", "a", "b"},
+                             *const fmas[] = {"acc", "a", "x"};
+    const char *base = arena_printf(c->a, "intrinsics.%s", name);
+    const cJSON *it, *tpl;
+    int64_t v;
+    int i;
+#define FIELD(k) arena_printf(c->a, "%s.%s", base, k)
+    memset(li, 0, sizeof *li);
+    li->name = arena_strdup(c->a, name);
+    if (only_keys(c, o, base, keys))
+        return 1;
+    it = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+    if (it && (!cJSON_IsString(it) || strcmp(it->valuestring, "float32")))
+        return fail(c, FIELD("dtype"), "must be \"float32\" (the only vector type so far)");
+    if (int_field(c, o, "lanes", FIELD("lanes"), 2, 64, 0, &v))
+        return 1;
+    li->lanes = (int)v;
+    if (li->lanes * 32 != t->vector_bits)
+        return fail(c, FIELD("lanes"), "%d float32 lanes do not fill the target's vector_bits (%d)", li->lanes,
+                    t->vector_bits);
+    it = cJSON_GetObjectItemCaseSensitive(o, "vector_type");
+    if (!cJSON_IsString(it) || !*it->valuestring)
+        return fail(c, FIELD("vector_type"), "missing (the C type of one vector)");
+    li->vector_type = arena_strdup(c->a, it->valuestring);
+    li->header = "";
+    if ((it = cJSON_GetObjectItemCaseSensitive(o, "header")) && !(li->header = json_lines(c->a, it)))
+        return fail(c, FIELD("header"), "must be a string or an array of strings (lines)");
+    it = cJSON_GetObjectItemCaseSensitive(o, "guard");
+    if (!cJSON_IsString(it) || !*it->valuestring || strchr(it->valuestring, '\n'))
+        return fail(c, FIELD("guard"), "missing (a one-line preprocessor condition: the portable loop stays "
+                                       "under #else)");
+    li->guard = arena_strdup(c->a, it->valuestring);
+    tpl = cJSON_GetObjectItemCaseSensitive(o, "c");
+    if (!cJSON_IsObject(tpl))
+        return fail(c, FIELD("c"), "missing (an object of C templates, one per operation)");
+    cJSON_ArrayForEach(it, tpl) {
+        for (i = 0; i < LT_COUNT && strcmp(it->string, lane_keys[i]); i++)
+            ;
+        if (i == LT_COUNT)
+            return fail(c, arena_printf(c->a, "%s.%s", FIELD("c"), it->string),
+                        "unknown template (known: load, store, broadcast, add, sub, mul, div, min, max, fma, "
+                        "fma_scalar)");
+    }
+    for (i = 0; i < LT_COUNT; i++) {
+        const char *f = arena_printf(c->a, "%s.%s", FIELD("c"), lane_keys[i]);
+        const char *const *names = i == LT_LOAD ? ptr : i == LT_STORE ? st : i == LT_BROADCAST ? x
+                                 : i == LT_FMA ? fma : i == LT_FMA_SCALAR ? fmas : ab;
+        int n = i == LT_LOAD || i == LT_BROADCAST ? 1 : i == LT_FMA || i == LT_FMA_SCALAR ? 3 : 2;
+        it = cJSON_GetObjectItemCaseSensitive(tpl, lane_keys[i]);
+        if (!it && (i == LT_DIV || i == LT_FMA || i == LT_FMA_SCALAR))
+            continue;
+        if (!cJSON_IsString(it) || !*it->valuestring)
+            return fail(c, f, "missing (a C expression template)");
+        li->tpl[i] = arena_strdup(c->a, it->valuestring);
+        if (check_template(c, f, li->tpl[i], names, n))
+            return 1;
+    }
+#undef FIELD
+    return 0;
+}
+
 static int parse_intrinsics(const Ctx *c, const cJSON *in, Target *t)
 {
     const cJSON *it;
@@ -511,11 +580,24 @@ static int parse_intrinsics(const Ctx *c, const cJSON *in, Target *t)
     tiles = arena_alloc(c->a, (size_t)(n ? n : 1) * sizeof *tiles);
     n = 0;
     cJSON_ArrayForEach(it, in) {
+        const char *f = arena_printf(c->a, "intrinsics.%s", it->string);
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(it, "kind");
         if (!cJSON_IsObject(it))
-            return fail(c, arena_printf(c->a, "intrinsics.%s", it->string), "must be an object (a declaration)");
-        if (parse_tile(c, t, it, it->string, &tiles[n]))
-            return 1;
-        n++;
+            return fail(c, f, "must be an object (a declaration)");
+        if (cJSON_IsString(kind) && !strcmp(kind->valuestring, "tile")) {
+            if (parse_tile(c, t, it, it->string, &tiles[n]))
+                return 1;
+            n++;
+        } else if (cJSON_IsString(kind) && !strcmp(kind->valuestring, "lanes")) {
+            LaneIntrin *li = arena_alloc(c->a, sizeof *li);
+            if (t->lane_ops)
+                return fail(c, f, "a second \"lanes\" intrinsic (one per target: %s)", t->lane_ops->name);
+            if (parse_lanes(c, t, it, it->string, li))
+                return 1;
+            t->lane_ops = li;
+        } else {
+            return fail(c, arena_printf(c->a, "%s.kind", f), "must be \"tile\" or \"lanes\"");
+        }
     }
     t->tiles = tiles;
     t->n_tiles = n;

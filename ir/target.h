@@ -57,6 +57,25 @@ typedef struct TileIntrin {
     const char *tpl[TT_COUNT]; /* C templates with $placeholders */
 } TileIntrin;
 
+/* The operations of a lane-wise vector intrinsic ("kind": "lanes"). */
+enum { LT_LOAD, LT_STORE, LT_BROADCAST, LT_ADD, LT_SUB, LT_MUL, LT_DIV, LT_MIN, LT_MAX, LT_FMA, LT_FMA_SCALAR,
+       LT_COUNT };
+
+/* A declared lane-wise vector intrinsic: a float32 loop of `lanes`
+ * iterations whose body is lane-wise arithmetic is printed once on whole
+ * vectors, each operation from its template (emit_c/emit_arm.c). The
+ * operation set is the declared templates: without "div" a loop that
+ * divides stays scalar; without "fma"/"fma_scalar" x + a*b is an add of a
+ * multiply. */
+typedef struct LaneIntrin {
+    const char *name;          /* its key in "intrinsics" (printed in comments) */
+    int lanes;
+    const char *vector_type;
+    const char *header;        /* C printed once at the top of NAME.c, or "" */
+    const char *guard;         /* preprocessor condition (portable loop under #else) */
+    const char *tpl[LT_COUNT]; /* NULL: the operation is not declared */
+} LaneIntrin;
+
 typedef struct Target {
     const char *name;             /* canonical name, e.g. "cortex-m4" */
     const char *file;             /* the description's file, for messages */
@@ -74,6 +93,7 @@ typedef struct Target {
                                      tiles for it to tensorize */
     int n_tiles;
     const TileIntrin *tiles;      /* declared tile intrinsics, file order */
+    const LaneIntrin *lane_ops;   /* declared lane-wise vector intrinsic, or NULL */
 } Target;
 
 /* Load target `name` (an embedded target, or a path to a JSON file when it

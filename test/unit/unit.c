@@ -204,6 +204,15 @@ static void test_target_decls(void)
                   t->tiles[0].lanes == t->vector_bits / 32);
         else if (t)
             CHECK(t->n_tiles == 0 && !t->fma_tile);
+        /* AArch64 and the M55 declare their lane-wise vectors: NEON with a
+         * divide, MVE without */
+        if (t && !strcmp(name, "aarch64"))
+            CHECK(t->lane_ops && !strcmp(t->lane_ops->name, "NEON") && t->lane_ops->lanes == 4 &&
+                  t->lane_ops->tpl[LT_DIV] && t->lane_ops->tpl[LT_FMA_SCALAR]);
+        else if (t && !strcmp(name, "cortex-m55"))
+            CHECK(t->lane_ops && !strcmp(t->lane_ops->name, "MVE") && !t->lane_ops->tpl[LT_DIV]);
+        else if (t)
+            CHECK(!t->lane_ops);
         p += n;
         while (*p == ' ')
             p++;
@@ -267,6 +276,41 @@ static void test_target_decls(void)
     CHECK(refused(&a, "\"intrinsics\": {\"t\": {", "\"intrinsics\": [\"fma_tile\"], \"x\": {\"t\": {",
                   "intrinsics", "must be an object"));
     CHECK(refused(&a, "{\"isa\"", "{\"isa\": }", "test/toy.json", "not valid JSON"));
+    /* lane-wise declarations ("kind": "lanes") */
+    {
+        static const char lanes_ok[] =
+            "{\"vector_bits\": 128, \"intrinsics\": {\"L\": {\"kind\": \"lanes\", \"lanes\": 4,"
+            "\"vector_type\": \"v4\", \"guard\": \"defined(V4)\", \"c\": {\"load\": \"ld($ptr)\","
+            "\"store\": \"st($ptr, $x)\", \"broadcast\": \"dup($x)\", \"add\": \"add($a, $b)\","
+            "\"sub\": \"sub($a, $b)\", \"mul\": \"mul($a, $b)\", \"min\": \"mn($a, $b)\","
+            "\"max\": \"mx($a, $b)\", \"fma_scalar\": \"fman($acc, $a, $x)\"}}}}";
+        struct { const char *from, *to, *field, *why; } bad[] = {
+            {"\"guard\": \"defined(V4)\", ", "", "intrinsics.L.guard", "missing"},
+            {"\"min\": \"mn($a, $b)\",", "", "intrinsics.L.c.min", "missing"},
+            {"\"add\": \"add($a, $b)\"", "\"add\": \"add($a, $c)\"", "intrinsics.L.c.add", "unknown placeholder"},
+            {"\"fma_scalar\": \"fman($acc, $a, $x)\"", "\"fma_scalar\": \"fman($acc, $a, $b)\"",
+             "intrinsics.L.c.fma_scalar", "unknown placeholder '$b'"},
+            {"\"load\"", "\"rsqrt\": \"r($a)\", \"load\"", "intrinsics.L.c.rsqrt", "unknown template"},
+            {"\"lanes\": 4", "\"lanes\": 8", "intrinsics.L.lanes", "vector_bits"},
+            {"\"kind\": \"lanes\"", "\"kind\": \"lane\"", "intrinsics.L.kind", "must be"},
+            {"}}}}", "}}, \"M\": {\"kind\": \"lanes\"}}}", "intrinsics.M", "a second"},
+        };
+        const char *e = NULL;
+        size_t i;
+        t = target_parse(&a, "test/toy.json", "toy", lanes_ok, strlen(lanes_ok), &e);
+        CHECK(t && t->lane_ops && t->lane_ops->lanes == 4 && !t->lane_ops->tpl[LT_DIV] &&
+              !t->lane_ops->tpl[LT_FMA] && t->lane_ops->tpl[LT_FMA_SCALAR] && t->n_tiles == 0 && !t->fma_tile);
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            const char *at = strstr(lanes_ok, bad[i].from);
+            char *json = at ? arena_printf(&a, "%.*s%s%s", (int)(at - lanes_ok), lanes_ok, bad[i].to,
+                                           at + strlen(bad[i].from)) : NULL;
+            e = NULL;
+            t = json ? target_parse(&a, "test/toy.json", "toy", json, strlen(json), &e) : NULL;
+            CHECK(json && !t && e && strstr(e, "test/toy.json") && strstr(e, bad[i].field) && strstr(e, bad[i].why));
+            if (t || !e || !strstr(e, bad[i].field) || !strstr(e, bad[i].why))
+                printf("  lanes refusal %d: got \"%s\"\n", (int)i, e ? e : "(accepted)");
+        }
+    }
     /* $$ is a literal dollar sign, not a placeholder */
     CHECK(tile_variant(&a, "v4_ld($ptr)", "v4_ld$$($ptr)", NULL) == NULL);
     arena_free(&a);
