@@ -342,18 +342,21 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
 }
 
 /* ---------------------------------------------------------------------
- * float32 vectors (NEON, MVE). A loop marked FOR_VECTORIZE with exactly 4
- * iterations (one float32x4_t) qualifies when its body is a sequence of
- * float32 stores at v + (invariant) whose values are built from +, -, *,
- * / (NEON only: MVE has no vector divide), min, max (tvmrt_minf/maxf's NaN
+ * float32 vectors (the target's declared "lanes" intrinsic: NEON, MVE).
+ * A loop marked FOR_VECTORIZE with exactly `lanes` iterations (one
+ * vector) qualifies when its body is a sequence of float32 stores at
+ * v + (invariant) whose values are built from +, -, *, / (only with a
+ * declared "div": MVE has no vector divide), min, max (tvmrt_minf/maxf's NaN
  * rule), float32 casts of float32 and selects on invariant conditions, over
  * loads at v + invariant (one vector load) and subexpressions invariant in
  * v (one broadcast); a buffer the body stores is loaded only at the index
  * it is stored at, and no buffer shares memory with another. Lane l of
  * every vector statement is then iteration v = l of the scalar loop, so
  * the statements can run one after the other on whole vectors. The body
- * is printed once with v bound to 0. x + a * b becomes one fused
- * multiply-add (vfmaq_f32, vfmaq_n_f32 when b is invariant), as the
+ * is printed once with v bound to 0, each vector operation from its
+ * template in the declaration (vld1q_f32, vfmaq_n_f32... in aarch64.json
+ * and cortex-m55.json). x + a * b becomes one fused multiply-add ("fma",
+ * or "fma_scalar" when a factor is invariant), as the
  * scalar code is contracted under -ffp-contract=fast (the Arm targets'
  * flags); the other operations round exactly like the scalar ones.
  */
