@@ -7,7 +7,8 @@
 #     models from the ONNX suites compile, build and match the reference
 #     outputs (test/conformance/run.sh), with the tile under its guard and
 #     again with -DTOYVEC_PORTABLE (the scalar nest under #else);
-#   - the models known to tensorize do print toy_tile, from its templates;
+#   - the models known to tensorize do print toy_tile, from its templates,
+#     and two print lane-wise loops from its "lanes" declaration toy_lanes;
 #   - a copy that allows at most 2 rows gets only tiles of 1 or 2 rows, and
 #     one whose vector operand may not vary with the rows no tile for the
 #     depthwise conv (whose input vectors move with the row), with the same
@@ -62,6 +63,15 @@ for t in $tiled; do
         bad "toy: $t has no toy_tile printed from the templates"
     fi
 done
+# the lane-wise declaration (toy_lanes: helper functions from its header)
+for t in pytorch-converted/test_Conv2d_depthwise_padded pytorch-operator/test_operator_conv; do
+    c="$work/toy/host/$t/out/model.c"
+    if grep -q 'lane 0 of a toyv8 (toy_lanes)' "$c" 2>/dev/null && grep -q 'toyv_st(&b[0-9]*\[' "$c"; then
+        ok "toy: $t printed toy_lanes vector loops from the templates"
+    else
+        bad "toy: $t has no toy_lanes vector loop"
+    fi
+done
 conformance toy-portable "$toy" "gcc -DTOYVEC_PORTABLE"
 
 # at most 2 rows: only 1- and 2-row tiles, same results
@@ -108,7 +118,8 @@ refuse() { # refuse NAME SED FIELD
 }
 refuse placeholder 's/(\$ptr)\[0\]/($pointer)[0]/' 'intrinsics.toy_tile.c.load: unknown placeholder'
 refuse compute 's/x\[row\] \* y/x[row] * * y/' 'intrinsics.toy_tile.compute: expected a name'
-refuse missing-fma '/"fma":/d; s/"broadcast": \(.*\),$/"broadcast": \1/' 'intrinsics.toy_tile.c.fma: missing'
+refuse template 's/"fma": /"fmadd": /' 'intrinsics.toy_tile.c.fmadd: unknown template'
+refuse lanes-guard '/"guard": "!defined(TOYVEC_PORTABLE)",$/d' 'intrinsics.toy_lanes.guard: missing'
 refuse lanes 's/"lanes": 8/"lanes": 4/' 'intrinsics.toy_tile.lanes'
 
 echo "$pass passed, $fail failed"
