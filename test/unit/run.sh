@@ -11,7 +11,7 @@ grep -v '^[0-9]* passed' "$root/build/unit.log"
 "$root/test/golden/run.sh" > "$root/build/golden.log" 2>&1 || status=1
 grep -v '^[0-9]* passed' "$root/build/golden.log"
 "$root/test/intrin/run.sh" > "$root/build/intrin.log" 2>&1 || status=1
-grep -v '^[0-9]* passed' "$root/build/intrin.log"
+grep -v -e '^[0-9]* passed' -e '^ok ' "$root/build/intrin.log"
 p=0 f=0
 for log in "$root/build/unit.log" "$root/build/sched_test.log" "$root/build/sched_arm_test.log" "$root/build/golden.log" "$root/build/intrin.log"; do
     line=$(tail -n 1 "$log")
