@@ -23,7 +23,8 @@ static void usage(FILE *f)
             "NAME.json, NAME.mk, NAME.cmake, tvmrt.h, tvmrt.c.\n"
             "\n"
             "options:\n"
-            "  -t, --target TARGET     target (default c); one of: %s\n"
+            "  -t, --target TARGET     target (default c); one of: %s;\n"
+            "                          or a path to a target file (DIR/NAME.json)\n"
             "  -o, --output DIR        output directory (default out; with --dump-*,\n"
             "                          --report and no -o, nothing is written)\n"
             "  --name NAME             C name prefix and file stem (default model)\n"
@@ -151,9 +152,12 @@ int main(int argc, char **argv)
         const char *err = NULL;
         arena_init(&a, 0);
         if (!target_load(&a, o.target, &err)) {
+            /* an unknown name is a usage error; a target file that is
+             * there but wrong (a bad intrinsic declaration) is exit 1 */
+            int rc = target_known(o.target) ? 1 : 2;
             fprintf(stderr, "tvmcc: %s\n", err);
             arena_free(&a);
-            return 2;
+            return rc;
         }
         arena_free(&a);
     }

@@ -30,20 +30,18 @@
 
 #include "emit.h"
 #include "emit_loopq.h"
+#include "emit_tile.h"
 
 #define DSP_GUARD "#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)\n"
-#define NEON_GUARD "#if defined(__ARM_NEON) && defined(__aarch64__)\n"
-/* bit 1 of __ARM_FEATURE_MVE: the floating-point MVE instructions */
-#define MVE_GUARD "#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)\n"
 /* Most stores / distinct operands of a loop body printed as SMLAD. */
 #define DSP_MAX_STORES 64
 #define DSP_MAX_OPS 128
 
 static int dsp_on;
-/* float32 vectors: 0 none, VEC_NEON (AArch64), VEC_MVE (Cortex-M55) */
-enum { VEC_NONE, VEC_NEON, VEC_MVE };
-static int vec_isa;
-/* Local float32 buffers (register tiles) declared as float32x4_t variables
+/* float32 vectors: the target's declared "lanes" intrinsic (NEON on
+ * AArch64, MVE on the Cortex-M55: targets/NAME.json), or NULL */
+static const LaneIntrin *vec;
+/* Local float32 buffers (register tiles) declared as vector variables
  * NAME_v0, NAME_v1... inside the vector branch being printed. */
 #define MAX_REG_LOCALS 8
 static int reg_locals[MAX_REG_LOCALS], n_reg_locals;
@@ -62,18 +60,13 @@ static const Stmt *fallback;
 void emit_arm_begin(FILE *f, const Target *t)
 {
     dsp_on = 0;
-    vec_isa = VEC_NONE;
+    vec = NULL;
     fallback = NULL;
     if (!t || !t->isa)
         return;
-    if (!strcmp(t->isa, "aarch64")) {
-        vec_isa = VEC_NEON;
-        fprintf(f, NEON_GUARD "#include <arm_neon.h>\n#endif\n\n");
-    }
-    if (!strcmp(t->isa, "armv8.1-m")) {
-        vec_isa = VEC_MVE;
-        fprintf(f, MVE_GUARD "#include <arm_mve.h>\n#endif\n\n");
-    }
+    vec = t->lane_ops;
+    if (vec && *vec->header)
+        fprintf(f, "#if %s\n%s\n#endif\n\n", vec->guard, vec->header);
     /* Armv7E-M is Armv7-M plus the DSP extension; Armv8.1-M cores with
      * Helium (Cortex-M55) have it too */
     dsp_on = !strcmp(t->isa, "armv7e-m") || !strcmp(t->isa, "armv8.1-m");
@@ -349,18 +342,21 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
 }
 
 /* ---------------------------------------------------------------------
- * float32 vectors (NEON, MVE). A loop marked FOR_VECTORIZE with exactly 4
- * iterations (one float32x4_t) qualifies when its body is a sequence of
- * float32 stores at v + (invariant) whose values are built from +, -, *,
- * / (NEON only: MVE has no vector divide), min, max (tvmrt_minf/maxf's NaN
+ * float32 vectors (the target's declared "lanes" intrinsic: NEON, MVE).
+ * A loop marked FOR_VECTORIZE with exactly `lanes` iterations (one
+ * vector) qualifies when its body is a sequence of float32 stores at
+ * v + (invariant) whose values are built from +, -, *, / (only with a
+ * declared "div": MVE has no vector divide), min, max (tvmrt_minf/maxf's NaN
  * rule), float32 casts of float32 and selects on invariant conditions, over
  * loads at v + invariant (one vector load) and subexpressions invariant in
  * v (one broadcast); a buffer the body stores is loaded only at the index
  * it is stored at, and no buffer shares memory with another. Lane l of
  * every vector statement is then iteration v = l of the scalar loop, so
  * the statements can run one after the other on whole vectors. The body
- * is printed once with v bound to 0. x + a * b becomes one fused
- * multiply-add (vfmaq_f32, vfmaq_n_f32 when b is invariant), as the
+ * is printed once with v bound to 0, each vector operation from its
+ * template in the declaration (vld1q_f32, vfmaq_n_f32... in aarch64.json
+ * and cortex-m55.json). x + a * b becomes one fused multiply-add ("fma",
+ * or "fma_scalar" when a factor is invariant), as the
  * scalar code is contracted under -ffp-contract=fast (the Arm targets'
  * flags); the other operations round exactly like the scalar ones.
  */
@@ -379,12 +375,13 @@ static int64_t block_base(const Expr *idx)
 }
 
 /* An access to local buf inside vector loop var: a whole block
- * buf[4j .. 4j+3] at lane 0 = v. */
+ * buf[L*j .. L*j + L-1] (L lanes) at lane 0 = v. */
 static int block_access(const Kernel *k, int buf, const Expr *idx, int var)
 {
     int64_t c = block_base(idx);
     const Expr *v = idx->kind == EX_VAR ? idx : idx->a->kind == EX_VAR ? idx->a : idx->b;
-    return c >= 0 && c % 4 == 0 && c + 4 <= k->bufs[buf].numel && v->kind == EX_VAR && v->var == var;
+    return c >= 0 && c % vec->lanes == 0 && c + vec->lanes <= k->bufs[buf].numel && v->kind == EX_VAR &&
+           v->var == var;
 }
 
 static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
@@ -402,7 +399,7 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
     case EX_BINARY:
         switch (e->op) {
         case BIN_DIV:
-            if (vec_isa == VEC_MVE)
+            if (!vec->tpl[LT_DIV]) /* (MVE has no vector divide) */
                 return 0;
             /* fall through */
         case BIN_ADD: case BIN_SUB: case BIN_MUL: case BIN_MIN: case BIN_MAX:
@@ -440,62 +437,85 @@ static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var
 
 static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var);
 
-/* min / max with tvmrt_minf / tvmrt_maxf's rule: a where a < b (a > b) or
- * a is NaN, else b */
-static void vec_minmax(FILE *f, const Kernel *k, const Expr *e, int var)
+/* The operands of one template: printed as vectors, or as scalar C. */
+typedef struct VecArgs {
+    const Kernel *k;
+    int var;
+    const Expr *e[3];
+    int scalar[3];
+} VecArgs;
+
+static void vec_arg(FILE *f, int i, const void *ctx)
 {
-    const char *cmp = e->op == BIN_MIN ? "lt" : "gt";
-    if (vec_isa == VEC_NEON) {
-        fprintf(f, "vbslq_f32(vorrq_u32(vc%sq_f32(", cmp);
-        vec_expr(f, k, e->a, var);
-        fprintf(f, ", ");
-        vec_expr(f, k, e->b, var);
-        fprintf(f, "), vmvnq_u32(vceqq_f32(");
-        vec_expr(f, k, e->a, var);
-        fprintf(f, ", ");
-        vec_expr(f, k, e->a, var);
-        fprintf(f, "))), ");
-    } else {
-        fprintf(f, "vpselq_f32(");
-        vec_expr(f, k, e->a, var);
-        fprintf(f, ", ");
-        vec_expr(f, k, e->b, var);
-        fprintf(f, ", (mve_pred16_t)(vcmp%sq_f32(", cmp);
-        vec_expr(f, k, e->a, var);
-        fprintf(f, ", ");
-        vec_expr(f, k, e->b, var);
-        fprintf(f, ") | vcmpneq_f32(");
-        vec_expr(f, k, e->a, var);
-        fprintf(f, ", ");
-        vec_expr(f, k, e->a, var);
-        fprintf(f, ")))");
-        return;
-    }
-    vec_expr(f, k, e->a, var);
-    fprintf(f, ", ");
-    vec_expr(f, k, e->b, var);
-    fprintf(f, ")");
+    const VecArgs *v = ctx;
+    if (v->scalar[i])
+        emit_expr(f, v->k, v->e[i]);
+    else
+        vec_expr(f, v->k, v->e[i], v->var);
+}
+
+/* Prints operation op of the declared templates on operands e0, e1, e2
+ * (those in `scalar`, a bit mask, printed as scalar C). */
+static void vec_op(FILE *f, const Kernel *k, int var, int op, const Expr *e0, const Expr *e1, const Expr *e2,
+                   unsigned scalar)
+{
+    static const char *const ab[] = {"a", "b"}, *const fma[] = {"acc", "a", "b"},
+                             *const fmas[] = {"acc", "a", "x"}, *const x[] = {"x"};
+    VecArgs v;
+    int i;
+    v.k = k;
+    v.var = var;
+    v.e[0] = e0;
+    v.e[1] = e1;
+    v.e[2] = e2;
+    for (i = 0; i < 3; i++)
+        v.scalar[i] = (scalar >> i) & 1u;
+    emit_template(f, vec->tpl[op], op == LT_BROADCAST ? x : op == LT_FMA ? fma : op == LT_FMA_SCALAR ? fmas : ab,
+                  op == LT_BROADCAST ? 1 : op == LT_FMA || op == LT_FMA_SCALAR ? 3 : 2, vec_arg, &v);
+}
+
+static void str_arg(FILE *f, int i, const void *ctx)
+{
+    fputs(((const char *const *)ctx)[i], f);
+}
+
+/* $ptr of load and store: &NAME[index] */
+typedef struct PtrArg {
+    const Kernel *k;
+    int buf;
+    const Expr *index;
+} PtrArg;
+
+static void ptr_arg(FILE *f, int i, const void *ctx)
+{
+    const PtrArg *p = ctx;
+    (void)i;
+    fprintf(f, "&%s[", p->k->bufs[p->buf].name);
+    emit_index(f, p->k, p->index, 0);
+    fprintf(f, "]");
 }
 
 static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var)
 {
-    static const char *const names[] = {"add", "sub", "mul", "div"};
+    static const int ops[] = {LT_ADD, LT_SUB, LT_MUL, LT_DIV};
     if (!lq_uses_var(e, var)) {
-        fprintf(f, "vdupq_n_f32(");
-        emit_expr(f, k, e);
-        fprintf(f, ")");
+        vec_op(f, k, var, LT_BROADCAST, e, NULL, NULL, 1u);
         return;
     }
     switch (e->kind) {
-    case EX_LOAD:
+    case EX_LOAD: {
+        static const char *const ptr[] = {"ptr"};
+        PtrArg p;
         if (is_reg_local(e->buf)) {
-            fprintf(f, "%s_v%lld", k->bufs[e->buf].name, (long long)(block_base(e->a) / 4));
+            fprintf(f, "%s_v%lld", k->bufs[e->buf].name, (long long)(block_base(e->a) / vec->lanes));
             return;
         }
-        fprintf(f, "vld1q_f32(&%s[", k->bufs[e->buf].name);
-        emit_index(f, k, e->a, 0);
-        fprintf(f, "])");
+        p.k = k;
+        p.buf = e->buf;
+        p.index = e->a;
+        emit_template(f, vec->tpl[LT_LOAD], ptr, 1, ptr_arg, &p);
         return;
+    }
     case EX_CAST:
         vec_expr(f, k, e->a, var);
         return;
@@ -510,42 +530,47 @@ static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var)
         return;
     case EX_BINARY:
         if (e->op == BIN_MIN || e->op == BIN_MAX) {
-            vec_minmax(f, k, e, var);
+            /* the templates keep tvmrt_minf / tvmrt_maxf's rule: a where
+             * a < b (a > b) or a is NaN, else b */
+            vec_op(f, k, var, e->op == BIN_MIN ? LT_MIN : LT_MAX, e->a, e->b, NULL, 0u);
             return;
         }
         if (e->op == BIN_ADD && e->b->kind == EX_BINARY && e->b->op == BIN_MUL &&
-            e->b->dtype == DT_FLOAT32) {
-            /* x + a * b: one fused multiply-add */
+            e->b->dtype == DT_FLOAT32 && (vec->tpl[LT_FMA] || vec->tpl[LT_FMA_SCALAR])) {
+            /* x + a * b: one fused multiply-add (the scalar one is
+             * contracted too, under the target's -ffp-contract=fast) */
             const Expr *a = e->b->a, *b = e->b->b;
-            if (!lq_uses_var(b, var) || !lq_uses_var(a, var)) {
+            if (vec->tpl[LT_FMA_SCALAR] && (!lq_uses_var(b, var) || !lq_uses_var(a, var))) {
                 const Expr *sc = lq_uses_var(b, var) ? a : b;
-                fprintf(f, "vfmaq_n_f32(");
-                vec_expr(f, k, e->a, var);
-                fprintf(f, ", ");
-                vec_expr(f, k, sc == a ? b : a, var);
-                fprintf(f, ", ");
-                emit_expr(f, k, sc);
-                fprintf(f, ")");
-            } else {
-                fprintf(f, "vfmaq_f32(");
-                vec_expr(f, k, e->a, var);
-                fprintf(f, ", ");
-                vec_expr(f, k, a, var);
-                fprintf(f, ", ");
-                vec_expr(f, k, b, var);
-                fprintf(f, ")");
+                vec_op(f, k, var, LT_FMA_SCALAR, e->a, sc == a ? b : a, sc, 4u);
+                return;
             }
-            return;
+            if (vec->tpl[LT_FMA]) {
+                vec_op(f, k, var, LT_FMA, e->a, a, b, 0u);
+                return;
+            }
         }
-        fprintf(f, "v%sq_f32(", names[e->op - BIN_ADD]);
-        vec_expr(f, k, e->a, var);
-        fprintf(f, ", ");
-        vec_expr(f, k, e->b, var);
-        fprintf(f, ")");
+        vec_op(f, k, var, ops[e->op - BIN_ADD], e->a, e->b, NULL, 0u);
         return;
     default:
         return;
     }
+}
+
+/* $ptr and $x of store */
+typedef struct StoreArgs {
+    PtrArg p;
+    const Expr *value;
+    int var;
+} StoreArgs;
+
+static void store_arg(FILE *f, int i, const void *ctx)
+{
+    const StoreArgs *a = ctx;
+    if (i == 0)
+        ptr_arg(f, 0, &a->p);
+    else
+        vec_expr(f, a->p.k, a->value, a->var);
 }
 
 static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth)
@@ -558,30 +583,36 @@ static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth
     }
     indent(f, depth);
     if (is_reg_local(s->buf)) {
-        fprintf(f, "%s_v%lld = ", k->bufs[s->buf].name, (long long)(block_base(s->index) / 4));
+        fprintf(f, "%s_v%lld = ", k->bufs[s->buf].name, (long long)(block_base(s->index) / vec->lanes));
         vec_expr(f, k, s->value, var);
         fprintf(f, ";\n");
         return;
     }
-    fprintf(f, "vst1q_f32(&%s[", k->bufs[s->buf].name);
-    emit_index(f, k, s->index, 0);
-    fprintf(f, "], ");
-    vec_expr(f, k, s->value, var);
-    fprintf(f, ");\n");
+    {
+        static const char *const names[] = {"ptr", "x"};
+        StoreArgs a;
+        a.p.k = k;
+        a.p.buf = s->buf;
+        a.p.index = s->index;
+        a.value = s->value;
+        a.var = var;
+        emit_template(f, vec->tpl[LT_STORE], names, 2, store_arg, &a);
+    }
+    fprintf(f, ";\n");
 }
 
 static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
 {
     const Stmt *prev;
-    if (s->for_kind != FOR_VECTORIZE || s->extent != 4 || !s->body[0] || !small_kernel(k) ||
+    if (s->for_kind != FOR_VECTORIZE || s->extent != vec->lanes || !s->body[0] || !small_kernel(k) ||
         !vec_stmt_ok(k, s->body[0], s->body[0], s->var))
         return 0;
-    fprintf(f, vec_isa == VEC_NEON ? NEON_GUARD : MVE_GUARD);
+    fprintf(f, "#if %s\n", vec->guard);
     indent(f, depth);
     fprintf(f, "{\n");
     indent(f, depth + 1);
-    fprintf(f, "const int32_t %s = 0; /* lane 0 of a float32x4_t (%s) */\n", k->var_names[s->var],
-            vec_isa == VEC_NEON ? "NEON" : "MVE");
+    fprintf(f, "const int32_t %s = 0; /* lane 0 of a %s (%s) */\n", k->var_names[s->var], vec->vector_type,
+            vec->name);
     indent(f, depth + 1);
     fprintf(f, "(void)%s;\n", k->var_names[s->var]);
     vec_stmt(f, k, s->body[0], s->var, depth + 1);
@@ -612,7 +643,7 @@ static int stmt_blocks(const Kernel *k, const Stmt *s, int buf, int var)
     int i;
     if (!s)
         return 1;
-    if (s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent == 4 && s->body[0] &&
+    if (s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent == vec->lanes && s->body[0] &&
         vec_stmt_ok(k, s->body[0], s->body[0], s->var))
         var = s->var;
     else if (s->kind == ST_FOR)
@@ -639,20 +670,23 @@ static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     const Buffer *b = &k->bufs[s->buf];
     const Stmt *prev;
     int64_t j;
-    if (b->dtype != DT_FLOAT32 || b->scope != BUF_LOCAL || b->numel % 4 || b->numel > 64 ||
+    if (b->dtype != DT_FLOAT32 || b->scope != BUF_LOCAL || b->numel % vec->lanes || b->numel > 16 * vec->lanes ||
         n_reg_locals >= MAX_REG_LOCALS || !small_kernel(k) || !stmt_blocks(k, s->body[0], s->buf, -1))
         return 0;
-    fprintf(f, vec_isa == VEC_NEON ? NEON_GUARD : MVE_GUARD);
+    fprintf(f, "#if %s\n", vec->guard);
     indent(f, depth);
     fprintf(f, "{\n");
     indent(f, depth + 1);
-    fprintf(f, "float32x4_t");
-    for (j = 0; j < b->numel / 4; j++)
-        fprintf(f, "%s %s_v%lld = vdupq_n_f32(0.0f)", j ? "," : "", b->name, (long long)j);
+    fprintf(f, "%s", vec->vector_type);
+    for (j = 0; j < b->numel / vec->lanes; j++) {
+        static const char *const x[] = {"x"}, *const zero = "0.0f";
+        fprintf(f, "%s %s_v%lld = ", j ? "," : "", b->name, (long long)j);
+        emit_template(f, vec->tpl[LT_BROADCAST], x, 1, str_arg, &zero);
+    }
     fprintf(f, ";\n");
     /* (a partial tile uses the first rows only) */
     indent(f, depth + 1);
-    for (j = 0; j < b->numel / 4; j++)
+    for (j = 0; j < b->numel / vec->lanes; j++)
         fprintf(f, "%s(void)%s_v%lld;", j ? " " : "", b->name, (long long)j);
     fprintf(f, "\n");
     reg_locals[n_reg_locals++] = s->buf;
@@ -670,7 +704,7 @@ static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
 
 int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
 {
-    if (s == fallback || s->kind != ST_DECL || vec_isa == VEC_NONE)
+    if (s == fallback || s->kind != ST_DECL || !vec)
         return 0;
     return vec_decl(f, k, s, depth, emit);
 }
@@ -681,7 +715,7 @@ int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStm
         return 0;
     if (dsp_on && dsp_loop(f, k, s, depth, emit))
         return 1;
-    if (vec_isa != VEC_NONE && vec_loop(f, k, s, depth, emit))
+    if (vec && vec_loop(f, k, s, depth, emit))
         return 1;
     return 0;
 }

@@ -2,8 +2,10 @@
  * Loops printed with Arm intrinsics (emit_arm.c): on cores with the DSP
  * extension (Armv7E-M: Cortex-M4, M7; Armv8.1-M: M55) the integer register
  * tiles of lower/templates_arm.c multiply-accumulate pairs of 16-bit
- * operands with SMLAD (<arm_acle.h>); on AArch64 the fp32 vector tiles are
- * NEON (<arm_neon.h>), on the Cortex-M55 Helium/MVE (<arm_mve.h>). Every
+ * operands with SMLAD (<arm_acle.h>); the fp32 vector loops and tiles are
+ * printed with the target's declared "lanes" intrinsic (targets/NAME.json:
+ * NEON on AArch64, Helium/MVE on the Cortex-M55, each operation a C
+ * template there). Every
  * intrinsic sits under the preprocessor test of the ACLE feature macro it
  * needs, next to the portable loop, so the C stays valid for any compiler.
  * Other targets (`c` included) get nothing from this file.

@@ -5,7 +5,9 @@
  * printed as one vector statement per store (<immintrin.h>), so the register
  * tile of a convolution or matmul becomes broadcast-FMA on whole vectors
  * whatever the C compiler's own vectorizer decides. Only x86 targets with
- * AVX2 or AVX-512 get this; every other target keeps plain C.
+ * AVX2 or AVX-512 get this; every other target keeps plain C. (The
+ * tensorized register tile is printed from the target's declaration, by
+ * emit_tile.c.)
  */
 #ifndef TVMCC_EMIT_INTRIN_H
 #define TVMCC_EMIT_INTRIN_H
@@ -21,11 +23,6 @@ int emit_intrin_lanes(const Target *t);
  * and returns 1, or prints nothing and returns 0 when the body does not
  * qualify (the caller then prints the scalar loop). */
 int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes);
-
-/* Prints a loop marked FOR_TENSORIZE that matches the fma_tile intrinsic
- * (see emit_intrin.c) as a register tile and returns 1, or prints nothing
- * and returns 0 (the caller prints the scalar nest). */
-int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes);
 
 /* Prints the static inline vector helpers (tvmcc_exp16 / tvmcc_exp8) that
  * vectorized loops may call; nothing when lanes is 0. */

@@ -1,17 +1,84 @@
 /*
  * Target descriptions. Each target is one JSON file in targets/ (embedded in
- * the binary at build time, see scripts/embedtool.c). A file may be an alias
+ * the binary at build time, see scripts/embedtool.c), or a JSON file given
+ * by path (`-t dir/NAME.json`). A file may be an alias
  * ({"alias": "cortex-m4"}). Fields used so far: isa, vector_bits, fpu,
  * alignment, preferred_layout, cflags (for NAME.mk), cc (suggested compiler),
- * vector_registers, l2_bytes, intrinsics (names, e.g. ["fma_tile"]).
+ * vector_registers, l2_bytes, intrinsics (declarations: see TileIntrin and
+ * docs/adding-a-target.md).
  */
 #ifndef TVMCC_TARGET_H
 #define TVMCC_TARGET_H
 
 #include "arena.h"
 
+/* The compute definition of a tile intrinsic, parsed from its "compute"
+ * text (e.g. "acc[p,v] = acc[p,v] + a[p] * b[p,v]") into a tree. */
+typedef enum TilePatKind { TPAT_LOAD, TPAT_ADD, TPAT_MUL } TilePatKind;
+typedef struct TilePat {
+    TilePatKind kind;
+    const char *name;          /* TPAT_LOAD: the operand's name */
+    int role;                  /* TPAT_LOAD: TILE_ACC, TILE_BCAST, TILE_VEC */
+    unsigned axes;             /* TPAT_LOAD: bit i set: may vary with axis i
+                                  (0 rows, 1 vector); clear: must not */
+    const struct TilePat *a, *b; /* TPAT_ADD / TPAT_MUL operands, in order */
+} TilePat;
+
+/* Operand roles: the accumulator (the left-hand side), the operand that
+ * does not vary with the vector axis (broadcast) and the one that does
+ * (loaded as whole vectors, unit stride along the vector axis). */
+enum { TILE_ACC, TILE_BCAST, TILE_VEC, TILE_ROLES };
+
+/* The C templates a tile printer needs; see docs/adding-a-target.md. */
+enum { TT_LOAD, TT_STORE, TT_BROADCAST, TT_FMA, TT_COUNT };
+
+typedef struct TileAxis {
+    const char *name;
+    int64_t min, max, multiple; /* allowed extents: min..max, multiples of */
+} TileAxis;
+
+/* A declared tile intrinsic ("kind": "tile"): a nest of reduce loops
+ * around `for p: for v: OUT[p,v] = OUT[p,v] + X * Y` replaced by a
+ * register tile printed from the templates (emit_c/emit_tile.c). */
+typedef struct TileIntrin {
+    const char *name;          /* its key in "intrinsics" */
+    const char *compute;       /* the compute text as declared */
+    const TilePat *value;      /* right-hand side of the compute */
+    const char *role_name[TILE_ROLES]; /* operand names, by role */
+    TileAxis axes[2];          /* rows, vector (the order of OUT's indices) */
+    int reduce_loops;          /* most reduce loops around the tile (1..3) */
+    const char *ctype;         /* C scalar type ("float" for float32) */
+    int lanes;                 /* elements per vector */
+    const char *vector_type;   /* C type of one vector */
+    const char *header;        /* C printed once at the top of NAME.c, or "" */
+    const char *guard;         /* preprocessor condition around the tile
+                                  (the portable nest under #else), or NULL */
+    const char *loop_prefix;   /* lines printed before each reduce loop, or "" */
+    const char *tpl[TT_COUNT]; /* C templates with $placeholders */
+} TileIntrin;
+
+/* The operations of a lane-wise vector intrinsic ("kind": "lanes"). */
+enum { LT_LOAD, LT_STORE, LT_BROADCAST, LT_ADD, LT_SUB, LT_MUL, LT_DIV, LT_MIN, LT_MAX, LT_FMA, LT_FMA_SCALAR,
+       LT_COUNT };
+
+/* A declared lane-wise vector intrinsic: a float32 loop of `lanes`
+ * iterations whose body is lane-wise arithmetic is printed once on whole
+ * vectors, each operation from its template (emit_c/emit_arm.c). The
+ * operation set is the declared templates: without "div" a loop that
+ * divides stays scalar; without "fma"/"fma_scalar" x + a*b is an add of a
+ * multiply. */
+typedef struct LaneIntrin {
+    const char *name;          /* its key in "intrinsics" (printed in comments) */
+    int lanes;
+    const char *vector_type;
+    const char *header;        /* C printed once at the top of NAME.c, or "" */
+    const char *guard;         /* preprocessor condition (portable loop under #else) */
+    const char *tpl[LT_COUNT]; /* NULL: the operation is not declared */
+} LaneIntrin;
+
 typedef struct Target {
     const char *name;             /* canonical name, e.g. "cortex-m4" */
+    const char *file;             /* the description's file, for messages */
     const char *isa;              /* "c", "x86-64", "armv7e-m", "aarch64"... */
     const char *cflags;           /* flags NAME.mk passes to the compiler */
     const char *cc;               /* suggested compiler command */
@@ -21,14 +88,26 @@ typedef struct Target {
     int alignment;                /* arena alignment in bytes */
     int vector_registers;         /* SIMD registers (0: unknown) */
     int64_t l2_bytes;             /* per-core L2 cache (0: unknown) */
-    int fma_tile;                 /* declares the `fma_tile` intrinsic: a
-                                     broadcast-FMA register tile printed with
-                                     <immintrin.h> (emit_c/emit_intrin.c) */
+    int fma_tile;                 /* declares a tile intrinsic (n_tiles > 0):
+                                     lower/tpl_packed.c builds register
+                                     tiles for it to tensorize */
+    int n_tiles;
+    const TileIntrin *tiles;      /* declared tile intrinsics, file order */
+    const LaneIntrin *lane_ops;   /* declared lane-wise vector intrinsic, or NULL */
 } Target;
 
-/* Load target `name`; on failure returns NULL and writes a message naming the
- * known targets into *err (arena string). */
+/* Load target `name` (an embedded target, or a path to a JSON file when it
+ * contains '/' or ends in ".json"); on failure returns NULL and writes a
+ * message into *err (arena string): an unknown target names the known
+ * ones; a bad intrinsic declaration names the file and the field. */
 const Target *target_load(Arena *a, const char *name, const char **err);
+/* Whether `name` is an embedded target or a readable file path (a load may
+ * still fail on its contents). */
+int target_known(const char *name);
+/* Parses the text of a target file; `file` names it in messages. Aliases
+ * are followed among the embedded targets. */
+const Target *target_parse(Arena *a, const char *file, const char *name, const char *json, size_t len,
+                           const char **err);
 /* Space-separated list of known target names, sorted. */
 const char *target_names(Arena *a);
 

@@ -3,7 +3,9 @@
  * arithmetic, the memory planner (placements never overlap while live, a
  * chain reaches its lower bound), the 16-bit float conversions (the runtime
  * used by emitted code and the interpreter used by folding must agree on
- * all 65536 half values), and the expression builders' folding.
+ * all 65536 half values), the expression builders' folding, and the
+ * target files' intrinsic declarations (ir/target.c: the shipped ones
+ * parse, and every kind of bad declaration is refused naming the field).
  * Prints one line per failed check and ends with "N passed, N failed".
  */
 #include <math.h>
@@ -13,6 +15,7 @@
 
 #include "../../ir/arena.h"
 #include "../../ir/dtype.h"
+#include "../../ir/target.h"
 #include "../../lower/eval.h"
 #include "../../lower/te.h"
 #include "../../passes/plan.h"
@@ -146,12 +149,180 @@ static void test_builders(void)
     arena_free(&a);
 }
 
+/* A good tile declaration for a 4-lane target; the refusal cases below
+ * each change one piece of it (first occurrence of `from` -> `to`). */
+static const char tile_base[] =
+    "{\"isa\": \"toy\", \"vector_bits\": 128, \"intrinsics\": {\"t\": {"
+    "\"kind\": \"tile\", \"compute\": \"acc[p,v] = acc[p,v] + a[p] * b[p,v]\","
+    "\"axes\": {\"p\": {\"min\": 1, \"max\": 8}, \"v\": {\"min\": 4, \"max\": 8, \"multiple_of\": 4}},"
+    "\"lanes\": 4, \"vector_type\": \"v4\", \"header\": [\"#include <v4.h>\"],"
+    "\"c\": {\"load\": \"v4_ld($ptr)\", \"store\": \"v4_st($ptr, $x)\", \"broadcast\": \"v4_dup($x)\","
+    "\"fma\": \"v4_fma($acc, $a, $b)\"}}}}";
+
+/* Parses tile_base with one substitution; returns the error (NULL when
+ * it parsed). */
+static const char *tile_variant(Arena *a, const char *from, const char *to, const Target **out)
+{
+    const char *err = NULL, *at = strstr(tile_base, from);
+    char *json;
+    const Target *t;
+    if (!at)
+        return "(test bug: substring not found)";
+    json = arena_printf(a, "%.*s%s%s", (int)(at - tile_base), tile_base, to, at + strlen(from));
+    t = target_parse(a, "test/toy.json", "toy", json, strlen(json), &err);
+    if (out)
+        *out = t;
+    return t ? NULL : err;
+}
+
+/* The refusal names the file and the field (and says why: `why`). */
+static int refused(Arena *a, const char *from, const char *to, const char *field, const char *why)
+{
+    const char *err = tile_variant(a, from, to, NULL);
+    int ok = err && strstr(err, "test/toy.json") && strstr(err, field) && strstr(err, why);
+    if (!ok)
+        printf("  refusal of %s -> %s: got \"%s\"\n", from, to, err ? err : "(accepted)");
+    return ok;
+}
+
+static void test_target_decls(void)
+{
+    Arena a;
+    const Target *t;
+    const char *err = NULL, *names, *p;
+    char name[64];
+    arena_init(&a, 0);
+    /* every shipped target loads; the x86 AVX ones declare fma_tile */
+    names = target_names(&a);
+    for (p = names; *p;) {
+        size_t n = strcspn(p, " ");
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        t = target_load(&a, name, &err);
+        CHECK(t != NULL);
+        if (t && (!strcmp(name, "x86-64-avx512") || !strcmp(name, "x86-64-avx2")))
+            CHECK(t->n_tiles == 1 && t->fma_tile && !strcmp(t->tiles[0].name, "fma_tile") &&
+                  t->tiles[0].lanes == t->vector_bits / 32);
+        else if (t)
+            CHECK(t->n_tiles == 0 && !t->fma_tile);
+        /* AArch64 and the M55 declare their lane-wise vectors: NEON with a
+         * divide, MVE without */
+        if (t && !strcmp(name, "aarch64"))
+            CHECK(t->lane_ops && !strcmp(t->lane_ops->name, "NEON") && t->lane_ops->lanes == 4 &&
+                  t->lane_ops->tpl[LT_DIV] && t->lane_ops->tpl[LT_FMA_SCALAR]);
+        else if (t && !strcmp(name, "cortex-m55"))
+            CHECK(t->lane_ops && !strcmp(t->lane_ops->name, "MVE") && !t->lane_ops->tpl[LT_DIV]);
+        else if (t)
+            CHECK(!t->lane_ops);
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    CHECK(!target_load(&a, "no-such-target", &err) && strstr(err, "unknown target"));
+    CHECK(!target_known("no-such-target") && target_known("c"));
+
+    /* the base parses into the pattern the matcher walks */
+    CHECK(tile_variant(&a, "\"t\"", "\"t\"", &t) == NULL);
+    if (t) {
+        const TileIntrin *ti = &t->tiles[0];
+        CHECK(t->n_tiles == 1 && ti->lanes == 4 && ti->reduce_loops == 3 && !strcmp(ti->ctype, "float"));
+        CHECK(!strcmp(ti->axes[0].name, "p") && !strcmp(ti->axes[1].name, "v") && ti->axes[1].multiple == 4);
+        CHECK(!strcmp(ti->role_name[TILE_ACC], "acc") && !strcmp(ti->role_name[TILE_BCAST], "a") &&
+              !strcmp(ti->role_name[TILE_VEC], "b"));
+        CHECK(ti->value->kind == TPAT_ADD && ti->value->a->role == TILE_ACC && ti->value->b->kind == TPAT_MUL &&
+              ti->value->b->a->axes == 1u && ti->value->b->b->axes == 3u);
+        CHECK(!strcmp(ti->header, "#include <v4.h>") && !ti->guard && !*ti->loop_prefix);
+    }
+    /* the other order of the sum, parentheses, an operand on no axis */
+    {
+        const char *e = tile_variant(&a, "\"kind\": \"tile\", \"compute\": \"acc[p,v] = acc[p,v] + a[p] * b[p,v]\"",
+                                     "\"kind\": \"tile\", \"compute\": \"acc[p,v] = (a[] * b[v]) + acc[p,v]\"", &t);
+        CHECK(e == NULL && t && t->tiles[0].value->a->kind == TPAT_MUL && t->tiles[0].value->b->role == TILE_ACC &&
+              t->tiles[0].value->a->a->axes == 0u && t->tiles[0].value->a->b->axes == 2u);
+    }
+
+    /* refusals, each naming the field */
+    CHECK(refused(&a, "\"t\": {", "\"t\": {\"vectortype\": 1, ", "intrinsics.t.vectortype", "unknown field"));
+    CHECK(refused(&a, "\"kind\": \"tile\"", "\"kind\": \"mesh\"", "intrinsics.t.kind", "must be"));
+    CHECK(refused(&a, "\"compute\": \"acc[p,v] = acc[p,v] + a[p] * b[p,v]\",", "", "intrinsics.t.compute",
+                  "missing"));
+    CHECK(refused(&a, "a[p] * b[p,v]", "a[p] *", "intrinsics.t.compute", "expected a name"));
+    CHECK(refused(&a, "a[p] * b[p,v]", "a[p * b[p,v]", "intrinsics.t.compute", "expected ']'"));
+    CHECK(refused(&a, "acc[p,v] = acc", "acc[p,v] acc", "intrinsics.t.compute", "expected '='"));
+    CHECK(refused(&a, "a[p] * b[p,v]", "a[p] * b[p,v] )", "intrinsics.t.compute", "unexpected text"));
+    CHECK(refused(&a, "a[p] * b[p,v]", "a[q] * b[p,v]", "intrinsics.t.compute", "unknown axis"));
+    CHECK(refused(&a, "a[p] * b[p,v]", "a[p,v] * b[p,v]", "intrinsics.t.compute", "exactly one operand"));
+    CHECK(refused(&a, "a[p] * b[p,v]", "a[p] * acc[p,v]", "intrinsics.t.compute", "distinct names"));
+    CHECK(refused(&a, "acc[p,v] + a[p] * b[p,v]", "a[p] * b[p,v]", "intrinsics.t.compute", "not a sum"));
+    CHECK(refused(&a, "acc[p,v] + a[p]", "acc[p] + a[p]", "intrinsics.t.compute", "accumulator"));
+    CHECK(refused(&a, "acc[p,v] =", "acc[p] =", "intrinsics.t.compute", "two axes"));
+    CHECK(refused(&a, "\"lanes\": 4", "\"lanes\": 8", "intrinsics.t.lanes", "vector_bits"));
+    CHECK(refused(&a, "\"lanes\": 4,", "", "intrinsics.t.lanes", "missing"));
+    CHECK(refused(&a, "\"multiple_of\": 4", "\"multiple_of\": 2", "intrinsics.t.axes.v.multiple_of",
+                  "multiple of lanes"));
+    CHECK(refused(&a, "\"p\": {\"min\": 1, \"max\": 8}, ", "", "intrinsics.t.axes.p", "missing"));
+    CHECK(refused(&a, "\"max\": 8}", "\"max\": 0}", "intrinsics.t.axes.p.max", "integer"));
+    CHECK(refused(&a, "\"axes\": {", "\"axes\": {\"q\": {}, ", "intrinsics.t.axes.q", "not an axis"));
+    CHECK(refused(&a, "\"vector_type\": \"v4\",", "", "intrinsics.t.vector_type", "missing"));
+    CHECK(refused(&a, "v4_ld($ptr)", "v4_ld($pointer)", "intrinsics.t.c.load", "unknown placeholder '$pointer'"));
+    CHECK(refused(&a, "v4_st($ptr, $x)", "v4_st($ptr)", "intrinsics.t.c.store", "$x is missing"));
+    CHECK(refused(&a, "v4_dup($x)", "v4_dup($ x)", "intrinsics.t.c.broadcast", "'$' not followed"));
+    CHECK(refused(&a, "v4_fma($acc, $a, $b)", "v4_fma($acc, $a, $w)", "intrinsics.t.c.fma",
+                  "unknown placeholder '$w'"));
+    CHECK(refused(&a, ",\"fma\": \"v4_fma($acc, $a, $b)\"", "", "intrinsics.t.c.fma", "missing"));
+    CHECK(refused(&a, "\"broadcast\"", "\"zero\": \"v4_zero()\", \"broadcast\"", "intrinsics.t.c.zero",
+                  "unknown template"));
+    CHECK(refused(&a, "\"header\": [\"#include <v4.h>\"]", "\"header\": 3", "intrinsics.t.header", "string"));
+    CHECK(refused(&a, "\"header\"", "\"guard\": \"\", \"header\"", "intrinsics.t.guard", "preprocessor"));
+    CHECK(refused(&a, "\"intrinsics\": {\"t\": {", "\"intrinsics\": [\"fma_tile\"], \"x\": {\"t\": {",
+                  "intrinsics", "must be an object"));
+    CHECK(refused(&a, "{\"isa\"", "{\"isa\": }", "test/toy.json", "not valid JSON"));
+    /* lane-wise declarations ("kind": "lanes") */
+    {
+        static const char lanes_ok[] =
+            "{\"vector_bits\": 128, \"intrinsics\": {\"L\": {\"kind\": \"lanes\", \"lanes\": 4,"
+            "\"vector_type\": \"v4\", \"guard\": \"defined(V4)\", \"c\": {\"load\": \"ld($ptr)\","
+            "\"store\": \"st($ptr, $x)\", \"broadcast\": \"dup($x)\", \"add\": \"add($a, $b)\","
+            "\"sub\": \"sub($a, $b)\", \"mul\": \"mul($a, $b)\", \"min\": \"mn($a, $b)\","
+            "\"max\": \"mx($a, $b)\", \"fma_scalar\": \"fman($acc, $a, $x)\"}}}}";
+        struct { const char *from, *to, *field, *why; } bad[] = {
+            {"\"guard\": \"defined(V4)\", ", "", "intrinsics.L.guard", "missing"},
+            {"\"min\": \"mn($a, $b)\",", "", "intrinsics.L.c.min", "missing"},
+            {"\"add\": \"add($a, $b)\"", "\"add\": \"add($a, $c)\"", "intrinsics.L.c.add", "unknown placeholder"},
+            {"\"fma_scalar\": \"fman($acc, $a, $x)\"", "\"fma_scalar\": \"fman($acc, $a, $b)\"",
+             "intrinsics.L.c.fma_scalar", "unknown placeholder '$b'"},
+            {"\"load\"", "\"rsqrt\": \"r($a)\", \"load\"", "intrinsics.L.c.rsqrt", "unknown template"},
+            {"\"lanes\": 4", "\"lanes\": 8", "intrinsics.L.lanes", "vector_bits"},
+            {"\"kind\": \"lanes\"", "\"kind\": \"lane\"", "intrinsics.L.kind", "must be"},
+            {"}}}}", "}}, \"M\": {\"kind\": \"lanes\"}}}", "intrinsics.M", "a second"},
+        };
+        const char *e = NULL;
+        size_t i;
+        t = target_parse(&a, "test/toy.json", "toy", lanes_ok, strlen(lanes_ok), &e);
+        CHECK(t && t->lane_ops && t->lane_ops->lanes == 4 && !t->lane_ops->tpl[LT_DIV] &&
+              !t->lane_ops->tpl[LT_FMA] && t->lane_ops->tpl[LT_FMA_SCALAR] && t->n_tiles == 0 && !t->fma_tile);
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            const char *at = strstr(lanes_ok, bad[i].from);
+            char *json = at ? arena_printf(&a, "%.*s%s%s", (int)(at - lanes_ok), lanes_ok, bad[i].to,
+                                           at + strlen(bad[i].from)) : NULL;
+            e = NULL;
+            t = json ? target_parse(&a, "test/toy.json", "toy", json, strlen(json), &e) : NULL;
+            CHECK(json && !t && e && strstr(e, "test/toy.json") && strstr(e, bad[i].field) && strstr(e, bad[i].why));
+            if (t || !e || !strstr(e, bad[i].field) || !strstr(e, bad[i].why))
+                printf("  lanes refusal %d: got \"%s\"\n", (int)i, e ? e : "(accepted)");
+        }
+    }
+    /* $$ is a literal dollar sign, not a placeholder */
+    CHECK(tile_variant(&a, "v4_ld($ptr)", "v4_ld$$($ptr)", NULL) == NULL);
+    arena_free(&a);
+}
+
 int main(void)
 {
     test_checked_arith();
     test_plan();
     test_half();
     test_builders();
+    test_target_decls();
     printf("unit: %d passed, %d failed\n", passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -1,0 +1,35 @@
+/*
+ * Tensorize (emit_tile.c): a loop the schedule marked FOR_TENSORIZE is
+ * matched against the tile intrinsics its target declares (targets/NAME.json,
+ * parsed in ir/target.c) and, when one matches, printed as a register tile
+ * from that declaration's C templates. Nothing in this file names an ISA.
+ */
+#ifndef TVMCC_EMIT_TILE_H
+#define TVMCC_EMIT_TILE_H
+
+#include <stdio.h>
+
+#include "../ir/target.h"
+#include "../lower/te.h"
+
+/* How emit_c.c prints a statement (the portable nest under a guard). */
+typedef void (*EmitTileStmtFn)(FILE *f, const Kernel *k, const Stmt *s, int depth);
+
+/* Selects target t's tile intrinsics and prints their headers (each
+ * distinct header once, under its guard). Call once per NAME.c. */
+void emit_tile_begin(FILE *f, const Target *t);
+/* Whether a declared tile's unguarded header already contains `text`
+ * (e.g. "<immintrin.h>"), so the caller need not include it again. */
+int emit_tile_has_header(const Target *t, const char *text);
+/* Prints loop (FOR_TENSORIZE) as the first declared tile intrinsic it
+ * matches and returns 1, or prints nothing and returns 0 (the caller
+ * prints the scalar nest). */
+int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTileStmtFn emit);
+
+/* Prints C template tpl (a declaration's, checked by ir/target.c) with
+ * each $names[i] replaced by what arg(f, i, ctx) prints; $$ prints $.
+ * Shared by the tile printer and the lane-wise printer of emit_arm.c. */
+typedef void (*EmitTplArgFn)(FILE *f, int i, const void *ctx);
+void emit_template(FILE *f, const char *tpl, const char *const *names, int n, EmitTplArgFn arg, const void *ctx);
+
+#endif

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Tensorize follows the target's declaration: test/intrin/toyvec.json (a
+# test target, not shipped) declares a tile intrinsic `toy_tile` for a
+# made-up 8-lane ISA whose vectors are structs of floats and whose C
+# templates are plain C99 expressions. Checks, with `-t` given that file:
+#   - conv (dense, strided, depthwise) and matmul (Linear, Gemm, MatMul)
+#     models from the ONNX suites compile, build and match the reference
+#     outputs (test/conformance/run.sh), with the tile under its guard and
+#     again with -DTOYVEC_PORTABLE (the scalar nest under #else);
+#   - the models known to tensorize do print toy_tile, from its templates,
+#     and two print lane-wise loops from its "lanes" declaration toy_lanes;
+#   - a copy that allows at most 2 rows gets only tiles of 1 or 2 rows, and
+#     one whose vector operand may not vary with the rows no tile for the
+#     depthwise conv (whose input vectors move with the row), with the same
+#     results (the matcher reads the declared extents and axes);
+#   - bad declarations exit 1 naming the file and the field.
+# (The parser's refusals are unit-tested in test/unit/unit.c.)
+# Prints one line per check and "N passed, N failed"; exit 1 on a failure.
+#
+#   test/intrin/run.sh          (TVMCC overrides the compiler)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+tvmcc=${TVMCC:-$root/tvmcc}
+work=${INTRIN_WORK:-$root/build/intrin}
+toy=$here/toyvec.json
+rm -rf "$work"
+mkdir -p "$work"
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# Tests that tensorize with toy_tile (each also in the filter below).
+tiled="pytorch-converted/test_Conv2d pytorch-converted/test_Conv2d_strided
+pytorch-converted/test_Conv2d_depthwise_padded pytorch-converted/test_Linear
+pytorch-operator/test_operator_conv"
+filter='/(test_Conv2d|test_Conv2d_strided|test_Conv2d_depthwise_padded|test_Linear|test_operator_conv|test_gemm_default_no_bias|test_matmul_2d)$'
+
+# conformance LABEL TARGET_FILE [CC]: the filtered tests with that target
+conformance() {
+    local label=$1 target=$2 cc=${3:-}
+    local log="$work/$label.log"
+    env TVMCC="$tvmcc" TVMCC_FLAGS="-t $target" CONFORMANCE_WORK="$work/$label" ${cc:+CC_HOST="$cc"} \
+        "$root/test/conformance/run.sh" --suite all --filter "$filter" -j 2 > "$log" 2>&1
+    local rc=$? last
+    last=$(tail -n 1 "$log")
+    if [ $rc = 0 ] && [ "$last" = "7 passed, 0 failed" ]; then
+        ok "$label: $last"
+    else
+        bad "$label: $last (see $log)"
+    fi
+}
+
+conformance toy "$toy"
+for t in $tiled; do
+    c="$work/toy/host/$t/out/model.c"
+    if grep -q 'toy_tile [0-9]*x[0-9]*: accumulators in registers' "$c" 2>/dev/null &&
+        grep -q 'c0_0 = (toyv8){{c0_0.l\[0\] + a.l\[0\] \* w0.l\[0\]' "$c" &&
+        grep -q '^#if !defined(TOYVEC_PORTABLE)$' "$c"; then
+        ok "toy: $t printed toy_tile from the templates"
+    else
+        bad "toy: $t has no toy_tile printed from the templates"
+    fi
+done
+# the lane-wise declaration (toy_lanes: helper functions from its header)
+for t in pytorch-converted/test_Conv2d_depthwise_padded pytorch-operator/test_operator_conv; do
+    c="$work/toy/host/$t/out/model.c"
+    if grep -q 'lane 0 of a toyv8 (toy_lanes)' "$c" 2>/dev/null && grep -q 'toyv_st(&b[0-9]*\[' "$c"; then
+        ok "toy: $t printed toy_lanes vector loops from the templates"
+    else
+        bad "toy: $t has no toy_lanes vector loop"
+    fi
+done
+conformance toy-portable "$toy" "gcc -DTOYVEC_PORTABLE"
+
+# at most 2 rows: only 1- and 2-row tiles, same results
+sed 's/"max": 28/"max": 2/' "$toy" > "$work/toy2.json"
+conformance toy-2rows "$work/toy2.json"
+# (lower/tpl_packed.c sizes the tiles; the matcher takes those it allows)
+small=0 big=0
+for t in $tiled; do
+    c="$work/toy-2rows/host/$t/out/model.c"
+    small=$((small + $(grep -c 'toy_tile [12]x' "$c" 2>/dev/null)))
+    big=$((big + $(grep -c 'toy_tile \([3-9]\|[1-9][0-9]\)x' "$c" 2>/dev/null)))
+done
+if [ "$small" -gt 0 ] && [ "$big" = 0 ] && grep -q 'toy_tile 4x' "$work/toy/host/pytorch-converted/test_Conv2d/out/model.c"; then
+    ok "toy-2rows: $small tiles of at most 2 rows, the 4-row tiles left as loops"
+else
+    bad "toy-2rows: $small tiles of at most 2 rows, $big larger"
+fi
+
+# the vector operand declared invariant in the rows (y[col]): the dense
+# conv's tile (weight vectors the same for every row) is still taken, the
+# depthwise conv's (its input vectors move with the output row) is not
+sed 's/y\[row,col\]/y[col]/' "$toy" > "$work/toyinv.json"
+conformance toy-invariant "$work/toyinv.json"
+d="$work/toy-invariant/host/pytorch-converted"
+if grep -q 'toy_tile' "$d/test_Conv2d/out/model.c" 2>/dev/null &&
+    ! grep -q 'toy_tile' "$d/test_Conv2d_depthwise_padded/out/model.c"; then
+    ok "toy-invariant: dense conv tiled, depthwise conv (row-moving vectors) not"
+else
+    bad "toy-invariant: the declared axes of y were not honoured"
+fi
+
+# bad declarations: exit 1, the file and the field named
+model=${TESTDATA:-/usr/share/libonnx-testdata/data}/node/test_matmul_2d/model.onnx
+refuse() { # refuse NAME SED FIELD
+    local f="$work/bad-$1.json"
+    sed "$2" "$toy" > "$f"
+    "$tvmcc" "$model" -t "$f" -o "$work/bad-out" > "$work/bad-$1.log" 2>&1
+    local rc=$?
+    if [ $rc = 1 ] && grep -q "target file $f: $3" "$work/bad-$1.log"; then
+        ok "refuses $1 (exit 1): $(head -1 "$work/bad-$1.log" | cut -c1-120)"
+    else
+        bad "refuses $1: exit $rc, $(head -1 "$work/bad-$1.log")"
+    fi
+}
+refuse placeholder 's/(\$ptr)\[0\]/($pointer)[0]/' 'intrinsics.toy_tile.c.load: unknown placeholder'
+refuse compute 's/x\[row\] \* y/x[row] * * y/' 'intrinsics.toy_tile.compute: expected a name'
+refuse template 's/"fma": /"fmadd": /' 'intrinsics.toy_tile.c.fmadd: unknown template'
+refuse lanes-guard '/"guard": "!defined(TOYVEC_PORTABLE)",$/d' 'intrinsics.toy_lanes.guard: missing'
+refuse lanes 's/"lanes": 8/"lanes": 4/' 'intrinsics.toy_tile.lanes'
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
