@@ -43,6 +43,8 @@ void sched_init(Sched *s, Lower *L)
     s->L = L;
     s->scope = NULL;
     s->pad_inner = 0;
+    s->at_local = 0;
+    s->at_once = 0;
     s->err[0] = 0;
 }
 
@@ -1642,6 +1644,15 @@ int sched_compute_at(Sched *s, int stage, int var)
     loop = *slot;
     numel = region_numel(&r, ext);
     local = numel <= MAX_LOCAL_ELEMS && dtype_compute(k->bufs[buf].dtype) == k->bufs[buf].dtype;
+    if (s->at_local && !local)
+        return refuse(s, "compute_at: a region of %lld elements does not fit a local array", (long long)numel);
+    if (s->at_once) {
+        int64_t trips = numel;
+        for (j = 0; j < k->n_vars; j++)
+            if (r.outer[j] && (trips *= r.vr[j].hi + 1) > k->bufs[buf].numel)
+                return refuse(s, "compute_at: the iterations of %s would compute points of '%s' again",
+                              k->var_names[var], k->bufs[buf].name);
+    }
     if (!local && on_path_parallel(k->body, var))
         return refuse(s, "compute_at: a region of %lld elements in the workspace would be shared "
                          "by the iterations of a parallel loop", (long long)numel);

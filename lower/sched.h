@@ -29,6 +29,11 @@ typedef struct Sched {
     int64_t pad_inner; /* > 1: cache_write rounds the innermost tile extent
                           up to a multiple of this in the local array, so
                           each row of the tile starts a whole vector */
+    int at_local;      /* compute_at refuses a region that does not fit a
+                          local array (it would stay in the workspace) */
+    int at_once;       /* compute_at refuses when the regions of all the
+                          iterations of the loop and the loops around it
+                          cover more than the temp (points recomputed) */
     char err[200];     /* why the last primitive refused */
 } Sched;
 

@@ -3,13 +3,20 @@
  * lower/templates.c): a schedule never changes results. For random shapes
  * of a few stage structures (a padded, strided conv with bias and relu, a
  * matmul, a padded max pool, an elementwise stage, a two-stage kernel whose
- * first stage is inlined), the kernel is built twice; one copy keeps the
+ * first stage is inlined, a softmax), the kernel is built twice; one copy keeps the
  * naive schedule, the other gets either the template of a random target or
  * a random sequence of primitives with random arguments (refusals are
  * fine: a refused primitive must leave a correct nest), among them
  * cache_write with padded tile rows and primitives scoped to one piece of
- * a partition. Both are run by the
+ * a partition, compute_at of a random stage and cache_read of a random
+ * buffer at a random loop (a refusal must leave the dumped IR unchanged and
+ * give a reason). A softmax (two reductions into temps and the stage that
+ * reads them) is also scheduled by compute_at of both reductions, last
+ * first, at a random loop of the last nest. Both are run by the
  * loop-IR interpreter on the same random inputs and must agree (rtol 1e-4).
+ * Fixed kernels then check the dumped loops of compute_at and cache_read
+ * and three illegal compute_at requests (a read outside the loop, reads
+ * starting at different places, a reduction nest already split).
  * Prints failures and ends with "N passed, N failed".
  */
 #include <math.h>
@@ -270,7 +277,7 @@ static int collect_vars(const Stmt *s, int *vars, int n)
     return n;
 }
 
-static int at_done, at_refused, cr_done, cr_refused;
+static int at_done, at_refused, cr_done, cr_refused, at_template;
 
 /* loops_dump as a string (free it). */
 static char *dump_text(const Kernel *k)
@@ -472,6 +479,11 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
     }
     if (mode == 0) {
         template_apply(&L[1], &t);
+        for (j = 0; j < k[1].n_bufs; j++)
+            if (k[1].bufs[j].scope == BUF_UNUSED) {
+                at_template++; /* compute_at_rows moved a stage */
+                break;
+            }
         for (j = 0; j < k[1].n_bufs; j++)
             if (k[1].bufs[j].scope == BUF_CONST && k[1].bufs[j].value >= 0 &&
                 strcmp(g->values[k[1].bufs[j].value].name, "w") != 0) {
@@ -686,6 +698,11 @@ int main(int argc, char **argv)
            cr_done, cr_refused);
     if (iters >= 100 && (!at_done || !at_refused || !cr_done || !cr_refused)) {
         printf("FAIL compute_at or cache_read was never both applied and refused\n");
+        failed++;
+    }
+    printf("%d template cases computed a stage inside the last one\n", at_template);
+    if (iters >= 300 && !at_template) {
+        printf("FAIL no template case used compute_at\n");
         failed++;
     }
     if (refusal_failures) {
