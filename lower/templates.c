@@ -39,6 +39,10 @@
  *     reused across a row or a column of the tile, and each output point
  *     keeps its reduction order: results are bit-identical to the naive
  *     schedule.
+ *   producer stages of a multi-stage kernel whose temps the last stage
+ *     reads row by row (Softmax, the normalizations): computed per row
+ *     tile of the last stage by compute_at, register-tiled in their local
+ *     regions (compute_at_rows, before the stages below);
  *   injective stage: the innermost loop is vectorized.
  *   the outermost output loop of every stage is marked parallel (OpenMP,
  *   ignored without it).
@@ -302,7 +306,7 @@ static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
     Kernel *k = L->k;
     const Compute *last = &k->stages[k->n_stages - 1];
     Sched s;
-    int i, j, a, var, tv, split = 0;
+    int i, j, a, var, tv, split = 0, moved = 0;
     int64_t temps = 0, trips = 1, region, f;
     if (k->n_stages < 2)
         return;
@@ -336,6 +340,7 @@ static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
         const Compute *c = &k->stages[i];
         if (k->bufs[c->out_buf].scope != BUF_TEMP || sched_compute_at(&s, i, var))
             continue;
+        moved = 1;
         /* the region's innermost loop becomes the register tile */
         for (a = c->n_axes - 1; a >= 0 && !sched_find_loop(&k->body, c->axes[a].var); a--)
             ;
@@ -351,6 +356,10 @@ static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
         }
         s.pad_inner = 0;
     }
+    /* the bounds tests that the region's ranges decide (the template of
+     * the stage would have dropped them) */
+    if (moved)
+        sched_simplify(&s);
     if (split) {
         int64_t numel = 1;
         for (i = 0; i < last->n_axes; i++)
