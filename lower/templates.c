@@ -323,6 +323,10 @@ static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
     trips = last->axes[j].extent;
     for (i = 0; i < j; i++)
         trips *= last->axes[i].extent;
+    /* the temp must be split by these loops, else every iteration would
+     * compute all of it again */
+    if (trips > temps || temps % trips)
+        return;
     region = temps / trips; /* points of the largest temp per iteration */
     sched_init(&s, L);
     if (region < kn->lanes) {
