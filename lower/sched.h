@@ -29,6 +29,11 @@ typedef struct Sched {
     int64_t pad_inner; /* > 1: cache_write rounds the innermost tile extent
                           up to a multiple of this in the local array, so
                           each row of the tile starts a whole vector */
+    int at_local;      /* compute_at refuses a region that does not fit a
+                          local array (it would stay in the workspace) */
+    int at_once;       /* compute_at refuses when the regions of all the
+                          iterations of the loop and the loops around it
+                          cover more than the temp (points recomputed) */
     char err[200];     /* why the last primitive refused */
 } Sched;
 
@@ -63,6 +68,31 @@ int sched_cache_write(Sched *s, int n, const int *tile_vars);
 /* Inlines stage `stage` (RED_NONE, default row-major output index, writing
  * a BUF_TEMP) into the later stages' bodies before scheduling, and drops it. */
 int sched_compute_inline(Sched *s, int stage);
+
+/* Moves the nest of stage `stage` (a producer writing a BUF_TEMP that later
+ * nests read) to the top of the body of the loop over var in a later nest,
+ * where it computes only the region of the temp that one iteration of that
+ * loop reads: the reads under the loop must have offsets affine in the
+ * loops, splitting into in-range indices of the stage's axes, with the same
+ * terms over the loop and the loops around it in every read (bound
+ * inference, see sched.c). The temp shrinks to the region, indexed relative
+ * to its start: a local array (BUF_LOCAL, declared in the loop's body, so
+ * private to each iteration of a parallel loop) of up to 256 elements of a
+ * compute type, else a smaller temp in the workspace. The original temp
+ * becomes BUF_UNUSED. Refuses when the stage's nest is no longer the chain
+ * of its axis loops (a reduction whose points would be computed in parts),
+ * it reads its own output or another stage writes the temp, some read of
+ * the temp lies outside the loop, a nest it moves past writes what it
+ * reads, or a workspace region would be shared by a parallel loop. */
+int sched_compute_at(Sched *s, int stage, int var);
+/* Copies the region of buffer `buf` (read, never written by the kernel)
+ * that the nest under the loop over var reads in one iteration into a new
+ * buffer of `scope` (BUF_LOCAL: a local array of up to 256 elements declared
+ * in the loop's body; BUF_TEMP: workspace scratch, not under a parallel
+ * loop) at the top of the loop's body, and redirects those reads to it. The
+ * region is bounded per dimension of the buffer's graph value (as for
+ * compute_at), else over flat offsets. */
+int sched_cache_read(Sched *s, int buf, int var, BufScope scope);
 
 /* Splits every loop over var into border ranges and an interior range in
  * which the bounds tests (selects, clamps, guards) that depend on var are

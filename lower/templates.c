@@ -39,6 +39,10 @@
  *     reused across a row or a column of the tile, and each output point
  *     keeps its reduction order: results are bit-identical to the naive
  *     schedule.
+ *   producer stages of a multi-stage kernel whose temps the last stage
+ *     reads row by row (Softmax, the normalizations): computed per row
+ *     tile of the last stage by compute_at, register-tiled in their local
+ *     regions (compute_at_rows, before the stages below);
  *   injective stage: the innermost loop is vectorized.
  *   the outermost output loop of every stage is marked parallel (OpenMP,
  *   ignored without it).
@@ -283,6 +287,92 @@ static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
         }
 }
 
+/* A kernel whose earlier stages write temps that its last stage reads row
+ * by row (Softmax's row max and sum, the mean and deviation of the
+ * normalizations): each such stage is computed inside a loop of the last
+ * stage, so its temp shrinks to the rows one iteration reads (a local
+ * array: no workspace) and those input rows stay in cache between the
+ * passes over them. The loop is the outermost axis of the last stage
+ * with extent > 1, first split by a divisor of its extent when one
+ * iteration would need fewer than `lanes` points, since the moved
+ * reductions are then register-tiled across those points as
+ * tile_reduction would (cache_write over the region's innermost loop,
+ * unrolled or vectorized): one point at a time would leave a single
+ * dependent chain of adds. No point is computed twice (at_once) and a
+ * kernel without such a loop keeps its schedule. When the last stage's
+ * loop was split, its tile loop is the parallel one. */
+static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
+{
+    Kernel *k = L->k;
+    const Compute *last = &k->stages[k->n_stages - 1];
+    Sched s;
+    int i, j, a, var, tv, split = 0, moved = 0;
+    int64_t temps = 0, trips = 1, region, f;
+    if (k->n_stages < 2)
+        return;
+    for (i = 0; i + 1 < k->n_stages; i++)
+        if (k->bufs[k->stages[i].out_buf].scope == BUF_TEMP) {
+            int64_t n = k->bufs[k->stages[i].out_buf].numel;
+            temps = n > temps ? n : temps;
+        }
+    for (j = 0; j < last->n_axes && last->axes[j].extent == 1; j++)
+        ;
+    if (!temps || j == last->n_axes)
+        return;
+    var = last->axes[j].var;
+    trips = last->axes[j].extent;
+    for (i = 0; i < j; i++)
+        trips *= last->axes[i].extent;
+    /* the temp must be split by these loops, else every iteration would
+     * compute all of it again */
+    if (trips > temps || temps % trips)
+        return;
+    region = temps / trips; /* points of the largest temp per iteration */
+    sched_init(&s, L);
+    if (region < kn->lanes) {
+        int64_t want = (kn->lanes + (region > 0 ? region : 1) - 1) / (region > 0 ? region : 1);
+        f = pick_factor(last->axes[j].extent, want);
+        if (f < 2 || f >= last->axes[j].extent || last->axes[j].extent % f)
+            return;
+        if (sched_split(&s, var, f, &var, &tv))
+            return;
+        split = 1;
+    }
+    s.at_local = 1;
+    s.at_once = 1;
+    for (i = k->n_stages - 2; i >= 0; i--) {
+        const Compute *c = &k->stages[i];
+        if (k->bufs[c->out_buf].scope != BUF_TEMP || sched_compute_at(&s, i, var))
+            continue;
+        moved = 1;
+        /* the region's innermost loop becomes the register tile */
+        for (a = c->n_axes - 1; a >= 0 && !sched_find_loop(&k->body, c->axes[a].var); a--)
+            ;
+        if (a < 0 || c->rop == RED_NONE)
+            continue;
+        tv = c->axes[a].var;
+        s.pad_inner = kn->pad;
+        if (!sched_cache_write(&s, 1, &tv)) {
+            if (kn->unroll_vec && sched_extent(k->body, tv) <= kn->unroll_vec)
+                sched_unroll(&s, tv);
+            else
+                sched_vectorize(&s, tv);
+        }
+        s.pad_inner = 0;
+    }
+    /* the bounds tests that the region's ranges decide (the template of
+     * the stage would have dropped them) */
+    if (moved)
+        sched_simplify(&s);
+    if (split) {
+        int64_t numel = 1;
+        for (i = 0; i < last->n_axes; i++)
+            numel *= last->axes[i].extent;
+        if (!(t->fma_tile && numel < ((int64_t)1 << 16)))
+            sched_parallel(&s, var);
+    }
+}
+
 void template_apply(Lower *L, const Target *t)
 {
     Sched s;
@@ -298,9 +388,12 @@ void template_apply(Lower *L, const Target *t)
     if (!template_packed(L, t))
         return;
     kn = knobs_of(t);
+    compute_at_rows(L, &kn, t);
     sched_init(&s, L);
     for (i = 0; i < L->k->n_stages; i++) {
         const Compute *c = &L->k->stages[i];
+        if (L->k->bufs[c->out_buf].scope == BUF_UNUSED)
+            continue; /* computed inside the last stage (compute_at_rows) */
         if (c->rop != RED_NONE && c->n_raxes > 0)
             tile_reduction(&s, c, &kn);
         else if (c->rop == RED_NONE)

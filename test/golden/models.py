@@ -95,7 +95,18 @@ def broadcast_add(outdir):
          [f32("a", [2, 3, 4]), f32("b", [4])], [f32("y", [2, 3, 4])])
 
 
+def layernorm_rows(outdir):
+    """The mean and the deviation are computed per tile of 8 rows inside the
+    normalizing loop (compute_at): local arrays instead of workspace temps."""
+    rng = np.random.default_rng(4)
+    scale = numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "scale")
+    bias = numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "bias")
+    save(outdir, "layernorm_rows",
+         [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="ln", axis=-1)],
+         [f32("x", [16, 4])], [f32("y", [16, 4])], [scale, bias], opset=17)
+
+
 if __name__ == "__main__":
     for fn in (conv_relu, shape_chain, gemm_softmax, broadcast_add, conv_bn, identity_chain,
-               eltwise_chain):
+               eltwise_chain, layernorm_rows):
         fn(sys.argv[1])

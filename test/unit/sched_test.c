@@ -3,13 +3,20 @@
  * lower/templates.c): a schedule never changes results. For random shapes
  * of a few stage structures (a padded, strided conv with bias and relu, a
  * matmul, a padded max pool, an elementwise stage, a two-stage kernel whose
- * first stage is inlined), the kernel is built twice; one copy keeps the
+ * first stage is inlined, a softmax), the kernel is built twice; one copy keeps the
  * naive schedule, the other gets either the template of a random target or
  * a random sequence of primitives with random arguments (refusals are
  * fine: a refused primitive must leave a correct nest), among them
  * cache_write with padded tile rows and primitives scoped to one piece of
- * a partition. Both are run by the
+ * a partition, compute_at of a random stage and cache_read of a random
+ * buffer at a random loop (a refusal must leave the dumped IR unchanged and
+ * give a reason). A softmax (two reductions into temps and the stage that
+ * reads them) is also scheduled by compute_at of both reductions, last
+ * first, at a random loop of the last nest. Both are run by the
  * loop-IR interpreter on the same random inputs and must agree (rtol 1e-4).
+ * Fixed kernels then check the dumped loops of compute_at and cache_read
+ * and three illegal compute_at requests (a read outside the loop, reads
+ * starting at different places, a reduction nest already split).
  * Prints failures and ends with "N passed, N failed".
  */
 #include <math.h>
@@ -32,8 +39,8 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng_state % n);
 }
 
-enum { K_CONV, K_MATMUL, K_POOL, K_ELEM, K_TWO, K_COUNT };
-static const char *const kind_names[] = {"conv", "matmul", "pool", "elemwise", "two-stage"};
+enum { K_CONV, K_MATMUL, K_POOL, K_ELEM, K_TWO, K_SOFT, K_COUNT };
+static const char *const kind_names[] = {"conv", "matmul", "pool", "elemwise", "two-stage", "softmax"};
 
 typedef struct Shape {
     int kind;
@@ -163,6 +170,38 @@ static int build(Lower *L, const Shape *sh)
         c->body = ex_select(L, cond, ex_load_nd(L, x, 4, xd, idx), ex_float(L, DT_FLOAT32, -HUGE_VAL));
         return 1;
     }
+    if (sh->kind == K_SOFT) {
+        /* softmax over the middle of [n, c, w] as lower/op_reduce.c builds
+         * it: two reductions into temps, then the elementwise stage */
+        int64_t v3[3] = {sh->n * sh->h, sh->c, sh->w}, d2[2] = {sh->n * sh->h, sh->w};
+        int x = lower_buf_temp(L, "x", DT_FLOAT32, v3[0] * v3[1] * v3[2]);
+        int mb = lower_buf_temp(L, "max", DT_FLOAT32, d2[0] * d2[1]);
+        int sb = lower_buf_temp(L, "sum", DT_FLOAT32, d2[0] * d2[1]);
+        int y = lower_buf_temp(L, "y", DT_FLOAT32, v3[0] * v3[1] * v3[2]);
+        Expr *oi[2];
+        c = lower_stage(L, "rowmax", mb, 2, d2);
+        idx[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, lower_raxis(L, c, v3[1]));
+        idx[2] = ex_var(L, &c->axes[1]);
+        c->rop = RED_MAX;
+        c->body = ex_load_nd(L, x, 3, v3, idx);
+        c = lower_stage(L, "rowsum", sb, 2, d2);
+        idx[0] = oi[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, lower_raxis(L, c, v3[1]));
+        idx[2] = oi[1] = ex_var(L, &c->axes[1]);
+        c->rop = RED_SUM;
+        c->body = ex_unary(L, UN_EXP, ex_binary(L, BIN_SUB, ex_load_nd(L, x, 3, v3, idx),
+                                                ex_load_nd(L, mb, 2, d2, oi)));
+        c = lower_stage(L, "softmax", y, 3, v3);
+        idx[0] = oi[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, &c->axes[1]);
+        idx[2] = oi[1] = ex_var(L, &c->axes[2]);
+        c->body = ex_binary(L, BIN_DIV,
+                            ex_unary(L, UN_EXP, ex_binary(L, BIN_SUB, ex_load_nd(L, x, 3, v3, idx),
+                                                          ex_load_nd(L, mb, 2, d2, oi))),
+                            ex_load_nd(L, sb, 2, d2, oi));
+        return 1;
+    }
     {
         int64_t d[3] = {sh->n, sh->c, sh->w};
         int64_t numel = sh->n * sh->c * sh->w;
@@ -238,6 +277,57 @@ static int collect_vars(const Stmt *s, int *vars, int n)
     return n;
 }
 
+static int at_done, at_refused, cr_done, cr_refused, at_template;
+
+/* loops_dump as a string (free it). */
+static char *dump_text(const Kernel *k)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    loops_dump(k, f);
+    fclose(f);
+    return text;
+}
+
+/* A refused primitive leaves the IR as it was and says why. */
+static int check_refusal(const Kernel *k, const char *before, int rc, const Sched *s, const char *what)
+{
+    char *after;
+    int same;
+    if (!rc)
+        return 1;
+    after = dump_text(k);
+    same = after && before && !strcmp(after, before) && s->err[0];
+    if (!same)
+        printf("FAIL %s refused (%s) but changed the IR or gave no reason\n", what, s->err);
+    free(after);
+    return same;
+}
+
+static int refusal_failures;
+
+/* compute_at of a random stage at a random loop, or cache_read of a random
+ * buffer at a random loop into a random scope. */
+static void random_at(Lower *L, Sched *s, const int *vars, int n, int cache)
+{
+    char *before = dump_text(L->k);
+    int rc;
+    if (cache) {
+        rc = sched_cache_read(s, (int)rnd((unsigned)L->k->n_bufs), vars[rnd((unsigned)n)],
+                              rnd(2) ? BUF_LOCAL : BUF_TEMP);
+        rc ? cr_refused++ : cr_done++;
+    } else {
+        rc = sched_compute_at(s, (int)rnd((unsigned)L->k->n_stages), vars[rnd((unsigned)n)]);
+        rc ? at_refused++ : at_done++;
+    }
+    if (!check_refusal(L->k, before, rc, s, cache ? "cache_read" : "compute_at"))
+        refusal_failures++;
+    free(before);
+}
+
 static void random_primitives(Lower *L, int steps)
 {
     Sched s;
@@ -247,7 +337,14 @@ static void random_primitives(Lower *L, int steps)
         n = collect_vars(L->k->body, vars, 0);
         if (!n)
             return;
-        switch (rnd(9)) {
+        switch (rnd(12)) {
+        case 9:
+        case 10:
+            random_at(L, &s, vars, n, 0);
+            break;
+        case 11:
+            random_at(L, &s, vars, n, 1);
+            break;
         case 0:
         case 1: {
             int v = vars[rnd((unsigned)n)];
@@ -324,6 +421,29 @@ static void random_primitives(Lower *L, int steps)
     }
 }
 
+/* compute_at of every earlier stage, last first, at one random loop of
+ * the last nest, then a few random primitives on top. */
+static void at_chain(Lower *L)
+{
+    Sched s;
+    int vars[64], n, i;
+    const Stmt *last = L->k->body->body[L->k->body->n_body - 1];
+    n = collect_vars(last, vars, 0);
+    sched_init(&s, L);
+    if (n) {
+        int v = vars[rnd((unsigned)n)];
+        for (i = L->k->n_stages - 2; i >= 0; i--) {
+            char *before = dump_text(L->k);
+            int rc = sched_compute_at(&s, i, v);
+            rc ? at_refused++ : at_done++;
+            if (!check_refusal(L->k, before, rc, &s, "compute_at"))
+                refusal_failures++;
+            free(before);
+        }
+    }
+    random_primitives(L, (int)rnd(6));
+}
+
 static int run_case(const Shape *sh, int mode, int vbits, int seed)
 {
     Arena arena;
@@ -360,12 +480,19 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
     if (mode == 0) {
         template_apply(&L[1], &t);
         for (j = 0; j < k[1].n_bufs; j++)
+            if (k[1].bufs[j].scope == BUF_UNUSED) {
+                at_template++; /* compute_at_rows moved a stage */
+                break;
+            }
+        for (j = 0; j < k[1].n_bufs; j++)
             if (k[1].bufs[j].scope == BUF_CONST && k[1].bufs[j].value >= 0 &&
                 strcmp(g->values[k[1].bufs[j].value].name, "w") != 0) {
                 packed_cases++;
                 break;
             }
     }
+    else if (mode == 3)
+        at_chain(&L[1]);
     else
         random_primitives(&L[1], 2 + (int)rnd(10));
     for (i = 0; i < 2; i++) {
@@ -426,6 +553,124 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
     return ok;
 }
 
+/* Fixed kernels scheduled with each primitive: the dumped loops must be
+ * exactly these, results those of the naive schedule, and illegal
+ * requests refused with the IR unchanged. Returns the failures. */
+static int directed_case(int kind, int prim, const char *expect)
+{
+    Arena arena;
+    Lower L;
+    Kernel k;
+    Sched s;
+    Shape sh;
+    Graph *g;
+    char *text;
+    int rc = 0, bad = 0;
+    memset(&sh, 0, sizeof sh);
+    sh.kind = kind;
+    sh.n = 1;
+    sh.h = 2;
+    sh.c = 3;
+    sh.w = 2;
+    sh.kh = sh.kw = sh.stride = 1;
+    arena_init(&arena, (size_t)1 << 24);
+    g = graph_new(&arena, "directed");
+    memset(&k, 0, sizeof k);
+    k.name = "directed";
+    k.origin = kind_names[kind];
+    L.g = g;
+    L.d = NULL;
+    L.arena = &arena;
+    L.k = &k;
+    build(&L, &sh);
+    schedule_naive(&L);
+    sched_init(&s, &L);
+    switch (prim) {
+    case 0: /* softmax: both reductions at the row loop of the last stage */
+        rc = sched_compute_at(&s, 1, k.stages[2].axes[0].var) ||
+             sched_compute_at(&s, 0, k.stages[2].axes[0].var);
+        break;
+    case 1: /* matmul: the row of a that one output row reads */
+        rc = sched_cache_read(&s, 0, k.stages[0].axes[0].var, BUF_LOCAL);
+        break;
+    case 2: /* the max is still read by the rowsum nest, outside the loop */
+        rc = !sched_compute_at(&s, 0, k.stages[2].axes[0].var);
+        break;
+    case 3: /* the mirrored read starts elsewhere in every iteration */
+        rc = !sched_compute_at(&s, 0, k.stages[1].axes[0].var);
+        break;
+    case 4: { /* a reduction nest that no longer holds whole points */
+        char *before;
+        if (sched_split(&s, k.stages[0].axes[0].var, 2, NULL, NULL)) {
+            rc = 1;
+            break;
+        }
+        before = dump_text(&k);
+        rc = !sched_compute_at(&s, 0, k.stages[1].axes[0].var) || !check_refusal(&k, before, 1, &s, "compute_at");
+        free(before);
+        break;
+    }
+    }
+    text = dump_text(&k);
+    if (rc || (expect && strcmp(text, expect) != 0) || (!expect && !strstr(s.err, "compute_at"))) {
+        printf("FAIL directed case %d (%s): got\n%s", prim, s.err, text);
+        bad = 1;
+    }
+    free(text);
+    arena_free(&arena);
+    return bad;
+}
+
+static int directed_tests(void)
+{
+    /* the max and the sum shrink to one row (2 elements) in local arrays */
+    static const char *const softmax_at =
+        "kernel directed  // softmax\n"
+        "  buffer b0: float32[12] temp\n"
+        "  buffer b3: float32[12] temp\n"
+        "  for i6 in 0..2:\n"
+        "    local float32 b7[2]\n"
+        "    for i1 in 0..2:\n"
+        "      local float32 b4[1]\n"
+        "      b4[0] = -inff\n"
+        "      for r2 in 0..3:\n"
+        "        b4[0] = max(b4[0], b0[((((i6 * 3) + r2) * 2) + i1)])\n"
+        "      b7[i1] = b4[0]\n"
+        "    local float32 b6[2]\n"
+        "    for i4 in 0..2:\n"
+        "      local float32 b5[1]\n"
+        "      b5[0] = 0f\n"
+        "      for r5 in 0..3:\n"
+        "        b5[0] = (b5[0] + exp((b0[((((i6 * 3) + r5) * 2) + i4)] - b7[i4])))\n"
+        "      b6[i4] = b5[0]\n"
+        "    for i7 in 0..3:\n"
+        "      for i8 in 0..2:\n"
+        "        b3[((((i6 * 3) + i7) * 2) + i8)] = (exp((b0[((((i6 * 3) + i7) * 2) + i8)] - b7[i8])) / b6[i8])\n";
+    /* one row of a copied before the row's dot products */
+    static const char *const matmul_cache =
+        "kernel directed  // matmul\n"
+        "  buffer b0: float32[6] temp\n"
+        "  buffer b1: float32[6] temp\n"
+        "  buffer b2: float32[4] temp\n"
+        "  for i0 in 0..2:\n"
+        "    local float32 b4[3]\n"
+        "    for b0_c3 in 0..3:\n"
+        "      b4[b0_c3] = b0[((i0 * 3) + b0_c3)]\n"
+        "    for i1 in 0..2:\n"
+        "      local float32 b3[1]\n"
+        "      b3[0] = 0f\n"
+        "      for r2 in 0..3:\n"
+        "        b3[0] = (b3[0] + (b4[r2] * b1[((r2 * 2) + i1)]))\n"
+        "      b2[((i0 * 2) + i1)] = b3[0]\n";
+    int bad = 0;
+    bad += directed_case(K_SOFT, 0, softmax_at);
+    bad += directed_case(K_MATMUL, 1, matmul_cache);
+    bad += directed_case(K_SOFT, 2, NULL);
+    bad += directed_case(K_TWO, 3, NULL);
+    bad += directed_case(K_SOFT, 4, NULL);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     static const int vbits[] = {-1, 0, 32, 128, 256, 512};
@@ -434,7 +679,9 @@ int main(int argc, char **argv)
         Shape sh;
         int mode;
         random_shape(&sh);
-        mode = sh.kind == K_TWO ? (int)rnd(3) : (int)rnd(2);
+        mode = sh.kind == K_TWO ? (int)rnd(4) : (int)rnd(2);
+        if (sh.kind == K_SOFT && rnd(2))
+            mode = 3;
         vb = vbits[rnd(6)];
         if (sh.cw && rnd(4)) {
             /* mostly the x86 targets' packed template */
@@ -447,6 +694,22 @@ int main(int argc, char **argv)
             failed++;
     }
     printf("%d cases went through the packed template\n", packed_cases);
+    printf("compute_at: %d done, %d refused; cache_read: %d done, %d refused\n", at_done, at_refused,
+           cr_done, cr_refused);
+    if (iters >= 100 && (!at_done || !at_refused || !cr_done || !cr_refused)) {
+        printf("FAIL compute_at or cache_read was never both applied and refused\n");
+        failed++;
+    }
+    printf("%d template cases computed a stage inside the last one\n", at_template);
+    if (iters >= 300 && !at_template) {
+        printf("FAIL no template case used compute_at\n");
+        failed++;
+    }
+    if (refusal_failures) {
+        printf("FAIL %d refusals changed the IR\n", refusal_failures);
+        failed++;
+    }
+    failed += directed_tests();
     if (iters >= 100 && packed_cases == 0) {
         printf("FAIL no case reached the packed template\n");
         failed++;
