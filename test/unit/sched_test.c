@@ -8,7 +8,10 @@
  * a random sequence of primitives with random arguments (refusals are
  * fine: a refused primitive must leave a correct nest), among them
  * cache_write with padded tile rows and primitives scoped to one piece of
- * a partition. Both are run by the
+ * a partition. Packed-template cases take, half of the time, random legal
+ * knobs of their workload (lower/knobs.h: the template on a scratch copy
+ * gives the workload key and knob space; the override table supplies the
+ * pick), as a tuning log would. Both are run by the
  * loop-IR interpreter on the same random inputs and must agree (rtol 1e-4).
  * Prints failures and ends with "N passed, N failed".
  */
@@ -19,9 +22,10 @@
 
 #include "../../ir/arena.h"
 #include "../../lower/eval.h"
+#include "../../lower/knobs.h"
 #include "../../lower/sched.h"
 
-static int passed, failed, packed_cases;
+static int passed, failed, packed_cases, knob_cases;
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -327,8 +331,11 @@ static void random_primitives(Lower *L, int steps)
 static int run_case(const Shape *sh, int mode, int vbits, int seed)
 {
     Arena arena;
-    Lower L[2];
-    Kernel k[2];
+    Lower L[3];
+    Kernel k[3];
+    KnobEntry ent;
+    KnobTable tab;
+    int forced = 0;
     Target t;
     void **bufs[2];
     Graph *g;
@@ -358,7 +365,37 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             k[i].bufs[k[i].stages[j].out_buf].written = 1;
     }
     if (mode == 0) {
+        if (rnd(2)) {
+            L[2] = L[1];
+            L[2].k = &k[2];
+            build(&L[2], sh);
+            schedule_naive(&L[2]);
+            template_apply(&L[2], &t);
+            if (k[2].knobs) {
+                static TileKnobs all[4096];
+                int n = knobs_enumerate(&k[2].knobs->space, all, 4096);
+                if (n > 0) {
+                    ent.key = k[2].knobs->key;
+                    ent.knobs = all[rnd((unsigned)n)];
+                    tab.source = NULL;
+                    tab.n = 1;
+                    tab.entries = &ent;
+                    lower_knob_table = &tab;
+                    forced = 1;
+                }
+            }
+        }
         template_apply(&L[1], &t);
+        lower_knob_table = NULL;
+        if (forced) {
+            const TileKnobs *u = k[1].knobs ? &k[1].knobs->used : NULL;
+            knob_cases++;
+            if (!u || u->P != ent.knobs.P || u->V != ent.knobs.V || u->G != ent.knobs.G || u->kc != ent.knobs.kc) {
+                printf("knobs P=%d V=%d G=%lld kc=%lld of %s not applied\n", ent.knobs.P, ent.knobs.V,
+                       (long long)ent.knobs.G, (long long)ent.knobs.kc, ent.key);
+                ok = 0;
+            }
+        }
         for (j = 0; j < k[1].n_bufs; j++)
             if (k[1].bufs[j].scope == BUF_CONST && k[1].bufs[j].value >= 0 &&
                 strcmp(g->values[k[1].bufs[j].value].name, "w") != 0) {
@@ -415,6 +452,9 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                kind_names[sh->kind], sh->cw ? " (constant weights)" : "", sh->dw ? " depthwise" : "", (long long)sh->n, (long long)sh->c, (long long)sh->h,
                (long long)sh->w, (long long)sh->oc, (long long)sh->kh, (long long)sh->kw,
                (long long)sh->stride, (long long)sh->pad, mode, vbits, seed);
+        if (forced)
+            printf("  with knobs P=%d V=%d G=%lld kc=%lld\n", ent.knobs.P, ent.knobs.V, (long long)ent.knobs.G,
+                   (long long)ent.knobs.kc);
         loops_dump(&k[1], stdout);
     }
     for (i = 0; i < 2; i++) {
@@ -446,7 +486,11 @@ int main(int argc, char **argv)
         else
             failed++;
     }
-    printf("%d cases went through the packed template\n", packed_cases);
+    printf("%d cases went through the packed template, %d with random legal knobs\n", packed_cases, knob_cases);
+    if (iters >= 100 && knob_cases == 0) {
+        printf("FAIL no case took random knobs\n");
+        failed++;
+    }
     if (iters >= 100 && packed_cases == 0) {
         printf("FAIL no case reached the packed template\n");
         failed++;
