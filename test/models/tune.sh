@@ -9,7 +9,9 @@
 #     tile extent in --dump-loops) and the results stay right;
 #   - malformed logs are errors naming the file and field (exit 1); a log for
 #     another target is ignored with a warning; illegal knobs fall back to
-#     the defaults with a warning; no compiler is a clear error (exit 1).
+#     the defaults with a warning; no compiler is a clear error (exit 1);
+#   - a candidate that fails to build is skipped and logged with the reason;
+#     the candidates tried depend only on the seed.
 # Uses x86-64-avx512 when the CPU has it, else the portable c target.
 #
 #   test/models/tune.sh
@@ -180,5 +182,18 @@ for w in log["workloads"]:
     assert all("build failed: injected failure" in f["reason"] for f in w["failures"]), w["failures"]
 PY
 then ok "failing candidates skipped and logged with the reason"; else bad "failing candidates"; cat "$work/fail.err"; fi
+
+# 9. the search is deterministic for a seed: with every build failing, the
+# candidates tried depend only on the seed (their knobs are in "failures")
+tried() { # SEED: the knobs tried, per workload
+    TVMCC_TUNE_CC="$work/failcc" "$T" tune "$work/model.onnx" -t "$target" --log "$work/seed$1.json" \
+        --trials 6 --seed "$1" 2> /dev/null &&
+        "$PYTHON" -c 'import json,sys; print([[f["knobs"] for f in w["failures"]] for w in json.load(open(sys.argv[1]))["workloads"]])' \
+            "$work/seed$1.json"
+}
+a=$(tried 5) b=$(tried 5) c=$(tried 6)
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ]; then
+    ok "same seed, same candidates; another seed, others"
+else bad "seeded search: '$a' / '$b' / '$c'"; fi
 
 finish
