@@ -48,7 +48,10 @@ run_model() {
     local out=$1
     shift
     "$T" "$work/model.onnx" -t "$target" -o "$work/$out" "$@" 2> "$work/$out.err" || return 1
-    $CC $cflags -I"$work/$out" -o "$work/$out/drv" "$root/test/driver.c" "$work/$out/model.c" \
+    # the emitted C with tuned knobs builds warning-free too (as test/warnings)
+    $CC $cflags -Wall -Wextra -pedantic -Wconversion -Wsign-conversion -Wdouble-promotion -Wshadow -Wvla \
+        -Werror -c -o "$work/$out/model.o" "$work/$out/model.c" 2> "$work/$out.cc" || { cat "$work/$out.cc"; return 1; }
+    $CC $cflags -I"$work/$out" -o "$work/$out/drv" "$root/test/driver.c" "$work/$out/model.o" \
         "$work/$out/model_weights.c" "$work/$out/tvmrt.c" -lm 2> "$work/$out.cc" || return 1
     "$work/$out/drv" "$work/in0.bin" "$work/in1.bin" -o "$work/$out/y0.bin" "$work/$out/y1.bin" || return 1
     "$PYTHON" - "$work" "$out" <<'PY'
