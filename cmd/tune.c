@@ -589,6 +589,11 @@ int tune_main(int argc, char **argv)
         if (w == n_work)
             work[n_work++] = k;
     }
+    if (n_work == 0)
+        fprintf(stderr, "tvmcc tune: warning: no tunable kernels for target %s (the packed-panel template "
+                        "takes float32 Conv/MatMul/Gemm with constant weights on c, x86-64-avx2 and "
+                        "x86-64-avx512); the log will list no workloads\n",
+                p.target->name);
     {
         const char *tmpdir = getenv("TMPDIR");
         snprintf(tmpl, sizeof tmpl, "%s/tvmcc-tune-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");

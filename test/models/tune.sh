@@ -186,6 +186,14 @@ for w in log["workloads"]:
 PY
 then ok "failing candidates skipped and logged with the reason"; else bad "failing candidates"; cat "$work/fail.err"; fi
 
+# usage errors exit 2
+"$T" tune "$work/model.onnx" -t "$target" 2> "$work/usage.err"; r1=$?
+"$T" tune "$work/model.onnx" -t "$target" --log "$work/u.json" --trials 0 2>> "$work/usage.err"; r2=$?
+if [ "$r1" = 2 ] && [ "$r2" = 2 ] && grep -q "log FILE.json is required" "$work/usage.err" &&
+    grep -q "trials needs a number" "$work/usage.err"; then
+    ok "tune usage errors: exit 2"
+else bad "tune usage errors: $r1 $r2 $(cat "$work/usage.err")"; fi
+
 # 9. the search is deterministic for a seed: with every build failing, the
 # candidates tried depend only on the seed (their knobs are in "failures")
 tried() { # SEED: the knobs tried, per workload
