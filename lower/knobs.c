@@ -29,6 +29,16 @@ int knobs_regs(const Target *t)
 int knobs_legal(const TileSpace *sp, const TileKnobs *kn, const char **why)
 {
     int64_t VL = (int64_t)kn->V * sp->lanes;
+    if (sp->shape == TS_GENERIC) {
+        /* rows of one vector (or, unrolled, of lanes scalars) each */
+        if (kn->V != 1 || kn->G != 0 || kn->kc != 0)
+            return *why = "the generic tile takes P (rows) only: V = 1, G = kc = 0", 0;
+        if (kn->P < 1 || kn->P > 16 || (int64_t)kn->P > sp->rows)
+            return *why = "P must be in 1..16 and at most the rows of the workload", 0;
+        if (kn->P + 3 > sp->regs)
+            return *why = "P row accumulators and 3 operands exceed the vector registers", 0;
+        return 1;
+    }
     if (kn->V != 1 && kn->V != 2)
         return *why = "V must be 1 or 2", 0;
     if (kn->P < 1 || kn->P > MAX_P)
@@ -61,7 +71,7 @@ int knobs_enumerate(const TileSpace *sp, TileKnobs *out, int max)
     int n = 0, P, V;
     const char *why;
     for (V = 1; V <= 2; V++)
-        for (P = 1; P <= MAX_P; P++) {
+        for (P = 1; P <= MAX_P && !(sp->shape == TS_GENERIC && V > 1); P++) {
             TileKnobs k;
             int64_t T, G;
             size_t i;

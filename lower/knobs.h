@@ -20,7 +20,8 @@ typedef enum TileShape {
     TS_CONV = 1, /* conv: P output positions x V vectors of output channels */
     TS_CONV_POS, /* 1x1 conv over whole planes: P output channels x V vectors of positions */
     TS_DWCONV,   /* depthwise conv: P output rows x V vectors of columns */
-    TS_MATMUL    /* matmul / gemm: P rows x V vectors of columns, L2 groups, L1 blocks */
+    TS_MATMUL,   /* matmul / gemm: P rows x V vectors of columns, L2 groups, L1 blocks */
+    TS_GENERIC   /* generic register tile (templates.c): P = rows; V = 1 */
 } TileShape;
 
 typedef struct TileKnobs {

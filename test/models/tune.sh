@@ -2,7 +2,8 @@
 # tvmcc tune and --tuning-log (issue 5). On a small conv+matmul model
 # (test/models/tune_model.py, with a numpy reference):
 #   - tvmcc tune with a small trial budget writes a log with one entry per
-#     workload (valid JSON: key, knobs, time_us, default_time_us);
+#     workload (valid JSON: key, knobs, time_us, default_time_us): three of
+#     the packed-panel template, one of the generic one (grouped conv);
 #   - compiling with that log marks the kernels "tuned" in NAME.json with the
 #     logged knobs and gives the reference's results;
 #   - a log whose knobs differ from the defaults is applied (NAME.json and the
@@ -53,11 +54,11 @@ run_model() {
         -Werror -c -o "$work/$out/model.o" "$work/$out/model.c" 2> "$work/$out.cc" || { cat "$work/$out.cc"; return 1; }
     $CC $cflags -I"$work/$out" -o "$work/$out/drv" "$root/test/driver.c" "$work/$out/model.o" \
         "$work/$out/model_weights.c" "$work/$out/tvmrt.c" -lm 2> "$work/$out.cc" || return 1
-    "$work/$out/drv" "$work/in0.bin" "$work/in1.bin" -o "$work/$out/y0.bin" "$work/$out/y1.bin" || return 1
+    "$work/$out/drv" "$work/in0.bin" "$work/in1.bin" -o "$work/$out/y0.bin" "$work/$out/y1.bin" "$work/$out/y2.bin" || return 1
     "$PYTHON" - "$work" "$out" <<'PY'
 import sys, numpy as np
 w, o = sys.argv[1], sys.argv[2]
-for i in range(2):
+for i in range(3):
     y = np.fromfile(f"{w}/{o}/y{i}.bin", np.float32)
     r = np.fromfile(f"{w}/ref{i}.bin", np.float32)
     if y.shape != r.shape or np.max(np.abs(y - r)) > 1e-4 * np.max(np.abs(r)):
@@ -74,7 +75,7 @@ log = json.load(open(sys.argv[1]))
 assert log["target"] == sys.argv[2] and log["tvmcc_version"], "header"
 ws = log["workloads"]
 ops = sorted(w["op"] for w in ws)
-assert ops == ["conv2d", "conv2d", "matmul"], ops
+assert ops == ["conv2d", "conv2d", "generic_conv", "matmul"], ops
 for w in ws:
     assert w["key"].endswith(":float32:" + sys.argv[2]), w["key"]
     assert w["time_us"] > 0 and w["default_time_us"] > 0, w
@@ -93,7 +94,7 @@ import json, sys
 m = json.load(open(sys.argv[1])); log = json.load(open(sys.argv[2]))
 want = {w["key"]: w["knobs"] for w in log["workloads"]}
 tuned = [k for k in m["kernels"] if "tuned" in k]
-assert len(tuned) == 3, [k["name"] for k in tuned]
+assert len(tuned) == 4, [k["name"] for k in tuned]
 for k in tuned:
     assert k["tuned"]["knobs"] == want[k["tuned"]["workload"]], k["tuned"]
 PY
@@ -110,6 +111,8 @@ for w in log["workloads"]:
     k = w["knobs"]
     k["P"] = 3
     k["V"] = 1
+    if w["op"] == "generic_conv":
+        k["P"] = 5
     if w["op"] == "matmul":
         k["G"] = 2
         k["kc"] = 20
