@@ -52,7 +52,9 @@
  * expected to be built with -march=native; 2 on scalar microcontrollers),
  * rows = 4 (2 on microcontrollers, where registers and flash are scarce;
  * 8 on AVX-512 and 6 on AVX2, whose 32 / 16 vector registers hold that many
- * accumulators next to the operands).
+ * accumulators next to the operands). On x86 and `c`, `rows` of a kernel's
+ * first contraction stage may be replaced per workload by a tuning log's
+ * (generic_knobs(), lower/knobs.h).
  */
 #include "sched.h"
 #include "templates_arm.h"
