@@ -23,6 +23,7 @@
 #include "../frontend/onnx.h"
 #include "../ir/target.h"
 #include "../lower/fuse.h"
+#include "../lower/knobs.h"
 #include "../lower/lower.h"
 #include "../passes/passes.h"
 #include "../passes/plan.h"
@@ -320,66 +321,64 @@ static const char *kernel_name(Arena *a, int idx, const char *op)
     return s;
 }
 
-int compile_model(const Options *o)
+int compile_front(const Options *o, Arena *arena, Diag *d, Program *pp)
 {
-    Arena arena;
-    Diag d;
     Graph *g;
     const Target *t;
     const char *err = NULL;
-    Program p;
-    int i, rc = 1;
-    int32_t ni, *members;
+    int i;
     double t0 = now_ms();
-    char *tmp = NULL;
-
-    /* The compiler's own memory for one model: far above what real models
-     * need (resnet18 uses about 300 MB), so a hostile file hits an error
-     * instead of exhausting the machine. */
-    arena_init(&arena, (size_t)8 << 30);
-    diag_init(&d, o->model);
-    die_hook = cleanup_on_die;
-    memset(&p, 0, sizeof p);
-    t = target_load(&arena, o->target, &err);
+    memset(pp, 0, sizeof *pp);
+    t = target_load(arena, o->target, &err);
     if (!t) {
         fprintf(stderr, "tvmcc: %s\n", err);
-        goto done;
+        return 1;
     }
     if (!valid_c_name(o->name)) {
         fprintf(stderr, "tvmcc: --name '%s' is not a C identifier\n", o->name);
-        goto done;
+        return 1;
     }
-    g = onnx_load(&arena, o->model, &d);
+    g = onnx_load(arena, o->model, d);
     if (!g)
-        goto done;
+        return 1;
     vlog(o, t0, "load");
     for (i = 0; i < o->n_shapes; i++)
-        if (onnx_bind_input_shape(g, o->shapes[i], &d))
-            goto done;
-    if (onnx_inline_control_flow(g, &d))
-        goto done;
-    if (onnx_resolve_sequences(g, &d))
-        goto done;
-    if (onnx_check_inputs_static(g, &d))
-        goto done;
-    if (infer_and_fold(g, &d))
-        goto done;
+        if (onnx_bind_input_shape(g, o->shapes[i], d))
+            return 1;
+    if (onnx_inline_control_flow(g, d))
+        return 1;
+    if (onnx_resolve_sequences(g, d))
+        return 1;
+    if (onnx_check_inputs_static(g, d))
+        return 1;
+    if (infer_and_fold(g, d))
+        return 1;
     vlog(o, t0, "infer");
     if (o->dump_ir && !strcmp(o->dump_ir, "frontend"))
         graph_dump(g, stdout);
     passes_target = t;
     lower_string_bytes = o->string_bytes > 0 ? o->string_bytes : 64;
-    if (run_passes(o, g, &p, &d))
-        goto done;
+    if (run_passes(o, g, pp, d))
+        return 1;
     vlog(o, t0, "passes");
+    pp->g = g;
+    pp->target = t;
+    pp->name = o->name;
+    pp->model_base = base_name(o->model);
+    pp->version = TVMCC_VERSION;
+    return 0;
+}
 
-    p.g = g;
-    p.target = t;
-    p.name = o->name;
-    p.model_base = base_name(o->model);
-    p.version = TVMCC_VERSION;
-    p.kernels = arena_array(&arena, (size_t)g->n_nodes + 1, sizeof *p.kernels);
-    members = arena_array(&arena, (size_t)g->n_nodes + 1, sizeof *members);
+int compile_lower(const Options *o, Arena *arena, Diag *dg, Program *pp)
+{
+    Graph *g = pp->g;
+    const Target *t = pp->target;
+    Program p = *pp;
+    int rc = 1;
+    int32_t ni, *members;
+    p.n_kernels = 0;
+    p.kernels = arena_array(arena, (size_t)g->n_nodes + 1, sizeof *p.kernels);
+    members = arena_array(arena, (size_t)g->n_nodes + 1, sizeof *members);
     if (!p.kernels || !members)
         die("compile arena exhausted");
     for (ni = 0; ni < g->n_nodes; ni++) {
@@ -397,7 +396,7 @@ int compile_model(const Options *o)
             members[n_members++] = ni;
         }
         k = lower_group(g, members, n_members,
-                        kernel_name(&arena, p.n_kernels, g->nodes[members[0]].op_type), t, &d);
+                        kernel_name(arena, p.n_kernels, g->nodes[members[0]].op_type), t, dg);
         if (!k)
             goto done;
         p.kernels[p.n_kernels++] = k;
@@ -406,6 +405,34 @@ int compile_model(const Options *o)
             printf("\n");
         }
     }
+    rc = 0;
+done:
+    *pp = p;
+    return rc;
+}
+
+int compile_model(const Options *o)
+{
+    Arena arena;
+    Diag d;
+    Program p;
+    int rc = 1;
+    double t0 = now_ms();
+    char *tmp = NULL;
+
+    /* The compiler's own memory for one model: far above what real models
+     * need (resnet18 uses about 300 MB), so a hostile file hits an error
+     * instead of exhausting the machine. */
+    arena_init(&arena, (size_t)8 << 30);
+    diag_init(&d, o->model);
+    die_hook = cleanup_on_die;
+    lower_knob_table = NULL;
+    if (compile_front(o, &arena, &d, &p))
+        goto done;
+    if (o->tuning_log && tunelog_load(&arena, o->tuning_log, p.target, &lower_knob_table))
+        goto done;
+    if (compile_lower(o, &arena, &d, &p))
+        goto done;
     vlog(o, t0, "lower");
     if (plan(&p, &d))
         goto done;
@@ -433,6 +460,7 @@ int compile_model(const Options *o)
                 (long long)p.weights_bytes);
     rc = 0;
 done:
+    lower_knob_table = NULL;
     arena_free(&arena);
     return rc;
 }

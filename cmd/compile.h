@@ -22,9 +22,30 @@ typedef struct Options {
     int no_fuse;              /* --no-fuse */
     int report;               /* --report: kernel and memory table on stdout */
     long long string_bytes;   /* --string-bytes; 0: the default */
+    const char *tuning_log;   /* --tuning-log FILE.json, or NULL */
 } Options;
 
 /* Returns the process exit status: 0 ok, 1 model or user error. */
 int compile_model(const Options *o);
+
+/* The stages compile_model() runs, for tvmcc tune (cmd/tune.c); each
+ * returns 0 or 1 after reporting. compile_front: load, bind shapes, infer,
+ * passes, and the Program's graph, target and names. compile_lower: one
+ * kernel per fused group into p->kernels (lower_knob_table applies). */
+#include "../ir/arena.h"
+struct Program;
+struct Diag;
+struct Target;
+struct KnobTable;
+int compile_front(const Options *o, Arena *arena, struct Diag *d, struct Program *p);
+int compile_lower(const Options *o, Arena *arena, struct Diag *d, struct Program *p);
+
+/* tvmcc tune (cmd/tune.c): argv after "tune"; returns the exit status. */
+int tune_main(int argc, char **argv);
+
+/* Reads a tuning log (cmd/tunelog.c) into *out: NULL when the log is for
+ * another target (a warning is printed). A malformed log is an error
+ * naming the file and field: returns 1. */
+int tunelog_load(Arena *a, const char *file, const struct Target *t, const struct KnobTable **out);
 
 #endif

@@ -18,6 +18,8 @@ static void usage(FILE *f)
     arena_init(&a, 0);
     fprintf(f,
             "usage: tvmcc MODEL.onnx [options]\n"
+            "       tvmcc tune MODEL.onnx -t TARGET --log FILE.json [--trials N] [--seed S]\n"
+            "                  [--input-shape N=D0,D1] [-v]   (tvmcc tune --help)\n"
             "\n"
             "Compiles an ONNX model to portable C: OUT/NAME.h, NAME.c, NAME_weights.c,\n"
             "NAME.json, NAME.mk, NAME.cmake, tvmrt.h, tvmrt.c.\n"
@@ -32,6 +34,8 @@ static void usage(FILE *f)
             "  -O0, -O1, -O2           optimization level (default -O2); -O0 turns off\n"
             "                          fusion (kernels then are one per node)\n"
             "  --no-fuse               turn off operator fusion only\n"
+            "  --tuning-log FILE.json  use the knobs that tvmcc tune logged for this\n"
+            "                          target's workloads (others keep the defaults)\n"
             "  --string-bytes N        bytes of character storage in the workspace per\n"
             "                          string a string operator makes (default 64)\n"
             "  --dump-ir[=PASS]        print the graph after PASS (frontend, simplify,\n"
@@ -64,6 +68,8 @@ int main(int argc, char **argv)
     o.name = "model";
     o.out_dir = "out";
     o.opt_level = 2;
+    if (argc > 1 && !strcmp(argv[1], "tune"))
+        return tune_main(argc - 2, argv + 2);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
@@ -96,7 +102,7 @@ int main(int argc, char **argv)
             dumps = 1;
         } else if (TAKES_VALUE("-t", "--target") || TAKES_VALUE("-o", "--output") ||
                    TAKES_VALUE("", "--name") || TAKES_VALUE("", "--input-shape") ||
-                   TAKES_VALUE("", "--string-bytes")) {
+                   TAKES_VALUE("", "--string-bytes") || TAKES_VALUE("", "--tuning-log")) {
             const char *opt = a;
             if (!val) {
                 if (i + 1 >= argc)
@@ -110,6 +116,8 @@ int main(int argc, char **argv)
                 have_out = 1;
             } else if (!strncmp(opt, "--name", 6)) {
                 o.name = val;
+            } else if (!strncmp(opt, "--tuning-log", 12)) {
+                o.tuning_log = val;
             } else if (!strncmp(opt, "--string-bytes", 14)) {
                 char *end;
                 long long v = strtoll(val, &end, 10);

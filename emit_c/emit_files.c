@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "../lower/knobs.h"
 
 int emit_c_file(Program *p, FILE *f, Diag *d);
 
@@ -241,6 +242,16 @@ static char *emit_json(const Program *p)
             if (off >= 0)
                 cJSON_AddNumberToObject(to, "arena_offset", (double)off);
             cJSON_AddItemToArray(tensors, to);
+        }
+        if (k->knobs && k->knobs->from_log) {
+            /* added field: the template's knobs came from --tuning-log */
+            cJSON *tu = cJSON_AddObjectToObject(o, "tuned"), *kn;
+            cJSON_AddStringToObject(tu, "workload", k->knobs->key);
+            kn = cJSON_AddObjectToObject(tu, "knobs");
+            cJSON_AddNumberToObject(kn, "P", k->knobs->used.P);
+            cJSON_AddNumberToObject(kn, "V", k->knobs->used.V);
+            cJSON_AddNumberToObject(kn, "G", (double)k->knobs->used.G);
+            cJSON_AddNumberToObject(kn, "kc", (double)k->knobs->used.kc);
         }
         cJSON_AddItemToArray(arr, o);
     }

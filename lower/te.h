@@ -175,6 +175,8 @@ typedef struct Kernel {
     int n_nodes;             /* graph nodes implemented by this kernel */
     const int32_t *nodes;    /* their indexes, in execution order */
     const ExternCall *ext;   /* set: a runtime call, no stages or loops */
+    const struct KnobInfo *knobs; /* set by a tunable template: workload key,
+                                     knob space and knobs used (lower/knobs.h) */
 } Kernel;
 
 /* Lowering context handed to lower_<Op>(). */

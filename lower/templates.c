@@ -56,10 +56,13 @@
  * expected to be built with -march=native; 2 on scalar microcontrollers),
  * rows = 4 (2 on microcontrollers, where registers and flash are scarce;
  * 8 on AVX-512 and 6 on AVX2, whose 32 / 16 vector registers hold that many
- * accumulators next to the operands).
+ * accumulators next to the operands). On x86 and `c`, `rows` of a kernel's
+ * first contraction stage may be replaced per workload by a tuning log's
+ * (generic_knobs(), lower/knobs.h).
  */
 #include "sched.h"
 #include "templates_arm.h"
+#include "knobs.h"
 
 #include <string.h>
 
@@ -160,23 +163,33 @@ static int split_by(Sched *s, int var, int64_t n, int64_t want, int *inner)
     return o;
 }
 
-static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
+/* The vector axis (innermost output axis with extent > 1; -1 if none) and
+ * the row axis of a reduction stage (-1 if none), as described above. */
+static int tile_axes(const Compute *c, int *rp)
 {
-    int v = -1, r = -1, i, n = 0, p, np = 1;
-    int band[TVMCC_MAX_RANK + 2], pieces[3], po[3], pi[3];
-    int ro = -1, ri = -1, nout;
-    int64_t ext;
-    Stmt **root = &s->L->k->body;
+    int v = -1, r = -1, i;
     for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
         if (c->axes[i].extent > 1)
             v = i;
-    if (v < 0)
-        return;
-    if (is_contraction(c))
+    if (v >= 0 && is_contraction(c))
         for (i = c->n_axes - 1; i >= 0 && r < 0; i--)
             if (i != v && c->axes[i].extent > 1 &&
                 load_varies(c->body, c->axes[i].var, c->axes[v].var))
                 r = i;
+    *rp = r;
+    return v;
+}
+
+static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
+{
+    int v, r, i, n = 0, p, np = 1;
+    int band[TVMCC_MAX_RANK + 2], pieces[3], po[3], pi[3];
+    int ro = -1, ri = -1, nout;
+    int64_t ext;
+    Stmt **root = &s->L->k->body;
+    v = tile_axes(c, &r);
+    if (v < 0)
+        return;
     if (r >= 0 && (ro = split_by(s, c->axes[r].var, c->axes[r].extent,
                                  pick_factor(c->axes[r].extent, kn->rows), &ri)) == -2)
         return;
@@ -258,6 +271,81 @@ static void tile_reduction(Sched *s, const Compute *c, const Knobs *kn)
         if (po[p] >= 0)
             sched_partition(s, po[p], MAX_BORDER);
     sched_simplify(s);
+}
+
+/* ---- the knobs seam (lower/knobs.h): `rows` of the first contraction
+ * stage, replaced by a tuning log's for this workload when given ---- */
+
+/* A structural hash of an expression: kinds, operators, types, constants,
+ * the positions of the stage's axes, and the shapes of loaded buffers
+ * (strides, pads and dilations are in the index arithmetic). */
+static uint64_t expr_hash(const Kernel *k, const Compute *c, const Expr *e, uint64_t h)
+{
+    int i;
+    uint64_t x;
+    if (!e)
+        return h * 1099511628211ull + 7;
+    x = (uint64_t)e->kind * 31 + (uint64_t)e->op * 7 + (uint64_t)e->dtype;
+    if (e->kind == EX_INT)
+        x ^= (uint64_t)e->ival * 0x9E3779B97F4A7C15ull;
+    else if (e->kind == EX_FLOAT)
+        x ^= (uint64_t)(int64_t)(e->fval * 1048576.0);
+    else if (e->kind == EX_VAR) {
+        for (i = 0; i < c->n_axes; i++)
+            if (c->axes[i].var == e->var)
+                x ^= (uint64_t)(i + 1) << 20;
+        for (i = 0; i < c->n_raxes; i++)
+            if (c->raxes[i].var == e->var)
+                x ^= (uint64_t)(i + 1) << 28;
+    } else if (e->kind == EX_LOAD && e->buf >= 0 && e->buf < k->n_bufs) {
+        x ^= (uint64_t)k->bufs[e->buf].numel << 32;
+    }
+    h = (h ^ x) * 1099511628211ull;
+    h = expr_hash(k, c, e->a, h);
+    h = expr_hash(k, c, e->b, h);
+    h = expr_hash(k, c, e->c, h);
+    for (i = 0; i < e->nidx; i++)
+        h = expr_hash(k, c, e->idx[i], h);
+    return h;
+}
+
+static void generic_knobs(Lower *L, const Target *t, const Compute *c, Knobs *kn)
+{
+    const char *us = strchr(L->k->name ? L->k->name : "", '_');
+    char *desc;
+    TileSpace sp;
+    TileKnobs tk;
+    int r, i;
+    /* only where the benchmarks run on the machine that tunes */
+    if (strcmp(t->isa, "x86-64") != 0 && strcmp(t->isa, "c") != 0)
+        return;
+    if (tile_axes(c, &r) < 0 || r < 0 || c->n_raxes < 1)
+        return;
+    desc = arena_printf(L->arena, "o");
+    for (i = 0; i < c->n_axes; i++)
+        desc = arena_printf(L->arena, "%s%s%lld", desc, i ? "x" : "", (long long)c->axes[i].extent);
+    desc = arena_printf(L->arena, "%s,r", desc);
+    for (i = 0; i < c->n_raxes; i++)
+        desc = arena_printf(L->arena, "%s%s%lld", desc, i ? "x" : "", (long long)c->raxes[i].extent);
+    desc = arena_printf(L->arena, "%s,e%016llx", desc,
+                        (unsigned long long)expr_hash(L->k, c, c->body, 14695981039346656037ull));
+    memset(&sp, 0, sizeof sp);
+    sp.shape = TS_GENERIC;
+    sp.lanes = kn->lanes;
+    sp.regs = knobs_regs(t);
+    sp.rows = c->axes[r].extent;
+    sp.cols = c->axes[c->n_axes - 1].extent;
+    sp.K = 1;
+    for (i = 0; i < c->n_raxes; i++)
+        sp.K *= c->raxes[i].extent;
+    sp.macs = L->k->macs;
+    sp.l2_bytes = t->l2_bytes;
+    memset(&tk, 0, sizeof tk);
+    tk.P = kn->rows < sp.rows ? kn->rows : (int)sp.rows;
+    tk.V = 1;
+    knobs_choose(L, t, arena_printf(L->arena, "generic_%s", us ? us + 1 : "op"), desc, &sp, &tk);
+    if (tk.P != (kn->rows < sp.rows ? kn->rows : (int)sp.rows))
+        kn->rows = tk.P;
 }
 
 static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
@@ -394,6 +482,8 @@ void template_apply(Lower *L, const Target *t)
         const Compute *c = &L->k->stages[i];
         if (L->k->bufs[c->out_buf].scope == BUF_UNUSED)
             continue; /* computed inside the last stage (compute_at_rows) */
+        if (c->rop != RED_NONE && c->n_raxes > 0 && !L->k->knobs)
+            generic_knobs(L, t, c, &kn);
         if (c->rop != RED_NONE && c->n_raxes > 0)
             tile_reduction(&s, c, &kn);
         else if (c->rop == RED_NONE)

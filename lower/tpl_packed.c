@@ -35,6 +35,7 @@
  * the padded copy instead).
  */
 #include "sched.h"
+#include "knobs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,52 @@ static void plan_tile(Plan *pl, const Target *t, int64_t co, int64_t rows)
     pl->P = pick_rows(rows, pmax);
 }
 
+/* ---- the knobs seam (lower/knobs.h): the defaults derived above from the
+ * target, replaced by a tuning log's knobs for this workload when given ---- */
+
+static TileKnobs choose_knobs(Lower *L, const Target *t, TileShape shape, const char *op, const char *desc,
+                              int64_t rows, int64_t cols, int64_t K, int P, int V, int64_t G, int64_t kc)
+{
+    TileSpace sp;
+    TileKnobs kn;
+    memset(&sp, 0, sizeof sp);
+    sp.shape = shape;
+    sp.lanes = t->vector_bits / 32;
+    sp.regs = regs_of(t);
+    sp.rows = rows;
+    sp.cols = cols;
+    sp.K = K;
+    sp.macs = L->k->macs;
+    sp.l2_bytes = t->l2_bytes;
+    memset(&kn, 0, sizeof kn);
+    kn.P = P;
+    kn.V = V;
+    kn.G = G;
+    kn.kc = kc;
+    knobs_choose(L, t, op, desc, &sp, &kn);
+    return kn;
+}
+
+static void plan_set(Plan *pl, const TileKnobs *kn)
+{
+    pl->P = kn->P;
+    pl->V = kn->V;
+    pl->VL = pl->V * pl->lanes;
+    pl->ncb = ceil_div(pl->co, pl->VL);
+}
+
+/* Workload description of a conv for its key: shapes, strides,
+ * dilations, pads (begin h, w, end h, w). */
+static const char *conv_desc(Lower *L, int64_t N, int64_t C, int64_t H, int64_t W, int64_t Co, int64_t KH,
+                             int64_t KW, const int64_t *s, const int64_t *d, const int64_t *lo, const int64_t *hi)
+{
+    return arena_printf(L->arena, "n%lld,c%lld,h%lld,w%lld,k%lld,r%lldx%lld,s%lldx%lld,d%lldx%lld,p%lldx%lldx%lldx%lld",
+                        (long long)N, (long long)C, (long long)H, (long long)W, (long long)Co, (long long)KH,
+                        (long long)KW, (long long)s[0], (long long)s[1], (long long)d[0], (long long)d[1],
+                        (long long)-lo[0], (long long)-lo[1], (long long)(hi[0] - (H - 1)),
+                        (long long)(hi[1] - (W - 1)));
+}
+
 /* New graph constant holding the weights in panels [cb][r1][r2][r3][VL]. */
 static int pack_weights(Lower *L, Plan *pl)
 {
@@ -593,11 +640,21 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     Stmt *body = NULL, *tile, *init, *epi, *seq, *decl, *loops;
     int flat_sub;
     V = ceil_div(Q, 2 * lanes) * 2 * lanes - Q <= Q / 16 ? 2 : 1;
-    VL = (int64_t)V * lanes;
     rmax = (regs - V - 2) / V;
     if (rmax > 28)
         rmax = 28;
     R = pick_rows(Co, rmax);
+    {
+        int64_t one[2] = {1, 1}, zero[2] = {0, 0}, hi[2];
+        TileKnobs kn;
+        hi[0] = OH - 1;
+        hi[1] = OW - 1;
+        kn = choose_knobs(L, t, TS_CONV_POS, "conv2d", conv_desc(L, N, Ci, OH, OW, Co, 1, 1, one, one, zero, hi),
+                          Co, Q, Ci, R, V, 0, 0);
+        R = kn.P;
+        V = kn.V;
+    }
+    VL = (int64_t)V * lanes;
     T = ceil_div(Q, VL);
     Qp = T * VL;
     pl->V = V;
@@ -736,9 +793,16 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
     int64_t w1 = ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = ceil_div(w->OW, lanes) * lanes - w->OW;
     V = w->OW > lanes && w1 <= w2 ? 2 : 1;
-    VL = (int64_t)V * lanes;
     pmax = (regs_of(t) * 3 / 8) / V;
     P = pick_rows(w->OH, pmax);
+    {
+        TileKnobs kn = choose_knobs(L, t, TS_DWCONV, "dwconv2d",
+                                    conv_desc(L, w->N, C, w->H, w->W, C, w->KH, w->KW, w->s, w->d, w->lo, w->hi),
+                                    w->OH, w->OW, w->KH * w->KW, P, V, 0, 0);
+        P = kn.P;
+        V = kn.V;
+    }
+    VL = (int64_t)V * lanes;
     T = ceil_div(w->OW, VL);
     OT = ceil_div(w->OH, P);
     Hp = w->hi[0] - w->lo[0] + 1;
@@ -1000,6 +1064,12 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     if (flat && OH * OW >= 4 * (t->vector_bits / 32))
         return conv_positions(L, t, c, &pl, xl->buf, N, Ci, OH, OW);
     plan_tile(&pl, t, c->axes[1].extent, flat ? OH * OW : OW);
+    {
+        TileKnobs kn = choose_knobs(L, t, TS_CONV, "conv2d",
+                                    conv_desc(L, N, Ci, H, W, c->axes[1].extent, KH, KW, s, d, lo, hi),
+                                    flat ? OH * OW : OW, c->axes[1].extent, Ci * KH * KW, pl.P, pl.V, 0, 0);
+        plan_set(&pl, &kn);
+    }
     if (pack_weights(L, &pl))
         return 1;
     {
@@ -1162,6 +1232,30 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
 
 /* MatMul / Gemm: out[.., m, n] = post(init + sum_k A(m, k) * B(k, n)) with B
  * constant; leading output axes of extent 1. */
+/* A matmul's default blocking: row tiles in groups of G whose panels
+ * (G*P*K floats) stay in L2 while every column panel passes over them;
+ * with row groups, the reduction cut into blocks of kc (a divisor of K
+ * near 256) so that the column panel's block (kc*VL floats) stays in L1
+ * while the group's tiles pass over it (the group's accumulator tiles then
+ * live side by side in acc between blocks). */
+static void mm_blocking(const Target *t, int P, int64_t K, int64_t T, int64_t *G, int64_t *kc)
+{
+    *G = l2_budget(t) / ((int64_t)P * K * 4);
+    if (*G < 1)
+        *G = 1;
+    if (*G > T)
+        *G = T;
+    *kc = K;
+    if (*G < T && K >= 512) {
+        int64_t d;
+        for (d = 256; d >= 128; d--)
+            if (K % d == 0) {
+                *kc = d;
+                break;
+            }
+    }
+}
+
 static int try_matmul(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
@@ -1223,6 +1317,17 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
     pl.rext[1] = 1;
     pl.rext[2] = 1;
     plan_tile(&pl, t, Nn, M);
+    T = ceil_div(M, pl.P);
+    mm_blocking(t, pl.P, K, T, &G, &kc);
+    {
+        TileKnobs kn = choose_knobs(L, t, TS_MATMUL, "matmul",
+                                    arena_printf(L->arena, "m%lld,k%lld,n%lld", (long long)M, (long long)K,
+                                                 (long long)Nn),
+                                    M, Nn, K, pl.P, pl.V, G, kc);
+        plan_set(&pl, &kn);
+        G = kn.G;
+        kc = kn.kc;
+    }
     if (pack_weights(L, &pl))
         return 1;
     T = ceil_div(M, pl.P);
@@ -1254,29 +1359,9 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
         if (T > 1)
             pack->for_kind = FOR_PARALLEL;
     }
-    /* row tiles in groups of G whose panels (G*P*K floats) stay in L2
-     * while every column panel passes over them */
-    G = l2_budget(t) / ((int64_t)pl.P * K * 4);
-    if (G < 1)
-        G = 1;
-    if (G > T)
-        G = T;
     mbv = lower_itervar(L, "mb", ceil_div(T, G));
     miv = lower_itervar(L, "mi", G);
     mte = G < T ? ex_add(L, ex_mul(L, ex_var(L, &mbv), ex_int(L, G)), ex_var(L, &miv)) : ex_var(L, &mtv);
-    /* with row groups, the reduction is cut into blocks of kc (a divisor
-     * of K near 256) so that the column panel's block (kc*VL floats) stays
-     * in L1 while the group's tiles pass over it; the group's accumulator
-     * tiles then live side by side in acc between blocks */
-    kc = K;
-    if (G < T && K >= 512) {
-        int64_t d;
-        for (d = 256; d >= 128; d--)
-            if (K % d == 0) {
-                kc = d;
-                break;
-            }
-    }
     if (kc < K) {
         kbv = lower_itervar(L, "kb", K / kc);
         k->bufs[acc].numel = G * pl.P * pl.VL;
@@ -1445,8 +1530,10 @@ int template_packed(Lower *L, const Target *t)
         return 1;
     if (c->post && c->post->dtype != DT_FLOAT32)
         return 1;
-    if (try_conv(L, t, c) && try_matmul(L, t, c))
+    if (try_conv(L, t, c) && try_matmul(L, t, c)) {
+        L->k->knobs = NULL; /* no tile of this template, no knobs */
         return 1;
+    }
     /* a parallel region costs microseconds: not worth it for small kernels */
     if (L->k->macs < PARALLEL_MIN_MACS)
         serial_all(L->k->body);

@@ -13,7 +13,7 @@
 #     --only   run just these sub-suites (skips the deps step): unit
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              emitted-c-warnings conformance-arm conformance-aarch64
-#              conformance-x86 arm-intrinsics torchvision exporter_patterns strings
+#              conformance-x86 arm-intrinsics torchvision exporter_patterns strings tune
 #              determinism malformed conformance-asan fuzz
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -151,6 +151,8 @@ run_suite arm-intrinsics test/arm/intrin_check.sh
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
 run_suite strings test/models/strings.sh
+# tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
+run_suite tune test/models/tune.sh
 run_suite determinism determinism
 # malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
 run_suite malformed test/malformed/run.sh

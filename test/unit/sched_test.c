@@ -12,7 +12,10 @@
  * buffer at a random loop (a refusal must leave the dumped IR unchanged and
  * give a reason). A softmax (two reductions into temps and the stage that
  * reads them) is also scheduled by compute_at of both reductions, last
- * first, at a random loop of the last nest. Both are run by the
+ * first, at a random loop of the last nest. Packed-template cases take, half of the time, random legal
+ * knobs of their workload (lower/knobs.h: the template on a scratch copy
+ * gives the workload key and knob space; the override table supplies the
+ * pick), as a tuning log would. Both are run by the
  * loop-IR interpreter on the same random inputs and must agree (rtol 1e-4).
  * Fixed kernels then check the dumped loops of compute_at and cache_read
  * and three illegal compute_at requests (a read outside the loop, reads
@@ -26,9 +29,10 @@
 
 #include "../../ir/arena.h"
 #include "../../lower/eval.h"
+#include "../../lower/knobs.h"
 #include "../../lower/sched.h"
 
-static int passed, failed, packed_cases;
+static int passed, failed, packed_cases, knob_cases;
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -447,8 +451,11 @@ static void at_chain(Lower *L)
 static int run_case(const Shape *sh, int mode, int vbits, int seed)
 {
     Arena arena;
-    Lower L[2];
-    Kernel k[2];
+    Lower L[3];
+    Kernel k[3];
+    KnobEntry ent;
+    KnobTable tab;
+    int forced = 0;
     Target t;
     void **bufs[2];
     Graph *g;
@@ -478,7 +485,37 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             k[i].bufs[k[i].stages[j].out_buf].written = 1;
     }
     if (mode == 0) {
+        if (rnd(2)) {
+            L[2] = L[1];
+            L[2].k = &k[2];
+            build(&L[2], sh);
+            schedule_naive(&L[2]);
+            template_apply(&L[2], &t);
+            if (k[2].knobs) {
+                static TileKnobs all[4096];
+                int n = knobs_enumerate(&k[2].knobs->space, all, 4096);
+                if (n > 0) {
+                    ent.key = k[2].knobs->key;
+                    ent.knobs = all[rnd((unsigned)n)];
+                    tab.source = NULL;
+                    tab.n = 1;
+                    tab.entries = &ent;
+                    lower_knob_table = &tab;
+                    forced = 1;
+                }
+            }
+        }
         template_apply(&L[1], &t);
+        lower_knob_table = NULL;
+        if (forced) {
+            const TileKnobs *u = k[1].knobs ? &k[1].knobs->used : NULL;
+            knob_cases++;
+            if (!u || u->P != ent.knobs.P || u->V != ent.knobs.V || u->G != ent.knobs.G || u->kc != ent.knobs.kc) {
+                printf("knobs P=%d V=%d G=%lld kc=%lld of %s not applied\n", ent.knobs.P, ent.knobs.V,
+                       (long long)ent.knobs.G, (long long)ent.knobs.kc, ent.key);
+                ok = 0;
+            }
+        }
         for (j = 0; j < k[1].n_bufs; j++)
             if (k[1].bufs[j].scope == BUF_UNUSED) {
                 at_template++; /* compute_at_rows moved a stage */
@@ -542,6 +579,9 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                kind_names[sh->kind], sh->cw ? " (constant weights)" : "", sh->dw ? " depthwise" : "", (long long)sh->n, (long long)sh->c, (long long)sh->h,
                (long long)sh->w, (long long)sh->oc, (long long)sh->kh, (long long)sh->kw,
                (long long)sh->stride, (long long)sh->pad, mode, vbits, seed);
+        if (forced)
+            printf("  with knobs P=%d V=%d G=%lld kc=%lld\n", ent.knobs.P, ent.knobs.V, (long long)ent.knobs.G,
+                   (long long)ent.knobs.kc);
         loops_dump(&k[1], stdout);
     }
     for (i = 0; i < 2; i++) {
@@ -710,6 +750,11 @@ int main(int argc, char **argv)
         failed++;
     }
     failed += directed_tests();
+    printf("%d cases went through the packed template, %d with random legal knobs\n", packed_cases, knob_cases);
+    if (iters >= 100 && knob_cases == 0) {
+        printf("FAIL no case took random knobs\n");
+        failed++;
+    }
     if (iters >= 100 && packed_cases == 0) {
         printf("FAIL no case reached the packed template\n");
         failed++;

@@ -5,7 +5,10 @@
  * used by emitted code and the interpreter used by folding must agree on
  * all 65536 half values), the expression builders' folding, and the
  * target files' intrinsic declarations (ir/target.c: the shipped ones
- * parse, and every kind of bad declaration is refused naming the field).
+ * parse, and every kind of bad declaration is refused naming the field),
+ * and the tuner's pieces: knob legality and enumeration, and the cost model
+ * learning a synthetic cost function (its ranking of held-out points
+ * correlates with the truth).
  * Prints one line per failed check and ends with "N passed, N failed".
  */
 #include <math.h>
@@ -16,7 +19,9 @@
 #include "../../ir/arena.h"
 #include "../../ir/dtype.h"
 #include "../../ir/target.h"
+#include "../../lower/costmodel.h"
 #include "../../lower/eval.h"
+#include "../../lower/knobs.h"
 #include "../../lower/te.h"
 #include "../../passes/plan.h"
 #include "../../runtime_min/tvmrt.h"
@@ -316,6 +321,140 @@ static void test_target_decls(void)
     arena_free(&a);
 }
 
+static TileSpace conv_space(void)
+{
+    TileSpace sp;
+    memset(&sp, 0, sizeof sp);
+    sp.shape = TS_CONV;
+    sp.lanes = 16;
+    sp.regs = 32;
+    sp.rows = 56;
+    sp.cols = 64;
+    sp.K = 64 * 9;
+    sp.macs = (int64_t)56 * 56 * 64 * 64 * 9;
+    sp.l2_bytes = 1 << 20;
+    return sp;
+}
+
+static void test_knobs(void)
+{
+    TileSpace sp = conv_space(), mm;
+    TileKnobs k, all[4096];
+    const char *why = NULL;
+    int n, i, legal = 1, dup = 0;
+    memset(&k, 0, sizeof k);
+    k.P = 14;
+    k.V = 2;
+    CHECK(knobs_legal(&sp, &k, &why));
+    k.V = 3;
+    CHECK(!knobs_legal(&sp, &k, &why) && why && strstr(why, "V must"));
+    k.V = 2;
+    k.P = 15; /* 15*2 + 2 + 2 > 32 registers */
+    CHECK(!knobs_legal(&sp, &k, &why) && strstr(why, "registers"));
+    k.P = 4;
+    k.G = 1; /* G is for matmuls */
+    CHECK(!knobs_legal(&sp, &k, &why));
+    n = knobs_enumerate(&sp, all, 4096);
+    CHECK(n == 16 + 14); /* V=1: P 1..16 (one vector of rows); V=2: P 1..14 */
+    for (i = 0; i < n; i++) {
+        int j;
+        legal &= knobs_legal(&sp, &all[i], &why);
+        for (j = 0; j < i; j++)
+            dup |= all[i].P == all[j].P && all[i].V == all[j].V;
+    }
+    CHECK(legal && !dup);
+    mm = sp;
+    mm.shape = TS_MATMUL;
+    mm.rows = 1024;
+    mm.cols = 1024;
+    mm.K = 1024;
+    memset(&k, 0, sizeof k);
+    k.P = 8;
+    k.V = 2;
+    k.G = 16;
+    k.kc = 256;
+    CHECK(knobs_legal(&mm, &k, &why));
+    k.kc = 300; /* not a divisor of K */
+    CHECK(!knobs_legal(&mm, &k, &why));
+    k.kc = 256;
+    k.G = 128; /* = ceil(rows / P): blocking the reduction needs row groups */
+    CHECK(!knobs_legal(&mm, &k, &why));
+    n = knobs_enumerate(&mm, all, 4096);
+    legal = 1;
+    for (i = 0; i < n; i++)
+        legal &= knobs_legal(&mm, &all[i], &why) && all[i].G >= 1 && all[i].kc >= 1;
+    CHECK(n > 100 && legal);
+}
+
+/* A synthetic cost with the shape of the real one (tiles x reduction x a
+ * per-tile efficiency that rewards register reuse until the registers
+ * spill, and wasted partial tiles), not a function of the model's own
+ * features. */
+static double synth_cost(const TileSpace *sp, const TileKnobs *k)
+{
+    double VL = (double)k->V * sp->lanes, tiles = ceil((double)sp->rows / k->P) * ceil((double)sp->cols / VL);
+    double per = (double)sp->K * (1.0 + 3.0 / k->P + 2.0 / k->V);
+    if (k->P * k->V > 20)
+        per *= 1.0 + 0.08 * (k->P * k->V - 20);
+    return tiles * per;
+}
+
+static void test_cost_model(void)
+{
+    TileSpace sps[3];
+    int s;
+    sps[0] = conv_space();
+    sps[1] = conv_space();
+    sps[1].rows = 28;
+    sps[1].cols = 128;
+    sps[1].K = 128 * 9;
+    sps[2] = conv_space();
+    sps[2].shape = TS_CONV_POS;
+    sps[2].rows = 256;
+    sps[2].cols = 196;
+    sps[2].K = 128;
+    for (s = 0; s < 3; s++) {
+        TileKnobs all[4096];
+        double X[4096 * KNOB_FEATURES], y[4096], hp[4096], ht[4096];
+        CostModel m;
+        uint64_t r = 12345;
+        int n = knobs_enumerate(&sps[s], all, 4096), i, nf = 0, ntr = 0, nho = 0;
+        double rho, rho0;
+        for (i = 0; i < n; i++) {
+            double f[KNOB_FEATURES], t = synth_cost(&sps[s], &all[i]);
+            nf = knobs_features(&sps[s], &all[i], f);
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            if (i % 3 == 0) { /* a third for training, with 5% noise */
+                memcpy(&X[ntr * nf], f, sizeof f[0] * (size_t)nf);
+                y[ntr++] = log(t * (1.0 + 0.05 * ((double)(r >> 40) / (double)(1 << 24) - 0.5)));
+            } else {
+                ht[nho++] = t; /* predictions below */
+            }
+        }
+        cm_fit(&m, X, y, ntr, nf, 1.0);
+        nho = 0;
+        for (i = 0; i < n; i++) {
+            double f[KNOB_FEATURES];
+            if (i % 3 == 0)
+                continue;
+            knobs_features(&sps[s], &all[i], f);
+            hp[nho++] = cm_predict(&m, f);
+        }
+        rho = cm_rank_corr(hp, ht, nho);
+        /* an unfitted model ranks nothing */
+        memset(&m, 0, sizeof m);
+        for (i = 0; i < nho; i++)
+            hp[i] = cm_predict(&m, X);
+        rho0 = cm_rank_corr(hp, ht, nho);
+        if (rho < 0.8 || getenv("UNIT_VERBOSE"))
+            printf("cost model: space %d: held-out rank correlation %.3f (%d train, %d held out)\n", s, rho,
+                   ntr, nho);
+        CHECK(ntr >= 8 && nho >= 16);
+        CHECK(rho >= 0.8);
+        CHECK(rho0 == 0.0);
+    }
+}
+
 int main(void)
 {
     test_checked_arith();
@@ -323,6 +462,8 @@ int main(void)
     test_half();
     test_builders();
     test_target_decls();
+    test_knobs();
+    test_cost_model();
     printf("unit: %d passed, %d failed\n", passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
