@@ -621,6 +621,17 @@ static int match_tile(const Kernel *k, const Stmt *loop, int lanes, Tile *t)
     return 1;
 }
 
+/* Whether an inner reduce loop of a tile (a conv window's row or column)
+ * is left for the compiler to unroll: when it is short and the
+ * accumulators take at most half the vector registers (32 with AVX-512,
+ * 16 with AVX2), so that the loads the unrolled steps share fit in the
+ * rest without spilling. A small tile (e.g. 7 positions of a 7x7 output)
+ * otherwise spends as much on the short loop's control as on its FMAs. */
+static int tile_unroll_inner(const Tile *t, int64_t nv, int lanes, int64_t extent)
+{
+    return extent <= 4 && 2 * t->P * nv <= (lanes == 16 ? 32 : 16);
+}
+
 int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes)
 {
     Tile t;
@@ -658,8 +669,10 @@ int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int la
     for (i = 0; i < t.nred; i++) {
         const char *rn = k->var_names[t.red[i]->var];
         /* unrolling the reduce loops lets gcc hoist the next steps' loads
-         * and spill accumulators; the tile itself is the unrolled part */
-        fprintf(f, "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC unroll 1\n#endif\n");
+         * and spill accumulators; the tile itself is the unrolled part
+         * (but see tile_unroll_inner) */
+        if (!(i > 0 && tile_unroll_inner(&t, nv, lanes, t.red[i]->extent)))
+            fprintf(f, "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC unroll 1\n#endif\n");
         indent(f, d);
         fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", rn, rn, (long long)t.red[i]->extent, rn);
         d++;

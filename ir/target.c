@@ -83,6 +83,7 @@ const Target *target_load(Arena *a, const char *name, const char **err)
     t->has_fpu = json_int(root, "fpu", 1);
     t->alignment = json_int(root, "alignment", 16);
     t->vector_registers = json_int(root, "vector_registers", 0);
+    t->l1_bytes = json_int(root, "l1_bytes", 0);
     t->l2_bytes = json_int(root, "l2_bytes", 0);
     t->fma_tile = 0;
     {

@@ -3,7 +3,7 @@
  * the binary at build time, see scripts/embedtool.c). A file may be an alias
  * ({"alias": "cortex-m4"}). Fields used so far: isa, vector_bits, fpu,
  * alignment, preferred_layout, cflags (for NAME.mk), cc (suggested compiler),
- * vector_registers, l2_bytes, intrinsics (names, e.g. ["fma_tile"]).
+ * vector_registers, l1_bytes, l2_bytes, intrinsics (names, e.g. ["fma_tile"]).
  */
 #ifndef TVMCC_TARGET_H
 #define TVMCC_TARGET_H
@@ -20,6 +20,7 @@ typedef struct Target {
     int has_fpu;                  /* single-precision FPU */
     int alignment;                /* arena alignment in bytes */
     int vector_registers;         /* SIMD registers (0: unknown) */
+    int64_t l1_bytes;             /* per-core L1 data cache (0: unknown) */
     int64_t l2_bytes;             /* per-core L2 cache (0: unknown) */
     int fma_tile;                 /* declares the `fma_tile` intrinsic: a
                                      broadcast-FMA register tile printed with

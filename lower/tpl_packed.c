@@ -401,17 +401,19 @@ static int pack_weights(Lower *L, Plan *pl)
 }
 
 /* The update nest: for r1 [tensorized]: for r2: for r3: for p: for v:
- *   acc[p*VL + v] += A[aidx] * wp[(((cb*R1 + r1)*R2 + r2)*R3 + r3)*VL + v] */
+ *   acc[accb + p*VL + v] += A[aidx] * wp[(((cb*R1 + r1')*R2 + r2)*R3 + r3)*VL + v]
+ * with r1' = r1e (the first reduce index, r1 plus its block's start when
+ * the reduction is blocked) and accb the tile's place in acc. */
 static Stmt *update_nest(Lower *L, const Plan *pl, int acc, const IterVar *rv, const IterVar *pv,
-                         const IterVar *vv, int abuf, Expr *aidx, Expr *cb)
+                         const IterVar *vv, int abuf, Expr *aidx, Expr *cb, Expr *r1e, Expr *accb)
 {
     Expr *widx = cb, *aix, *prod;
     Stmt *s;
     int i;
     for (i = 0; i < 3; i++)
-        widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->rext[i])), ex_var(L, &rv[i]));
+        widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->rext[i])), i ? ex_var(L, &rv[i]) : r1e);
     widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->VL)), ex_var(L, vv));
-    aix = ex_add(L, ex_mul(L, ex_var(L, pv), ex_int(L, pl->VL)), ex_var(L, vv));
+    aix = ex_add(L, accb, ex_add(L, ex_mul(L, ex_var(L, pv), ex_int(L, pl->VL)), ex_var(L, vv)));
     prod = ex_mul(L, ex_load(L, abuf, aidx), ex_load(L, pl->pbuf, widx));
     s = mk_store(L, acc, aix, ex_add(L, ex_load(L, acc, aix), prod));
     s = mk_for(L, vv, s);
@@ -866,6 +868,48 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     return 0;
 }
 
+/* Bytes of a conv's weight block kept in L1 while a group of tiles passes
+ * over it: half the target's L1 (32 KB when the description does not
+ * say); the input rows and the partial sums share the rest. */
+static int64_t l1_budget(const Target *t)
+{
+    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 2;
+}
+
+/* Largest accumulator array (partial sums of a group of tiles) a blocked
+ * conv keeps on the stack. */
+#define CONV_ACC_BYTES ((int64_t)32 << 10)
+/* Fewest reduction steps (input channels x window) per block: each block
+ * reloads and stores the tile's accumulators. */
+#define CONV_BLOCK_MIN_STEPS 32
+
+/* Reduction blocking of a conv: when a channel block's weight panel
+ * (Ci*KHW steps of VL floats) does not fit l1_budget, the input channels
+ * are cut into blocks of kc (a divisor of Ci) whose panel slice does, and
+ * groups of G output rows (of T tiles each) pass over each slice while it
+ * is in L1, their partial sums kept side by side in the accumulator array
+ * between blocks. Sets *kc = Ci (no blocking) when the panel fits, no
+ * divisor is large enough, or a group would be a single tile. */
+static void conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int64_t rows, int64_t T,
+                        int64_t *kc, int64_t *G)
+{
+    int64_t step = KHW * pl->VL * 4, row = T * pl->P * pl->VL * 4, d, g;
+    *kc = Ci;
+    *G = 1;
+    if (Ci * step <= l1_budget(t) || row > CONV_ACC_BYTES)
+        return;
+    for (d = l1_budget(t) / step; d > 1 && Ci % d; d--)
+        ;
+    g = CONV_ACC_BYTES / row;
+    if (g > rows)
+        g = rows;
+    if (d < 1 || d * KHW < CONV_BLOCK_MIN_STEPS || g * T < 2)
+        return;
+    /* as many groups as g allows, evened out */
+    *G = ceil_div(rows, ceil_div(rows, g));
+    *kc = d;
+}
+
 static int try_conv(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
@@ -874,10 +918,10 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     Aff a0, a1, ap[2], aw;
     Plan pl;
     int i, clamped[2], bits = 0, need = 0, copy, flat, dw;
-    int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T;
+    int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G;
     int xbuf, src, acc;
-    IterVar nv, cbv, ohv, owv, pv, vv, rv[3];
-    Expr *map_axes[1], **map;
+    IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv;
+    Expr *map_axes[1], **map, *ohe, *r1e, *accb;
     Stmt *body, *tile, *init, *epi, *seq;
     if (c->n_axes != 4 || c->n_raxes != 3)
         return 1;
@@ -1021,15 +1065,32 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         }
     }
     xbuf = xl->buf;
+    OHx = flat ? 1 : OH;
+    conv_blocks(t, &pl, Ci, KH * KW, OHx, T, &kc, &G);
     nv = lower_itervar(L, "n", N);
     cbv = lower_itervar(L, "cb", pl.ncb);
-    ohv = lower_itervar(L, "oh", flat ? 1 : OH);
+    ogv = lower_itervar(L, "og", ceil_div(OHx, G));
+    ohv = lower_itervar(L, "oh", kc < Ci ? G : OHx);
     owv = lower_itervar(L, "ot", T);
     pv = lower_itervar(L, "p", pl.P);
     vv = lower_itervar(L, "v", pl.VL);
     for (i = 0; i < 3; i++)
         rv[i] = lower_itervar(L, "rr", pl.rext[i]);
-    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)pl.P * pl.VL);
+    rcbv = lower_itervar(L, "rcb", Ci / kc);
+    if (kc < Ci) {
+        /* blocked: rows og*G + oh, input channels rcb*kc + rr, the tile
+         * of (oh, ot) at its own place in acc */
+        rv[0].extent = kc;
+        ohe = ex_add(L, ex_mul(L, ex_var(L, &ogv), ex_int(L, G)), ex_var(L, &ohv));
+        r1e = ex_add(L, ex_mul(L, ex_var(L, &rcbv), ex_int(L, kc)), ex_var(L, &rv[0]));
+        accb = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, T)), ex_var(L, &owv)),
+                      ex_int(L, (int64_t)pl.P * pl.VL));
+    } else {
+        ohe = ex_var(L, &ohv);
+        r1e = ex_var(L, &rv[0]);
+        accb = ex_int(L, 0);
+    }
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (kc < Ci ? G * T : 1) * pl.P * pl.VL);
     k->bufs[acc].scope = BUF_LOCAL;
     /* source of the tile's products: plane base + row * Wp + column */
     if (copy) {
@@ -1042,13 +1103,13 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     }
     /* A index of the tile */
     {
-        Expr *row = ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, s[0])),
+        Expr *row = ex_add(L, ex_mul(L, ohe, ex_int(L, s[0])),
                            ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
         Expr *col = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)),
                                                ex_var(L, &pv)),
                                      ex_int(L, s[1])),
                            ex_mul(L, ex_var(L, &rv[2]), ex_int(L, d[1])));
-        Expr *plane = ex_var(L, &rv[0]);
+        Expr *plane = r1e;
         Expr *aidx;
         if (!copy)
             plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Ci)), plane);
@@ -1057,7 +1118,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             col = ex_add(L, col, ex_int(L, lo[1]));
         }
         aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, plane, ex_int(L, Hp)), row), ex_int(L, Wp)), col);
-        tile = update_nest(L, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv));
+        tile = update_nest(L, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv), r1e, accb);
     }
     /* init and epilogue: the stage's axes in terms of the tile */
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
@@ -1065,7 +1126,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         Expr *co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)), ex_var(L, &vv));
         Expr *q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
         Expr *rows = flat ? ex_int(L, OH * OW) : ex_int(L, OW);
-        Expr *aidx = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv));
+        Expr *aidx = ex_add(L, accb, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv)));
         Expr *accv = ex_load(L, acc, aidx);
         Expr *index = c->out_index;
         Expr *iv;
@@ -1077,7 +1138,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             map[c->axes[2].var] = ex_binary(L, BIN_DIV, qq, ex_int(L, OW));
             map[c->axes[3].var] = ex_binary(L, BIN_MOD, qq, ex_int(L, OW));
         } else {
-            map[c->axes[2].var] = ex_var(L, &ohv);
+            map[c->axes[2].var] = ohe;
             map[c->axes[3].var] = T * pl.P != OW ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
         }
         iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
@@ -1087,9 +1148,9 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             Expr *co2 = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)),
                                          ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
                                ex_var(L, &vi));
-            Expr *ai2 = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
-                                         ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
-                               ex_var(L, &vi));
+            Expr *ai2 = ex_add(L, accb, ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
+                                                     ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
+                                           ex_var(L, &vi)));
             map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co2, ex_int(L, pl.co - 1)) : co2;
             iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
             init = mk_store(L, acc, ai2, iv);
@@ -1132,15 +1193,36 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         epi = mk_for(L, &vv, epi);
     }
     seq = mk(L, ST_SEQ, 3);
-    seq->body[0] = init;
-    seq->body[1] = tile;
-    seq->body[2] = epi;
+    if (kc < Ci) {
+        /* for og: acc of G rows of T tiles { for oh, ot: init; for rcb:
+         * for oh, ot: tile; for oh, ot: epilogue } (oh < OH in the last
+         * group) */
+        Stmt *ph[3];
+        ph[0] = init;
+        ph[1] = tile;
+        ph[2] = epi;
+        for (i = 0; i < 3; i++) {
+            Stmt *b = ph[i];
+            if (OHx % G)
+                b = mk_if(L, ex_lt(L, ohe, ex_int(L, OHx)), b);
+            b = mk_for(L, &ohv, mk_for(L, &owv, b));
+            seq->body[i] = i == 1 ? mk_for(L, &rcbv, b) : b;
+        }
+    } else {
+        seq->body[0] = init;
+        seq->body[1] = tile;
+        seq->body[2] = epi;
+    }
     {
         Stmt *decl = mk(L, ST_DECL, 1), *loops;
         decl->buf = acc;
         decl->body[0] = seq;
-        loops = mk_for(L, &owv, decl);
-        loops = mk_for(L, &ohv, loops);
+        if (kc < Ci) {
+            loops = mk_for(L, &ogv, decl);
+        } else {
+            loops = mk_for(L, &owv, decl);
+            loops = mk_for(L, &ohv, loops);
+        }
         loops = mk_for(L, &cbv, loops);
         if (pl.ncb > 1)
             loops->for_kind = FOR_PARALLEL;

@@ -21,7 +21,7 @@
 #include "../../lower/eval.h"
 #include "../../lower/sched.h"
 
-static int passed, failed, packed_cases;
+static int passed, failed, packed_cases, blocked_cases;
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -39,6 +39,7 @@ typedef struct Shape {
     int kind;
     int64_t n, c, h, w, oc, kh, kw, stride, pad; /* conv/pool; matmul uses h, w, c */
     int dw; /* conv: depthwise (oc == c, one input channel per group) */
+    int64_t l1; /* the target's L1 bytes (0: the template's default) */
     int cw; /* conv/matmul: the weights are a graph constant (the packed
                template of x86 targets repacks them) */
 } Shape;
@@ -199,6 +200,7 @@ static void random_shape(Shape *sh)
     sh->h = sh->kh + rnd(9);
     sh->w = sh->kw + rnd(19);
     sh->dw = 0;
+    sh->l1 = 0;
     sh->cw = (sh->kind == K_CONV || sh->kind == K_MATMUL) && rnd(2);
     if (sh->cw) {
         /* wide enough for several tiles, partial channel vectors and
@@ -219,6 +221,40 @@ static void random_shape(Shape *sh)
             sh->h = 1 + rnd(9);
         }
     }
+}
+
+/* Whether a loop of s runs a variable whose name starts with `name` (the
+ * template's loops are named by what they run over). */
+static int uses_var_named(const Kernel *k, const Stmt *s, const char *name)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && !strncmp(k->var_names[s->var], name, strlen(name)))
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (uses_var_named(k, s->body[i], name))
+            return 1;
+    return 0;
+}
+
+/* A conv with constant weights, more input channels (often with small
+ * divisors) and a small L1 (run_case), for the packed template's
+ * reduction blocking (tpl_packed.c conv_blocks). */
+static void blocked_shape(Shape *sh)
+{
+    random_shape(sh);
+    sh->kind = K_CONV;
+    sh->cw = 1;
+    sh->dw = 0;
+    sh->c = rnd(3) ? 4 * (4 + rnd(13)) : 16 + rnd(50);
+    sh->oc = 8 + rnd(40);
+    sh->kh = 1 + rnd(3);
+    sh->kw = 1 + rnd(3);
+    sh->pad = rnd(sh->kh < sh->kw ? sh->kh : sh->kw);
+    sh->h = sh->kh + rnd(6);
+    sh->w = sh->kw + rnd(30);
+    sh->l1 = (int64_t)8192 << rnd(2);
 }
 
 /* Loop variables of the current nest, for random primitive arguments. */
@@ -341,6 +377,7 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
     t.isa = vbits < 0 ? "c" : "x86-64";
     t.vector_bits = vbits < 0 ? 0 : vbits;
     t.fma_tile = vbits >= 256; /* as targets/x86-64-avx2.json and -avx512.json declare */
+    t.l1_bytes = sh->l1;
     for (i = 0; i < 2; i++) {
         L[i].g = g;
         L[i].d = NULL;
@@ -365,6 +402,8 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                 packed_cases++;
                 break;
             }
+        if (uses_var_named(&k[1], k[1].body, "rcb"))
+            blocked_cases++;
     }
     else
         random_primitives(&L[1], 2 + (int)rnd(10));
@@ -411,10 +450,10 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         }
     }
     if (!ok) {
-        printf("FAIL %s%s%s n%lld c%lld h%lld w%lld oc%lld k%lldx%lld s%lld p%lld mode %d vbits %d seed %d\n",
+        printf("FAIL %s%s%s n%lld c%lld h%lld w%lld oc%lld k%lldx%lld s%lld p%lld l1 %lld mode %d vbits %d seed %d\n",
                kind_names[sh->kind], sh->cw ? " (constant weights)" : "", sh->dw ? " depthwise" : "", (long long)sh->n, (long long)sh->c, (long long)sh->h,
                (long long)sh->w, (long long)sh->oc, (long long)sh->kh, (long long)sh->kw,
-               (long long)sh->stride, (long long)sh->pad, mode, vbits, seed);
+               (long long)sh->stride, (long long)sh->pad, (long long)sh->l1, mode, vbits, seed);
         loops_dump(&k[1], stdout);
     }
     for (i = 0; i < 2; i++) {
@@ -446,7 +485,20 @@ int main(int argc, char **argv)
         else
             failed++;
     }
-    printf("%d cases went through the packed template\n", packed_cases);
+    for (i = 0; i < iters / 8; i++) {
+        Shape sh;
+        blocked_shape(&sh);
+        if (run_case(&sh, 0, rnd(2) ? 256 : 512, iters + i))
+            passed++;
+        else
+            failed++;
+    }
+    printf("%d cases went through the packed template, %d of them with a blocked reduction\n", packed_cases,
+           blocked_cases);
+    if (iters >= 300 && blocked_cases == 0) {
+        printf("FAIL no case reached the blocked reduction\n");
+        failed++;
+    }
     if (iters >= 100 && packed_cases == 0) {
         printf("FAIL no case reached the packed template\n");
         failed++;
