@@ -356,6 +356,19 @@ static void plan_tile(Plan *pl, const Target *t, int64_t co, int64_t rows)
     pl->P = pick_rows(rows, pmax);
 }
 
+/* A column stride S > 1 with windows that overlap (KW > S): the C
+ * compiler's predictive commoning keeps the broadcasts that later window
+ * columns share in registers across the column loop (row p's at kw + S is
+ * row p+1's at kw), about one more vector register per row; a full-size
+ * tile then spills in its reduction. Rows are capped so that the tile, its
+ * weight vectors and one carried broadcast per row fit. */
+static void strided_rows(Plan *pl, const Target *t, int64_t S, int64_t KW, int64_t rows)
+{
+    int pmax = (regs_of(t) - pl->V - 2) / (pl->V + 1);
+    if (S > 1 && KW > S && pl->P > pmax)
+        pl->P = pick_rows(rows, pmax);
+}
+
 /* New graph constant holding the weights in panels [cb][r1][r2][r3][VL]. */
 static int pack_weights(Lower *L, Plan *pl)
 {
@@ -1044,6 +1057,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     if (flat && OH * OW >= 4 * (t->vector_bits / 32))
         return conv_positions(L, t, c, &pl, xl->buf, N, Ci, OH, OW);
     plan_tile(&pl, t, c->axes[1].extent, flat ? OH * OW : OW);
+    strided_rows(&pl, t, s[1], KW, flat ? OH * OW : OW);
     if (pack_weights(L, &pl))
         return 1;
     {
@@ -1242,6 +1256,29 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     return 0;
 }
 
+/* Columns of A per step of the row-panel copy. */
+#define PACK_KB 16
+
+/* The loops of the row-panel copy around its store (dst index p fastest,
+ * source index k fastest): for kb: for p: for k in the block of PACK_KB,
+ * so that both the P source rows' blocks (one cache line each) and the
+ * block of the panel being written stay in L1, rather than for p: for k
+ * (each destination line written P times, far apart) when K is a multiple
+ * of PACK_KB. */
+static Stmt *pack_order(Lower *L, Stmt *st, IterVar *kv, const IterVar *pv)
+{
+    IterVar kb, ki;
+    Expr **map;
+    if (kv->extent % PACK_KB || kv->extent == PACK_KB)
+        return mk_for(L, pv, mk_for(L, kv, st));
+    kb = lower_itervar(L, "kb", kv->extent / PACK_KB);
+    ki = lower_itervar(L, "k", PACK_KB);
+    map = talloc(L, (size_t)(L->k->n_vars + 1) * sizeof *map);
+    map[kv->var] = ex_add(L, ex_mul(L, ex_var(L, &kb), ex_int(L, PACK_KB)), ex_var(L, &ki));
+    st = stmt_subst(L, st, map);
+    return mk_for(L, &kb, mk_for(L, pv, mk_for(L, &ki, st)));
+}
+
 /* MatMul / Gemm: out[.., m, n] = post(init + sum_k A(m, k) * B(k, n)) with B
  * constant; leading output axes of extent 1. */
 static int try_matmul(Lower *L, const Target *t, Compute *c)
@@ -1330,8 +1367,7 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
                                      ex_int(L, pl.P)),
                            ex_var(L, &pv2));
         pack = mk_store(L, apbuf, dst, ex_load(L, al->buf, aoff));
-        pack = mk_for(L, &kv2, pack);
-        pack = mk_for(L, &pv2, pack);
+        pack = pack_order(L, pack, &kv2, &pv2);
         pack = mk_for(L, &mtv, pack);
         if (T > 1)
             pack->for_kind = FOR_PARALLEL;
