@@ -247,14 +247,17 @@ static void blocked_shape(Shape *sh)
     sh->kind = K_CONV;
     sh->cw = 1;
     sh->dw = 0;
-    sh->c = rnd(3) ? 4 * (4 + rnd(13)) : 16 + rnd(50);
-    sh->oc = 8 + rnd(40);
-    sh->kh = 1 + rnd(3);
-    sh->kw = 1 + rnd(3);
+    sh->c = rnd(4) ? 32 + 16 * rnd(2) : 24 + rnd(30);
+    sh->oc = 17 + rnd(16);
+    sh->kh = rnd(4) ? 3 : 2;
+    sh->kw = 3;
     sh->pad = rnd(sh->kh < sh->kw ? sh->kh : sh->kw);
+    sh->n = 1;
     sh->h = sh->kh + rnd(6);
-    sh->w = sh->kw + rnd(30);
-    sh->l1 = (int64_t)8192 << rnd(2);
+    /* wide rows, so that groups of rows (l1 bytes of partial sums) are
+     * fewer than the rows and the last group may be partial */
+    sh->w = sh->kw + 8 + rnd(32);
+    sh->l1 = rnd(8) ? 32768 : 16384;
 }
 
 /* Loop variables of the current nest, for random primitive arguments. */
@@ -485,7 +488,7 @@ int main(int argc, char **argv)
         else
             failed++;
     }
-    for (i = 0; i < iters / 8; i++) {
+    for (i = 0; i < iters / 25; i++) {
         Shape sh;
         blocked_shape(&sh);
         if (run_case(&sh, 0, rnd(2) ? 256 : 512, iters + i))
