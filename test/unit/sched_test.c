@@ -207,8 +207,13 @@ static void random_shape(Shape *sh)
          * partial last tiles of the packed template */
         sh->oc = 1 + rnd(40);
         sh->w = sh->kw + rnd(40);
-        if (sh->kind == K_MATMUL)
+        if (sh->kind == K_MATMUL) {
             sh->h = 1 + rnd(40);
+            /* a reduction of whole blocks: the row-panel copy in blocks
+             * of columns (tpl_packed.c pack_order) */
+            if (rnd(2))
+                sh->c = 16 * (2 + rnd(3));
+        }
         if (sh->kind == K_CONV && rnd(3) == 0) {
             /* depthwise */
             sh->dw = 1;
