@@ -230,6 +230,19 @@ static int match_tile(const Kernel *k, const Stmt *loop, const TileIntrin *ti, T
 
 /* ---- the printer ---- */
 
+/* Whether an inner reduce loop of a tile (a conv window's row or column)
+ * goes without the declared loop prefix (which keeps the compiler from
+ * unrolling reduce loops), i.e. is left for the compiler to unroll: when
+ * it is short and the accumulators take at most half the target's vector
+ * registers, so that the loads the unrolled steps share fit in the rest
+ * without spilling. A small tile (e.g. 7 positions of a 7x7 output)
+ * otherwise spends as much on the short loop's control as on its FMAs. */
+static int tile_unroll_inner(const Tile *t, int64_t nv, int64_t extent)
+{
+    int regs = cur_target && cur_target->vector_registers > 0 ? cur_target->vector_registers : 16;
+    return extent <= 4 && 2 * t->P * nv <= regs;
+}
+
 static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
 {
     const TileIntrin *ti = t->ti;
@@ -265,7 +278,7 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
     d = depth + 1;
     for (i = 0; i < t->nred; i++) {
         const char *rn = k->var_names[t->red[i]->var];
-        if (*ti->loop_prefix)
+        if (*ti->loop_prefix && !(i > 0 && tile_unroll_inner(t, nv, t->red[i]->extent)))
             fprintf(f, "%s\n", ti->loop_prefix);
         indent(f, d);
         fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", rn, rn, (long long)t->red[i]->extent, rn);

@@ -649,6 +649,7 @@ const Target *target_parse(Arena *a, const char *file, const char *name, const c
     t->has_fpu = json_int(root, "fpu", 1);
     t->alignment = json_int(root, "alignment", 16);
     t->vector_registers = json_int(root, "vector_registers", 0);
+    t->l1_bytes = json_int(root, "l1_bytes", 0);
     t->l2_bytes = json_int(root, "l2_bytes", 0);
     if (parse_intrinsics(&c, cJSON_GetObjectItemCaseSensitive(root, "intrinsics"), t)) {
         cJSON_Delete(root);

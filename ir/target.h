@@ -4,7 +4,7 @@
  * by path (`-t dir/NAME.json`). A file may be an alias
  * ({"alias": "cortex-m4"}). Fields used so far: isa, vector_bits, fpu,
  * alignment, preferred_layout, cflags (for NAME.mk), cc (suggested compiler),
- * vector_registers, l2_bytes, intrinsics (declarations: see TileIntrin and
+ * vector_registers, l1_bytes, l2_bytes, intrinsics (declarations: see TileIntrin and
  * docs/adding-a-target.md).
  */
 #ifndef TVMCC_TARGET_H
@@ -87,6 +87,7 @@ typedef struct Target {
     int has_fpu;                  /* single-precision FPU */
     int alignment;                /* arena alignment in bytes */
     int vector_registers;         /* SIMD registers (0: unknown) */
+    int64_t l1_bytes;             /* per-core L1 data cache (0: unknown) */
     int64_t l2_bytes;             /* per-core L2 cache (0: unknown) */
     int fma_tile;                 /* declares a tile intrinsic (n_tiles > 0):
                                      lower/tpl_packed.c builds register

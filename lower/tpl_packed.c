@@ -403,6 +403,19 @@ static const char *conv_desc(Lower *L, int64_t N, int64_t C, int64_t H, int64_t 
                         (long long)(hi[1] - (W - 1)));
 }
 
+/* A column stride S > 1 with windows that overlap (KW > S): the C
+ * compiler's predictive commoning keeps the broadcasts that later window
+ * columns share in registers across the column loop (row p's at kw + S is
+ * row p+1's at kw), about one more vector register per row; a full-size
+ * tile then spills in its reduction. Rows are capped so that the tile, its
+ * weight vectors and one carried broadcast per row fit. */
+static void strided_rows(Plan *pl, const Target *t, int64_t S, int64_t KW, int64_t rows)
+{
+    int pmax = (regs_of(t) - pl->V - 2) / (pl->V + 1);
+    if (S > 1 && KW > S && pl->P > pmax)
+        pl->P = pick_rows(rows, pmax);
+}
+
 /* New graph constant holding the weights in panels [cb][r1][r2][r3][VL]. */
 static int pack_weights(Lower *L, Plan *pl)
 {
@@ -448,17 +461,19 @@ static int pack_weights(Lower *L, Plan *pl)
 }
 
 /* The update nest: for r1 [tensorized]: for r2: for r3: for p: for v:
- *   acc[p*VL + v] += A[aidx] * wp[(((cb*R1 + r1)*R2 + r2)*R3 + r3)*VL + v] */
+ *   acc[accb + p*VL + v] += A[aidx] * wp[(((cb*R1 + r1')*R2 + r2)*R3 + r3)*VL + v]
+ * with r1' = r1e (the first reduce index, r1 plus its block's start when
+ * the reduction is blocked) and accb the tile's place in acc. */
 static Stmt *update_nest(Lower *L, const Plan *pl, int acc, const IterVar *rv, const IterVar *pv,
-                         const IterVar *vv, int abuf, Expr *aidx, Expr *cb)
+                         const IterVar *vv, int abuf, Expr *aidx, Expr *cb, Expr *r1e, Expr *accb)
 {
     Expr *widx = cb, *aix, *prod;
     Stmt *s;
     int i;
     for (i = 0; i < 3; i++)
-        widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->rext[i])), ex_var(L, &rv[i]));
+        widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->rext[i])), i ? ex_var(L, &rv[i]) : r1e);
     widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->VL)), ex_var(L, vv));
-    aix = ex_add(L, ex_mul(L, ex_var(L, pv), ex_int(L, pl->VL)), ex_var(L, vv));
+    aix = ex_add(L, accb, ex_add(L, ex_mul(L, ex_var(L, pv), ex_int(L, pl->VL)), ex_var(L, vv)));
     prod = ex_mul(L, ex_load(L, abuf, aidx), ex_load(L, pl->pbuf, widx));
     s = mk_store(L, acc, aix, ex_add(L, ex_load(L, acc, aix), prod));
     s = mk_for(L, vv, s);
@@ -930,6 +945,52 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     return 0;
 }
 
+/* Bytes of a conv's weight block kept in L1 while a group of tiles passes
+ * over it: 3/4 of the target's L1 (32 KB when the description does not
+ * say); the input rows a tile reads share the rest. */
+static int64_t l1_budget(const Target *t)
+{
+    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) * 3 / 4;
+}
+
+/* Largest accumulator array (partial sums of a group of tiles) a blocked
+ * conv keeps on the stack: half the L1. */
+static int64_t acc_budget(const Target *t)
+{
+    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 2;
+}
+/* Fewest reduction steps (input channels x window) per block: each block
+ * reloads and stores the tile's accumulators (on resnet18, blocks of 72
+ * steps were slower than no blocking, blocks of 144 a little faster). */
+#define CONV_BLOCK_MIN_STEPS 128
+
+/* Reduction blocking of a conv: when a channel block's weight panel
+ * (Ci*KHW steps of VL floats) does not fit l1_budget, the input channels
+ * are cut into blocks of kc (a divisor of Ci) whose panel slice does, and
+ * groups of G output rows (of T tiles each) pass over each slice while it
+ * is in L1, their partial sums kept side by side in the accumulator array
+ * between blocks. Sets *kc = Ci (no blocking) when the panel fits, no
+ * divisor is large enough, or a group would be a single tile. */
+static void conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int64_t rows, int64_t T,
+                        int64_t *kc, int64_t *G)
+{
+    int64_t step = KHW * pl->VL * 4, row = T * pl->P * pl->VL * 4, d, g;
+    *kc = Ci;
+    *G = 1;
+    if (Ci * step <= l1_budget(t) || row > acc_budget(t))
+        return;
+    for (d = l1_budget(t) / step; d > 1 && Ci % d; d--)
+        ;
+    g = acc_budget(t) / row;
+    if (g > rows)
+        g = rows;
+    if (d < 1 || d * KHW < CONV_BLOCK_MIN_STEPS || g * T < 2)
+        return;
+    /* as many groups as g allows, evened out */
+    *G = ceil_div(rows, ceil_div(rows, g));
+    *kc = d;
+}
+
 static int try_conv(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
@@ -938,10 +999,10 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     Aff a0, a1, ap[2], aw;
     Plan pl;
     int i, clamped[2], bits = 0, need = 0, copy, flat, dw;
-    int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T;
+    int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G;
     int xbuf, src, acc;
-    IterVar nv, cbv, ohv, owv, pv, vv, rv[3];
-    Expr *map_axes[1], **map;
+    IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv;
+    Expr *map_axes[1], **map, *ohe, *r1e, *accb;
     Stmt *body, *tile, *init, *epi, *seq;
     if (c->n_axes != 4 || c->n_raxes != 3)
         return 1;
@@ -1064,6 +1125,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     if (flat && OH * OW >= 4 * (t->vector_bits / 32))
         return conv_positions(L, t, c, &pl, xl->buf, N, Ci, OH, OW);
     plan_tile(&pl, t, c->axes[1].extent, flat ? OH * OW : OW);
+    strided_rows(&pl, t, s[1], KW, flat ? OH * OW : OW);
     {
         TileKnobs kn = choose_knobs(L, t, TS_CONV, "conv2d",
                                     conv_desc(L, N, Ci, H, W, c->axes[1].extent, KH, KW, s, d, lo, hi),
@@ -1091,15 +1153,32 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         }
     }
     xbuf = xl->buf;
+    OHx = flat ? 1 : OH;
+    conv_blocks(t, &pl, Ci, KH * KW, OHx, T, &kc, &G);
     nv = lower_itervar(L, "n", N);
     cbv = lower_itervar(L, "cb", pl.ncb);
-    ohv = lower_itervar(L, "oh", flat ? 1 : OH);
+    ogv = lower_itervar(L, "og", ceil_div(OHx, G));
+    ohv = lower_itervar(L, "oh", kc < Ci ? G : OHx);
     owv = lower_itervar(L, "ot", T);
     pv = lower_itervar(L, "p", pl.P);
     vv = lower_itervar(L, "v", pl.VL);
     for (i = 0; i < 3; i++)
         rv[i] = lower_itervar(L, "rr", pl.rext[i]);
-    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)pl.P * pl.VL);
+    rcbv = lower_itervar(L, "rcb", Ci / kc);
+    if (kc < Ci) {
+        /* blocked: rows og*G + oh, input channels rcb*kc + rr, the tile
+         * of (oh, ot) at its own place in acc */
+        rv[0].extent = kc;
+        ohe = ex_add(L, ex_mul(L, ex_var(L, &ogv), ex_int(L, G)), ex_var(L, &ohv));
+        r1e = ex_add(L, ex_mul(L, ex_var(L, &rcbv), ex_int(L, kc)), ex_var(L, &rv[0]));
+        accb = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, T)), ex_var(L, &owv)),
+                      ex_int(L, (int64_t)pl.P * pl.VL));
+    } else {
+        ohe = ex_var(L, &ohv);
+        r1e = ex_var(L, &rv[0]);
+        accb = ex_int(L, 0);
+    }
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (kc < Ci ? G * T : 1) * pl.P * pl.VL);
     k->bufs[acc].scope = BUF_LOCAL;
     /* source of the tile's products: plane base + row * Wp + column */
     if (copy) {
@@ -1112,13 +1191,13 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     }
     /* A index of the tile */
     {
-        Expr *row = ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, s[0])),
+        Expr *row = ex_add(L, ex_mul(L, ohe, ex_int(L, s[0])),
                            ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
         Expr *col = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)),
                                                ex_var(L, &pv)),
                                      ex_int(L, s[1])),
                            ex_mul(L, ex_var(L, &rv[2]), ex_int(L, d[1])));
-        Expr *plane = ex_var(L, &rv[0]);
+        Expr *plane = r1e;
         Expr *aidx;
         if (!copy)
             plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Ci)), plane);
@@ -1127,7 +1206,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             col = ex_add(L, col, ex_int(L, lo[1]));
         }
         aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, plane, ex_int(L, Hp)), row), ex_int(L, Wp)), col);
-        tile = update_nest(L, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv));
+        tile = update_nest(L, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv), r1e, accb);
     }
     /* init and epilogue: the stage's axes in terms of the tile */
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
@@ -1135,7 +1214,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         Expr *co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)), ex_var(L, &vv));
         Expr *q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
         Expr *rows = flat ? ex_int(L, OH * OW) : ex_int(L, OW);
-        Expr *aidx = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv));
+        Expr *aidx = ex_add(L, accb, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv)));
         Expr *accv = ex_load(L, acc, aidx);
         Expr *index = c->out_index;
         Expr *iv;
@@ -1147,7 +1226,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             map[c->axes[2].var] = ex_binary(L, BIN_DIV, qq, ex_int(L, OW));
             map[c->axes[3].var] = ex_binary(L, BIN_MOD, qq, ex_int(L, OW));
         } else {
-            map[c->axes[2].var] = ex_var(L, &ohv);
+            map[c->axes[2].var] = ohe;
             map[c->axes[3].var] = T * pl.P != OW ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
         }
         iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
@@ -1157,9 +1236,9 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             Expr *co2 = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)),
                                          ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
                                ex_var(L, &vi));
-            Expr *ai2 = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
-                                         ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
-                               ex_var(L, &vi));
+            Expr *ai2 = ex_add(L, accb, ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
+                                                     ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
+                                           ex_var(L, &vi)));
             map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co2, ex_int(L, pl.co - 1)) : co2;
             iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
             init = mk_store(L, acc, ai2, iv);
@@ -1202,15 +1281,36 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         epi = mk_for(L, &vv, epi);
     }
     seq = mk(L, ST_SEQ, 3);
-    seq->body[0] = init;
-    seq->body[1] = tile;
-    seq->body[2] = epi;
+    if (kc < Ci) {
+        /* for og: acc of G rows of T tiles { for oh, ot: init; for rcb:
+         * for oh, ot: tile; for oh, ot: epilogue } (oh < OH in the last
+         * group) */
+        Stmt *ph[3];
+        ph[0] = init;
+        ph[1] = tile;
+        ph[2] = epi;
+        for (i = 0; i < 3; i++) {
+            Stmt *b = ph[i];
+            if (OHx % G)
+                b = mk_if(L, ex_lt(L, ohe, ex_int(L, OHx)), b);
+            b = mk_for(L, &ohv, mk_for(L, &owv, b));
+            seq->body[i] = i == 1 ? mk_for(L, &rcbv, b) : b;
+        }
+    } else {
+        seq->body[0] = init;
+        seq->body[1] = tile;
+        seq->body[2] = epi;
+    }
     {
         Stmt *decl = mk(L, ST_DECL, 1), *loops;
         decl->buf = acc;
         decl->body[0] = seq;
-        loops = mk_for(L, &owv, decl);
-        loops = mk_for(L, &ohv, loops);
+        if (kc < Ci) {
+            loops = mk_for(L, &ogv, decl);
+        } else {
+            loops = mk_for(L, &owv, decl);
+            loops = mk_for(L, &ohv, loops);
+        }
         loops = mk_for(L, &cbv, loops);
         if (pl.ncb > 1)
             loops->for_kind = FOR_PARALLEL;
@@ -1228,6 +1328,29 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     if (!stmt_uses_buf(body, pl.wbuf))
         k->bufs[pl.wbuf].scope = BUF_UNUSED;
     return 0;
+}
+
+/* Columns of A per step of the row-panel copy. */
+#define PACK_KB 16
+
+/* The loops of the row-panel copy around its store (dst index p fastest,
+ * source index k fastest): for kb: for p: for k in the block of PACK_KB,
+ * so that both the P source rows' blocks (one cache line each) and the
+ * block of the panel being written stay in L1, rather than for p: for k
+ * (each destination line written P times, far apart) when K is a multiple
+ * of PACK_KB. */
+static Stmt *pack_order(Lower *L, Stmt *st, IterVar *kv, const IterVar *pv)
+{
+    IterVar kb, ki;
+    Expr **map;
+    if (kv->extent % PACK_KB || kv->extent == PACK_KB)
+        return mk_for(L, pv, mk_for(L, kv, st));
+    kb = lower_itervar(L, "kb", kv->extent / PACK_KB);
+    ki = lower_itervar(L, "k", PACK_KB);
+    map = talloc(L, (size_t)(L->k->n_vars + 1) * sizeof *map);
+    map[kv->var] = ex_add(L, ex_mul(L, ex_var(L, &kb), ex_int(L, PACK_KB)), ex_var(L, &ki));
+    st = stmt_subst(L, st, map);
+    return mk_for(L, &kb, mk_for(L, pv, mk_for(L, &ki, st)));
 }
 
 /* MatMul / Gemm: out[.., m, n] = post(init + sum_k A(m, k) * B(k, n)) with B
@@ -1353,8 +1476,7 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
                                      ex_int(L, pl.P)),
                            ex_var(L, &pv2));
         pack = mk_store(L, apbuf, dst, ex_load(L, al->buf, aoff));
-        pack = mk_for(L, &kv2, pack);
-        pack = mk_for(L, &pv2, pack);
+        pack = pack_order(L, pack, &kv2, &pv2);
         pack = mk_for(L, &mtv, pack);
         if (T > 1)
             pack->for_kind = FOR_PARALLEL;

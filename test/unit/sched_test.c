@@ -32,7 +32,7 @@
 #include "../../lower/knobs.h"
 #include "../../lower/sched.h"
 
-static int passed, failed, packed_cases, knob_cases;
+static int passed, failed, packed_cases, knob_cases, blocked_cases;
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -50,6 +50,7 @@ typedef struct Shape {
     int kind;
     int64_t n, c, h, w, oc, kh, kw, stride, pad; /* conv/pool; matmul uses h, w, c */
     int dw; /* conv: depthwise (oc == c, one input channel per group) */
+    int64_t l1; /* the target's L1 bytes (0: the template's default) */
     int cw; /* conv/matmul: the weights are a graph constant (the packed
                template of x86 targets repacks them) */
 } Shape;
@@ -242,14 +243,20 @@ static void random_shape(Shape *sh)
     sh->h = sh->kh + rnd(9);
     sh->w = sh->kw + rnd(19);
     sh->dw = 0;
+    sh->l1 = 0;
     sh->cw = (sh->kind == K_CONV || sh->kind == K_MATMUL) && rnd(2);
     if (sh->cw) {
         /* wide enough for several tiles, partial channel vectors and
          * partial last tiles of the packed template */
         sh->oc = 1 + rnd(40);
         sh->w = sh->kw + rnd(40);
-        if (sh->kind == K_MATMUL)
+        if (sh->kind == K_MATMUL) {
             sh->h = 1 + rnd(40);
+            /* a reduction of whole blocks: the row-panel copy in blocks
+             * of columns (tpl_packed.c pack_order) */
+            if (rnd(2))
+                sh->c = 16 * (2 + rnd(3));
+        }
         if (sh->kind == K_CONV && rnd(3) == 0) {
             /* depthwise */
             sh->dw = 1;
@@ -262,6 +269,43 @@ static void random_shape(Shape *sh)
             sh->h = 1 + rnd(9);
         }
     }
+}
+
+/* Whether a loop of s runs a variable whose name starts with `name` (the
+ * template's loops are named by what they run over). */
+static int uses_var_named(const Kernel *k, const Stmt *s, const char *name)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && !strncmp(k->var_names[s->var], name, strlen(name)))
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (uses_var_named(k, s->body[i], name))
+            return 1;
+    return 0;
+}
+
+/* A conv with constant weights, more input channels (often with small
+ * divisors) and a small L1 (run_case), for the packed template's
+ * reduction blocking (tpl_packed.c conv_blocks). */
+static void blocked_shape(Shape *sh)
+{
+    random_shape(sh);
+    sh->kind = K_CONV;
+    sh->cw = 1;
+    sh->dw = 0;
+    sh->c = rnd(4) ? 32 + 16 * rnd(2) : 24 + rnd(30);
+    sh->oc = 17 + rnd(16);
+    sh->kh = rnd(4) ? 3 : 2;
+    sh->kw = 3;
+    sh->pad = rnd(sh->kh < sh->kw ? sh->kh : sh->kw);
+    sh->n = 1;
+    sh->h = sh->kh + rnd(6);
+    /* wide rows, so that groups of rows (l1 bytes of partial sums) are
+     * fewer than the rows and the last group may be partial */
+    sh->w = sh->kw + 8 + rnd(32);
+    sh->l1 = rnd(8) ? 32768 : 16384;
 }
 
 /* Loop variables of the current nest, for random primitive arguments. */
@@ -468,6 +512,7 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
     t.isa = vbits < 0 ? "c" : "x86-64";
     t.vector_bits = vbits < 0 ? 0 : vbits;
     t.fma_tile = vbits >= 256; /* as targets/x86-64-avx2.json and -avx512.json declare */
+    t.l1_bytes = sh->l1;
     for (i = 0; i < 2; i++) {
         L[i].g = g;
         L[i].d = NULL;
@@ -527,6 +572,8 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                 packed_cases++;
                 break;
             }
+        if (uses_var_named(&k[1], k[1].body, "rcb"))
+            blocked_cases++;
     }
     else if (mode == 3)
         at_chain(&L[1]);
@@ -575,10 +622,10 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         }
     }
     if (!ok) {
-        printf("FAIL %s%s%s n%lld c%lld h%lld w%lld oc%lld k%lldx%lld s%lld p%lld mode %d vbits %d seed %d\n",
+        printf("FAIL %s%s%s n%lld c%lld h%lld w%lld oc%lld k%lldx%lld s%lld p%lld l1 %lld mode %d vbits %d seed %d\n",
                kind_names[sh->kind], sh->cw ? " (constant weights)" : "", sh->dw ? " depthwise" : "", (long long)sh->n, (long long)sh->c, (long long)sh->h,
                (long long)sh->w, (long long)sh->oc, (long long)sh->kh, (long long)sh->kw,
-               (long long)sh->stride, (long long)sh->pad, mode, vbits, seed);
+               (long long)sh->stride, (long long)sh->pad, (long long)sh->l1, mode, vbits, seed);
         if (forced)
             printf("  with knobs P=%d V=%d G=%lld kc=%lld\n", ent.knobs.P, ent.knobs.V, (long long)ent.knobs.G,
                    (long long)ent.knobs.kc);
@@ -733,7 +780,14 @@ int main(int argc, char **argv)
         else
             failed++;
     }
-    printf("%d cases went through the packed template\n", packed_cases);
+    for (i = 0; i < iters / 25; i++) {
+        Shape sh;
+        blocked_shape(&sh);
+        if (run_case(&sh, 0, rnd(2) ? 256 : 512, iters + i))
+            passed++;
+        else
+            failed++;
+    }
     printf("compute_at: %d done, %d refused; cache_read: %d done, %d refused\n", at_done, at_refused,
            cr_done, cr_refused);
     if (iters >= 100 && (!at_done || !at_refused || !cr_done || !cr_refused)) {
@@ -750,7 +804,12 @@ int main(int argc, char **argv)
         failed++;
     }
     failed += directed_tests();
-    printf("%d cases went through the packed template, %d with random legal knobs\n", packed_cases, knob_cases);
+    printf("%d cases went through the packed template, %d with random legal knobs, %d with a blocked reduction\n",
+           packed_cases, knob_cases, blocked_cases);
+    if (iters >= 300 && blocked_cases == 0) {
+        printf("FAIL no case reached the blocked reduction\n");
+        failed++;
+    }
     if (iters >= 100 && knob_cases == 0) {
         printf("FAIL no case took random knobs\n");
         failed++;
