@@ -623,6 +623,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     rv[2] = lower_itervar(L, "ru", 1);
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)R * VL);
     k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
     if (Qp != Q) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Qp);
         body = copy_padded(L, src, xbuf, &nv, Ci, 1, Q, 1, Qp, 0, 0, lanes);
@@ -758,6 +759,7 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     rv[2] = lower_itervar(L, "rw", w->KW);
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)P * VL);
     k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
     /* the padded, phase-split copy: of one channel at a time, in a local
      * array that stays in cache for the channel's tiles, when the plane is
      * small enough for the stack; else of the whole image first */
@@ -765,6 +767,7 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     if (per_chan) {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
         k->bufs[xp].scope = BUF_LOCAL;
+        k->bufs[xp].no_init = 1; /* copy_phased writes every row, phase and column */
         cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes,
                          ex_var(L, &cv), C);
     } else {
