@@ -465,25 +465,35 @@ static int cond_terms(const Expr *c, const Expr *const *pos, const int64_t *hi, 
     return 0;
 }
 
-/* xp[dst + z] = x[src + S*z] for z in [0, n): whole vectors of `lanes`
- * (a stride-2 source is two loads and a permute in emit_intrin.c) and a
- * shorter masked vector for the rest. */
+/* Vectors in a row copy or fill printed one after the other instead of
+ * as a loop: GCC turns a short loop of whole-vector copies into `rep movs`
+ * (or a fill into `rep stos`), whose startup costs more than the copy of
+ * one padded row (a third of a depthwise kernel's time). */
+#define VEC_ROW_UNROLL 8
+
+/* xp[dst + z] = x[src + S*z] (x < 0: = 0) for z in [0, n): whole vectors
+ * of `lanes` (a stride-2 source is two loads and a permute in
+ * emit_intrin.c), unrolled up to VEC_ROW_UNROLL of them, and a shorter
+ * masked vector for the rest. */
 static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, int64_t n, int lanes)
 {
-    Stmt *seq = mk(L, ST_SEQ, 2), *st;
+    int64_t nv = n / lanes, unroll = nv <= VEC_ROW_UNROLL ? nv : 0, j;
+    Stmt *seq = mk(L, ST_SEQ, (int)unroll + 2), *st;
     int m = 0;
-    if (n >= lanes) {
-        IterVar zo = lower_itervar(L, "iw", n / lanes), zi = lower_itervar(L, "iw", lanes);
-        Expr *z = ex_add(L, ex_mul(L, ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
-        st = mk_store(L, xp, ex_add(L, dst, z), ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S)))));
+    for (j = 0; j < nv; j += unroll ? 1 : nv) {
+        IterVar zo = lower_itervar(L, "iw", unroll ? 1 : nv), zi = lower_itervar(L, "iw", lanes);
+        Expr *z = ex_add(L, ex_mul(L, unroll ? ex_int(L, j) : ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
+        Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, 0.0) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
+        st = mk_store(L, xp, ex_add(L, dst, z), v);
         st = mk_for(L, &zi, st);
         st->for_kind = FOR_VECTORIZE;
-        seq->body[m++] = mk_for(L, &zo, st);
+        seq->body[m++] = unroll ? st : mk_for(L, &zo, st);
     }
     if (n % lanes) {
         IterVar zt = lower_itervar(L, "iw", n % lanes);
-        Expr *z = ex_add(L, ex_var(L, &zt), ex_int(L, n / lanes * lanes));
-        st = mk_store(L, xp, ex_add(L, dst, z), ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S)))));
+        Expr *z = ex_add(L, ex_var(L, &zt), ex_int(L, nv * lanes));
+        Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, 0.0) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
+        st = mk_store(L, xp, ex_add(L, dst, z), v);
         st = mk_for(L, &zt, st);
         st->for_kind = FOR_VECTORIZE;
         seq->body[m++] = st;
@@ -501,7 +511,7 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
                          int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
                          int64_t Cx)
 {
-    IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp), z;
+    IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp);
     Expr *ir = ex_add(L, ex_var(L, &r), ex_int(L, lo0));
     Expr *inrow = ex_and(L, ex_binary(L, BIN_GE, ir, ex_int(L, 0)), ex_lt(L, ir, ex_int(L, H)));
     Expr *rowbase = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ci), ex_int(L, Hp)), ex_var(L, &r)), ex_int(L, S));
@@ -512,10 +522,7 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
     Stmt *zrow, *part, *ifs, *st;
     int64_t ph;
     int n = 0;
-    z = lower_itervar(L, "iw", S * Wj);
-    zrow = mk_store(L, xp, ex_add(L, ex_mul(L, rowbase, ex_int(L, Wj)), ex_var(L, &z)), ex_float(L, DT_FLOAT32, 0.0));
-    zrow = mk_for(L, &z, zrow);
-    zrow->for_kind = FOR_VECTORIZE;
+    zrow = vec_copy(L, xp, ex_mul(L, rowbase, ex_int(L, Wj)), -1, NULL, 1, S * Wj, lanes);
     part = mk(L, ST_SEQ, (int)(3 * S));
     for (ph = 0; ph < S; ph++) {
         /* columns j of this phase inside the image: 0 <= S*j + ph + lo1 < W */
@@ -525,20 +532,14 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
             j0++;
         while (j1 > j0 && S * (j1 - 1) + ph + lo1 >= W)
             j1--;
-        if (j0 > 0) {
-            z = lower_itervar(L, "iw", j0);
-            st = mk_store(L, xp, ex_add(L, base, ex_var(L, &z)), ex_float(L, DT_FLOAT32, 0.0));
-            part->body[n++] = mk_for(L, &z, st);
-        }
+        if (j0 > 0)
+            part->body[n++] = vec_copy(L, xp, base, -1, NULL, 1, j0, lanes);
         if (j1 > j0)
             part->body[n++] = vec_copy(L, xp, ex_add(L, base, ex_int(L, j0)), x,
                                        ex_add(L, xrow, ex_int(L, S * j0 + ph + lo1)), S, j1 - j0, lanes);
         if (j1 < Wj) {
             int64_t from = j1 > j0 ? j1 : j0;
-            z = lower_itervar(L, "iw", Wj - from);
-            st = mk_store(L, xp, ex_add(L, base, ex_add(L, ex_var(L, &z), ex_int(L, from))),
-                          ex_float(L, DT_FLOAT32, 0.0));
-            part->body[n++] = mk_for(L, &z, st);
+            part->body[n++] = vec_copy(L, xp, ex_add(L, base, ex_int(L, from)), -1, NULL, 1, Wj - from, lanes);
         }
     }
     part->n_body = n;
