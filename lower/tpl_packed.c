@@ -722,6 +722,127 @@ typedef struct Window {
     int64_t N, C, H, W, OH, OW, KH, KW, s[2], d[2], lo[2], hi[2];
 } Window;
 
+/* Output rows per depthwise tile: pick_rows, unless the fewest tiles of
+ * equal height waste fewer rows (14 rows in tiles of at most 12: two
+ * tiles of 7, not two of 9 with 4 rows computed for nothing). */
+static int dw_rows(int64_t OH, int pmax)
+{
+    int P = pick_rows(OH, pmax);
+    int64_t nt = ceil_div(OH, pmax), Pb = ceil_div(OH, nt);
+    if (ceil_div(OH, Pb) * Pb - OH < ceil_div(OH, P) * P - OH)
+        return (int)Pb;
+    return P;
+}
+
+/* Depthwise convolution of a small plane (row shorter than a vector, unit
+ * strides), with the vectors along the flattened padded plane: the
+ * channel's padded copy has rows of Wr = OW + (KW-1)*d1 columns, and
+ * output q = oh*Wr + ow (ow < Wr; the columns past OW are computed and
+ * dropped) reads tap (kh, kw) at xp[q + kh*d0*Wr + kw*d1], contiguous in q.
+ * One tile of NV vectors holds the whole plane: a 7x7 plane and a 3x3
+ * window take 4 vectors instead of 7 rows of one 16-lane vector each.
+ * The epilogue stores row oh from acc[oh*Wr ...]. Returns 1 when the shape
+ * does not fit (the caller then uses conv_depthwise's row tiles). */
+static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf,
+                               const Window *w)
+{
+    Kernel *k = L->k;
+    int lanes = t->vector_bits / 32, i, acc, xp;
+    int64_t Wr = w->OW + (w->KW - 1) * w->d[1], NV = ceil_div(w->OH * Wr, lanes), Hp, reach;
+    int64_t rowvecs = w->OH * ceil_div(w->OW, lanes);
+    IterVar nv, cv, pv, vv, ohv, vo, vi, rv[3];
+    Expr **map, *aidx, *bidx, *ow, *iv;
+    Stmt *cp, *tile, *init, *epi, *seq, *decl, *d2, *loops;
+    if (w->s[0] != 1 || w->s[1] != 1 || w->OW >= lanes || NV >= rowvecs ||
+        NV > (regs_of(t) * 3 / 8) || expr_has_var_any(c->init, c->axes[2].var, c->axes[3].var))
+        return 1;
+    /* rows of the copy: the image and its padding, and enough zero rows
+     * below that the last vector's farthest tap stays inside */
+    reach = NV * lanes + (w->KH - 1) * w->d[0] * Wr + (w->KW - 1) * w->d[1];
+    Hp = w->hi[0] - w->lo[0] + 1;
+    if (Hp * Wr < reach)
+        Hp = ceil_div(reach, Wr);
+    if (Hp * Wr * 4 > DW_LOCAL_PLANE_BYTES)
+        return 1;
+    nv = lower_itervar(L, "n", w->N);
+    cv = lower_itervar(L, "c", w->C);
+    pv = lower_itervar(L, "p", NV);
+    vv = lower_itervar(L, "v", lanes);
+    ohv = lower_itervar(L, "oh", w->OH);
+    vo = lower_itervar(L, "vo", ceil_div(w->OW, lanes));
+    vi = lower_itervar(L, "vi", lanes);
+    rv[0] = lower_itervar(L, "ru", 1);
+    rv[1] = lower_itervar(L, "rh", w->KH);
+    rv[2] = lower_itervar(L, "rw", w->KW);
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, NV * lanes);
+    k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
+    xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * Wr);
+    k->bufs[xp].scope = BUF_LOCAL;
+    k->bufs[xp].no_init = 1; /* copy_phased writes every row and column */
+    cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], lanes, ex_var(L, &cv), w->C);
+    /* update: acc[p*lanes + v] += w[c, kh, kw] * xp[p*lanes + v + kh*d0*Wr + kw*d1] */
+    aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
+                            ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
+                  ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
+    bidx = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)),
+                            ex_add(L, ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0] * Wr)),
+                                   ex_mul(L, ex_var(L, &rv[2]), ex_int(L, w->d[1])))),
+                  ex_var(L, &vv));
+    tile = mk_tile(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vv)),
+                   ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
+    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map[c->axes[0].var] = ex_var(L, &nv);
+    map[c->axes[1].var] = ex_var(L, &cv);
+    /* init: the same value for every position of the channel */
+    iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+    init = mk_store(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi)), iv);
+    init = mk_for(L, &vi, init);
+    init->for_kind = FOR_VECTORIZE;
+    init = mk_for(L, &pv, init);
+    {
+        Expr *index = c->out_index, *accv;
+        ow = ex_add(L, ex_mul(L, ex_var(L, &vo), ex_int(L, lanes)), ex_var(L, &vi));
+        accv = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, Wr)), ow));
+        map[c->axes[2].var] = ex_var(L, &ohv);
+        map[c->axes[3].var] = ow;
+        if (!index) {
+            Expr *ix[4];
+            int64_t dims[4];
+            for (i = 0; i < 4; i++) {
+                ix[i] = ex_var(L, &c->axes[i]);
+                dims[i] = c->axes[i].extent;
+            }
+            index = ex_offset(L, 4, dims, ix);
+        }
+        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+        if (ceil_div(w->OW, lanes) * lanes != w->OW)
+            epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
+        epi = mk_for(L, &vi, epi);
+        epi->for_kind = FOR_VECTORIZE;
+        epi = mk_for(L, &vo, epi);
+        epi = mk_for(L, &ohv, epi);
+    }
+    seq = mk(L, ST_SEQ, 3);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    seq->body[2] = epi;
+    decl = mk(L, ST_DECL, 1);
+    decl->buf = acc;
+    decl->body[0] = seq;
+    seq = mk(L, ST_SEQ, 2);
+    seq->body[0] = cp;
+    seq->body[1] = decl;
+    d2 = mk(L, ST_DECL, 1);
+    d2->buf = xp;
+    d2->body[0] = seq;
+    loops = mk_for(L, &cv, d2);
+    if (w->C > 1)
+        loops->for_kind = FOR_PARALLEL;
+    k->body = mk_for(L, &nv, loops);
+    return 0;
+}
+
 /* Depthwise convolution (one input channel per output channel): vectors
  * along the output columns, tiles of P output rows x VL columns of one
  * channel, the channel's weight broadcast. The input plane is copied with
@@ -737,10 +858,12 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
     Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
     int64_t w1 = ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = ceil_div(w->OW, lanes) * lanes - w->OW;
+    if (!conv_depthwise_flat(L, t, c, pl, xbuf, w))
+        return 0;
     V = w->OW > lanes && w1 <= w2 ? 2 : 1;
     VL = (int64_t)V * lanes;
     pmax = (regs_of(t) * 3 / 8) / V;
-    P = pick_rows(w->OH, pmax);
+    P = dw_rows(w->OH, pmax);
     T = ceil_div(w->OW, VL);
     OT = ceil_div(w->OH, P);
     Hp = w->hi[0] - w->lo[0] + 1;

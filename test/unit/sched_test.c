@@ -22,6 +22,7 @@
 #include "../../lower/sched.h"
 
 static int passed, failed, packed_cases;
+static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -358,7 +359,18 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             k[i].bufs[k[i].stages[j].out_buf].written = 1;
     }
     if (mode == 0) {
+        char *dump = NULL;
+        size_t dlen = 0;
+        FILE *df;
         template_apply(&L[1], &t);
+        /* the flat depthwise tile stores output rows from a loop "oh" */
+        last_flat_dw = 0;
+        if (sh->dw && (df = open_memstream(&dump, &dlen)) != NULL) {
+            loops_dump(&k[1], df);
+            fclose(df);
+            last_flat_dw = strstr(dump, "for oh") != NULL;
+            free(dump);
+        }
         for (j = 0; j < k[1].n_bufs; j++)
             if (k[1].bufs[j].scope == BUF_CONST && k[1].bufs[j].value >= 0 &&
                 strcmp(g->values[k[1].bufs[j].value].name, "w") != 0) {
@@ -445,6 +457,43 @@ int main(int argc, char **argv)
             passed++;
         else
             failed++;
+    }
+    /* depthwise convs on planes narrower than a vector, stride 1: the flat
+     * tile (vectors along the flattened padded plane; conv_depthwise_flat)
+     * on AVX-512, and the row tiles on AVX2 where it does not pay */
+    {
+        static const int64_t fl[][7] = {
+            /* c, h, w, k, pad, flat tile wanted with AVX2, with AVX-512 (fewer
+             * vectors than rows x vectors per row, and at most 3/8 of the
+             * registers) */
+            {5, 7, 7, 3, 1, 0, 1}, {3, 7, 7, 5, 2, 0, 1}, {4, 9, 5, 3, 0, 1, 1}, {2, 14, 6, 3, 1, 0, 1},
+            {3, 4, 11, 1, 0, 0, 1}, {2, 7, 7, 2, 1, 0, 1}, {3, 30, 9, 3, 1, 0, 0},
+        };
+        for (i = 0; i < (int)(sizeof fl / sizeof fl[0]); i++) {
+            Shape sh;
+            int want;
+            for (vb = 256; vb <= 512; vb += 256) {
+                memset(&sh, 0, sizeof sh);
+                sh.kind = K_CONV;
+                sh.n = 1;
+                sh.c = sh.oc = fl[i][0];
+                sh.h = fl[i][1];
+                sh.w = fl[i][2];
+                sh.kh = sh.kw = fl[i][3];
+                sh.pad = fl[i][4];
+                sh.stride = 1;
+                sh.dw = sh.cw = 1;
+                want = (int)fl[i][vb == 512 ? 6 : 5];
+                if (run_case(&sh, 0, vb, 1000 + i) && last_flat_dw == want) {
+                    passed++;
+                } else {
+                    printf("FAIL depthwise c%lld h%lld w%lld k%lld p%lld vbits %d: flat tile %d, want %d\n",
+                           (long long)sh.c, (long long)sh.h, (long long)sh.w, (long long)sh.kh,
+                           (long long)sh.pad, vb, last_flat_dw, want);
+                    failed++;
+                }
+            }
+        }
     }
     printf("%d cases went through the packed template\n", packed_cases);
     if (iters >= 100 && packed_cases == 0) {
