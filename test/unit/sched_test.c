@@ -23,6 +23,7 @@
 
 static int passed, failed, packed_cases;
 static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
+static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -33,8 +34,8 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng_state % n);
 }
 
-enum { K_CONV, K_MATMUL, K_POOL, K_ELEM, K_TWO, K_COUNT };
-static const char *const kind_names[] = {"conv", "matmul", "pool", "elemwise", "two-stage"};
+enum { K_CONV, K_MATMUL, K_POOL, K_ELEM, K_TWO, K_MEAN, K_COUNT };
+static const char *const kind_names[] = {"conv", "matmul", "pool", "elemwise", "two-stage", "mean"};
 
 typedef struct Shape {
     int kind;
@@ -164,6 +165,26 @@ static int build(Lower *L, const Shape *sh)
         c->body = ex_select(L, cond, ex_load_nd(L, x, 4, xd, idx), ex_float(L, DT_FLOAT32, -HUGE_VAL));
         return 1;
     }
+    if (sh->kind == K_MEAN) {
+        /* a global average pool with a bias: y[n][c] = (b[c] + sum_hw x) / (h*w) */
+        int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, yd[2] = {sh->n, sh->c};
+        int x = lower_buf_temp(L, "x", DT_FLOAT32, sh->n * sh->c * sh->h * sh->w);
+        int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->c);
+        int y = lower_buf_temp(L, "y", DT_FLOAT32, sh->n * sh->c);
+        IterVar rh, rw;
+        c = lower_stage(L, "mean", y, 2, yd);
+        rh = *lower_raxis(L, c, sh->h);
+        rw = *lower_raxis(L, c, sh->w);
+        idx[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, &c->axes[1]);
+        idx[2] = ex_var(L, &rh);
+        idx[3] = ex_var(L, &rw);
+        c->rop = RED_SUM;
+        c->body = ex_load_nd(L, x, 4, xd, idx);
+        c->init = ex_load(L, b, ex_var(L, &c->axes[1]));
+        c->post = ex_mul(L, ex_acc(L, DT_FLOAT32), ex_float(L, DT_FLOAT32, 1.0 / (double)(sh->h * sh->w)));
+        return 2;
+    }
     {
         int64_t d[3] = {sh->n, sh->c, sh->w};
         int64_t numel = sh->n * sh->c * sh->w;
@@ -200,6 +221,11 @@ static void random_shape(Shape *sh)
     sh->h = sh->kh + rnd(9);
     sh->w = sh->kw + rnd(19);
     sh->dw = 0;
+    if (sh->kind == K_MEAN) {
+        /* planes from a few elements to several accumulator blocks */
+        sh->h = 1 + rnd(24);
+        sh->w = 1 + rnd(24);
+    }
     sh->cw = (sh->kind == K_CONV || sh->kind == K_MATMUL) && rnd(2);
     if (sh->cw) {
         /* wide enough for several tiles, partial channel vectors and
@@ -363,12 +389,14 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         size_t dlen = 0;
         FILE *df;
         template_apply(&L[1], &t);
-        /* the flat depthwise tile stores output rows from a loop "oh" */
-        last_flat_dw = 0;
-        if (sh->dw && (df = open_memstream(&dump, &dlen)) != NULL) {
+        /* the flat depthwise tile stores output rows from a loop "oh"; the
+         * plane sum runs its accumulator blocks in a loop "qo" */
+        last_flat_dw = last_plane_sum = 0;
+        if ((sh->dw || sh->kind == K_MEAN) && (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
             fclose(df);
-            last_flat_dw = strstr(dump, "for oh") != NULL;
+            last_flat_dw = sh->dw && strstr(dump, "for oh") != NULL;
+            last_plane_sum = sh->kind == K_MEAN && strstr(dump, "for qo") != NULL;
             free(dump);
         }
         for (j = 0; j < k[1].n_bufs; j++)
@@ -492,6 +520,33 @@ int main(int argc, char **argv)
                            (long long)sh.pad, vb, last_flat_dw, want);
                     failed++;
                 }
+            }
+        }
+    }
+    /* sums over the plane (a global average pool with a bias): vectors
+     * along the flattened plane with AVX-512 when it holds at least the
+     * 4 accumulators (64 elements); whole blocks, a rest of whole vectors
+     * and a masked one */
+    {
+        static const int64_t pm[][4] = {
+            /* c, h, w, plane sum wanted */
+            {3, 8, 8, 1}, {5, 14, 14, 1}, {2, 7, 7, 0}, {4, 1, 200, 1}, {2, 9, 13, 1}, {1, 56, 56, 1},
+        };
+        for (i = 0; i < (int)(sizeof pm / sizeof pm[0]); i++) {
+            Shape sh;
+            memset(&sh, 0, sizeof sh);
+            sh.kind = K_MEAN;
+            sh.stride = sh.kh = sh.kw = 1;
+            sh.n = 2;
+            sh.c = pm[i][0];
+            sh.h = pm[i][1];
+            sh.w = pm[i][2];
+            if (run_case(&sh, 0, 512, 2000 + i) && last_plane_sum == (int)pm[i][3]) {
+                passed++;
+            } else {
+                printf("FAIL mean c%lld h%lld w%lld: plane sum %d, want %d\n", (long long)sh.c,
+                       (long long)sh.h, (long long)sh.w, last_plane_sum, (int)pm[i][3]);
+                failed++;
             }
         }
     }
