@@ -6,8 +6,9 @@
  * the portable `c` target (the same tiles printed as plain loops), a
  * kernel that is one float32 contraction with constant weights (Conv,
  * depthwise Conv, MatMul, Gemm, fused epilogues included) first goes to
- * the packed-panel template (tpl_packed.c); everything below applies to
- * the kernels it does not take.
+ * the packed-panel template (tpl_packed.c), as does, with AVX-512, a sum
+ * over the trailing contiguous axes (global average pooling: vectors along
+ * the plane); everything below applies to the kernels it does not take.
  *
  * Stages are matched by shape, not by operator, so fused kernels (an
  * epilogue folded into init/post, or inlined into an injective body) take

@@ -33,6 +33,11 @@
  * order of the reduce axes, then post: the naive schedule's computation
  * (products that the naive schedule's padding select zeroes read a zero of
  * the padded copy instead).
+ *
+ * With AVX-512 the file also takes single-stage float32 sums over the
+ * innermost contiguous axes of their loads (plane_sum: global average
+ * pooling), with the vectors along the plane instead of across channels;
+ * that sum is reassociated (rtol 1e-4), not bit-identical.
  */
 #include "sched.h"
 
