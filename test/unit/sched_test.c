@@ -24,6 +24,7 @@
 static int passed, failed, packed_cases;
 static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
 static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
+static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -197,6 +198,12 @@ static int build(Lower *L, const Shape *sh)
         }
         c = lower_stage(L, "compute", y, 3, d);
         c->body = ex_add(L, ex_load_broadcast(L, t >= 0 ? t : x, 3, d, c), ex_float(L, DT_FLOAT32, 1.0));
+        if (sh->dw) { /* elemwise: times a per-channel scale (a squeeze-excitation Mul) */
+            int sc = lower_buf_temp(L, "s", DT_FLOAT32, sh->n * sh->c);
+            c->body = ex_mul(L, c->body, ex_load(L, sc, ex_add(L, ex_mul(L, ex_var(L, &c->axes[0]), ex_int(L, sh->c)),
+                                                            ex_var(L, &c->axes[1]))));
+            return 2;
+        }
         if (t >= 0) { /* and the element at the mirrored offset */
             int i;
             for (i = 0; i < 3; i++)
@@ -306,7 +313,10 @@ static void random_primitives(Lower *L, int steps)
             break;
         }
         case 3:
-            sched_fuse(&s, vars[rnd((unsigned)n)], vars[rnd((unsigned)n)], &o);
+            if (rnd(2))
+                sched_fuse(&s, vars[rnd((unsigned)n)], vars[rnd((unsigned)n)], &o);
+            else /* refused unless the two loops are one contiguous range */
+                sched_fuse_flat(&s, vars[rnd((unsigned)n)], vars[rnd((unsigned)n)], &o);
             break;
         case 4:
             if (sched_extent(L->k->body, vars[rnd((unsigned)n)]) <= 8)
@@ -392,11 +402,14 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         /* the flat depthwise tile stores output rows from a loop "oh"; the
          * plane sum runs its accumulator blocks in a loop "qo" */
         last_flat_dw = last_plane_sum = 0;
-        if ((sh->dw || sh->kind == K_MEAN) && (df = open_memstream(&dump, &dlen)) != NULL) {
+        last_merged = 0;
+        if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM) && (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
             fclose(df);
-            last_flat_dw = sh->dw && strstr(dump, "for oh") != NULL;
+            last_flat_dw = sh->kind == K_CONV && strstr(dump, "for oh") != NULL;
             last_plane_sum = sh->kind == K_MEAN && strstr(dump, "for qo") != NULL;
+            /* sched_fuse_flat names the merged loop outer_inner_f */
+            last_merged = sh->kind == K_ELEM && strstr(dump, "_f") != NULL;
             free(dump);
         }
         for (j = 0; j < k[1].n_bufs; j++)
@@ -546,6 +559,31 @@ int main(int argc, char **argv)
             } else {
                 printf("FAIL mean c%lld h%lld w%lld: plane sum %d, want %d\n", (long long)sh.c,
                        (long long)sh.h, (long long)sh.w, last_plane_sum, (int)pm[i][3]);
+                failed++;
+            }
+        }
+    }
+    /* elementwise on AVX-512: the (c, w) loops merge into one contiguous
+     * range, but not under a per-channel scale (its index uses c alone) */
+    {
+        static const int64_t em[][4] = {
+            /* c, w, per-channel scale, merged wanted */
+            {5, 7, 0, 1}, {3, 49, 0, 1}, {5, 7, 1, 0}, {4, 196, 1, 0},
+        };
+        for (i = 0; i < (int)(sizeof em / sizeof em[0]); i++) {
+            Shape sh;
+            memset(&sh, 0, sizeof sh);
+            sh.kind = K_ELEM;
+            sh.stride = sh.kh = sh.kw = sh.h = 1;
+            sh.n = 2;
+            sh.c = em[i][0];
+            sh.w = em[i][1];
+            sh.dw = (int)em[i][2];
+            if (run_case(&sh, 0, 512, 3000 + i) && last_merged == (int)em[i][3]) {
+                passed++;
+            } else {
+                printf("FAIL elemwise c%lld w%lld scale %d: merged %d, want %d\n", (long long)sh.c,
+                       (long long)sh.w, sh.dw, last_merged, (int)em[i][3]);
                 failed++;
             }
         }
