@@ -167,6 +167,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         indent(f, depth + 1);
         if (b->numel == 1)
             fprintf(f, "%s %s;\n", ct, b->name);
+        else if (b->no_init)
+            fprintf(f, "%s %s[%lld];\n", ct, b->name, (long long)b->numel);
         else
             fprintf(f, "%s %s[%lld] = {0};\n", ct, b->name, (long long)b->numel);
         emit_stmt(f, k, s->body[0], depth + 1);

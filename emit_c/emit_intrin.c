@@ -381,7 +381,9 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
         const char *si = x->lanes == 16 ? "_mm512" : "_mm256";
         /* -a: the sign bit flipped, exactly the scalar negation */
         if (e->op == UN_NEG || e->op == UN_SIGMOID) {
-            if (e->op == UN_SIGMOID)
+            if (e->op == UN_SIGMOID && x->lanes == 16)
+                fprintf(f, "tvmcc_recip16(_mm512_add_ps(_mm512_set1_ps(1.0f), %s(", ex);
+            else if (e->op == UN_SIGMOID)
                 fprintf(f, "%s_div_ps(%s_set1_ps(1.0f), %s_add_ps(%s_set1_ps(1.0f), %s(", x->p, x->p, x->p, x->p, ex);
             if (x->lanes == 16)
                 fprintf(f, "_mm512_castsi512_ps(_mm512_xor_si512(_mm512_set1_epi32((int32_t)0x80000000u), "
@@ -405,19 +407,20 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
             /* tvmrt_maxf(a, b) = (a > b || a != a) ? a : b, lane-wise */
             const char *cmp = e->op == BIN_MIN ? "_CMP_LT_OQ" : "_CMP_GT_OQ";
             if (!strcmp(x->p, "_mm512")) {
-                fprintf(f, "_mm512_mask_blend_ps(_mm512_cmp_ps_mask(");
+                /* _mm512_max_ps(a, b) is (a > b) ? a : b, the rule itself
+                 * but for a NaN a, whose lanes the mask keeps as a */
+                fprintf(f, "_mm512_mask_%s_ps(", e->op == BIN_MIN ? "min" : "max");
+                vec_expr(f, k, x, e->a, var);
+                fprintf(f, ", _mm512_cmp_ps_mask(");
+                vec_expr(f, k, x, e->a, var);
+                fprintf(f, ", ");
+                vec_expr(f, k, x, e->a, var);
+                fprintf(f, ", _CMP_ORD_Q), ");
                 vec_expr(f, k, x, e->a, var);
                 fprintf(f, ", ");
                 vec_expr(f, k, x, e->b, var);
-                fprintf(f, ", %s) | _mm512_cmp_ps_mask(", cmp);
-                vec_expr(f, k, x, e->a, var);
-                fprintf(f, ", ");
-                vec_expr(f, k, x, e->a, var);
-                fprintf(f, ", _CMP_UNORD_Q), ");
-                vec_expr(f, k, x, e->b, var);
-                fprintf(f, ", ");
-                vec_expr(f, k, x, e->a, var);
                 fprintf(f, ")");
+                (void)cmp;
             } else {
                 fprintf(f, "_mm256_blendv_ps(");
                 vec_expr(f, k, x, e->b, var);
@@ -544,6 +547,18 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
  * 2^n. The input is first limited to [-104, 89] (exp is 0 or inf beyond,
  * in float32); NaN passes through (min/max return their second operand for
  * a NaN). */
+/* 1 / d for the sigmoid, d = 1 + exp(-x) >= 1: the 14-bit reciprocal
+ * estimate and one Newton step r + r * (1 - d * r), within 2 ulp of the
+ * division and without its long latency. An infinite d gives the estimate
+ * 0 (the step would give NaN: inf * 0), a NaN d passes through. */
+static void emit_recip16(FILE *f)
+{
+    fprintf(f, "static inline TVMCC_MAYBE_UNUSED __m512 tvmcc_recip16(__m512 d)\n{\n");
+    fprintf(f, "    const __m512 r = _mm512_rcp14_ps(d);\n");
+    fprintf(f, "    const __mmask16 fin = _mm512_cmp_ps_mask(d, _mm512_set1_ps(3.40282347e38f), _CMP_LE_OQ);\n");
+    fprintf(f, "    return _mm512_mask_fmadd_ps(r, fin, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r);\n}\n\n");
+}
+
 void emit_intrin_helpers(FILE *f, int lanes)
 {
     const char *v = lanes == 16 ? "__m512" : "__m256", *p = lanes == 16 ? "_mm512" : "_mm256";
@@ -573,6 +588,7 @@ void emit_intrin_helpers(FILE *f, int lanes)
         fprintf(f, "    q = %s_fmadd_ps(q, r, %s_set1_ps(%s));\n", p, p, c[i]);
     if (lanes == 16) {
         fprintf(f, "    return _mm512_scalef_ps(q, n);\n}\n\n");
+        emit_recip16(f);
     } else {
         /* 2^n in two factors so that n down to -150 and up to 128 stay
          * representable: 2^(n/2) * 2^(n - n/2), each a biased exponent */

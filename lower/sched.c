@@ -363,6 +363,112 @@ int sched_fuse(Sched *s, int outer, int inner, int *fused)
     return 0;
 }
 
+/* Coefficient of var in e when e is affine in it (sums, differences and
+ * products by constants around its uses; other subexpressions must not
+ * use it); 0 when e does not use it. Returns 0 when not affine. */
+static int var_coef(const Expr *e, int var, int64_t *co)
+{
+    int64_t a, b;
+    if (!e) {
+        *co = 0;
+        return 1;
+    }
+    switch (e->kind) {
+    case EX_VAR:
+        *co = e->var == var;
+        return 1;
+    case EX_BINARY:
+        if (e->op == BIN_ADD || e->op == BIN_SUB) {
+            if (!var_coef(e->a, var, &a) || !var_coef(e->b, var, &b))
+                return 0;
+            *co = e->op == BIN_ADD ? a + b : a - b;
+            return 1;
+        }
+        if (e->op == BIN_MUL && (e->a->kind == EX_INT || e->b->kind == EX_INT)) {
+            const Expr *k = e->a->kind == EX_INT ? e->a : e->b, *x = k == e->a ? e->b : e->a;
+            if (!var_coef(x, var, &a))
+                return 0;
+            *co = a * k->ival;
+            return 1;
+        }
+        break;
+    default:
+        break;
+    }
+    *co = 0;
+    return !expr_has_var(e, var);
+}
+
+/* Whether every use of outer and inner in e is inside a load index with
+ * coef(outer) == B * coef(inner). */
+static int flat_uses_ok(const Expr *e, int outer, int inner, int64_t B)
+{
+    int64_t co, ci;
+    if (!e)
+        return 1;
+    if (e->kind == EX_VAR)
+        return e->var != outer && e->var != inner;
+    if (e->kind == EX_LOAD) {
+        if (!var_coef(e->a, outer, &co) || !var_coef(e->a, inner, &ci) || co != B * ci)
+            return 0;
+        return 1;
+    }
+    if (e->nidx)
+        return !expr_has_var(e, outer) && !expr_has_var(e, inner);
+    return flat_uses_ok(e->a, outer, inner, B) && flat_uses_ok(e->b, outer, inner, B) &&
+           flat_uses_ok(e->c, outer, inner, B);
+}
+
+static int flat_stmt_ok(const Stmt *s, int outer, int inner, int64_t B)
+{
+    int64_t co, ci;
+    int i;
+    if (!s)
+        return 1;
+    switch (s->kind) {
+    case ST_STORE:
+        if (!var_coef(s->index, outer, &co) || !var_coef(s->index, inner, &ci) || co != B * ci)
+            return 0;
+        return flat_uses_ok(s->value, outer, inner, B);
+    case ST_IF:
+        if (expr_has_var(s->cond, outer) || expr_has_var(s->cond, inner))
+            return 0;
+        break;
+    default:
+        break;
+    }
+    for (i = 0; i < s->n_body; i++)
+        if (!flat_stmt_ok(s->body[i], outer, inner, B))
+            return 0;
+    return 1;
+}
+
+int sched_fuse_flat(Sched *s, int outer, int inner, int *fused)
+{
+    Lower *L = s->L;
+    Stmt **slot = find_loop(root_of(s), outer);
+    Stmt *a, *b, *body;
+    IterVar f;
+    if (!slot)
+        return refuse(s, "fuse_flat: no loop over %s", L->k->var_names[outer]);
+    a = *slot;
+    b = a->body[0];
+    if (!b || b->kind != ST_FOR || b->var != inner)
+        return refuse(s, "fuse_flat: %s is not the only statement of %s", L->k->var_names[inner],
+                      L->k->var_names[outer]);
+    if (!flat_stmt_ok(b->body[0], outer, inner, b->extent))
+        return refuse(s, "fuse_flat: %s and %s are not one contiguous range in every index",
+                      L->k->var_names[outer], L->k->var_names[inner]);
+    f = lower_itervar(L, arena_printf(L->arena, "%s_%s_f", L->k->var_names[outer],
+                                      L->k->var_names[inner]), a->extent * b->extent);
+    body = stmt_subst(L, b->body[0], outer, ex_int(L, 0));
+    body = stmt_subst(L, body, inner, mk_var(L, f.var));
+    *slot = mk_for(L, f.var, f.extent, body);
+    if (fused)
+        *fused = f.var;
+    return 0;
+}
+
 /* ---- annotations ---- */
 
 static int count_loops(const Stmt *s, int var, int *innermost)

@@ -52,6 +52,10 @@ int sched_split(Sched *s, int var, int64_t factor, int *outer, int *inner);
 int sched_reorder(Sched *s, int n, const int *vars);
 /* for a in 0..A: for b in 0..B: body -> for f in 0..A*B: body[a := f/B, b := f%B] */
 int sched_fuse(Sched *s, int outer, int inner, int *fused);
+/* The same when every index uses outer and inner as one contiguous range
+ * (coef(outer) == B * coef(inner) in every load and store, no other use):
+ * body[a := 0, b := f], no division; else refuses. */
+int sched_fuse_flat(Sched *s, int outer, int inner, int *fused);
 /* Replaces every loop over var (extent <= 256) by copies of its body. */
 int sched_unroll(Sched *s, int var);
 /* Marks every loop over var, which must be innermost, FOR_VECTORIZE. */

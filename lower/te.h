@@ -88,6 +88,9 @@ typedef struct Buffer {
                            (in-place reuse): its pointer is not restrict */
     int persist;        /* BUF_TEMP that lives until the end of the run (it
                            holds characters an output string points to) */
+    int no_init;        /* BUF_LOCAL array whose every element the kernel
+                           writes before reading it: declared without the
+                           zero initializer (which costs a memset per tile) */
 } Buffer;
 
 typedef enum ReduceOp { RED_NONE, RED_SUM, RED_PROD, RED_MAX, RED_MIN } ReduceOp;

@@ -6,8 +6,9 @@
  * the portable `c` target (the same tiles printed as plain loops), a
  * kernel that is one float32 contraction with constant weights (Conv,
  * depthwise Conv, MatMul, Gemm, fused epilogues included) first goes to
- * the packed-panel template (tpl_packed.c); everything below applies to
- * the kernels it does not take.
+ * the packed-panel template (tpl_packed.c), as does, with AVX-512, a sum
+ * over the trailing contiguous axes (global average pooling: vectors along
+ * the plane); everything below applies to the kernels it does not take.
  *
  * Stages are matched by shape, not by operator, so fused kernels (an
  * epilogue folded into init/post, or inlined into an injective body) take
@@ -348,16 +349,45 @@ static void generic_knobs(Lower *L, const Target *t, const Compute *c, Knobs *kn
         kn->rows = tk.P;
 }
 
+/* x86: the innermost output axes merged into one loop while every index
+ * walks them as one contiguous range (a 7x7 plane scaled per channel: 49
+ * elements, 4 vectors instead of 7 rows of a 7-lane masked vector, whose
+ * in-place masked stores also stall the next row's load). Returns the
+ * innermost loop's variable and sets *extent; *merged says how many axes
+ * (from the innermost) it covers. */
+static int flatten_inner(Sched *s, const Compute *c, const Target *t, int64_t *extent, int *merged)
+{
+    int in = c->axes[c->n_axes - 1].var, i, f;
+    *extent = c->axes[c->n_axes - 1].extent;
+    *merged = 1;
+    if (strcmp(t->isa, "x86-64") || t->vector_bits < 512)
+        return in;
+    for (i = c->n_axes - 2; i >= 0 && *extent < (int64_t)t->vector_bits / 32 * 64; i--) {
+        if (sched_fuse_flat(s, c->axes[i].var, in, &f))
+            break;
+        in = f;
+        *extent *= c->axes[i].extent;
+        (*merged)++;
+    }
+    return in;
+}
+
 static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
 {
     if (c->n_axes == 0)
         return;
-    int i, o, in = c->axes[c->n_axes - 1].var;
+    int i, o = -1, merged, in;
+    int64_t ext;
+    in = flatten_inner(s, c, t, &ext, &merged);
     /* x86 intrinsics print a vector loop of at most one vector: cut the
      * innermost loop into vectors (a guarded partial last one) */
-    if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256 && c->axes[c->n_axes - 1].extent > t->vector_bits / 32 &&
-        sched_split(s, in, pick_factor(c->axes[c->n_axes - 1].extent, t->vector_bits / 32), &o, &in))
-        in = c->axes[c->n_axes - 1].var;
+    if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256 && ext > t->vector_bits / 32) {
+        int whole = in;
+        if (sched_split(s, in, pick_factor(ext, t->vector_bits / 32), &o, &in)) {
+            in = whole;
+            o = -1;
+        }
+    }
     sched_vectorize(s, in);
     {
         /* x86: a parallel region costs microseconds, more than a small
@@ -368,11 +398,14 @@ static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
         if (t->fma_tile && numel < ((int64_t)1 << 16))
             return;
     }
-    for (i = 0; i + 1 < c->n_axes; i++)
+    for (i = 0; i + merged < c->n_axes; i++)
         if (c->axes[i].extent > 1) {
             sched_parallel(s, c->axes[i].var);
-            break;
+            return;
         }
+    /* every outer axis merged: the loop over vectors */
+    if (merged > 1 && o >= 0)
+        sched_parallel(s, o);
 }
 
 /* A kernel whose earlier stages write temps that its last stage reads row

@@ -33,6 +33,11 @@
  * order of the reduce axes, then post: the naive schedule's computation
  * (products that the naive schedule's padding select zeroes read a zero of
  * the padded copy instead).
+ *
+ * With AVX-512 the file also takes single-stage float32 sums over the
+ * innermost contiguous axes of their loads (plane_sum: global average
+ * pooling), with the vectors along the plane instead of across channels;
+ * that sum is reassociated (rtol 1e-4), not bit-identical.
  */
 #include "sched.h"
 #include "knobs.h"
@@ -527,25 +532,35 @@ static int cond_terms(const Expr *c, const Expr *const *pos, const int64_t *hi, 
     return 0;
 }
 
-/* xp[dst + z] = x[src + S*z] for z in [0, n): whole vectors of `lanes`
- * (a stride-2 source is two loads and a permute in emit_intrin.c) and a
- * shorter masked vector for the rest. */
+/* Vectors in a row copy or fill printed one after the other instead of
+ * as a loop: GCC turns a short loop of whole-vector copies into `rep movs`
+ * (or a fill into `rep stos`), whose startup costs more than the copy of
+ * one padded row (a third of a depthwise kernel's time). */
+#define VEC_ROW_UNROLL 8
+
+/* xp[dst + z] = x[src + S*z] (x < 0: = 0) for z in [0, n): whole vectors
+ * of `lanes` (a stride-2 source is two loads and a permute in
+ * emit_intrin.c), unrolled up to VEC_ROW_UNROLL of them, and a shorter
+ * masked vector for the rest. */
 static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, int64_t n, int lanes)
 {
-    Stmt *seq = mk(L, ST_SEQ, 2), *st;
+    int64_t nv = n / lanes, unroll = nv <= VEC_ROW_UNROLL ? nv : 0, j;
+    Stmt *seq = mk(L, ST_SEQ, (int)unroll + 2), *st;
     int m = 0;
-    if (n >= lanes) {
-        IterVar zo = lower_itervar(L, "iw", n / lanes), zi = lower_itervar(L, "iw", lanes);
-        Expr *z = ex_add(L, ex_mul(L, ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
-        st = mk_store(L, xp, ex_add(L, dst, z), ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S)))));
+    for (j = 0; j < nv; j += unroll ? 1 : nv) {
+        IterVar zo = lower_itervar(L, "iw", unroll ? 1 : nv), zi = lower_itervar(L, "iw", lanes);
+        Expr *z = ex_add(L, ex_mul(L, unroll ? ex_int(L, j) : ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
+        Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, 0.0) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
+        st = mk_store(L, xp, ex_add(L, dst, z), v);
         st = mk_for(L, &zi, st);
         st->for_kind = FOR_VECTORIZE;
-        seq->body[m++] = mk_for(L, &zo, st);
+        seq->body[m++] = unroll ? st : mk_for(L, &zo, st);
     }
     if (n % lanes) {
         IterVar zt = lower_itervar(L, "iw", n % lanes);
-        Expr *z = ex_add(L, ex_var(L, &zt), ex_int(L, n / lanes * lanes));
-        st = mk_store(L, xp, ex_add(L, dst, z), ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S)))));
+        Expr *z = ex_add(L, ex_var(L, &zt), ex_int(L, nv * lanes));
+        Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, 0.0) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
+        st = mk_store(L, xp, ex_add(L, dst, z), v);
         st = mk_for(L, &zt, st);
         st->for_kind = FOR_VECTORIZE;
         seq->body[m++] = st;
@@ -563,7 +578,7 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
                          int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
                          int64_t Cx)
 {
-    IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp), z;
+    IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp);
     Expr *ir = ex_add(L, ex_var(L, &r), ex_int(L, lo0));
     Expr *inrow = ex_and(L, ex_binary(L, BIN_GE, ir, ex_int(L, 0)), ex_lt(L, ir, ex_int(L, H)));
     Expr *rowbase = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ci), ex_int(L, Hp)), ex_var(L, &r)), ex_int(L, S));
@@ -574,10 +589,7 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
     Stmt *zrow, *part, *ifs, *st;
     int64_t ph;
     int n = 0;
-    z = lower_itervar(L, "iw", S * Wj);
-    zrow = mk_store(L, xp, ex_add(L, ex_mul(L, rowbase, ex_int(L, Wj)), ex_var(L, &z)), ex_float(L, DT_FLOAT32, 0.0));
-    zrow = mk_for(L, &z, zrow);
-    zrow->for_kind = FOR_VECTORIZE;
+    zrow = vec_copy(L, xp, ex_mul(L, rowbase, ex_int(L, Wj)), -1, NULL, 1, S * Wj, lanes);
     part = mk(L, ST_SEQ, (int)(3 * S));
     for (ph = 0; ph < S; ph++) {
         /* columns j of this phase inside the image: 0 <= S*j + ph + lo1 < W */
@@ -587,20 +599,14 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
             j0++;
         while (j1 > j0 && S * (j1 - 1) + ph + lo1 >= W)
             j1--;
-        if (j0 > 0) {
-            z = lower_itervar(L, "iw", j0);
-            st = mk_store(L, xp, ex_add(L, base, ex_var(L, &z)), ex_float(L, DT_FLOAT32, 0.0));
-            part->body[n++] = mk_for(L, &z, st);
-        }
+        if (j0 > 0)
+            part->body[n++] = vec_copy(L, xp, base, -1, NULL, 1, j0, lanes);
         if (j1 > j0)
             part->body[n++] = vec_copy(L, xp, ex_add(L, base, ex_int(L, j0)), x,
                                        ex_add(L, xrow, ex_int(L, S * j0 + ph + lo1)), S, j1 - j0, lanes);
         if (j1 < Wj) {
             int64_t from = j1 > j0 ? j1 : j0;
-            z = lower_itervar(L, "iw", Wj - from);
-            st = mk_store(L, xp, ex_add(L, base, ex_add(L, ex_var(L, &z), ex_int(L, from))),
-                          ex_float(L, DT_FLOAT32, 0.0));
-            part->body[n++] = mk_for(L, &z, st);
+            part->body[n++] = vec_copy(L, xp, ex_add(L, base, ex_int(L, from)), -1, NULL, 1, Wj - from, lanes);
         }
     }
     part->n_body = n;
@@ -695,6 +701,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     rv[2] = lower_itervar(L, "ru", 1);
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)R * VL);
     k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
     if (Qp != Q) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Qp);
         body = copy_padded(L, src, xbuf, &nv, Ci, 1, Q, 1, Qp, 0, 0, lanes);
@@ -792,6 +799,127 @@ typedef struct Window {
     int64_t N, C, H, W, OH, OW, KH, KW, s[2], d[2], lo[2], hi[2];
 } Window;
 
+/* Output rows per depthwise tile: pick_rows, unless the fewest tiles of
+ * equal height waste fewer rows (14 rows in tiles of at most 12: two
+ * tiles of 7, not two of 9 with 4 rows computed for nothing). */
+static int dw_rows(int64_t OH, int pmax)
+{
+    int P = pick_rows(OH, pmax);
+    int64_t nt = ceil_div(OH, pmax), Pb = ceil_div(OH, nt);
+    if (ceil_div(OH, Pb) * Pb - OH < ceil_div(OH, P) * P - OH)
+        return (int)Pb;
+    return P;
+}
+
+/* Depthwise convolution of a small plane (row shorter than a vector, unit
+ * strides), with the vectors along the flattened padded plane: the
+ * channel's padded copy has rows of Wr = OW + (KW-1)*d1 columns, and
+ * output q = oh*Wr + ow (ow < Wr; the columns past OW are computed and
+ * dropped) reads tap (kh, kw) at xp[q + kh*d0*Wr + kw*d1], contiguous in q.
+ * One tile of NV vectors holds the whole plane: a 7x7 plane and a 3x3
+ * window take 4 vectors instead of 7 rows of one 16-lane vector each.
+ * The epilogue stores row oh from acc[oh*Wr ...]. Returns 1 when the shape
+ * does not fit (the caller then uses conv_depthwise's row tiles). */
+static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf,
+                               const Window *w)
+{
+    Kernel *k = L->k;
+    int lanes = t->vector_bits / 32, i, acc, xp;
+    int64_t Wr = w->OW + (w->KW - 1) * w->d[1], NV = ceil_div(w->OH * Wr, lanes), Hp, reach;
+    int64_t rowvecs = w->OH * ceil_div(w->OW, lanes);
+    IterVar nv, cv, pv, vv, ohv, vo, vi, rv[3];
+    Expr **map, *aidx, *bidx, *ow, *iv;
+    Stmt *cp, *tile, *init, *epi, *seq, *decl, *d2, *loops;
+    if (w->s[0] != 1 || w->s[1] != 1 || w->OW >= lanes || NV >= rowvecs ||
+        NV > (regs_of(t) * 3 / 8) || expr_has_var_any(c->init, c->axes[2].var, c->axes[3].var))
+        return 1;
+    /* rows of the copy: the image and its padding, and enough zero rows
+     * below that the last vector's farthest tap stays inside */
+    reach = NV * lanes + (w->KH - 1) * w->d[0] * Wr + (w->KW - 1) * w->d[1];
+    Hp = w->hi[0] - w->lo[0] + 1;
+    if (Hp * Wr < reach)
+        Hp = ceil_div(reach, Wr);
+    if (Hp * Wr * 4 > DW_LOCAL_PLANE_BYTES)
+        return 1;
+    nv = lower_itervar(L, "n", w->N);
+    cv = lower_itervar(L, "c", w->C);
+    pv = lower_itervar(L, "p", NV);
+    vv = lower_itervar(L, "v", lanes);
+    ohv = lower_itervar(L, "oh", w->OH);
+    vo = lower_itervar(L, "vo", ceil_div(w->OW, lanes));
+    vi = lower_itervar(L, "vi", lanes);
+    rv[0] = lower_itervar(L, "ru", 1);
+    rv[1] = lower_itervar(L, "rh", w->KH);
+    rv[2] = lower_itervar(L, "rw", w->KW);
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, NV * lanes);
+    k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
+    xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * Wr);
+    k->bufs[xp].scope = BUF_LOCAL;
+    k->bufs[xp].no_init = 1; /* copy_phased writes every row and column */
+    cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], lanes, ex_var(L, &cv), w->C);
+    /* update: acc[p*lanes + v] += w[c, kh, kw] * xp[p*lanes + v + kh*d0*Wr + kw*d1] */
+    aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
+                            ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
+                  ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
+    bidx = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)),
+                            ex_add(L, ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0] * Wr)),
+                                   ex_mul(L, ex_var(L, &rv[2]), ex_int(L, w->d[1])))),
+                  ex_var(L, &vv));
+    tile = mk_tile(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vv)),
+                   ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
+    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map[c->axes[0].var] = ex_var(L, &nv);
+    map[c->axes[1].var] = ex_var(L, &cv);
+    /* init: the same value for every position of the channel */
+    iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+    init = mk_store(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi)), iv);
+    init = mk_for(L, &vi, init);
+    init->for_kind = FOR_VECTORIZE;
+    init = mk_for(L, &pv, init);
+    {
+        Expr *index = c->out_index, *accv;
+        ow = ex_add(L, ex_mul(L, ex_var(L, &vo), ex_int(L, lanes)), ex_var(L, &vi));
+        accv = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, Wr)), ow));
+        map[c->axes[2].var] = ex_var(L, &ohv);
+        map[c->axes[3].var] = ow;
+        if (!index) {
+            Expr *ix[4];
+            int64_t dims[4];
+            for (i = 0; i < 4; i++) {
+                ix[i] = ex_var(L, &c->axes[i]);
+                dims[i] = c->axes[i].extent;
+            }
+            index = ex_offset(L, 4, dims, ix);
+        }
+        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+        if (ceil_div(w->OW, lanes) * lanes != w->OW)
+            epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
+        epi = mk_for(L, &vi, epi);
+        epi->for_kind = FOR_VECTORIZE;
+        epi = mk_for(L, &vo, epi);
+        epi = mk_for(L, &ohv, epi);
+    }
+    seq = mk(L, ST_SEQ, 3);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    seq->body[2] = epi;
+    decl = mk(L, ST_DECL, 1);
+    decl->buf = acc;
+    decl->body[0] = seq;
+    seq = mk(L, ST_SEQ, 2);
+    seq->body[0] = cp;
+    seq->body[1] = decl;
+    d2 = mk(L, ST_DECL, 1);
+    d2->buf = xp;
+    d2->body[0] = seq;
+    loops = mk_for(L, &cv, d2);
+    if (w->C > 1)
+        loops->for_kind = FOR_PARALLEL;
+    k->body = mk_for(L, &nv, loops);
+    return 0;
+}
+
 /* Depthwise convolution (one input channel per output channel): vectors
  * along the output columns, tiles of P output rows x VL columns of one
  * channel, the channel's weight broadcast. The input plane is copied with
@@ -807,9 +935,11 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
     Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
     int64_t w1 = ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = ceil_div(w->OW, lanes) * lanes - w->OW;
+    if (!conv_depthwise_flat(L, t, c, pl, xbuf, w))
+        return 0;
     V = w->OW > lanes && w1 <= w2 ? 2 : 1;
     pmax = (regs_of(t) * 3 / 8) / V;
-    P = pick_rows(w->OH, pmax);
+    P = dw_rows(w->OH, pmax);
     {
         TileKnobs kn = choose_knobs(L, t, TS_DWCONV, "dwconv2d",
                                     conv_desc(L, w->N, C, w->H, w->W, C, w->KH, w->KW, w->s, w->d, w->lo, w->hi),
@@ -837,6 +967,7 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     rv[2] = lower_itervar(L, "rw", w->KW);
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)P * VL);
     k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
     /* the padded, phase-split copy: of one channel at a time, in a local
      * array that stays in cache for the channel's tiles, when the plane is
      * small enough for the stack; else of the whole image first */
@@ -844,6 +975,7 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     if (per_chan) {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
         k->bufs[xp].scope = BUF_LOCAL;
+        k->bufs[xp].no_init = 1; /* copy_phased writes every row, phase and column */
         cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes,
                          ex_var(L, &cv), C);
     } else {
@@ -1624,6 +1756,162 @@ static void serial_all(Stmt *s)
         serial_all(s->body[i]);
 }
 
+/* ---- sums over trailing contiguous axes (GlobalAveragePool, ReduceMean) ---- */
+
+/* Whether every use in e of the reduce axes r[0..n) is inside a load index
+ * affine in them with coef(r[n-1]) == 1 and coef(r[i]) == extent(r[i+1]) *
+ * coef(r[i+1]): then r[n-1] := q (the flattened reduce position) and the
+ * others := 0 give the same offsets, contiguous in q. */
+static int sum_flat_ok(Lower *L, const Expr *e, const IterVar *r, int n)
+{
+    int i;
+    if (!e)
+        return 1;
+    if (e->kind == EX_VAR) {
+        for (i = 0; i < n; i++)
+            if (e->var == r[i].var)
+                return 0;
+        return 1;
+    }
+    if (e->kind == EX_LOAD) {
+        Aff a;
+        int uses = 0;
+        for (i = 0; i < n; i++)
+            uses |= expr_has_var_any(e->a, r[i].var, r[i].var);
+        if (!uses)
+            return 1;
+        if (!affine(L, e->a, &a) || a.co[r[n - 1].var] != 1)
+            return 0;
+        for (i = 0; i + 1 < n; i++)
+            if (a.co[r[i].var] != r[i + 1].extent * a.co[r[i + 1].var])
+                return 0;
+        return 1;
+    }
+    if (e->nidx)
+        return 0;
+    return sum_flat_ok(L, e->a, r, n) && sum_flat_ok(L, e->b, r, n) && sum_flat_ok(L, e->c, r, n);
+}
+
+#define SUM_ACCS 4 /* vector accumulators: an add's latency over its throughput */
+
+/* A float32 sum whose reduce axes are the innermost, contiguous axes of
+ * what it loads (a global average pool: out[n][c] = sum over the plane).
+ * The generic template puts the vectors across the output channels, so
+ * each lane reads a different plane (a gather per step); here the vectors
+ * run along the flattened plane: SUM_ACCS vector accumulators of partial
+ * sums, a masked last vector, then their lanes added into the total, which
+ * starts from init, and post applied to it. The sum is reassociated (rtol
+ * well inside 1e-4 for the planes of a CNN), not bit-identical. */
+static int plane_sum(Lower *L, const Target *t, Compute *c)
+{
+    Kernel *k = L->k;
+    int lanes = t->vector_bits / 32, i, acc, tot, m = 0;
+    int64_t R = 1, W = (int64_t)SUM_ACCS * lanes, nb, rest, j;
+    IterVar qo, vi, fold;
+    Expr **map, *q, *index;
+    Stmt *seq, *st, *body, *decl, *dt, *tseq;
+    if (c->rop != RED_SUM || c->n_raxes < 1 || !c->body || c->body->dtype != DT_FLOAT32 ||
+        k->bufs[c->out_buf].dtype != DT_FLOAT32 || (c->post && c->post->dtype != DT_FLOAT32) ||
+        (c->init && c->init->dtype != DT_FLOAT32) || !sum_flat_ok(L, c->body, c->raxes, c->n_raxes))
+        return 1;
+    for (i = 0; i < c->n_raxes; i++)
+        R *= c->raxes[i].extent;
+    if (R < W)
+        return 1;
+    for (i = 0; i < c->n_raxes; i++)
+        if (expr_has_var_any(c->init, c->raxes[i].var, c->raxes[i].var) ||
+            expr_has_var_any(c->post, c->raxes[i].var, c->raxes[i].var))
+            return 1;
+    nb = R / W;
+    rest = R % W;
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, W);
+    k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1; /* the zero loop below writes all of it */
+    tot = lower_buf_temp(L, "tot", DT_FLOAT32, 1);
+    k->bufs[tot].scope = BUF_LOCAL;
+    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    for (i = 0; i + 1 < c->n_raxes; i++)
+        map[c->raxes[i].var] = ex_int(L, 0);
+    qo = lower_itervar(L, "qo", nb);
+    seq = mk(L, ST_SEQ, 2 * SUM_ACCS + 2 + (int)(rest / lanes) + 1 + 16);
+    /* acc = 0 */
+    for (j = 0; j < SUM_ACCS; j++) {
+        vi = lower_itervar(L, "vi", lanes);
+        st = mk_store(L, acc, ex_add(L, ex_int(L, j * lanes), ex_var(L, &vi)), ex_float(L, DT_FLOAT32, 0.0));
+        st = mk_for(L, &vi, st);
+        st->for_kind = FOR_VECTORIZE;
+        seq->body[m++] = st;
+    }
+    /* for qo: acc[j*lanes + vi] += body(q = qo*W + j*lanes + vi), j unrolled */
+    body = mk(L, ST_SEQ, SUM_ACCS);
+    for (j = 0; j < SUM_ACCS; j++) {
+        Expr *ai;
+        vi = lower_itervar(L, "vi", lanes);
+        ai = ex_add(L, ex_int(L, j * lanes), ex_var(L, &vi));
+        q = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &qo), ex_int(L, W)), ex_int(L, j * lanes)), ex_var(L, &vi));
+        map[c->raxes[c->n_raxes - 1].var] = q;
+        st = mk_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), subst(L, c->body, map, NULL)));
+        st = mk_for(L, &vi, st);
+        st->for_kind = FOR_VECTORIZE;
+        body->body[j] = st;
+    }
+    seq->body[m++] = mk_for(L, &qo, body);
+    /* the rest: whole vectors into the first accumulators, then a masked one */
+    for (j = 0; j * lanes < rest; j++) {
+        int64_t n = rest - j * lanes < lanes ? rest - j * lanes : lanes;
+        Expr *ai;
+        vi = lower_itervar(L, "vi", n);
+        ai = ex_add(L, ex_int(L, j * lanes), ex_var(L, &vi));
+        q = ex_add(L, ex_int(L, nb * W + j * lanes), ex_var(L, &vi));
+        map[c->raxes[c->n_raxes - 1].var] = q;
+        st = mk_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), subst(L, c->body, map, NULL)));
+        st = mk_for(L, &vi, st);
+        st->for_kind = FOR_VECTORIZE;
+        seq->body[m++] = st;
+    }
+    /* the lanes folded in halves (acc[v] += acc[v + h], a tree of adds
+     * instead of a chain of W), then tot = init + acc[0] + acc[1];
+     * out = post(tot) */
+    for (j = W / 2; j >= 2; j /= 2) {
+        fold = lower_itervar(L, "v", j);
+        seq->body[m++] = mk_for(L, &fold, mk_store(L, acc, ex_var(L, &fold),
+                                                  ex_add(L, ex_load(L, acc, ex_var(L, &fold)),
+                                                         ex_load(L, acc, ex_add(L, ex_var(L, &fold), ex_int(L, j))))));
+    }
+    tseq = mk(L, ST_SEQ, 2);
+    tseq->body[0] = mk_store(L, tot, ex_int(L, 0),
+                             ex_add(L, c->init ? ex_add(L, ex_cast(L, DT_FLOAT32, c->init), ex_load(L, acc, ex_int(L, 0)))
+                                              : ex_load(L, acc, ex_int(L, 0)),
+                                    ex_load(L, acc, ex_int(L, 1))));
+    index = c->out_index;
+    if (!index) {
+        Expr *ix[TVMCC_MAX_RANK];
+        int64_t dims[TVMCC_MAX_RANK];
+        for (i = 0; i < c->n_axes; i++) {
+            ix[i] = ex_var(L, &c->axes[i]);
+            dims[i] = c->axes[i].extent;
+        }
+        index = ex_offset(L, c->n_axes, dims, ix);
+    }
+    {
+        Expr *tv = ex_load(L, tot, ex_int(L, 0));
+        tseq->body[1] = mk_store(L, c->out_buf, index, c->post ? subst(L, c->post, map, tv) : tv);
+    }
+    dt = mk(L, ST_DECL, 1);
+    dt->buf = tot;
+    dt->body[0] = tseq;
+    seq->body[m++] = dt;
+    seq->n_body = m;
+    decl = mk(L, ST_DECL, 1);
+    decl->buf = acc;
+    decl->body[0] = seq;
+    st = decl;
+    for (i = c->n_axes - 1; i >= 0; i--)
+        st = mk_for(L, &c->axes[i], st);
+    k->body = st;
+    return 0;
+}
+
 int template_packed(Lower *L, const Target *t)
 {
     Compute *c;
@@ -1647,6 +1935,8 @@ int template_packed(Lower *L, const Target *t)
         return 1;
     c = &L->k->stages[0];
     b = c->body;
+    if (t->vector_bits >= 512 && !plane_sum(L, t, c))
+        return 0;
     if (c->rop != RED_SUM || !b || b->kind != EX_BINARY || b->op != BIN_MUL || b->dtype != DT_FLOAT32 ||
         L->k->bufs[c->out_buf].dtype != DT_FLOAT32)
         return 1;

@@ -14,7 +14,7 @@
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              emitted-c-warnings conformance-arm conformance-aarch64
 #              conformance-x86 arm-intrinsics torchvision exporter_patterns strings tune
-#              determinism malformed conformance-asan fuzz
+#              x86_special_values determinism malformed conformance-asan fuzz
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -153,6 +153,7 @@ run_suite exporter_patterns test/models/exporter_patterns.sh
 run_suite strings test/models/strings.sh
 # tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
 run_suite tune test/models/tune.sh
+run_suite x86_special_values test/models/x86_special_values.sh
 run_suite determinism determinism
 # malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
 run_suite malformed test/malformed/run.sh

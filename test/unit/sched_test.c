@@ -33,6 +33,9 @@
 #include "../../lower/sched.h"
 
 static int passed, failed, packed_cases, knob_cases, blocked_cases;
+static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
+static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
+static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -43,8 +46,8 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng_state % n);
 }
 
-enum { K_CONV, K_MATMUL, K_POOL, K_ELEM, K_TWO, K_SOFT, K_COUNT };
-static const char *const kind_names[] = {"conv", "matmul", "pool", "elemwise", "two-stage", "softmax"};
+enum { K_CONV, K_MATMUL, K_POOL, K_ELEM, K_TWO, K_SOFT, K_MEAN, K_COUNT };
+static const char *const kind_names[] = {"conv", "matmul", "pool", "elemwise", "two-stage", "softmax", "mean"};
 
 typedef struct Shape {
     int kind;
@@ -207,6 +210,26 @@ static int build(Lower *L, const Shape *sh)
                             ex_load_nd(L, sb, 2, d2, oi));
         return 1;
     }
+    if (sh->kind == K_MEAN) {
+        /* a global average pool with a bias: y[n][c] = (b[c] + sum_hw x) / (h*w) */
+        int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, yd[2] = {sh->n, sh->c};
+        int x = lower_buf_temp(L, "x", DT_FLOAT32, sh->n * sh->c * sh->h * sh->w);
+        int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->c);
+        int y = lower_buf_temp(L, "y", DT_FLOAT32, sh->n * sh->c);
+        IterVar rh, rw;
+        c = lower_stage(L, "mean", y, 2, yd);
+        rh = *lower_raxis(L, c, sh->h);
+        rw = *lower_raxis(L, c, sh->w);
+        idx[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, &c->axes[1]);
+        idx[2] = ex_var(L, &rh);
+        idx[3] = ex_var(L, &rw);
+        c->rop = RED_SUM;
+        c->body = ex_load_nd(L, x, 4, xd, idx);
+        c->init = ex_load(L, b, ex_var(L, &c->axes[1]));
+        c->post = ex_mul(L, ex_acc(L, DT_FLOAT32), ex_float(L, DT_FLOAT32, 1.0 / (double)(sh->h * sh->w)));
+        return 2;
+    }
     {
         int64_t d[3] = {sh->n, sh->c, sh->w};
         int64_t numel = sh->n * sh->c * sh->w;
@@ -219,6 +242,12 @@ static int build(Lower *L, const Shape *sh)
         }
         c = lower_stage(L, "compute", y, 3, d);
         c->body = ex_add(L, ex_load_broadcast(L, t >= 0 ? t : x, 3, d, c), ex_float(L, DT_FLOAT32, 1.0));
+        if (sh->dw) { /* elemwise: times a per-channel scale (a squeeze-excitation Mul) */
+            int sc = lower_buf_temp(L, "s", DT_FLOAT32, sh->n * sh->c);
+            c->body = ex_mul(L, c->body, ex_load(L, sc, ex_add(L, ex_mul(L, ex_var(L, &c->axes[0]), ex_int(L, sh->c)),
+                                                            ex_var(L, &c->axes[1]))));
+            return 2;
+        }
         if (t >= 0) { /* and the element at the mirrored offset */
             int i;
             for (i = 0; i < 3; i++)
@@ -244,6 +273,11 @@ static void random_shape(Shape *sh)
     sh->w = sh->kw + rnd(19);
     sh->dw = 0;
     sh->l1 = 0;
+    if (sh->kind == K_MEAN) {
+        /* planes from a few elements to several accumulator blocks */
+        sh->h = 1 + rnd(24);
+        sh->w = 1 + rnd(24);
+    }
     sh->cw = (sh->kind == K_CONV || sh->kind == K_MATMUL) && rnd(2);
     if (sh->cw) {
         /* wide enough for several tiles, partial channel vectors and
@@ -424,7 +458,10 @@ static void random_primitives(Lower *L, int steps)
             break;
         }
         case 3:
-            sched_fuse(&s, vars[rnd((unsigned)n)], vars[rnd((unsigned)n)], &o);
+            if (rnd(2))
+                sched_fuse(&s, vars[rnd((unsigned)n)], vars[rnd((unsigned)n)], &o);
+            else /* refused unless the two loops are one contiguous range */
+                sched_fuse_flat(&s, vars[rnd((unsigned)n)], vars[rnd((unsigned)n)], &o);
             break;
         case 4:
             if (sched_extent(L->k->body, vars[rnd((unsigned)n)]) <= 8)
@@ -530,6 +567,9 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             k[i].bufs[k[i].stages[j].out_buf].written = 1;
     }
     if (mode == 0) {
+        char *dump = NULL;
+        size_t dlen = 0;
+        FILE *df;
         if (rnd(2)) {
             L[2] = L[1];
             L[2].k = &k[2];
@@ -552,6 +592,19 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         }
         template_apply(&L[1], &t);
         lower_knob_table = NULL;
+        /* the flat depthwise tile stores output rows from a loop "oh"; the
+         * plane sum runs its accumulator blocks in a loop "qo" */
+        last_flat_dw = last_plane_sum = 0;
+        last_merged = 0;
+        if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM) && (df = open_memstream(&dump, &dlen)) != NULL) {
+            loops_dump(&k[1], df);
+            fclose(df);
+            last_flat_dw = sh->kind == K_CONV && strstr(dump, "for oh") != NULL;
+            last_plane_sum = sh->kind == K_MEAN && strstr(dump, "for qo") != NULL;
+            /* sched_fuse_flat names the merged loop outer_inner_f */
+            last_merged = sh->kind == K_ELEM && strstr(dump, "_f") != NULL;
+            free(dump);
+        }
         if (forced) {
             const TileKnobs *u = k[1].knobs ? &k[1].knobs->used : NULL;
             knob_cases++;
@@ -779,6 +832,95 @@ int main(int argc, char **argv)
             passed++;
         else
             failed++;
+    }
+    /* depthwise convs on planes narrower than a vector, stride 1: the flat
+     * tile (vectors along the flattened padded plane; conv_depthwise_flat)
+     * on AVX-512, and the row tiles on AVX2 where it does not pay */
+    {
+        static const int64_t fl[][7] = {
+            /* c, h, w, k, pad, flat tile wanted with AVX2, with AVX-512 (fewer
+             * vectors than rows x vectors per row, and at most 3/8 of the
+             * registers) */
+            {5, 7, 7, 3, 1, 0, 1}, {3, 7, 7, 5, 2, 0, 1}, {4, 9, 5, 3, 0, 1, 1}, {2, 14, 6, 3, 1, 0, 1},
+            {3, 4, 11, 1, 0, 0, 1}, {2, 7, 7, 2, 1, 0, 1}, {3, 30, 9, 3, 1, 0, 0},
+        };
+        for (i = 0; i < (int)(sizeof fl / sizeof fl[0]); i++) {
+            Shape sh;
+            int want;
+            for (vb = 256; vb <= 512; vb += 256) {
+                memset(&sh, 0, sizeof sh);
+                sh.kind = K_CONV;
+                sh.n = 1;
+                sh.c = sh.oc = fl[i][0];
+                sh.h = fl[i][1];
+                sh.w = fl[i][2];
+                sh.kh = sh.kw = fl[i][3];
+                sh.pad = fl[i][4];
+                sh.stride = 1;
+                sh.dw = sh.cw = 1;
+                want = (int)fl[i][vb == 512 ? 6 : 5];
+                if (run_case(&sh, 0, vb, 1000 + i) && last_flat_dw == want) {
+                    passed++;
+                } else {
+                    printf("FAIL depthwise c%lld h%lld w%lld k%lld p%lld vbits %d: flat tile %d, want %d\n",
+                           (long long)sh.c, (long long)sh.h, (long long)sh.w, (long long)sh.kh,
+                           (long long)sh.pad, vb, last_flat_dw, want);
+                    failed++;
+                }
+            }
+        }
+    }
+    /* sums over the plane (a global average pool with a bias): vectors
+     * along the flattened plane with AVX-512 when it holds at least the
+     * 4 accumulators (64 elements); whole blocks, a rest of whole vectors
+     * and a masked one */
+    {
+        static const int64_t pm[][4] = {
+            /* c, h, w, plane sum wanted */
+            {3, 8, 8, 1}, {5, 14, 14, 1}, {2, 7, 7, 0}, {4, 1, 200, 1}, {2, 9, 13, 1}, {1, 56, 56, 1},
+        };
+        for (i = 0; i < (int)(sizeof pm / sizeof pm[0]); i++) {
+            Shape sh;
+            memset(&sh, 0, sizeof sh);
+            sh.kind = K_MEAN;
+            sh.stride = sh.kh = sh.kw = 1;
+            sh.n = 2;
+            sh.c = pm[i][0];
+            sh.h = pm[i][1];
+            sh.w = pm[i][2];
+            if (run_case(&sh, 0, 512, 2000 + i) && last_plane_sum == (int)pm[i][3]) {
+                passed++;
+            } else {
+                printf("FAIL mean c%lld h%lld w%lld: plane sum %d, want %d\n", (long long)sh.c,
+                       (long long)sh.h, (long long)sh.w, last_plane_sum, (int)pm[i][3]);
+                failed++;
+            }
+        }
+    }
+    /* elementwise on AVX-512: the (c, w) loops merge into one contiguous
+     * range, but not under a per-channel scale (its index uses c alone) */
+    {
+        static const int64_t em[][4] = {
+            /* c, w, per-channel scale, merged wanted */
+            {5, 7, 0, 1}, {3, 49, 0, 1}, {5, 7, 1, 0}, {4, 196, 1, 0},
+        };
+        for (i = 0; i < (int)(sizeof em / sizeof em[0]); i++) {
+            Shape sh;
+            memset(&sh, 0, sizeof sh);
+            sh.kind = K_ELEM;
+            sh.stride = sh.kh = sh.kw = sh.h = 1;
+            sh.n = 2;
+            sh.c = em[i][0];
+            sh.w = em[i][1];
+            sh.dw = (int)em[i][2];
+            if (run_case(&sh, 0, 512, 3000 + i) && last_merged == (int)em[i][3]) {
+                passed++;
+            } else {
+                printf("FAIL elemwise c%lld w%lld scale %d: merged %d, want %d\n", (long long)sh.c,
+                       (long long)sh.w, sh.dw, last_merged, (int)em[i][3]);
+                failed++;
+            }
+        }
     }
     for (i = 0; i < iters / 25; i++) {
         Shape sh;

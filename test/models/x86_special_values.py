@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Special float values through the AVX-512 vector printer (emit_intrin.c):
+Relu, Clip, Max and Min keep tvmrt_maxf/minf's rule (a NaN first operand
+is kept, a NaN second operand wins, max(-0, +0) is +0), and the sigmoid
+(a reciprocal estimate refined by one Newton step, not a division) stays
+within 1e-6 of the exact value, gives 0 where 1 + exp(-x) overflows and
+propagates NaN.
+
+Each case builds a one-node model with onnx.helper on a [1, 37] input (two
+whole 16-lane vectors and a masked tail), compiles it with tvmcc -t
+x86-64-avx512, builds it with test/driver.c and -march=native and compares
+with the scalar rule computed here. Skips when the host has no AVX-512F.
+Prints PASS/FAIL per case and, last, "N passed, N failed"."""
+import argparse
+import math
+import os
+import struct
+import subprocess
+import sys
+
+from onnx import TensorProto, helper, numpy_helper
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+F = TensorProto.FLOAT
+N = 37
+NAN = float("nan")
+INF = float("inf")
+
+# NaN, infinities, signed zeros, values where exp overflows or underflows
+SPECIAL = [NAN, -NAN, INF, -INF, 0.0, -0.0, 1.0, -1.0, 6.0, 6.5, -88.0, -87.0, -100.0, 100.0, 88.5,
+           -89.5, 1e-30, -1e-30, 3.0, 0.5]
+
+
+def inputs():
+    rs = np.random.RandomState(7)
+    x = np.array(SPECIAL + list(rs.standard_normal(N - len(SPECIAL)) * 8), dtype=np.float32)
+    return x.reshape(1, N)
+
+
+def model(op, extra_inputs=(), **attrs):
+    names = ["x"] + [name for name, _ in extra_inputs]
+    inits = [numpy_helper.from_array(np.array(v, dtype=np.float32), name) for name, v in extra_inputs]
+    node = helper.make_node(op, names, ["y"], name="n0", **attrs)
+    g = helper.make_graph([node], "special", [helper.make_tensor_value_info("x", F, [1, N])],
+                          [helper.make_tensor_value_info("y", F, [1, N])], initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
+def swish():
+    n0 = helper.make_node("Sigmoid", ["x"], ["s"], name="sig")
+    n1 = helper.make_node("Mul", ["x", "s"], ["y"], name="mul")
+    g = helper.make_graph([n0, n1], "special", [helper.make_tensor_value_info("x", F, [1, N])],
+                          [helper.make_tensor_value_info("y", F, [1, N])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
+def maxf(a, b):
+    return a if (a > b or a != a) else b
+
+
+def minf(a, b):
+    return a if (a < b or a != a) else b
+
+
+def sigmoid(a):
+    if a != a:
+        return NAN
+    e = math.exp(-a) if -a < 88.72 else INF
+    return 1.0 / (1.0 + e)
+
+
+# name, model, scalar rule, exact (bits, NaN-ness and the sign of zero) or
+# a tolerance (rtol, atol)
+CASES = [
+    ("relu", model("Relu"), lambda a: maxf(a, 0.0), None),
+    ("clip_0_6", model("Clip", [("lo", 0.0), ("hi", 6.0)]), lambda a: minf(maxf(a, 0.0), 6.0), None),
+    ("clip_nan_bound", model("Clip", [("lo", NAN), ("hi", 6.0)]), lambda a: minf(maxf(a, NAN), 6.0), None),
+    ("max_const", model("Max", [("c", [-0.0] * N)]), lambda a: maxf(a, -0.0), None),
+    ("min_const", model("Min", [("c", [0.0] * N)]), lambda a: minf(a, 0.0), None),
+    ("sigmoid", model("Sigmoid"), sigmoid, (1e-6, 1e-37)),
+    ("swish", swish(), lambda a: a * sigmoid(a), (1e-6, 1e-37)),
+]
+
+
+def f32(v):
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def compare(got, x, rule, tol):
+    for i, (g, a) in enumerate(zip(got, x)):
+        try:
+            want = f32(rule(float(a)))
+        except (OverflowError, ValueError):
+            want = NAN
+        if want != want or g != g:
+            if (want != want) != (g != g):
+                return "element %d (x=%r): got %r, want %r" % (i, a, g, want)
+            continue
+        if tol is not None and g == want:
+            continue
+        if tol is None:
+            if struct.pack("<f", g) != struct.pack("<f", want):
+                return "element %d (x=%r): got %r, want %r (bitwise)" % (i, a, g, want)
+        elif not (abs(g - want) <= tol[1] + tol[0] * abs(want)):
+            return "element %d (x=%r): got %r, want %r" % (i, a, g, want)
+    return None
+
+
+def run_case(name, m, rule, tol, args):
+    w = os.path.join(args.work, name)
+    os.makedirs(w, exist_ok=True)
+    path = os.path.join(w, "model.onnx")
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+    out = os.path.join(w, "out")
+    subprocess.run(["rm", "-rf", out])
+    p = subprocess.run([args.tvmcc, path, "-o", out, "-t", "x86-64-avx512"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return "compile: " + p.stderr.strip()
+    src = open(os.path.join(out, "model.c")).read()
+    if "_mm512_" not in src:
+        return "no AVX-512 vector code was printed"
+    srcs = sorted(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".c"))
+    exe = os.path.join(w, "driver")
+    p = subprocess.run([args.cc, "-std=c99", "-O2", "-march=native", "-I", out] + srcs +
+                       [os.path.join(ROOT, "test", "driver.c"), "-lm", "-o", exe],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return "cc: " + p.stderr.strip().splitlines()[0]
+    x = inputs()
+    inp, outp = os.path.join(w, "in.bin"), os.path.join(w, "out.bin")
+    x.tofile(inp)
+    p = subprocess.run([exe, inp, "-o", outp], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        return "run: " + p.stderr.strip()
+    got = np.fromfile(outp, dtype=np.float32)
+    return compare([float(v) for v in got], [float(v) for v in x.ravel()], rule, tol)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tvmcc", default=os.path.join(ROOT, "tvmcc"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "build", "x86_special_values"))
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    args = ap.parse_args()
+    with open("/proc/cpuinfo") as f:
+        if " avx512f" not in f.read():
+            print("SKIP x86_special_values: the host has no AVX-512F")
+            print("0 passed, 0 failed")
+            return 0
+    passed = failed = 0
+    for name, m, rule, tol in CASES:
+        try:
+            why = run_case(name, m, rule, tol, args)
+        except Exception as e:  # a broken case is a failure, not a crash
+            why = "%s: %s" % (type(e).__name__, e)
+        if why is None:
+            print("PASS " + name)
+            passed += 1
+        else:
+            print("FAIL %s: %s" % (name, why))
+            failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
