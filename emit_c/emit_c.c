@@ -15,10 +15,17 @@
 #include "emit_intrin.h"
 #include "emit_loopq.h"
 #include "emit_arm.h"
+#include "emit_ctile.h"
 
 /* float32 lanes of the target's vectors when vectorized loops are printed
  * as intrinsics (emit_intrin.c), else 0; set per NAME.c */
 static int vec_lanes;
+
+/* On the portable `c` target: the upper-case model name (prefix of the
+ * tile macros, emit_ctile.c), else NULL; in_tile is set while the body of
+ * a FOR_TENSORIZE loop is printed */
+static const char *ctile_upper;
+static int in_tile;
 
 /* C type of the loop variables of the kernel being printed: int32_t, or
  * int64_t when a buffer or loop is so large (2^30 elements or more) that
@@ -85,6 +92,13 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
     case ST_FOR:
         if (s->for_kind == FOR_TENSORIZE && emit_tile_loop(f, k, s, depth, vec_lanes))
             break;
+        if (s->for_kind == FOR_TENSORIZE && ctile_upper && !in_tile) {
+            /* the `c` target's tile: plain loops (emit_ctile.c) */
+            in_tile = 1;
+            emit_stmt(f, k, s, depth);
+            in_tile = 0;
+            break;
+        }
         if (s->extent == 1) {
             /* a unit loop: bind the variable instead */
             indent(f, depth);
@@ -107,6 +121,10 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             break;
         /* annotations from the schedule: guarded so that a build without
          * OpenMP sees no unknown pragma */
+        if (in_tile && ctile_row_loop(k, s))
+            ctile_unroll_pragma(f, s->extent); /* rows unrolled: one vector loop each */
+        else if (in_tile && ctile_vector_loop(k, s))
+            ctile_unroll_pragma(f, 1); /* kept whole for the loop vectorizer */
         if (s->for_kind == FOR_VECTORIZE)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
         else if (s->for_kind == FOR_PARALLEL)
@@ -120,6 +138,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         break;
     case ST_STORE: {
         const Buffer *b = &k->bufs[s->buf];
+        if (in_tile && ctile_update(f, k, s, depth, ctile_upper))
+            break;
         indent(f, depth);
         if (b->scope == BUF_LOCAL && b->numel == 1) {
             fprintf(f, "%s = ", b->name);
@@ -326,6 +346,12 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
         emit_intrin_helpers(f, vec_lanes);
     }
     emit_arm_begin(f, p->target);
+    ctile_upper = NULL;
+    if (p->target && p->target->isa && !strcmp(p->target->isa, "c") &&
+        ctile_any((const Kernel *const *)p->kernels, p->n_kernels)) {
+        ctile_upper = emit_upper(g->arena, p->name);
+        ctile_begin(f, ctile_upper);
+    }
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
     emit_const_decls(f, p);
     if (p->workspace_bytes > 0) {

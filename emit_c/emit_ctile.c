@@ -1,0 +1,113 @@
+/*
+ * Accumulator tiles on the portable `c` target. The packed-panel template
+ * (lower/tpl_packed.c) gives it the same tiles as the x86 targets: inside a
+ * FOR_TENSORIZE reduce nest, `for p: for v: acc[p*VL + v] += x[..p..] *
+ * w[..v..]`. The x86 targets print that nest with intrinsics
+ * (emit_intrin.c); here it stays plain C99, printed so that gcc and clang
+ * at -O3 keep the accumulators in vector registers:
+ *
+ *   - the row loop (p) is preceded by `#pragma GCC unroll P` (guarded:
+ *     gcc 8 and later, clang): with the rows unrolled before vectorization
+ *     the v loop of VL contiguous floats is vectorized on its own. Left
+ *     rolled, gcc vectorizes the p x v nest as one loop of P*VL updates
+ *     when VL is shorter than its preferred vector (8 floats in a 16-float
+ *     zmm), interleaving rows with permutes instead of broadcasting x;
+ *   - the update is printed as NAME_FMA(x, y, acc), fmaf() when <math.h>
+ *     defines FP_FAST_FMAF (C99: fmaf is as fast as a multiply and an add,
+ *     i.e. a hardware fused multiply-add), else x * y + acc. In ISO C mode
+ *     (-std=c99) gcc does not contract a * b + c into an FMA, so without
+ *     the macro the tile would run separate multiplies and adds.
+ *
+ * Every accumulator still receives its products in the reduce order; the
+ * fused multiply-add rounds once per product instead of twice.
+ */
+#include <string.h>
+
+#include "emit.h"
+#include "emit_ctile.h"
+#include "emit_loopq.h"
+
+static int has_tensorize(const Stmt *s)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && s->for_kind == FOR_TENSORIZE)
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (has_tensorize(s->body[i]))
+            return 1;
+    return 0;
+}
+
+int ctile_any(const Kernel *const *kernels, int n)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (kernels[i] && !kernels[i]->ext && has_tensorize(kernels[i]->body))
+            return 1;
+    return 0;
+}
+
+void ctile_begin(FILE *f, const char *upper)
+{
+    fprintf(f, "/* Multiply-add of the accumulator tiles: fused where the compiler says\n"
+               " * fmaf is fast (C99 FP_FAST_FMAF: a hardware FMA), else a * b + c. */\n"
+               "#ifdef FP_FAST_FMAF\n#define %s_FMA(a, b, c) fmaf(a, b, c)\n"
+               "#else\n#define %s_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n\n",
+            upper, upper);
+}
+
+/* The product of an update `acc[i] = acc[i] + x * y` to a local float
+ * buffer, or NULL. */
+static const Expr *update_product(const Kernel *k, const Stmt *s)
+{
+    const Expr *v;
+    if (!s || s->kind != ST_STORE || k->bufs[s->buf].scope != BUF_LOCAL ||
+        k->bufs[s->buf].dtype != DT_FLOAT32 || k->bufs[s->buf].numel < 2 || !s->index)
+        return NULL;
+    v = s->value;
+    if (!v || v->kind != EX_BINARY || v->op != BIN_ADD || v->dtype != DT_FLOAT32)
+        return NULL;
+    if (v->a->kind != EX_LOAD || v->a->buf != s->buf || !lq_same_expr(v->a->a, s->index))
+        return NULL;
+    if (v->b->kind != EX_BINARY || v->b->op != BIN_MUL || v->b->dtype != DT_FLOAT32)
+        return NULL;
+    return v->b;
+}
+
+int ctile_vector_loop(const Kernel *k, const Stmt *loop)
+{
+    return loop && loop->kind == ST_FOR && loop->n_body == 1 && update_product(k, loop->body[0]) != NULL;
+}
+
+int ctile_row_loop(const Kernel *k, const Stmt *loop)
+{
+    return loop && loop->kind == ST_FOR && loop->n_body == 1 && ctile_vector_loop(k, loop->body[0]);
+}
+
+void ctile_unroll_pragma(FILE *f, int64_t n)
+{
+    fprintf(f, "#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)\n"
+               "#pragma GCC unroll %lld\n#endif\n",
+            (long long)n);
+}
+
+int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper)
+{
+    const Expr *m = update_product(k, s);
+    const char *an;
+    if (!m)
+        return 0;
+    an = k->bufs[s->buf].name;
+    fprintf(f, "%*s%s[", depth * 4, "", an);
+    emit_index(f, k, s->index, 0);
+    fprintf(f, "] = %s_FMA(", upper);
+    emit_expr(f, k, m->a);
+    fprintf(f, ", ");
+    emit_expr(f, k, m->b);
+    fprintf(f, ", %s[", an);
+    emit_index(f, k, s->index, 0);
+    fprintf(f, "]);\n");
+    return 1;
+}

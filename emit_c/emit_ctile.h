@@ -1,0 +1,27 @@
+/* How the portable `c` target prints accumulator tiles (emit_ctile.c). */
+#ifndef TVMCC_EMIT_CTILE_H
+#define TVMCC_EMIT_CTILE_H
+
+#include <stdio.h>
+
+#include "../lower/te.h"
+
+/* Whether any kernel of the program has an accumulator tile (a
+ * FOR_TENSORIZE loop). */
+int ctile_any(const Kernel *const *kernels, int n);
+/* Prints the definition of the fused multiply-add macro NAME_FMA that the
+ * tile updates use (upper is the upper-case model name). */
+void ctile_begin(FILE *f, const char *upper);
+/* Whether loop is a tile's row loop: `for p: for v: acc[..] = acc[..] +
+ * x * y` with acc a local buffer. */
+int ctile_row_loop(const Kernel *k, const Stmt *loop);
+/* Whether loop is a tile's vector loop: `for v: acc[..] = acc[..] + x * y`. */
+int ctile_vector_loop(const Kernel *k, const Stmt *loop);
+/* Prints `#pragma GCC unroll n`, guarded for the compilers that know it. */
+void ctile_unroll_pragma(FILE *f, int64_t n);
+/* Prints s if it is a tile update `acc[i] = acc[i] + x * y` as
+ * `acc[i] = NAME_FMA(x, y, acc[i]);` (with indentation) and returns 1,
+ * else prints nothing and returns 0. */
+int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper);
+
+#endif
