@@ -26,6 +26,8 @@ static int vec_lanes;
  * a FOR_TENSORIZE loop is printed */
 static const char *ctile_upper;
 static int in_tile;
+/* whether NAME.c is for the portable `c` target */
+static int c_portable;
 
 /* C type of the loop variables of the kernel being printed: int32_t, or
  * int64_t when a buffer or loop is so large (2^30 elements or more) that
@@ -118,6 +120,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             emit_intrin_loop(f, k, s, depth, vec_lanes))
             break;
         if (emit_arm_loop(f, k, s, depth, emit_stmt)) /* Arm targets: emit_arm.c */
+            break;
+        if (c_portable && s->for_kind != FOR_PARALLEL && ctile_guarded_loop(f, k, s, depth, idx_type, emit_stmt))
             break;
         /* annotations from the schedule: guarded so that a build without
          * OpenMP sees no unknown pragma */
@@ -347,8 +351,8 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
     }
     emit_arm_begin(f, p->target);
     ctile_upper = NULL;
-    if (p->target && p->target->isa && !strcmp(p->target->isa, "c") &&
-        ctile_any((const Kernel *const *)p->kernels, p->n_kernels)) {
+    c_portable = p->target && p->target->isa && !strcmp(p->target->isa, "c");
+    if (c_portable && ctile_any((const Kernel *const *)p->kernels, p->n_kernels)) {
         ctile_upper = emit_upper(g->arena, p->name);
         ctile_begin(f, ctile_upper);
     }

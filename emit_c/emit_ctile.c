@@ -111,3 +111,49 @@ int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char 
     fprintf(f, "]);\n");
     return 1;
 }
+
+static int has_load(const Expr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD)
+        return 1;
+    return has_load(e->a) || has_load(e->b) || has_load(e->c);
+}
+
+int ctile_guarded_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, const char *idx_type,
+                       CtileStmtFn emit_body)
+{
+    const Stmt *g;
+    const Expr *c;
+    const char *vn;
+    int ok = 1;
+    if (!loop || loop->kind != ST_FOR || loop->n_body != 1 || loop->extent < 2)
+        return 0;
+    g = loop->body[0];
+    if (!g || g->kind != ST_IF || (g->n_body > 1 && g->body[1]) || !g->cond)
+        return 0;
+    c = g->cond;
+    if (c->kind != EX_BINARY || c->op != BIN_LT || c->a->dtype != DT_INT64 || c->b->dtype != DT_INT64 ||
+        has_load(c) || lq_uses_var(c->b, loop->var) || lq_coef(c->a, loop->var, &ok) != 1 || !ok)
+        return 0;
+    vn = k->var_names[loop->var];
+    /* a + var < b for var in [0, extent): var < min(extent, b - a) */
+    fprintf(f, "%*s{\n", depth * 4, "");
+    fprintf(f, "%*s%s %s_end;\n", (depth + 1) * 4, "", idx_type, vn);
+    fprintf(f, "%*s{\n", (depth + 1) * 4, "");
+    fprintf(f, "%*sconst %s %s = 0;\n", (depth + 2) * 4, "", idx_type, vn);
+    fprintf(f, "%*s%s_end = (%s)(", (depth + 2) * 4, "", vn, idx_type);
+    emit_expr(f, k, c->b);
+    fprintf(f, " - ");
+    emit_index(f, k, c->a, 2);
+    fprintf(f, ");\n");
+    fprintf(f, "%*s}\n", (depth + 1) * 4, "");
+    fprintf(f, "%*sif (%s_end > %lld)\n", (depth + 1) * 4, "", vn, (long long)loop->extent);
+    fprintf(f, "%*s%s_end = %lld;\n", (depth + 2) * 4, "", vn, (long long)loop->extent);
+    fprintf(f, "%*sfor (%s %s = 0; %s < %s_end; %s++) {\n", (depth + 1) * 4, "", idx_type, vn, vn, vn, vn);
+    emit_body(f, k, g->body[0], depth + 2);
+    fprintf(f, "%*s}\n", (depth + 1) * 4, "");
+    fprintf(f, "%*s}\n", depth * 4, "");
+    return 1;
+}

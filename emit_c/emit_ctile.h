@@ -24,4 +24,15 @@ void ctile_unroll_pragma(FILE *f, int64_t n);
  * else prints nothing and returns 0. */
 int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper);
 
+/* Printer of a statement (emit_c.c's emit_stmt). */
+typedef void (*CtileStmtFn)(FILE *f, const Kernel *k, const Stmt *s, int depth);
+/* A loop whose whole body is `if (a + var < b) S` (no else, a and b
+ * integer index arithmetic, b free of var): prints it as a loop over
+ * [0, min(extent, b - a)) around S and returns 1, else prints nothing and
+ * returns 0. The bounds test left inside the tiles' epilogues (the last
+ * tile of a row runs past its end) keeps compilers from vectorizing
+ * them. */
+int ctile_guarded_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, const char *idx_type,
+                       CtileStmtFn emit_body);
+
 #endif
