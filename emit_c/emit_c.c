@@ -352,6 +352,16 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
     emit_arm_begin(f, p->target);
     ctile_upper = NULL;
     c_portable = p->target && p->target->isa && !strcmp(p->target->isa, "c");
+    emit_expr_set_expf(NULL);
+    if (c_portable && ctile_uses_expf((const Kernel *const *)p->kernels, p->n_kernels)) {
+        const char *u = emit_upper(g->arena, p->name);
+        char *nm = arena_alloc(g->arena, strlen(u) + 6);
+        if (!nm)
+            die("out of memory");
+        sprintf(nm, "%s_expf", u);
+        ctile_expf_helper(f, u);
+        emit_expr_set_expf(nm);
+    }
     if (c_portable && ctile_any((const Kernel *const *)p->kernels, p->n_kernels)) {
         ctile_upper = emit_upper(g->arena, p->name);
         ctile_begin(f, ctile_upper);
@@ -435,5 +445,6 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             fprintf(f, "    memmove(outputs[%d], inputs[%d], %lld);\n", j, (int)v->input_index, (long long)bytes);
     }
     fprintf(f, "    return TVMRT_OK;\n}\n");
+    emit_expr_set_expf(NULL);
     return 0;
 }

@@ -157,3 +157,72 @@ int ctile_guarded_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, co
     fprintf(f, "%*s}\n", depth * 4, "");
     return 1;
 }
+
+/* ---- exp ---- */
+
+static int expr_expf(const Expr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_UNARY && (e->op == UN_EXP || e->op == UN_SIGMOID) && e->a && e->a->dtype == DT_FLOAT32)
+        return 1;
+    return expr_expf(e->a) || expr_expf(e->b) || expr_expf(e->c);
+}
+
+static int stmt_expf(const Stmt *s)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (expr_expf(s->value) || expr_expf(s->index) || expr_expf(s->cond))
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (stmt_expf(s->body[i]))
+            return 1;
+    return 0;
+}
+
+int ctile_uses_expf(const Kernel *const *kernels, int n)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (kernels[i] && !kernels[i]->ext && stmt_expf(kernels[i]->body))
+            return 1;
+    return 0;
+}
+
+/* A call of libm's expf in a loop keeps gcc and clang from vectorizing it
+ * (glibc declares vector variants only under -ffast-math). NAME_expf is
+ * straight-line float and integer arithmetic that they vectorize, the same
+ * method as the x86 targets' vector exp (emit_intrin.c): n = round(x / ln
+ * 2) (by adding and subtracting 1.5 * 2^23), r = x - n ln 2 in two parts
+ * (|r| <= ln 2 / 2), exp(r) by its Taylor polynomial to degree 7 (relative
+ * error below 2e-8), times 2^n built in two exponent fields so that n from
+ * -150 to 128 stays representable. x is first limited to [-104, 89] (exp
+ * is 0 or inf beyond); a NaN fails both tests and stays NaN (its n is
+ * taken as 0, as converting a NaN to an integer is undefined). */
+void ctile_expf_helper(FILE *f, const char *upper)
+{
+    static const char *const c[] = {"1.0f / 720.0f", "1.0f / 120.0f", "1.0f / 24.0f",
+                                    "1.0f / 6.0f", "0.5f", "1.0f", "1.0f"};
+    int i;
+    fprintf(f, "/* exp without a libm call, so that loops using it vectorize: within a\n"
+               " * few ulp of expf (tvmcc's emit_ctile.c) */\n");
+    fprintf(f, "static inline float %s_expf(float x)\n{\n", upper);
+    fprintf(f, "    union {\n        float f;\n        uint32_t u;\n    } s1, s2;\n");
+    fprintf(f, "    float n, r, q;\n    int32_t ni, h;\n");
+    fprintf(f, "    x = x > 89.0f ? 89.0f : x;\n");
+    fprintf(f, "    x = x < -104.0f ? -104.0f : x;\n");
+    fprintf(f, "    n = x * 1.44269504f + 12582912.0f;\n");
+    fprintf(f, "    n = n - 12582912.0f;\n");
+    fprintf(f, "    r = x - n * 0.693145752f;\n");
+    fprintf(f, "    r = r - n * 1.42860677e-6f;\n");
+    fprintf(f, "    q = 1.0f / 5040.0f;\n");
+    for (i = 0; i < 7; i++)
+        fprintf(f, "    q = q * r + %s;\n", c[i]);
+    fprintf(f, "    ni = (int32_t)(n == n ? n : 0.0f);\n");
+    fprintf(f, "    h = ni / 2;\n");
+    fprintf(f, "    s1.u = (uint32_t)(h + 127) << 23;\n");
+    fprintf(f, "    s2.u = (uint32_t)(ni - h + 127) << 23;\n");
+    fprintf(f, "    return q * s1.f * s2.f;\n}\n\n");
+}

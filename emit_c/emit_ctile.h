@@ -24,6 +24,11 @@ void ctile_unroll_pragma(FILE *f, int64_t n);
  * else prints nothing and returns 0. */
 int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper);
 
+/* Whether a kernel computes a float32 exp or sigmoid. */
+int ctile_uses_expf(const Kernel *const *kernels, int n);
+/* Prints static inline float NAME_expf(float), an exp that compilers can
+ * vectorize (no libm call). */
+void ctile_expf_helper(FILE *f, const char *upper);
 /* Printer of a statement (emit_c.c's emit_stmt). */
 typedef void (*CtileStmtFn)(FILE *f, const Kernel *k, const Stmt *s, int depth);
 /* A loop whose whole body is `if (a + var < b) S` (no else, a and b
