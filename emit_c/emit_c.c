@@ -26,8 +26,10 @@ static int vec_lanes;
  * a FOR_TENSORIZE loop is printed */
 static const char *ctile_upper;
 static int in_tile;
-/* whether NAME.c is for the portable `c` target */
-static int c_portable;
+/* whether NAME.c is for the portable `c` target; whether the kernel being
+ * printed has a packed tile (its other loops are left to the compiler:
+ * it keeps their small vector loops in registers whole) */
+static int c_portable, kernel_tiled;
 
 /* C type of the loop variables of the kernel being printed: int32_t, or
  * int64_t when a buffer or loop is so large (2^30 elements or more) that
@@ -127,7 +129,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
          * OpenMP sees no unknown pragma */
         if (in_tile && ctile_row_loop(k, s))
             ctile_unroll_pragma(f, s->extent); /* rows unrolled: one vector loop each */
-        else if (in_tile && ctile_vector_loop(k, s))
+        else if ((in_tile && ctile_vector_loop(k, s)) ||
+                 (c_portable && !kernel_tiled && s->for_kind == FOR_VECTORIZE && s->extent <= 16))
             ctile_unroll_pragma(f, 1); /* kept whole for the loop vectorizer */
         if (s->for_kind == FOR_VECTORIZE)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
@@ -272,6 +275,7 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
         if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED && !buf_used(k->body, i))
             fprintf(f, "    (void)%s;\n", k->bufs[i].name);
     idx_type = kernel_idx_type(k);
+    kernel_tiled = ctile_any(&k, 1);
     emit_stmt(f, k, k->body, 1);
     idx_type = "int32_t";
     fprintf(f, "}\n\n");

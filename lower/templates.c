@@ -93,8 +93,14 @@ static Knobs knobs_of(const Target *t)
          * compare, cheaper than border pieces of one column */
         k.part_vec = t->vector_bits < 512;
     }
-    if (t->vector_bits == 0 && !strcmp(t->isa, "c"))
+    if (t->vector_bits == 0 && !strcmp(t->isa, "c")) {
+        /* the portable target: the vector loop stays a loop that the C
+         * compiler vectorizes (unrolled, its lanes become separate
+         * statements that gcc only vectorizes across when they are
+         * branch-free, which NaN-propagating max/min are not) */
         k.lanes = 8;
+        k.unroll_vec = 0;
+    }
     if (k.lanes < 4) {
         k.lanes = 2;
         k.rows = 2;
