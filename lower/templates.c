@@ -29,9 +29,10 @@
  *         the row and vector tile loops moved innermost, and cache_write
  *         turns the scalar accumulator into a rows x lanes local tile
  *         (rows padded to whole vectors when `pad`);
- *      4. the row loop is unrolled and the vector loop vectorized (or, for
- *         compilers without intrinsics, unrolled too: constant accumulator
- *         indices stay in registers);
+ *      4. the row loop is unrolled and the vector loop vectorized (or, on
+ *         the Cortex-M and plain x86-64 targets, unrolled too: constant
+ *         accumulator indices stay in registers; the portable `c` target
+ *         keeps the loop for the C compiler's vectorizer);
  *      5. the remaining output loops are partitioned (row padding, the
  *         guard of a partial last vector) and the bounds tests that the
  *         ranges or a select's own condition decide are dropped.
