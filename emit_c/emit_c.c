@@ -68,17 +68,33 @@ static void indent(FILE *f, int depth)
     fprintf(f, "%*s", depth * 4, "");
 }
 
-/* Whether a loop body refers to loop variable var (a unit loop whose body
- * does not would leave an unused constant). */
-static int stmt_uses_var(const Stmt *s, int var)
+/* Whether the C printed for e names loop variable var: a scalar local
+ * (numel 1) is printed without its index. */
+static int expr_prints_var(const Kernel *k, const Expr *e, int var)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && k->bufs[e->buf].scope == BUF_LOCAL && k->bufs[e->buf].numel == 1)
+        return 0;
+    if (e->kind == EX_VAR && e->var == var)
+        return 1;
+    return expr_prints_var(k, e->a, var) || expr_prints_var(k, e->b, var) || expr_prints_var(k, e->c, var);
+}
+
+/* Whether the C printed for a loop body names loop variable var (a unit
+ * loop whose body does not would leave an unused constant). */
+static int stmt_uses_var(const Kernel *k, const Stmt *s, int var)
 {
     int i;
     if (!s)
         return 0;
-    if (lq_uses_var(s->index, var) || lq_uses_var(s->value, var) || lq_uses_var(s->cond, var))
+    if ((s->kind != ST_STORE || k->bufs[s->buf].scope != BUF_LOCAL || k->bufs[s->buf].numel != 1) &&
+        expr_prints_var(k, s->index, var))
+        return 1;
+    if (expr_prints_var(k, s->value, var) || expr_prints_var(k, s->cond, var))
         return 1;
     for (i = 0; i < s->n_body; i++)
-        if (stmt_uses_var(s->body[i], var))
+        if (stmt_uses_var(k, s->body[i], var))
             return 1;
     return 0;
 }
@@ -109,7 +125,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             fprintf(f, "{\n");
             indent(f, depth + 1);
             fprintf(f, "const %s %s = 0;\n", idx_type, k->var_names[s->var]);
-            if (!stmt_uses_var(s->body[0], s->var)) {
+            if (!stmt_uses_var(k, s->body[0], s->var)) {
                 indent(f, depth + 1);
                 fprintf(f, "(void)%s;\n", k->var_names[s->var]);
             }

@@ -2,7 +2,7 @@
 # The portable `c` target's printing for the compiler's vectorizer
 # (emit_c/emit_ctile.c):
 #   tile/MODEL         two models built here with constant weights (the packed
-#                      template): conv_silu (3x3 Conv 16->32 on 14x14, then
+#                      template): conv_silu (3x3 Conv 16->32 on 13x13, then
 #                      x * Sigmoid(x)) and pw_relu (1x1 Conv 24->40 on 7x7, 8-wide
 #                      tiles along the positions, then Relu), compiled with
 #                      -t c: tile rows under `#pragma GCC unroll P`, vector
@@ -43,7 +43,7 @@ save("conv_silu",
      [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
       helper.make_node("Sigmoid", ["c"], ["s"], name="sigmoid"),
       helper.make_node("Mul", ["c", "s"], ["y"], name="mul")],
-     vi("x", [1, 16, 14, 14]), vi("y", [1, 32, 14, 14]),
+     vi("x", [1, 16, 13, 13]), vi("y", [1, 32, 13, 13]),
      [t("w", rng.standard_normal((32, 16, 3, 3)) * 0.2), t("b", rng.standard_normal(32))])
 save("pw_relu",
      [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv"),
