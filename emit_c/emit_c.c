@@ -26,6 +26,8 @@ static int vec_lanes;
  * a FOR_TENSORIZE loop is printed */
 static const char *ctile_upper;
 static int in_tile;
+/* the row loop of a tile printed through a local copy (emit_ctile.c) */
+static const Stmt *offset_row;
 /* whether NAME.c is for the portable `c` target; whether the kernel being
  * printed has a packed tile (its other loops are left to the compiler:
  * it keeps their small vector loops in registers whole) */
@@ -114,9 +116,17 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             break;
         if (s->for_kind == FOR_TENSORIZE && ctile_upper && !in_tile) {
             /* the `c` target's tile: plain loops (emit_ctile.c) */
+            const Stmt *row = NULL;
+            int off = ctile_offset_tile(k, s, &row);
+            if (off)
+                ctile_offset_open(f, k, row, depth, idx_type);
             in_tile = 1;
-            emit_stmt(f, k, s, depth);
+            offset_row = off ? row : NULL;
+            emit_stmt(f, k, s, off ? depth + 1 : depth);
             in_tile = 0;
+            offset_row = NULL;
+            if (off)
+                ctile_offset_close(f, k, row, depth, idx_type);
             break;
         }
         if (s->extent == 1) {
@@ -161,7 +171,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         break;
     case ST_STORE: {
         const Buffer *b = &k->bufs[s->buf];
-        if (in_tile && ctile_update(f, k, s, depth, ctile_upper))
+        if (in_tile && ctile_update(f, k, s, depth, ctile_upper, offset_row))
             break;
         indent(f, depth);
         if (b->scope == BUF_LOCAL && b->numel == 1) {

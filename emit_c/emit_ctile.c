@@ -93,13 +93,24 @@ void ctile_unroll_pragma(FILE *f, int64_t n)
             (long long)n);
 }
 
-int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper)
+int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper, const Stmt *offset_row)
 {
     const Expr *m = update_product(k, s);
     const char *an;
     if (!m)
         return 0;
     an = k->bufs[s->buf].name;
+    if (offset_row) {
+        /* the update of an offset tile: its local copy at p*VL + v */
+        const char *pn = k->var_names[offset_row->var], *vn = k->var_names[offset_row->body[0]->var];
+        long long vl = (long long)offset_row->body[0]->extent;
+        fprintf(f, "%*s%s_t[%s * %lld + %s] = %s_FMA(", depth * 4, "", an, pn, vl, vn, upper);
+        emit_expr(f, k, m->a);
+        fprintf(f, ", ");
+        emit_expr(f, k, m->b);
+        fprintf(f, ", %s_t[%s * %lld + %s]);\n", an, pn, vl, vn);
+        return 1;
+    }
     fprintf(f, "%*s%s[", depth * 4, "", an);
     emit_index(f, k, s->index, 0);
     fprintf(f, "] = %s_FMA(", upper);
@@ -225,4 +236,111 @@ void ctile_expf_helper(FILE *f, const char *upper)
     fprintf(f, "    s1.u = (uint32_t)(h + 127) << 23;\n");
     fprintf(f, "    s2.u = (uint32_t)(ni - h + 127) << 23;\n");
     fprintf(f, "    return q * s1.f * s2.f;\n}\n\n");
+}
+
+/* ---- tiles at an offset of a larger accumulator array ---- */
+
+/* The first row loop in the nest under s (depth first), or NULL. */
+static const Stmt *find_row(const Kernel *k, const Stmt *s)
+{
+    int i;
+    const Stmt *r;
+    if (!s)
+        return NULL;
+    if (ctile_row_loop(k, s))
+        return s;
+    for (i = 0; i < s->n_body; i++)
+        if ((r = find_row(k, s->body[i])) != NULL)
+            return r;
+    return NULL;
+}
+
+/* Whether the loops of s other than row and its vector loop leave idx
+ * alone, and s stores or loads acc only in the row's update. */
+static int nest_ok(const Kernel *k, const Stmt *s, const Stmt *row, const Expr *idx, int acc)
+{
+    int i;
+    if (!s || s == row)
+        return 1;
+    if (s->kind == ST_FOR && lq_uses_var(idx, s->var))
+        return 0;
+    if (s->kind == ST_STORE && s->buf == acc)
+        return 0;
+    if (s->kind == ST_DECL && s->buf == acc)
+        return 0;
+    (void)k;
+    for (i = 0; i < s->n_body; i++)
+        if (!nest_ok(k, s->body[i], row, idx, acc))
+            return 0;
+    return 1;
+}
+
+static int loads_buf(const Expr *e, int buf)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && e->buf == buf)
+        return 1;
+    return loads_buf(e->a, buf) || loads_buf(e->b, buf) || loads_buf(e->c, buf);
+}
+
+static int stmt_loads_buf(const Stmt *s, const Stmt *skip, int buf)
+{
+    int i;
+    if (!s || s == skip)
+        return 0;
+    if (loads_buf(s->index, buf) || loads_buf(s->value, buf) || loads_buf(s->cond, buf))
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (stmt_loads_buf(s->body[i], skip, buf))
+            return 1;
+    return 0;
+}
+
+int ctile_offset_tile(const Kernel *k, const Stmt *nest, const Stmt **row_out)
+{
+    const Stmt *row = find_row(k, nest), *vec, *st;
+    int ok = 1;
+    if (!row)
+        return 0;
+    vec = row->body[0];
+    st = vec->body[0];
+    /* acc[base + p*VL + v], base moving with a loop outside the nest */
+    if (lq_coef(st->index, row->var, &ok) != vec->extent || !ok || lq_coef(st->index, vec->var, &ok) != 1 || !ok)
+        return 0;
+    if (has_load(st->index) || !nest_ok(k, nest, row, st->index, st->buf) || stmt_loads_buf(nest, row, st->buf))
+        return 0;
+    if (k->bufs[st->buf].numel <= row->extent * vec->extent)
+        return 0; /* the tile is the whole array already */
+    *row_out = row;
+    return 1;
+}
+
+void ctile_offset_open(FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type)
+{
+    const Stmt *vec = row->body[0], *st = vec->body[0];
+    const char *an = k->bufs[st->buf].name;
+    long long n = (long long)(row->extent * vec->extent);
+    fprintf(f, "%*s{\n", depth * 4, "");
+    fprintf(f, "%*s%s %s_base;\n", (depth + 1) * 4, "", idx_type, an);
+    fprintf(f, "%*sfloat %s_t[%lld];\n", (depth + 1) * 4, "", an, n);
+    fprintf(f, "%*s{\n", (depth + 1) * 4, "");
+    fprintf(f, "%*sconst %s %s = 0, %s = 0;\n", (depth + 2) * 4, "", idx_type, k->var_names[row->var],
+            k->var_names[vec->var]);
+    fprintf(f, "%*s%s_base = (%s)(", (depth + 2) * 4, "", an, idx_type);
+    emit_index(f, k, st->index, 0);
+    fprintf(f, ");\n");
+    fprintf(f, "%*s}\n", (depth + 1) * 4, "");
+    fprintf(f, "%*sfor (%s %s_i = 0; %s_i < %lld; %s_i++)\n", (depth + 1) * 4, "", idx_type, an, an, n, an);
+    fprintf(f, "%*s%s_t[%s_i] = %s[%s_base + %s_i];\n", (depth + 2) * 4, "", an, an, an, an, an);
+}
+
+void ctile_offset_close(FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type)
+{
+    const Stmt *vec = row->body[0], *st = vec->body[0];
+    const char *an = k->bufs[st->buf].name;
+    long long n = (long long)(row->extent * vec->extent);
+    fprintf(f, "%*sfor (%s %s_i = 0; %s_i < %lld; %s_i++)\n", (depth + 1) * 4, "", idx_type, an, an, n, an);
+    fprintf(f, "%*s%s[%s_base + %s_i] = %s_t[%s_i];\n", (depth + 2) * 4, "", an, an, an, an, an);
+    fprintf(f, "%*s}\n", depth * 4, "");
 }

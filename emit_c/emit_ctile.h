@@ -22,7 +22,17 @@ void ctile_unroll_pragma(FILE *f, int64_t n);
 /* Prints s if it is a tile update `acc[i] = acc[i] + x * y` as
  * `acc[i] = NAME_FMA(x, y, acc[i]);` (with indentation) and returns 1,
  * else prints nothing and returns 0. */
-int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper);
+int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper, const Stmt *offset_row);
+/* Whether the tile under the FOR_TENSORIZE loop nest updates acc[base +
+ * p*VL + v] with base fixed in the nest, in a larger array (a matmul's row
+ * group keeps its tiles side by side): gcc keeps such a tile in memory.
+ * Then *row is its row loop, and ctile_offset_open / _close print the
+ * nest's start and end: a local copy NAME_t[P*VL] of the tile, loaded from
+ * and stored back to acc[base + i], that the updates use (ctile_update with
+ * offset_row). */
+int ctile_offset_tile(const Kernel *k, const Stmt *nest, const Stmt **row);
+void ctile_offset_open(FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type);
+void ctile_offset_close(FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type);
 
 /* Whether a kernel computes a float32 exp or sigmoid. */
 int ctile_uses_expf(const Kernel *const *kernels, int n);

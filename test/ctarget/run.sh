@@ -8,9 +8,12 @@
 #                      -t c: tile rows under `#pragma GCC unroll P`, vector
 #                      loops under `#pragma GCC unroll 1`, updates through
 #                      MODEL_FMA, epilogue bounds as loop ends (`_end`)
+#   tile/mm_groups     MatMul 256x1024 by a constant 1024x32: the row group's
+#                      tiles (side by side in one array) are updated through a
+#                      local copy b*_t[p*16 + v]
 #   fma/MODEL          on x86-64 with cc -march=native FMA: the tiles become
 #                      packed vector FMAs (vfmadd...ps) at -O3
-#   same/MODEL         each compiled with -t c gives the outputs of -t x86-64
+#   same/MODEL         each (and mm_groups) compiled with -t c gives the outputs of -t x86-64
 #                      (no template, no intrinsics, libm expf) within rtol 1e-5
 #   expf/accuracy      MODEL_expf, cut out of conv_silu's model.c, against
 #                      libm expf on 2M arguments in [-110, 95]: relative error
@@ -50,12 +53,15 @@ save("pw_relu",
       helper.make_node("Relu", ["c"], ["y"], name="relu")],
      vi("x", [1, 24, 7, 7]), vi("y", [1, 40, 7, 7]),
      [t("w", rng.standard_normal((40, 24, 1, 1)) * 0.2), t("b", rng.standard_normal(40))])
+save("mm_groups",
+     [helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")],
+     vi("x", [256, 1024]), vi("y", [256, 32]), [t("w", rng.standard_normal((1024, 32)) * 0.05)])
 PY
 then
     bad models "cannot build the test models (python3-onnx missing?)"
     finish
 fi
-for m in conv_silu pw_relu; do
+for m in conv_silu pw_relu mm_groups; do
     for t in c x86-64; do
         "$TVMCC" "$work/$m.onnx" -t $t -o "$work/$m.$t" > "$work/$m.$t.log" 2>&1 ||
             bad "compile/$m/$t" "tvmcc failed: $(tail -n 1 "$work/$m.$t.log")"
@@ -79,8 +85,15 @@ for m in conv_silu pw_relu; do
         fi
     fi
 done
+# a matmul's row group keeps its tiles side by side in one array: each tile
+# is updated through a local copy (b*_t)
+if grep -Eq 'b[0-9]+_t\[p[0-9]+ \* 16 \+ v[0-9]+\] = MODEL_FMA\(' "$work/mm_groups.c/model.c"; then
+    ok
+else
+    bad tile/mm_groups "no tile copy in $work/mm_groups.c/model.c"
+fi
 # same outputs: run each build on one random input through bench/timer.c
-for m in conv_silu pw_relu; do
+for m in conv_silu pw_relu mm_groups; do
     /usr/bin/python3 - "$work" "$m" <<'PY' || bad "same/$m" "cannot write the input"
 import sys, numpy as np, onnx
 work, m = sys.argv[1], sys.argv[2]
