@@ -1,7 +1,7 @@
 #!/bin/sh
 # The portable `c` target's printing for the compiler's vectorizer
 # (emit_c/emit_ctile.c):
-#   tile/MODEL         two models built here with constant weights (the packed
+#   tile/MODEL         models built here with constant weights (the packed
 #                      template): conv_silu (3x3 Conv 16->32 on 13x13, then
 #                      x * Sigmoid(x)) and pw_relu (1x1 Conv 24->40 on 7x7, 8-wide
 #                      tiles along the positions, then Relu), compiled with
