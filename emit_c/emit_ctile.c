@@ -18,8 +18,14 @@
  *     (-std=c99) gcc does not contract a * b + c into an FMA, so without
  *     the macro the tile would run separate multiplies and adds.
  *
+ *   - a tile at an offset of a larger accumulator array (a matmul's row
+ *     group) goes through a local copy of P*VL floats, which gcc keeps in
+ *     registers where it leaves the offset tile in memory.
+ *
  * Every accumulator still receives its products in the reduce order; the
- * fused multiply-add rounds once per product instead of twice.
+ * fused multiply-add rounds once per product instead of twice. Below the
+ * tiles: epilogue bounds tests printed as loop ends (ctile_guarded_loop)
+ * and the inline exp (ctile_expf_helper).
  */
 #include <string.h>
 
