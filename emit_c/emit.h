@@ -52,6 +52,9 @@ const char *emit_upper(Arena *a, const char *s);
 const char *emit_ctype(DType t);          /* storage C type */
 const char *emit_compute_ctype(DType t);  /* C type of computed values */
 void emit_expr(FILE *f, const Kernel *k, const Expr *e);
+/* Function printed for float32 exp and sigmoid instead of expf (the
+ * portable target's inline exp, emit_ctile.c); NULL restores expf. */
+void emit_expr_set_expf(const char *name);
 void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec);
 int emit_weights(Program *p, FILE *f, Diag *d); /* NAME_weights.c */
 /* A kernel that is one runtime call (Kernel.ext): static int function. */

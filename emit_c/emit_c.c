@@ -16,10 +16,23 @@
 #include "emit_tile.h"
 #include "emit_loopq.h"
 #include "emit_arm.h"
+#include "emit_ctile.h"
 
 /* float32 lanes of the target's vectors when vectorized loops are printed
  * as intrinsics (emit_intrin.c), else 0; set per NAME.c */
 static int vec_lanes;
+
+/* On the portable `c` target: the upper-case model name (prefix of the
+ * tile macros, emit_ctile.c), else NULL; in_tile is set while the body of
+ * a FOR_TENSORIZE loop is printed */
+static const char *ctile_upper;
+static int in_tile;
+/* the row loop of a tile printed through a local copy (emit_ctile.c) */
+static const Stmt *offset_row;
+/* whether NAME.c is for the portable `c` target; whether the kernel being
+ * printed has a packed tile (its other loops are left to the compiler:
+ * it keeps their small vector loops in registers whole) */
+static int c_portable, kernel_tiled;
 
 /* C type of the loop variables of the kernel being printed: int32_t, or
  * int64_t when a buffer or loop is so large (2^30 elements or more) that
@@ -58,17 +71,33 @@ static void indent(FILE *f, int depth)
     fprintf(f, "%*s", depth * 4, "");
 }
 
-/* Whether a loop body refers to loop variable var (a unit loop whose body
- * does not would leave an unused constant). */
-static int stmt_uses_var(const Stmt *s, int var)
+/* Whether the C printed for e names loop variable var: a scalar local
+ * (numel 1) is printed without its index. */
+static int expr_prints_var(const Kernel *k, const Expr *e, int var)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && k->bufs[e->buf].scope == BUF_LOCAL && k->bufs[e->buf].numel == 1)
+        return 0;
+    if (e->kind == EX_VAR && e->var == var)
+        return 1;
+    return expr_prints_var(k, e->a, var) || expr_prints_var(k, e->b, var) || expr_prints_var(k, e->c, var);
+}
+
+/* Whether the C printed for a loop body names loop variable var (a unit
+ * loop whose body does not would leave an unused constant). */
+static int stmt_uses_var(const Kernel *k, const Stmt *s, int var)
 {
     int i;
     if (!s)
         return 0;
-    if (lq_uses_var(s->index, var) || lq_uses_var(s->value, var) || lq_uses_var(s->cond, var))
+    if ((s->kind != ST_STORE || k->bufs[s->buf].scope != BUF_LOCAL || k->bufs[s->buf].numel != 1) &&
+        expr_prints_var(k, s->index, var))
+        return 1;
+    if (expr_prints_var(k, s->value, var) || expr_prints_var(k, s->cond, var))
         return 1;
     for (i = 0; i < s->n_body; i++)
-        if (stmt_uses_var(s->body[i], var))
+        if (stmt_uses_var(k, s->body[i], var))
             return 1;
     return 0;
 }
@@ -86,13 +115,28 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
     case ST_FOR:
         if (s->for_kind == FOR_TENSORIZE && emit_tile_loop(f, k, s, depth, emit_stmt)) /* emit_tile.c */
             break;
+        if (s->for_kind == FOR_TENSORIZE && ctile_upper && !in_tile) {
+            /* the `c` target's tile: plain loops (emit_ctile.c) */
+            const Stmt *row = NULL;
+            int off = ctile_offset_tile(k, s, &row);
+            if (off)
+                ctile_offset_open(f, k, row, depth, idx_type);
+            in_tile = 1;
+            offset_row = off ? row : NULL;
+            emit_stmt(f, k, s, off ? depth + 1 : depth);
+            in_tile = 0;
+            offset_row = NULL;
+            if (off)
+                ctile_offset_close(f, k, row, depth, idx_type);
+            break;
+        }
         if (s->extent == 1) {
             /* a unit loop: bind the variable instead */
             indent(f, depth);
             fprintf(f, "{\n");
             indent(f, depth + 1);
             fprintf(f, "const %s %s = 0;\n", idx_type, k->var_names[s->var]);
-            if (!stmt_uses_var(s->body[0], s->var)) {
+            if (!stmt_uses_var(k, s->body[0], s->var)) {
                 indent(f, depth + 1);
                 fprintf(f, "(void)%s;\n", k->var_names[s->var]);
             }
@@ -106,8 +150,15 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             break;
         if (emit_arm_loop(f, k, s, depth, emit_stmt)) /* Arm targets: emit_arm.c */
             break;
+        if (c_portable && s->for_kind != FOR_PARALLEL && ctile_guarded_loop(f, k, s, depth, idx_type, emit_stmt))
+            break;
         /* annotations from the schedule: guarded so that a build without
          * OpenMP sees no unknown pragma */
+        if (in_tile && ctile_row_loop(k, s))
+            ctile_unroll_pragma(f, s->extent); /* rows unrolled: one vector loop each */
+        else if ((in_tile && ctile_vector_loop(k, s)) ||
+                 (c_portable && !kernel_tiled && s->for_kind == FOR_VECTORIZE && s->extent <= 16))
+            ctile_unroll_pragma(f, 1); /* kept whole for the loop vectorizer */
         if (s->for_kind == FOR_VECTORIZE)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
         else if (s->for_kind == FOR_PARALLEL)
@@ -121,6 +172,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         break;
     case ST_STORE: {
         const Buffer *b = &k->bufs[s->buf];
+        if (in_tile && ctile_update(f, k, s, depth, ctile_upper, offset_row))
+            break;
         indent(f, depth);
         if (b->scope == BUF_LOCAL && b->numel == 1) {
             fprintf(f, "%s = ", b->name);
@@ -251,6 +304,7 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
         if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED && !buf_used(k->body, i))
             fprintf(f, "    (void)%s;\n", k->bufs[i].name);
     idx_type = kernel_idx_type(k);
+    kernel_tiled = ctile_any(&k, 1);
     emit_stmt(f, k, k->body, 1);
     idx_type = "int32_t";
     fprintf(f, "}\n\n");
@@ -331,6 +385,22 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
         emit_intrin_helpers(f, vec_lanes);
     }
     emit_arm_begin(f, p->target);
+    ctile_upper = NULL;
+    c_portable = p->target && p->target->isa && !strcmp(p->target->isa, "c");
+    emit_expr_set_expf(NULL);
+    if (c_portable && ctile_uses_expf((const Kernel *const *)p->kernels, p->n_kernels)) {
+        const char *u = emit_upper(g->arena, p->name);
+        char *nm = arena_alloc(g->arena, strlen(u) + 6);
+        if (!nm)
+            die("out of memory");
+        sprintf(nm, "%s_expf", u);
+        ctile_expf_helper(f, u);
+        emit_expr_set_expf(nm);
+    }
+    if (c_portable && ctile_any((const Kernel *const *)p->kernels, p->n_kernels)) {
+        ctile_upper = emit_upper(g->arena, p->name);
+        ctile_begin(f, ctile_upper);
+    }
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
     emit_const_decls(f, p);
     if (p->workspace_bytes > 0) {
@@ -410,5 +480,6 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             fprintf(f, "    memmove(outputs[%d], inputs[%d], %lld);\n", j, (int)v->input_index, (long long)bytes);
     }
     fprintf(f, "    return TVMRT_OK;\n}\n");
+    emit_expr_set_expf(NULL);
     return 0;
 }

@@ -155,6 +155,15 @@ static const char *fsfx(DType t)
     return t == DT_FLOAT64 ? "" : "f";
 }
 
+/* Name printed for float32 exp (and sigmoid through it) instead of expf,
+ * or NULL (emit_expr_set_expf) */
+static const char *expf_name;
+
+void emit_expr_set_expf(const char *name)
+{
+    expf_name = name;
+}
+
 static void unary(FILE *f, const Kernel *k, const Expr *e)
 {
     static const char *const fn[] = {
@@ -196,6 +205,12 @@ static void unary(FILE *f, const Kernel *k, const Expr *e)
         }
         break;
     case UN_SIGMOID:
+        if (expf_name && t == DT_FLOAT32) {
+            fprintf(f, "(1.0f / (1.0f + %s(-", expf_name);
+            emit_expr(f, k, e->a);
+            fprintf(f, ")))");
+            return;
+        }
         fprintf(f, "(1.0%s / (1.0%s + exp%s(-", fsfx(t), fsfx(t), fsfx(t));
         emit_expr(f, k, e->a);
         fprintf(f, ")))");
@@ -250,7 +265,10 @@ static void unary(FILE *f, const Kernel *k, const Expr *e)
     }
     if (!fl || (size_t)e->op >= sizeof fn / sizeof fn[0] || !fn[e->op])
         die("no C for unary op %d on %s", e->op, dtype_name(t));
-    fprintf(f, "%s%s(", fn[e->op], fsfx(t));
+    if (e->op == UN_EXP && expf_name && t == DT_FLOAT32)
+        fprintf(f, "%s(", expf_name);
+    else
+        fprintf(f, "%s%s(", fn[e->op], fsfx(t));
     emit_expr(f, k, e->a);
     fprintf(f, ")");
 }

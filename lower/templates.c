@@ -30,9 +30,10 @@
  *         the row and vector tile loops moved innermost, and cache_write
  *         turns the scalar accumulator into a rows x lanes local tile
  *         (rows padded to whole vectors when `pad`);
- *      4. the row loop is unrolled and the vector loop vectorized (or, for
- *         compilers without intrinsics, unrolled too: constant accumulator
- *         indices stay in registers);
+ *      4. the row loop is unrolled and the vector loop vectorized (or, on
+ *         the Cortex-M and plain x86-64 targets, unrolled too: constant
+ *         accumulator indices stay in registers; the portable `c` target
+ *         keeps the loop for the C compiler's vectorizer);
  *      5. the remaining output loops are partitioned (row padding, the
  *         guard of a partial last vector) and the bounds tests that the
  *         ranges or a select's own condition decide are dropped.
@@ -101,8 +102,14 @@ static Knobs knobs_of(const Target *t)
          * compare, cheaper than border pieces of one column */
         k.part_vec = t->vector_bits < 512;
     }
-    if (t->vector_bits == 0 && !strcmp(t->isa, "c"))
+    if (t->vector_bits == 0 && !strcmp(t->isa, "c")) {
+        /* the portable target: the vector loop stays a loop that the C
+         * compiler vectorizes (unrolled, its lanes become separate
+         * statements that gcc only vectorizes across when they are
+         * branch-free, which NaN-propagating max/min are not) */
         k.lanes = 8;
+        k.unroll_vec = 0;
+    }
     if (k.lanes < 4) {
         k.lanes = 2;
         k.rows = 2;

@@ -13,8 +13,8 @@
 #     --only   run just these sub-suites (skips the deps step): unit
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              emitted-c-warnings conformance-arm conformance-aarch64
-#              conformance-x86 arm-intrinsics torchvision exporter_patterns strings tune
-#              x86_special_values determinism malformed conformance-asan fuzz
+#              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
+#              strings tune x86_special_values determinism malformed conformance-asan fuzz
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -148,6 +148,7 @@ run_suite conformance-x86 conformance_x86
 # the objects (SMLAD on M4/M7, NEON on AArch64, MVE on M55; none on c,
 # x86 or M0), all built with -Werror.
 run_suite arm-intrinsics test/arm/intrin_check.sh
+run_suite c-target test/ctarget/run.sh
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
 run_suite strings test/models/strings.sh
