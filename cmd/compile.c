@@ -57,15 +57,13 @@ static int valid_c_name(const char *s)
  * before aborting, so even a compiler bug leaves no partial output. */
 static const char *die_cleanup_dir;
 
-static void remove_tree(const char *dir);
-
 static void cleanup_on_die(void)
 {
     if (die_cleanup_dir)
-        remove_tree(die_cleanup_dir);
+        compile_remove_tree(die_cleanup_dir);
 }
 
-static void remove_tree(const char *dir)
+void compile_remove_tree(const char *dir)
 {
     DIR *dp = opendir(dir);
     struct dirent *e;
@@ -448,7 +446,7 @@ int compile_model(const Options *o)
         goto done;
     die_cleanup_dir = tmp;
     if (emit_program(&p, tmp, &d) || install_dir(tmp, o->out_dir, &d)) {
-        remove_tree(tmp);
+        compile_remove_tree(tmp);
         die_cleanup_dir = NULL;
         goto done;
     }

@@ -40,6 +40,10 @@ struct KnobTable;
 int compile_front(const Options *o, Arena *arena, struct Diag *d, struct Program *p);
 int compile_lower(const Options *o, Arena *arena, struct Diag *d, struct Program *p);
 
+/* Removes the files of a flat directory (an output or work directory that
+ * tvmcc made) and the directory itself; errors are ignored. */
+void compile_remove_tree(const char *dir);
+
 /* tvmcc tune (cmd/tune.c): argv after "tune"; returns the exit status. */
 int tune_main(int argc, char **argv);
 

@@ -500,23 +500,6 @@ static int usage_err(const char *msg, const char *arg)
     return 2;
 }
 
-static void rm_work(const char *dir)
-{
-    DIR *dp = opendir(dir);
-    struct dirent *e;
-    char path[4096];
-    if (dp) {
-        while ((e = readdir(dp)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-        closedir(dp);
-    }
-    rmdir(dir);
-}
-
 int tune_main(int argc, char **argv)
 {
     Options o;
@@ -632,7 +615,7 @@ int tune_main(int argc, char **argv)
     tu.dir = tmpl;
     if (write_text(arena_printf(&arena, "%s/bench.c", tmpl), bench_main(&tu))) {
         fprintf(stderr, "tvmcc tune: cannot write %s/bench.c\n", tmpl);
-        rm_work(tmpl);
+        compile_remove_tree(tmpl);
         goto done;
     }
     fprintf(stderr, "tvmcc tune: %d tunable kernels, %d workloads, %ld trials each, compiler %s\n",
@@ -646,7 +629,7 @@ int tune_main(int argc, char **argv)
     arr = cJSON_AddArrayToObject(root, "workloads");
     for (w = 0; w < n_work; w++)
         tune_workload(&tu, work[w], (int)trials, (uint64_t)seed, arr);
-    rm_work(tmpl);
+    compile_remove_tree(tmpl);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     cJSON_AddNumberToObject(root, "tune_seconds",
                             floor(((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 - t0) * 10 + 0.5) / 10);
