@@ -13,6 +13,8 @@
 #     one whose vector operand may not vary with the rows no tile for the
 #     depthwise conv (whose input vectors move with the row), with the same
 #     results (the matcher reads the declared extents and axes);
+#   - the shipped x86 targets turn off GCC predictive commoning (a guarded
+#     pragma before the first kernel of a conv model);
 #   - bad declarations exit 1 naming the file and the field.
 # (The parser's refusals are unit-tested in test/unit/unit.c.)
 # Prints one line per check and "N passed, N failed"; exit 1 on a failure.
@@ -102,6 +104,24 @@ if grep -q 'toy_tile' "$d/test_Conv2d/out/model.c" 2>/dev/null &&
 else
     bad "toy-invariant: the declared axes of y were not honoured"
 fi
+
+# The shipped x86 tile declarations' header turns off GCC's predictive
+# commoning for the whole file, ahead of the first kernel: it otherwise
+# carries the broadcasts that neighbouring window columns share in
+# registers across a conv tile's reduce loop and the tile spills.
+conv=${TESTDATA:-/usr/share/libonnx-testdata/data}/pytorch-converted/test_Conv2d/model.onnx
+for t in x86-64-avx512 x86-64-avx2; do
+    "$tvmcc" "$conv" -t $t -o "$work/pc-$t" > "$work/pc-$t.log" 2>&1
+    c="$work/pc-$t/model.c"
+    first=$(grep -n -m1 '^static void k' "$c" 2>/dev/null | cut -d: -f1)
+    line=$(grep -n -m1 '^#pragma GCC optimize("no-predictive-commoning")$' "$c" 2>/dev/null | cut -d: -f1)
+    if [ -n "$first" ] && [ -n "$line" ] && [ "$line" -lt "$first" ] &&
+        [ "$(sed -n "$((line - 1))p" "$c")" = '#if defined(__GNUC__) && !defined(__clang__)' ]; then
+        ok "$t: predictive commoning off (GCC only) before the first kernel"
+    else
+        bad "$t: no guarded '#pragma GCC optimize(\"no-predictive-commoning\")' before the kernels of $c"
+    fi
+done
 
 # bad declarations: exit 1, the file and the field named
 model=${TESTDATA:-/usr/share/libonnx-testdata/data}/node/test_matmul_2d/model.onnx
