@@ -1312,6 +1312,9 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     }
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (kc < Ci ? G * T : 1) * pl.P * pl.VL);
     k->bufs[acc].scope = BUF_LOCAL;
+    /* the init loop writes every tile the tile and epilogue read (blocked:
+     * all G*T of the rows that exist, under the same guard) */
+    k->bufs[acc].no_init = 1;
     /* source of the tile's products: plane base + row * Wp + column */
     if (copy) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Hp * Wp);
@@ -1597,6 +1600,9 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
     pv2 = lower_itervar(L, "p", pl.P);
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)pl.P * pl.VL);
     k->bufs[acc].scope = BUF_LOCAL;
+    /* the init loop writes every tile the tile and epilogue read (blocked:
+     * the G tiles of the rows that exist, under the same guard) */
+    k->bufs[acc].no_init = 1;
     /* row panels: ap[(mt*K + k)*P + p] = A(min(mt*P + p, M-1), k) */
     apbuf = lower_buf_temp(L, "apack", DT_FLOAT32, T * K * pl.P);
     {
