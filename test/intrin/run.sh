@@ -14,7 +14,8 @@
 #     depthwise conv (whose input vectors move with the row), with the same
 #     results (the matcher reads the declared extents and axes);
 #   - the shipped x86 targets turn off GCC predictive commoning (a guarded
-#     pragma before the first kernel of a conv model);
+#     pragma before the first kernel of a conv model), and so a 3x3 stride-2
+#     conv keeps a full-size tile (more than 9 rows of 32);
 #   - bad declarations exit 1 naming the file and the field.
 # (The parser's refusals are unit-tested in test/unit/unit.c.)
 # Prints one line per check and "N passed, N failed"; exit 1 on a failure.
@@ -122,6 +123,34 @@ for t in x86-64-avx512 x86-64-avx2; do
         bad "$t: no guarded '#pragma GCC optimize(\"no-predictive-commoning\")' before the kernels of $c"
     fi
 done
+
+# ... and so a strided conv whose windows overlap (3x3, stride 2) keeps a
+# full-size tile: more than the (32 - 2 - 2) / 3 = 9 rows that the cap for
+# compilers that carry one broadcast per row (strided_rows) would leave.
+PYTHON=${PYTHON:-/usr/bin/python3}
+if "$PYTHON" -c 'import onnx' 2>/dev/null; then
+    "$PYTHON" - "$work/s2conv.onnx" <<'PY'
+import sys
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+w = numpy_helper.from_array(np.ones((32, 3, 3, 3), np.float32), "w")
+g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", strides=[2, 2], pads=[1, 1, 1, 1])],
+                      "s2conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 64, 64])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 32, 32])], [w])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(sys.argv[1], "wb").write(m.SerializeToString())
+PY
+    "$tvmcc" "$work/s2conv.onnx" -t x86-64-avx512 -o "$work/s2conv" > "$work/s2conv.log" 2>&1
+    rows=$(grep -o -m1 'fma_tile [0-9]*x32' "$work/s2conv/model.c" 2>/dev/null | sed 's/fma_tile \([0-9]*\)x32/\1/')
+    if [ -n "$rows" ] && [ "$rows" -gt 9 ]; then
+        ok "x86-64-avx512: 3x3 stride-2 conv keeps a ${rows}x32 tile (no row cap)"
+    else
+        bad "x86-64-avx512: 3x3 stride-2 conv tile '${rows}' (expected more than 9 rows of 32; $work/s2conv)"
+    fi
+else
+    bad "stride-2 conv tile: onnx not importable by $PYTHON"
+fi
 
 # bad declarations: exit 1, the file and the field named
 model=${TESTDATA:-/usr/share/libonnx-testdata/data}/node/test_matmul_2d/model.onnx
