@@ -16,6 +16,8 @@
 #   - the shipped x86 targets turn off GCC predictive commoning (a guarded
 #     pragma before the first kernel of a conv model), and so a 3x3 stride-2
 #     conv keeps a full-size tile (more than 9 rows of 32);
+#   - an AVX-512 elementwise loop over 2x27x27 floats takes 92 vectors of 16
+#     lanes (the last masked), not 162 of 9;
 #   - bad declarations exit 1 naming the file and the field.
 # (The parser's refusals are unit-tested in test/unit/unit.c.)
 # Prints one line per check and "N passed, N failed"; exit 1 on a failure.
@@ -147,6 +149,24 @@ PY
         ok "x86-64-avx512: 3x3 stride-2 conv keeps a ${rows}x32 tile (no row cap)"
     else
         bad "x86-64-avx512: 3x3 stride-2 conv tile '${rows}' (expected more than 9 rows of 32; $work/s2conv)"
+    fi
+    # an elementwise op over 2 planes of 27x27: 92 vectors of 16 lanes, the
+    # last masked, not 162 of 9 (a divisor of 1458 near 16)
+    "$PYTHON" - "$work/relu729.onnx" <<'PY'
+import sys
+from onnx import TensorProto, helper
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "relu729",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 27, 27])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 27, 27])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(sys.argv[1], "wb").write(m.SerializeToString())
+PY
+    "$tvmcc" "$work/relu729.onnx" -t x86-64-avx512 -o "$work/relu729" > "$work/relu729.log" 2>&1
+    if grep -q '< 92; ' "$work/relu729/model.c" 2>/dev/null && grep -q 'vn = vg < 16 ? vg : 16;' "$work/relu729/model.c"; then
+        ok "x86-64-avx512: 2x27x27 elementwise in 92 vectors of 16 lanes, the last masked"
+    else
+        bad "x86-64-avx512: 2x27x27 elementwise not cut into 92 masked vectors of 16 ($work/relu729)"
     fi
 else
     bad "stride-2 conv tile: onnx not importable by $PYTHON"
