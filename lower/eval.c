@@ -306,6 +306,12 @@ static void run(Ev *ev, const Stmt *s)
         ev->bufs[s->buf] = calloc(bytes ? bytes : 1, 1);
         if (!ev->bufs[s->buf])
             die("out of memory in constant folding");
+        /* a no_init array is not zeroed in the emitted C: poison it (all
+         * ones: NaN floats, -1 integers) so that a kernel that reads one
+         * of its elements before writing it gives wrong results here,
+         * which the schedule property tests compare with the naive ones */
+        if (b->no_init)
+            memset(ev->bufs[s->buf], 0xff, bytes);
         run(ev, s->body[0]);
         free(ev->bufs[s->buf]);
         ev->bufs[s->buf] = save;

@@ -387,10 +387,17 @@ static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
     int64_t ext;
     in = flatten_inner(s, c, t, &ext, &merged);
     /* x86 intrinsics print a vector loop of at most one vector: cut the
-     * innermost loop into vectors (a guarded partial last one) */
+     * innermost loop into vectors (a guarded partial last one). A divisor
+     * near the width avoids the guard, but with AVX-512 masks the guard is
+     * cheap: whole vectors and a masked last one when that takes fewer
+     * vectors (a 55x55 plane: 190 of 16 lanes instead of 275 of 11). */
     if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256 && ext > t->vector_bits / 32) {
         int whole = in;
-        if (sched_split(s, in, pick_factor(ext, t->vector_bits / 32), &o, &in)) {
+        const int64_t lanes = t->vector_bits / 32;
+        int64_t f = pick_factor(ext, lanes);
+        if (t->vector_bits >= 512 && (ext + lanes - 1) / lanes < ext / f)
+            f = lanes;
+        if (sched_split(s, in, f, &o, &in)) {
             in = whole;
             o = -1;
         }

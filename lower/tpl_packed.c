@@ -408,16 +408,29 @@ static const char *conv_desc(Lower *L, int64_t N, int64_t C, int64_t H, int64_t 
                         (long long)(hi[1] - (W - 1)));
 }
 
+/* Whether the emitted C turns predictive commoning off: a declared tile's
+ * header carries the pragma (the x86 targets). */
+static int commoning_off(const Target *t)
+{
+    int i;
+    for (i = 0; i < t->n_tiles; i++)
+        if (strstr(t->tiles[i].header, "no-predictive-commoning"))
+            return 1;
+    return 0;
+}
+
 /* A column stride S > 1 with windows that overlap (KW > S): the C
  * compiler's predictive commoning keeps the broadcasts that later window
  * columns share in registers across the column loop (row p's at kw + S is
  * row p+1's at kw), about one more vector register per row; a full-size
  * tile then spills in its reduction. Rows are capped so that the tile, its
- * weight vectors and one carried broadcast per row fit. */
+ * weight vectors and one carried broadcast per row fit, unless the emitted
+ * C turns predictive commoning off (then every broadcast is folded into its
+ * FMA and the full-size tile runs squeezenet1_1's first conv ~13% faster). */
 static void strided_rows(Plan *pl, const Target *t, int64_t S, int64_t KW, int64_t rows)
 {
     int pmax = (regs_of(t) - pl->V - 2) / (pl->V + 1);
-    if (S > 1 && KW > S && pl->P > pmax)
+    if (S > 1 && KW > S && pl->P > pmax && !commoning_off(t))
         pl->P = pick_rows(rows, pmax);
 }
 
@@ -1312,6 +1325,9 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     }
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (kc < Ci ? G * T : 1) * pl.P * pl.VL);
     k->bufs[acc].scope = BUF_LOCAL;
+    /* the init loop writes every tile the tile and epilogue read (blocked:
+     * all G*T of the rows that exist, under the same guard) */
+    k->bufs[acc].no_init = 1;
     /* source of the tile's products: plane base + row * Wp + column */
     if (copy) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Hp * Wp);
@@ -1597,6 +1613,9 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
     pv2 = lower_itervar(L, "p", pl.P);
     acc = lower_buf_temp(L, "acc", DT_FLOAT32, (int64_t)pl.P * pl.VL);
     k->bufs[acc].scope = BUF_LOCAL;
+    /* the init loop writes every tile the tile and epilogue read (blocked:
+     * the G tiles of the rows that exist, under the same guard) */
+    k->bufs[acc].no_init = 1;
     /* row panels: ap[(mt*K + k)*P + p] = A(min(mt*P + p, M-1), k) */
     apbuf = lower_buf_temp(L, "apack", DT_FLOAT32, T * K * pl.P);
     {

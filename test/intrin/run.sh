@@ -13,6 +13,11 @@
 #     one whose vector operand may not vary with the rows no tile for the
 #     depthwise conv (whose input vectors move with the row), with the same
 #     results (the matcher reads the declared extents and axes);
+#   - the shipped x86 targets turn off GCC predictive commoning (a guarded
+#     pragma before the first kernel of a conv model), and so a 3x3 stride-2
+#     conv keeps a full-size tile (more than 9 rows of 32);
+#   - an AVX-512 elementwise loop over 2x27x27 floats takes 92 vectors of 16
+#     lanes (the last masked), not 162 of 9;
 #   - bad declarations exit 1 naming the file and the field.
 # (The parser's refusals are unit-tested in test/unit/unit.c.)
 # Prints one line per check and "N passed, N failed"; exit 1 on a failure.
@@ -101,6 +106,70 @@ if grep -q 'toy_tile' "$d/test_Conv2d/out/model.c" 2>/dev/null &&
     ok "toy-invariant: dense conv tiled, depthwise conv (row-moving vectors) not"
 else
     bad "toy-invariant: the declared axes of y were not honoured"
+fi
+
+# The shipped x86 tile declarations' header turns off GCC's predictive
+# commoning for the whole file, ahead of the first kernel: it otherwise
+# carries the broadcasts that neighbouring window columns share in
+# registers across a conv tile's reduce loop and the tile spills.
+conv=${TESTDATA:-/usr/share/libonnx-testdata/data}/pytorch-converted/test_Conv2d/model.onnx
+for t in x86-64-avx512 x86-64-avx2; do
+    "$tvmcc" "$conv" -t $t -o "$work/pc-$t" > "$work/pc-$t.log" 2>&1
+    c="$work/pc-$t/model.c"
+    first=$(grep -n -m1 '^static void k' "$c" 2>/dev/null | cut -d: -f1)
+    line=$(grep -n -m1 '^#pragma GCC optimize("no-predictive-commoning")$' "$c" 2>/dev/null | cut -d: -f1)
+    if [ -n "$first" ] && [ -n "$line" ] && [ "$line" -lt "$first" ] &&
+        [ "$(sed -n "$((line - 1))p" "$c")" = '#if defined(__GNUC__) && !defined(__clang__)' ]; then
+        ok "$t: predictive commoning off (GCC only) before the first kernel"
+    else
+        bad "$t: no guarded '#pragma GCC optimize(\"no-predictive-commoning\")' before the kernels of $c"
+    fi
+done
+
+# ... and so a strided conv whose windows overlap (3x3, stride 2) keeps a
+# full-size tile: more than the (32 - 2 - 2) / 3 = 9 rows that the cap for
+# compilers that carry one broadcast per row (strided_rows) would leave.
+PYTHON=${PYTHON:-/usr/bin/python3}
+if "$PYTHON" -c 'import onnx' 2>/dev/null; then
+    "$PYTHON" - "$work/s2conv.onnx" <<'PY'
+import sys
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+w = numpy_helper.from_array(np.ones((32, 3, 3, 3), np.float32), "w")
+g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", strides=[2, 2], pads=[1, 1, 1, 1])],
+                      "s2conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 64, 64])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 32, 32])], [w])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(sys.argv[1], "wb").write(m.SerializeToString())
+PY
+    "$tvmcc" "$work/s2conv.onnx" -t x86-64-avx512 -o "$work/s2conv" > "$work/s2conv.log" 2>&1
+    rows=$(grep -o -m1 'fma_tile [0-9]*x32' "$work/s2conv/model.c" 2>/dev/null | sed 's/fma_tile \([0-9]*\)x32/\1/')
+    if [ -n "$rows" ] && [ "$rows" -gt 9 ]; then
+        ok "x86-64-avx512: 3x3 stride-2 conv keeps a ${rows}x32 tile (no row cap)"
+    else
+        bad "x86-64-avx512: 3x3 stride-2 conv tile '${rows}' (expected more than 9 rows of 32; $work/s2conv)"
+    fi
+    # an elementwise op over 2 planes of 27x27: 92 vectors of 16 lanes, the
+    # last masked, not 162 of 9 (a divisor of 1458 near 16)
+    "$PYTHON" - "$work/relu729.onnx" <<'PY'
+import sys
+from onnx import TensorProto, helper
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "relu729",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 27, 27])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 27, 27])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(sys.argv[1], "wb").write(m.SerializeToString())
+PY
+    "$tvmcc" "$work/relu729.onnx" -t x86-64-avx512 -o "$work/relu729" > "$work/relu729.log" 2>&1
+    if grep -q '< 92; ' "$work/relu729/model.c" 2>/dev/null && grep -q 'vn = vg < 16 ? vg : 16;' "$work/relu729/model.c"; then
+        ok "x86-64-avx512: 2x27x27 elementwise in 92 vectors of 16 lanes, the last masked"
+    else
+        bad "x86-64-avx512: 2x27x27 elementwise not cut into 92 masked vectors of 16 ($work/relu729)"
+    fi
+else
+    bad "stride-2 conv tile: onnx not importable by $PYTHON"
 fi
 
 # bad declarations: exit 1, the file and the field named
