@@ -112,8 +112,8 @@ def main(raw, out):
     L[-1] = L[-1][:-2] + " (larger of the measurements at start and end: %s) |" % meta.get("peak_runs", "?")
     L.append("")
     L.append("Reproduce: `make bench` (full) or `bench/run.sh --quick [MODEL...]`; "
-             "this run: `bench/run.sh %s`%s. Raw per-run times: `build/bench/raw/`."
-             % (meta.get("args", ""), " with TARGET=%s" % target))
+             "this run: `%s`%s. Raw per-run times: `build/bench/raw/`."
+             % (("bench/run.sh " + meta.get("args", "")).strip(), " with TARGET=%s" % target))
     L.append("")
 
     # Main table, one thread.

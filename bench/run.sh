@@ -50,7 +50,7 @@ rounds=5 budget=1000 warmups=2 maxruns=50 threads="1 2" with_c=1 quick=0
 variants=() variant_models="resnet18 mobilenet_v2 resnet18_bn mobilenet_v2_bn" default_variants=1
 out="$here/results.md"
 models=()
-argv_text=$(printf "%q " "$@"); argv_text=${argv_text% }
+argv_text=""; [ $# -gt 0 ] && argv_text=$(printf "%q " "$@"); argv_text=${argv_text% }
 
 die() { echo "bench: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
