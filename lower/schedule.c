@@ -108,11 +108,13 @@ static Expr *subst_acc(Lower *L, Expr *e, Expr *r)
     return c;
 }
 
-static Expr *default_index(Lower *L, const Compute *c)
+Expr *lower_out_index(Lower *L, const Compute *c)
 {
     Expr *idx[TVMCC_MAX_RANK];
     int64_t dims[TVMCC_MAX_RANK];
     int i;
+    if (c->out_index)
+        return c->out_index;
     for (i = 0; i < c->n_axes; i++) {
         idx[i] = ex_var(L, &c->axes[i]);
         dims[i] = c->axes[i].extent;
@@ -122,7 +124,7 @@ static Expr *default_index(Lower *L, const Compute *c)
 
 static Stmt *lower_compute(Lower *L, const Compute *c)
 {
-    Expr *index = c->out_index ? c->out_index : default_index(L, c);
+    Expr *index = lower_out_index(L, c);
     Stmt *inner;
     int i;
     if (c->rop == RED_NONE) {

@@ -236,6 +236,9 @@ Compute *lower_elemwise_stage(Lower *L, Node *n, int32_t out);
 /* ---- Schedules and printing ---- */
 /* Naive schedule: one loop nest per stage, in order. */
 Stmt *schedule_naive(Lower *L);
+/* The flat index a stage stores its output at: c->out_index, or the
+ * row-major offset of its axes. */
+Expr *lower_out_index(Lower *L, const Compute *c);
 void loops_dump(const Kernel *k, FILE *f);
 void expr_dump(const Kernel *k, const Expr *e, FILE *f);
 const char *te_unary_name(int op);  /* "exp"... for printers */

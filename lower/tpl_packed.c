@@ -667,7 +667,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
                           int64_t Ci, int64_t OH, int64_t OW)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, regs = regs_of(t), V, R, rmax, i, acc, src;
+    int lanes = t->vector_bits / 32, regs = regs_of(t), V, R, rmax, acc, src;
     int64_t Q = OH * OW, Co = c->axes[1].extent, VL, T, Qp;
     IterVar nv, cbv, tv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *q, *co, *accidx;
@@ -756,19 +756,11 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
         init = mk_for(L, &pv, init);
     }
     {
-        Expr *index = c->out_index, *accv = ex_load(L, acc, accidx);
+        Expr *index, *accv = ex_load(L, acc, accidx);
         map[c->axes[1].var] = co;
         map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, q, ex_int(L, OW));
         map[c->axes[3].var] = flat_sub ? q : ex_binary(L, BIN_MOD, q, ex_int(L, OW));
-        if (!index) {
-            Expr *ix[4];
-            int64_t dims[4];
-            for (i = 0; i < 4; i++) {
-                ix[i] = ex_var(L, &c->axes[i]);
-                dims[i] = c->axes[i].extent;
-            }
-            index = ex_offset(L, 4, dims, ix);
-        }
+        index = lower_out_index(L, c);
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
         if (Qp != Q)
             epi = mk_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
@@ -837,7 +829,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
                                const Window *w)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, i, acc, xp;
+    int lanes = t->vector_bits / 32, acc, xp;
     int64_t Wr = w->OW + (w->KW - 1) * w->d[1], NV = ceil_div(w->OH * Wr, lanes), Hp, reach;
     int64_t rowvecs = w->OH * ceil_div(w->OW, lanes);
     IterVar nv, cv, pv, vv, ohv, vo, vi, rv[3];
@@ -891,20 +883,12 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     init->for_kind = FOR_VECTORIZE;
     init = mk_for(L, &pv, init);
     {
-        Expr *index = c->out_index, *accv;
+        Expr *index, *accv;
         ow = ex_add(L, ex_mul(L, ex_var(L, &vo), ex_int(L, lanes)), ex_var(L, &vi));
         accv = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, Wr)), ow));
         map[c->axes[2].var] = ex_var(L, &ohv);
         map[c->axes[3].var] = ow;
-        if (!index) {
-            Expr *ix[4];
-            int64_t dims[4];
-            for (i = 0; i < 4; i++) {
-                ix[i] = ex_var(L, &c->axes[i]);
-                dims[i] = c->axes[i].extent;
-            }
-            index = ex_offset(L, 4, dims, ix);
-        }
+        index = lower_out_index(L, c);
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
         if (ceil_div(w->OW, lanes) * lanes != w->OW)
             epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
@@ -942,7 +926,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
 static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, V, P, pmax, i, acc, xp, per_chan;
+    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan;
     int64_t VL, T, OT, S = w->s[1], Hp, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
@@ -1036,18 +1020,10 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         init = mk_for(L, &pv, init);
     }
     {
-        Expr *index = c->out_index, *accv = ex_load(L, acc, accidx);
+        Expr *index, *accv = ex_load(L, acc, accidx);
         map[c->axes[2].var] = oh;
         map[c->axes[3].var] = ow;
-        if (!index) {
-            Expr *ix[4];
-            int64_t dims[4];
-            for (i = 0; i < 4; i++) {
-                ix[i] = ex_var(L, &c->axes[i]);
-                dims[i] = c->axes[i].extent;
-            }
-            index = ex_offset(L, 4, dims, ix);
-        }
+        index = lower_out_index(L, c);
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
         if (T * VL != w->OW)
             epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
@@ -1364,7 +1340,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         Expr *rows = flat ? ex_int(L, OH * OW) : ex_int(L, OW);
         Expr *aidx = ex_add(L, accb, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv)));
         Expr *accv = ex_load(L, acc, aidx);
-        Expr *index = c->out_index;
+        Expr *index;
         Expr *iv;
         map[c->axes[0].var] = ex_var(L, &nv);
         /* init may read per-channel data: clamp padded channels and rows */
@@ -1407,15 +1383,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         } else {
             map[c->axes[3].var] = q;
         }
-        if (!index) {
-            Expr *ix[4];
-            int64_t dims[4];
-            for (i = 0; i < 4; i++) {
-                ix[i] = ex_var(L, &c->axes[i]);
-                dims[i] = c->axes[i].extent;
-            }
-            index = ex_offset(L, 4, dims, ix);
-        }
+        index = lower_out_index(L, c);
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL),
                        c->post ? subst(L, c->post, map, accv) : accv);
         /* positions innermost: consecutive outputs of one channel, a
@@ -1663,7 +1631,7 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
             guard = ex_lt(L, n, ex_int(L, Nn));
         if (T * pl.P != M)
             guard = ex_and(L, guard, ex_lt(L, m, ex_int(L, M)));
-        Expr *accv = ex_load(L, acc, aidx), *index = c->out_index, *iv;
+        Expr *accv = ex_load(L, acc, aidx), *index, *iv;
         for (i = 0; i + 2 < na; i++)
             map[c->axes[i].var] = ex_int(L, 0);
         map[nvar] = ex_binary(L, BIN_MIN, n, ex_int(L, Nn - 1));
@@ -1674,15 +1642,7 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
         init = mk_for(L, &pv, init);
         map[nvar] = n;
         map[mvar] = m;
-        if (!index) {
-            Expr *ix[TVMCC_MAX_RANK];
-            int64_t dims[TVMCC_MAX_RANK];
-            for (i = 0; i < na; i++) {
-                ix[i] = ex_var(L, &c->axes[i]);
-                dims[i] = c->axes[i].extent;
-            }
-            index = ex_offset(L, na, dims, ix);
-        }
+        index = lower_out_index(L, c);
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL),
                        c->post ? subst(L, c->post, map, accv) : accv);
         epi = mk_if(L, guard, epi);
@@ -1902,16 +1862,7 @@ static int plane_sum(Lower *L, const Target *t, Compute *c)
                              ex_add(L, c->init ? ex_add(L, ex_cast(L, DT_FLOAT32, c->init), ex_load(L, acc, ex_int(L, 0)))
                                               : ex_load(L, acc, ex_int(L, 0)),
                                     ex_load(L, acc, ex_int(L, 1))));
-    index = c->out_index;
-    if (!index) {
-        Expr *ix[TVMCC_MAX_RANK];
-        int64_t dims[TVMCC_MAX_RANK];
-        for (i = 0; i < c->n_axes; i++) {
-            ix[i] = ex_var(L, &c->axes[i]);
-            dims[i] = c->axes[i].extent;
-        }
-        index = ex_offset(L, c->n_axes, dims, ix);
-    }
+    index = lower_out_index(L, c);
     {
         Expr *tv = ex_load(L, tot, ex_int(L, 0));
         tseq->body[1] = mk_store(L, c->out_buf, index, c->post ? subst(L, c->post, map, tv) : tv);
