@@ -34,6 +34,7 @@ import subprocess
 import sys
 
 import numpy as np
+from caserun import run_cases
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
@@ -648,24 +649,12 @@ def main():
     ap.add_argument("-k", default="", help="run only cases whose name contains this")
     args = ap.parse_args()
     args.tvmcc = os.path.abspath(args.tvmcc)
-    passed = failed = 0
-    for case in all_cases():
-        if args.k not in case.name:
-            continue
-        try:
-            why = check(case, args)
-        except Exception as e:  # a broken case is a failure, not a crash
-            why = "%s: %s" % (type(e).__name__, e)
+
+    def tag(case):
         binds = " ".join("%s=%s" % (k, ",".join(map(str, s))) for k, s in case.bind.items())
-        tag = "%s (opset %d%s)" % (case.name, case.opset, ", " + binds if binds else "")
-        if why is None:
-            print("PASS " + tag, flush=True)
-            passed += 1
-        else:
-            print("FAIL %s: %s" % (tag, why), flush=True)
-            failed += 1
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+        return "%s (opset %d%s)" % (case.name, case.opset, ", " + binds if binds else "")
+
+    return run_cases([c for c in all_cases() if args.k in c.name], lambda c: check(c, args), tag)
 
 
 if __name__ == "__main__":

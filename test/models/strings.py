@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 from onnx import TensorProto, helper
+from caserun import run_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -121,20 +122,7 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "strings"))
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
-    passed = failed = 0
-    for name, m, flags, strings, want in CASES:
-        try:
-            why = run_case(name, m, flags, strings, want, args)
-        except Exception as e:  # a broken case is a failure, not a crash
-            why = "%s: %s" % (type(e).__name__, e)
-        if why is None:
-            print("PASS " + name)
-            passed += 1
-        else:
-            print("FAIL %s: %s" % (name, why))
-            failed += 1
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return run_cases(CASES, lambda c: run_case(*c, args), lambda c: c[0])
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import sys
 
 from onnx import TensorProto, helper, numpy_helper
 import numpy as np
+from caserun import run_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -154,20 +155,7 @@ def main():
             print("SKIP x86_special_values: the host has no AVX-512F")
             print("0 passed, 0 failed")
             return 0
-    passed = failed = 0
-    for name, m, rule, tol in CASES:
-        try:
-            why = run_case(name, m, rule, tol, args)
-        except Exception as e:  # a broken case is a failure, not a crash
-            why = "%s: %s" % (type(e).__name__, e)
-        if why is None:
-            print("PASS " + name)
-            passed += 1
-        else:
-            print("FAIL %s: %s" % (name, why))
-            failed += 1
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return run_cases(CASES, lambda c: run_case(*c, args), lambda c: c[0])
 
 
 if __name__ == "__main__":
