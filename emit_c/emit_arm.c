@@ -603,7 +603,6 @@ static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth
 
 static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
 {
-    const Stmt *prev;
     if (s->for_kind != FOR_VECTORIZE || s->extent != vec->lanes || !s->body[0] || !small_kernel(k) ||
         !vec_stmt_ok(k, s->body[0], s->body[0], s->var))
         return 0;
@@ -617,12 +616,8 @@ static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     fprintf(f, "(void)%s;\n", k->var_names[s->var]);
     vec_stmt(f, k, s->body[0], s->var, depth + 1);
     indent(f, depth);
-    fprintf(f, "}\n#else\n");
-    prev = fallback;
-    fallback = s;
-    emit(f, k, s, depth);
-    fallback = prev;
-    fprintf(f, "#endif\n");
+    fprintf(f, "}\n");
+    lq_print_else(f, k, s, depth, emit, &fallback);
     return 1;
 }
 
@@ -668,7 +663,6 @@ static int stmt_blocks(const Kernel *k, const Stmt *s, int buf, int var)
 static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
 {
     const Buffer *b = &k->bufs[s->buf];
-    const Stmt *prev;
     int64_t j;
     if (b->dtype != DT_FLOAT32 || b->scope != BUF_LOCAL || b->numel % vec->lanes || b->numel > 16 * vec->lanes ||
         n_reg_locals >= MAX_REG_LOCALS || !small_kernel(k) || !stmt_blocks(k, s->body[0], s->buf, -1))
@@ -693,12 +687,8 @@ static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     emit(f, k, s->body[0], depth + 1);
     n_reg_locals--;
     indent(f, depth);
-    fprintf(f, "}\n#else\n");
-    prev = fallback;
-    fallback = s;
-    emit(f, k, s, depth);
-    fallback = prev;
-    fprintf(f, "#endif\n");
+    fprintf(f, "}\n");
+    lq_print_else(f, k, s, depth, emit, &fallback);
     return 1;
 }
 

@@ -90,3 +90,13 @@ int lq_loads_stored(const Stmt *body, const Expr *e)
     return lq_loads_stored(body, e->a) || lq_loads_stored(body, e->b) ||
            lq_loads_stored(body, e->c);
 }
+
+void lq_print_else(FILE *f, const Kernel *k, const Stmt *s, int depth, LqStmtFn emit, const Stmt **fallback)
+{
+    const Stmt *prev = *fallback;
+    fprintf(f, "#else\n");
+    *fallback = s;
+    emit(f, k, s, depth);
+    *fallback = prev;
+    fprintf(f, "#endif\n");
+}

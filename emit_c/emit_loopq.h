@@ -1,6 +1,9 @@
-/* Queries on loop IR shared by the intrinsic printers (emit_loopq.c). */
+/* Queries on loop IR, and the guarded-form helper, shared by the intrinsic
+ * printers (emit_loopq.c). */
 #ifndef TVMCC_EMIT_LOOPQ_H
 #define TVMCC_EMIT_LOOPQ_H
+
+#include <stdio.h>
 
 #include "../lower/te.h"
 
@@ -17,5 +20,13 @@ int lq_same_expr(const Expr *a, const Expr *b);
 int lq_stored_at(const Stmt *s, int buf, const Expr **idx);
 /* Whether e loads a buffer that body stores. */
 int lq_loads_stored(const Stmt *body, const Expr *e);
+
+/* How a printer prints a statement (emit_c.c's emit_stmt). */
+typedef void (*LqStmtFn)(FILE *f, const Kernel *k, const Stmt *s, int depth);
+/* The portable branch after an intrinsic form printed under `#if GUARD`:
+ * prints "#else", s again through emit with *fallback set to s while it
+ * prints (the calling printer declines s then, so the branch is the plain
+ * C), and "#endif". */
+void lq_print_else(FILE *f, const Kernel *k, const Stmt *s, int depth, LqStmtFn emit, const Stmt **fallback);
 
 #endif

@@ -367,7 +367,6 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
 int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTileStmtFn emit)
 {
     Tile t;
-    const Stmt *prev;
     int i;
     if (!cur_target || loop == fallback || loop->kind != ST_FOR)
         return 0;
@@ -381,11 +380,6 @@ int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTi
     print_tile(f, k, &t, depth);
     if (!t.ti->guard)
         return 1;
-    fprintf(f, "#else\n");
-    prev = fallback;
-    fallback = loop;
-    emit(f, k, loop, depth);
-    fallback = prev;
-    fprintf(f, "#endif\n");
+    lq_print_else(f, k, loop, depth, emit, &fallback);
     return 1;
 }
