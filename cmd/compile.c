@@ -22,11 +22,9 @@
 #include "../frontend/infer.h"
 #include "../frontend/onnx.h"
 #include "../ir/target.h"
-#include "../lower/fuse.h"
 #include "../lower/knobs.h"
 #include "../lower/lower.h"
 #include "../passes/passes.h"
-#include "../passes/plan.h"
 
 static double now_ms(void)
 {
@@ -204,121 +202,6 @@ static int infer_and_fold(Graph *g, Diag *d)
     return infer_graph(g, d) ? 1 : 0;
 }
 
-static int plan(Program *p, Diag *d)
-{
-    Graph *g = p->g;
-    int32_t *def, *last, *alias;
-    PlanItem *items;
-    int n_items = 0, cap, ki, bi, i;
-    PlanResult res;
-    def = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *def);
-    last = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *last);
-    p->value_offset = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *p->value_offset);
-    p->temp_offset = arena_array(g->arena, (size_t)p->n_kernels + 1, sizeof *p->temp_offset);
-    if (!def || !last || !p->value_offset || !p->temp_offset)
-        die("compile arena exhausted");
-    for (i = 0; i < g->n_values; i++) {
-        def[i] = -1;
-        last[i] = -1;
-        p->value_offset[i] = -1;
-    }
-    cap = 16;
-    for (ki = 0; ki < p->n_kernels; ki++)
-        if (p->kernels[ki])
-            cap += p->kernels[ki]->n_bufs;
-    items = arena_array(g->arena, (size_t)cap, sizeof *items);
-    if (!items)
-        die("compile arena exhausted");
-    for (ki = 0; ki < p->n_kernels; ki++) {
-        Kernel *k = p->kernels[ki];
-        if (!k)
-            continue;
-        for (bi = 0; bi < k->n_bufs; bi++) {
-            Buffer *b = &k->bufs[bi];
-            if (b->scope != BUF_ARENA)
-                continue;
-            if (b->written && def[b->value] < 0)
-                def[b->value] = ki;
-            last[b->value] = ki;
-        }
-    }
-    /* In-place reuse: an injective kernel whose input dies in it writes its
-     * output over the input (lower/fuse.c decides which kernels may). */
-    alias = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *alias);
-    if (!alias)
-        die("compile arena exhausted");
-    for (i = 0; i < g->n_values; i++)
-        alias[i] = -1;
-    for (ki = 0; ki < p->n_kernels; ki++) {
-        Kernel *k = p->kernels[ki];
-        int bin, bout;
-        int32_t vi, vo, root;
-        if (!k || !fuse_inplace_pair(k, &bin, &bout))
-            continue;
-        vi = k->bufs[bin].value;
-        vo = k->bufs[bout].value;
-        root = alias[vi] >= 0 ? alias[vi] : vi;
-        if (last[root] != ki || def[vo] != ki || alias[vo] >= 0)
-            continue;
-        alias[vo] = root;
-        last[root] = last[vo] > ki ? last[vo] : ki;
-        k->bufs[bin].inplace = 1;
-        k->bufs[bout].inplace = 1;
-    }
-    for (i = 0; i < g->n_values; i++) {
-        if (def[i] < 0 || alias[i] >= 0)
-            continue;
-        items[n_items].bytes = value_numel(&g->values[i]) * (int64_t)dtype_size(g->values[i].dtype);
-        items[n_items].first = def[i];
-        items[n_items].last = last[i];
-        n_items++;
-    }
-    for (ki = 0; ki < p->n_kernels; ki++) {
-        Kernel *k = p->kernels[ki];
-        if (!k)
-            continue;
-        for (bi = 0; bi < k->n_bufs; bi++) {
-            Buffer *b = &k->bufs[bi];
-            if (b->scope != BUF_TEMP)
-                continue;
-            items[n_items].bytes = b->numel * (int64_t)dtype_size(b->dtype);
-            items[n_items].first = ki;
-            items[n_items].last = b->persist ? p->n_kernels : ki;
-            n_items++;
-        }
-    }
-    if (plan_memory(items, n_items, p->target->alignment > 8 ? p->target->alignment : 8, &res))
-        return diag_error(d, NULL, NULL, "memory plan overflows");
-    n_items = 0;
-    for (i = 0; i < g->n_values; i++)
-        if (def[i] >= 0 && alias[i] < 0)
-            p->value_offset[i] = items[n_items++].offset;
-    for (i = 0; i < g->n_values; i++)
-        if (alias[i] >= 0)
-            p->value_offset[i] = p->value_offset[alias[i]];
-    for (ki = 0; ki < p->n_kernels; ki++) {
-        Kernel *k = p->kernels[ki];
-        if (!k)
-            continue;
-        p->temp_offset[ki] = arena_array(g->arena, (size_t)k->n_bufs + 1, sizeof(int64_t));
-        for (bi = 0; bi < k->n_bufs; bi++)
-            if (k->bufs[bi].scope == BUF_TEMP)
-                p->temp_offset[ki][bi] = items[n_items++].offset;
-    }
-    p->workspace_bytes = res.arena_bytes;
-    p->lower_bound_bytes = res.lower_bound_bytes;
-    return 0;
-}
-
-static const char *kernel_name(Arena *a, int idx, const char *op)
-{
-    char *s = arena_printf(a, "k%d_%s", idx, op), *c;
-    for (c = s; *c; c++)
-        if (*c >= 'A' && *c <= 'Z')
-            *c = (char)(*c - 'A' + 'a');
-    return s;
-}
-
 int compile_front(const Options *o, Arena *arena, Diag *d, Program *pp)
 {
     Graph *g;
@@ -369,44 +252,7 @@ int compile_front(const Options *o, Arena *arena, Diag *d, Program *pp)
 
 int compile_lower(const Options *o, Arena *arena, Diag *dg, Program *pp)
 {
-    Graph *g = pp->g;
-    const Target *t = pp->target;
-    Program p = *pp;
-    int rc = 1;
-    int32_t ni, *members;
-    p.n_kernels = 0;
-    p.kernels = arena_array(arena, (size_t)g->n_nodes + 1, sizeof *p.kernels);
-    members = arena_array(arena, (size_t)g->n_nodes + 1, sizeof *members);
-    if (!p.kernels || !members)
-        die("compile arena exhausted");
-    for (ni = 0; ni < g->n_nodes; ni++) {
-        Node *n = &g->nodes[ni];
-        Kernel *k;
-        int n_members = 0;
-        int32_t mi;
-        if (n->dead || (n->group >= 0 && n->group != ni))
-            continue; /* a member of a group whose kernel runs later */
-        if (n->group == ni) {
-            for (mi = 0; mi <= ni; mi++)
-                if (!g->nodes[mi].dead && g->nodes[mi].group == ni)
-                    members[n_members++] = mi;
-        } else {
-            members[n_members++] = ni;
-        }
-        k = lower_group(g, members, n_members,
-                        kernel_name(arena, p.n_kernels, g->nodes[members[0]].op_type), t, dg);
-        if (!k)
-            goto done;
-        p.kernels[p.n_kernels++] = k;
-        if (o->dump_loops) {
-            loops_dump(k, stdout);
-            printf("\n");
-        }
-    }
-    rc = 0;
-done:
-    *pp = p;
-    return rc;
+    return program_lower(pp, arena, o->dump_loops ? stdout : NULL, dg);
 }
 
 int compile_model(const Options *o)
@@ -432,7 +278,7 @@ int compile_model(const Options *o)
     if (compile_lower(o, &arena, &d, &p))
         goto done;
     vlog(o, t0, "lower");
-    if (plan(&p, &d))
+    if (program_plan(&p, &d))
         goto done;
     vlog(o, t0, "plan");
     if (o->report)

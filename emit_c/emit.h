@@ -43,6 +43,16 @@ int64_t emit_kernel_bytes(const Kernel *k, int written);
 
 int emit_program(Program *p, const char *dir, Diag *d);
 
+/* Lowers every fused group of p->g (after the passes) into p->kernels, in
+ * execution order, named kN_op; each kernel's loops go to dump_loops
+ * unless NULL. Returns 1 after reporting an error (kernels so far kept). */
+int program_lower(Program *p, Arena *arena, FILE *dump_loops, Diag *d);
+/* Places every arena tensor and temporary of p's kernels in one arena:
+ * liveness over the kernel order, in-place reuse where lower/fuse.c allows
+ * it, best-fit placement (passes/plan.c); sets the offsets,
+ * workspace_bytes and lower_bound_bytes. */
+int program_plan(Program *p, Diag *d);
+
 /* helpers shared by the emit_*.c files */
 /* Model-supplied text made safe for a C comment: bytes outside printable
  * ASCII become '?', and a star-slash cannot close the comment. */

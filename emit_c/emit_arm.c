@@ -218,7 +218,7 @@ static void print_acc(FILE *f, const Kernel *k, const Stmt *s)
     fprintf(f, "]");
 }
 
-static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     const Stmt *st[DSP_MAX_STORES];
     const Expr *ops[DSP_MAX_OPS];
@@ -601,7 +601,7 @@ static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth
     fprintf(f, ";\n");
 }
 
-static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     if (s->for_kind != FOR_VECTORIZE || s->extent != vec->lanes || !s->body[0] || !small_kernel(k) ||
         !vec_stmt_ok(k, s->body[0], s->body[0], s->var))
@@ -660,7 +660,7 @@ static int stmt_blocks(const Kernel *k, const Stmt *s, int buf, int var)
  * vector in a loop printed as vectors is declared as float32x4_t variables
  * in the vector branch, so the accumulators stay in vector registers (the
  * compiler would keep an array whose address vld1q/vst1q take in memory). */
-static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     const Buffer *b = &k->bufs[s->buf];
     int64_t j;
@@ -692,14 +692,14 @@ static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmS
     return 1;
 }
 
-int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     if (s == fallback || s->kind != ST_DECL || !vec)
         return 0;
     return vec_decl(f, k, s, depth, emit);
 }
 
-int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitArmStmtFn emit)
+int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     if (s == fallback || s->kind != ST_FOR)
         return 0;

@@ -139,7 +139,7 @@ static int has_load(const Expr *e)
 }
 
 int ctile_guarded_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, const char *idx_type,
-                       CtileStmtFn emit_body)
+                       EmitStmtFn emit_body)
 {
     const Stmt *g;
     const Expr *c;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "../lower/te.h"
+#include "emit_loopq.h"
 
 /* Whether any kernel of the program has an accumulator tile (a
  * FOR_TENSORIZE loop). */
@@ -39,8 +40,6 @@ int ctile_uses_expf(const Kernel *const *kernels, int n);
 /* Prints static inline float NAME_expf(float), an exp that compilers can
  * vectorize (no libm call). */
 void ctile_expf_helper(FILE *f, const char *upper);
-/* Printer of a statement (emit_c.c's emit_stmt). */
-typedef void (*CtileStmtFn)(FILE *f, const Kernel *k, const Stmt *s, int depth);
 /* A loop whose whole body is `if (a + var < b) S` (no else, a and b
  * integer index arithmetic, b free of var): prints it as a loop over
  * [0, min(extent, b - a)) around S and returns 1, else prints nothing and
@@ -48,6 +47,6 @@ typedef void (*CtileStmtFn)(FILE *f, const Kernel *k, const Stmt *s, int depth);
  * tile of a row runs past its end) keeps compilers from vectorizing
  * them. */
 int ctile_guarded_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, const char *idx_type,
-                       CtileStmtFn emit_body);
+                       EmitStmtFn emit_body);
 
 #endif

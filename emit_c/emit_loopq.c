@@ -91,7 +91,7 @@ int lq_loads_stored(const Stmt *body, const Expr *e)
            lq_loads_stored(body, e->c);
 }
 
-void lq_print_else(FILE *f, const Kernel *k, const Stmt *s, int depth, LqStmtFn emit, const Stmt **fallback)
+void lq_print_else(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit, const Stmt **fallback)
 {
     const Stmt *prev = *fallback;
     fprintf(f, "#else\n");

@@ -364,7 +364,7 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
     fprintf(f, "}\n");
 }
 
-int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTileStmtFn emit)
+int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitStmtFn emit)
 {
     Tile t;
     int i;

@@ -11,9 +11,7 @@
 
 #include "../ir/target.h"
 #include "../lower/te.h"
-
-/* How emit_c.c prints a statement (the portable nest under a guard). */
-typedef void (*EmitTileStmtFn)(FILE *f, const Kernel *k, const Stmt *s, int depth);
+#include "emit_loopq.h"
 
 /* Selects target t's tile intrinsics and prints their headers (each
  * distinct header once, under its guard). Call once per NAME.c. */
@@ -24,7 +22,7 @@ int emit_tile_has_header(const Target *t, const char *text);
 /* Prints loop (FOR_TENSORIZE) as the first declared tile intrinsic it
  * matches and returns 1, or prints nothing and returns 0 (the caller
  * prints the scalar nest). */
-int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTileStmtFn emit);
+int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitStmtFn emit);
 
 /* Prints C template tpl (a declaration's, checked by ir/target.c) with
  * each $names[i] replaced by what arg(f, i, ctx) prints; $$ prints $.

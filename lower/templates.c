@@ -460,8 +460,8 @@ static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
         trips *= last->axes[i].extent;
     /* the temp must be split by these loops, else every iteration would
      * compute all of it again */
-    if (trips > temps || temps % trips)
-        return;
+    if (trips <= 0 || trips > temps || temps % trips)
+        return; /* an empty output (extent 0) has nothing to tile */
     region = temps / trips; /* points of the largest temp per iteration */
     sched_init(&s, L);
     if (region < kn->lanes) {

@@ -516,11 +516,25 @@ def long_recurrence():
                 compile_seconds=10)
 
 
+def empty_intermediate():
+    # x[mask] with a constant all-false mask, then torch.cat with x: the
+    # Compress output has a static zero-length axis (test/fuzz found that a
+    # zero extent divided by zero in a schedule template)
+    n = helper.make_node
+    nodes = [
+        n("Compress", ["x", "mask"], ["e"], name="compress", axis=0),
+        n("Concat", ["e", "x"], ["y"], name="concat", axis=0),
+    ]
+    return Case("empty_intermediate", 11, nodes, [vi("x", F, [3, 2])], [vi("y", F, [3, 2])],
+                [randf(7, 3, 2)],
+                inits=[numpy_helper.from_array(np.array([False, False, False]), "mask")])
+
+
 def all_cases():
     return [shape_chain_reshape(), shape_chain_heads(), shape_chain_opset11(),
             constant_of_shape(), expand_computed(), slice_computed(), clip_computed(),
             resize_sizes_computed(), resize_scales_computed(), flatten_gemm_batch(),
-            layernorm_opset17(), long_recurrence()] + opset_cases() + gradient_cases()
+            layernorm_opset17(), long_recurrence(), empty_intermediate()] + opset_cases() + gradient_cases()
 
 
 # ---------------------------------------------------------------- running
