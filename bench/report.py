@@ -189,6 +189,27 @@ def main(raw, out):
                 fmt_ratio(ratio(m, cid, "tvm-1t"))))
         L.append("")
 
+    bounds = []
+    for m in models:
+        try:
+            with open(os.path.join(raw, "fusion_bound.%s.txt" % m)) as f:
+                bounds.append((m, f.read().rstrip()))
+        except OSError:
+            pass
+    if bounds:
+        L.append("## What fusion can save at most (`bench/fusion_bound.sh MODEL %s`)" % target)
+        L.append("")
+        L.append("The --no-fuse build with inlining off, under `perf record`: the share of its run "
+                 "time spent in the kernels that fusion removes (every ONNX node after the first "
+                 "of a fused kernel). Removing them entirely cannot make the run faster than "
+                 "1 / (1 - share). The measured ratio times the two ordinary builds interleaved.")
+        L.append("")
+        L.append("```")
+        for m, b in bounds:
+            L.extend(b.splitlines())
+        L.append("```")
+        L.append("")
+
     notes = sorted(note.items())
     if notes:
         L.append("## Skipped or failed")

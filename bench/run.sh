@@ -261,6 +261,22 @@ for m in "${models[@]}"; do
     rm -f "$r"/*.out.bin
 done
 
+# What fusion can save at most (bench/fusion_bound.sh): the share of the
+# unfused run that the kernels fusion removes take, per variant model
+# without BatchNormalization, when the nofuse variant ran and perf exists.
+case " ${variants[*]:-} " in *"=--no-fuse "*)
+    if command -v perf >/dev/null 2>&1; then
+        for m in "${models[@]}"; do
+            case " $variant_models " in *" $m "*) ;; *) continue ;; esac
+            case $m in *_bn) continue ;; esac
+            "$here/fusion_bound.sh" "$m" "$TARGET" > "$raw/fusion_bound.$m.txt" 2>&1 ||
+                log "$m: fusion_bound failed: $(tail -1 "$raw/fusion_bound.$m.txt")"
+        done
+    else
+        log "perf not found: no fusion bound (apt-get install linux-perf)"
+    fi ;;
+esac
+
 # The peak again at the end: a busy machine lowers a measurement, so the
 # larger of the two is kept (the peak is a best case by definition).
 again1=$(OMP_NUM_THREADS=1 "$bdir/peak" 0.2) && awk -v a="${again1%% *}" -v b="${peak1%% *}" 'BEGIN{exit !(a>b)}' &&
