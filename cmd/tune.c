@@ -21,16 +21,22 @@
  * (each keeps its lowest time), and the default stays unless another
  * setting beats it by 2%: one lucky measurement on a busy machine decides
  * less. Times are the benchmark process's CPU time.
+ *
+ * Interrupted (SIGINT, SIGTERM, SIGHUP, or a child the terminal's Ctrl-C
+ * or Ctrl-\ killed): the measurement under way ends, the work directory
+ * is removed, no log is written, and tvmcc dies of the same signal.
  */
 #define _DEFAULT_SOURCE
 #include "compile.h"
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -63,6 +69,24 @@ typedef struct Tuner {
     uint64_t rng;
     int nf;
 } Tuner;
+
+/* The signal that interrupted tuning, or 0. */
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop_signal(int sig) { stop_sig = sig; }
+
+/* system(cmd), noting an interrupt: system() ignores SIGINT and SIGQUIT
+ * while the child runs, so a Ctrl-C shows as the child's death. */
+static int run_cmd(const char *cmd)
+{
+    int rc;
+    if (stop_sig)
+        return -1;
+    rc = system(cmd);
+    if (rc != -1 && WIFSIGNALED(rc) && (WTERMSIG(rc) == SIGINT || WTERMSIG(rc) == SIGQUIT))
+        stop_sig = WTERMSIG(rc);
+    return rc;
+}
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -191,6 +215,8 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     char cmd[8192], path[4096];
     FILE *f;
     Diag d = *tu->d;
+    if (stop_sig)
+        return *why = "interrupted", 1;
     d.quiet = 1;
     ent.key = info->key;
     ent.knobs = *kn;
@@ -238,14 +264,18 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     snprintf(cmd, sizeof cmd,
              "cd '%s' && %s %s -I. -o bench bench.c tb.c tb_weights.c tvmrt.c -lm > build.log 2>&1",
              tu->dir, tu->cc, tu->p->target->cflags ? tu->p->target->cflags : "");
-    if (system(cmd) != 0) {
+    if (run_cmd(cmd) != 0) {
+        if (stop_sig)
+            return *why = "interrupted", 1;
         snprintf(path, sizeof path, "%s/build.log", tu->dir);
         *why = arena_printf(tu->arena, "build failed: %s", first_line(tu->arena, path));
         return 1;
     }
     snprintf(cmd, sizeof cmd, "cd '%s' && ./bench > run.out 2>&1", tu->dir);
     snprintf(path, sizeof path, "%s/run.out", tu->dir);
-    if (system(cmd) != 0) {
+    if (run_cmd(cmd) != 0) {
+        if (stop_sig)
+            return *why = "interrupted", 1;
         *why = arena_printf(tu->arena, "run failed: %s", first_line(tu->arena, path));
         return 1;
     }
@@ -263,9 +293,13 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
 static void measure_cand(Tuner *tu, const Kernel *k0, const KnobInfo *info, Cand *c)
 {
     const char *why = NULL;
+    if (stop_sig)
+        return; /* interrupted: the log is not written */
     if (measure(tu, k0, info, &c->kn, &c->us, &why)) {
         c->state = 2;
         c->why = why;
+        if (stop_sig)
+            return;
         fprintf(stderr, "tvmcc tune: %s: %s skipped: %s\n", info->key, knobs_str(tu->arena, &c->kn), why);
         return;
     }
@@ -399,7 +433,7 @@ static void tune_workload(Tuner *tu, const Kernel *k0, int trials, uint64_t seed
     fprintf(stderr, "tvmcc tune: %s (%s): %d legal knob settings\n", info->key, k0->name, n);
     measure_cand(tu, k0, info, &cs[dflt]);
     measured = 1;
-    while (measured < trials && measured < n) {
+    while (measured < trials && measured < n && !stop_sig) {
         int want = trials - measured < BATCH ? trials - measured : BATCH, np;
         np = next_batch(tu, cs, n, want, pick);
         if (np == 0)
@@ -605,6 +639,16 @@ int tune_main(int argc, char **argv)
         const char *tmpdir = getenv("TMPDIR");
         snprintf(tmpl, sizeof tmpl, "%s/tvmcc-tune-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     }
+    /* from here a signal stops tuning and removes the work directory */
+    {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
     if (!mkdtemp(tmpl)) {
         fprintf(stderr, "tvmcc tune: cannot create a work directory %s: %s\n", tmpl, strerror(errno));
         goto done;
@@ -627,9 +671,20 @@ int tune_main(int argc, char **argv)
     cJSON_AddNumberToObject(root, "seed", (double)seed);
     cJSON_AddNumberToObject(root, "trials", (double)trials);
     arr = cJSON_AddArrayToObject(root, "workloads");
-    for (w = 0; w < n_work; w++)
+    for (w = 0; w < n_work && !stop_sig; w++)
         tune_workload(&tu, work[w], (int)trials, (uint64_t)seed, arr);
     compile_remove_tree(tmpl);
+    if (stop_sig) {
+        int sig = stop_sig;
+        fprintf(stderr, "tvmcc tune: interrupted (signal %d): work directory removed, %s not written\n", sig,
+                log_file);
+        cJSON_Delete(root);
+        lower_knob_table = NULL;
+        arena_free(&arena);
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return 1;
+    }
     clock_gettime(CLOCK_MONOTONIC, &ts);
     cJSON_AddNumberToObject(root, "tune_seconds",
                             floor(((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 - t0) * 10 + 0.5) / 10);

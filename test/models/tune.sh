@@ -12,7 +12,8 @@
 #     another target is ignored with a warning; illegal knobs fall back to
 #     the defaults with a warning; no compiler is a clear error (exit 1);
 #   - a candidate that fails to build is skipped and logged with the reason;
-#     the candidates tried depend only on the seed.
+#     the candidates tried depend only on the seed;
+#   - SIGTERM while tuning removes the work directory and writes no log.
 # Uses x86-64-avx512 when the CPU has it, else the portable c target.
 #
 #   test/models/tune.sh
@@ -209,5 +210,23 @@ a=$(tried 5) b=$(tried 5) c=$(tried 6)
 if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ]; then
     ok "same seed, same candidates; another seed, others"
 else bad "seeded search: '$a' / '$b' / '$c'"; fi
+
+# 10. interrupted (SIGTERM while a candidate builds): the work directory is
+# removed, no log is written, and tvmcc dies of the signal
+mkdir -p "$work/tmp"
+printf '#!/bin/sh\nfor a; do case $a in bench.c) touch "%s/building"; sleep 2;; esac; done\nexec %s "$@"\n' \
+    "$work" "$CC" > "$work/slowcc"
+chmod +x "$work/slowcc"
+rm -f "$work/building"
+TMPDIR="$work/tmp" TVMCC_TUNE_CC="$work/slowcc" "$T" tune "$work/model.onnx" -t "$target" \
+    --log "$work/killed.json" --trials 4 2> "$work/killed.err" &
+tpid=$!
+for _ in $(seq 100); do [ -e "$work/building" ] && break; sleep 0.1; done
+kill -TERM "$tpid" 2>/dev/null
+wait "$tpid"; krc=$?
+if [ -e "$work/building" ] && [ "$krc" = 143 ] && [ -z "$(ls -A "$work/tmp")" ] && [ ! -e "$work/killed.json" ] &&
+    grep -q "interrupted (signal 15): work directory removed" "$work/killed.err"; then
+    ok "SIGTERM during tuning: work directory removed, no log, exit 143"
+else bad "SIGTERM during tuning: exit $krc, tmp: $(ls -A "$work/tmp"), $(tail -n 2 "$work/killed.err")"; fi
 
 finish
