@@ -209,17 +209,19 @@ static int sink(Graph *g, int32_t ei, Diag *d)
  *   blocked channel (lower/op_layout.c) and the x86 template packs them at
  *   compile time anyway.
  * - an elementwise node (checked on its lowered kernel as sink() does)
- *   whose non-constant operands all have twins of the output's shape runs
- *   on the twins; constant operands are re-laid out at compile time
- *   (relayout_const).
+ *   with a non-constant operand that has a twin runs on the twins; its other
+ *   non-constant operands (of the output's shape) get a transform to the
+ *   blocked layout (add_block: Reshape + Transpose, made once per value;
+ *   resnet's first residual add, beside the max pool's output), its
+ *   constant operands are re-laid out at compile time (relayout_const).
  * - a Concat along the channels whose inputs all have twins concatenates
  *   the twins along axis 1 (C/b blocks of whole channels).
  * Every node the pass moves to the blocked form leaves behind, for its old
  * NCHW output, a transform back (Transpose [0,1,4,2,3] + Reshape); the
  * transforms that no NCHW reader needs die in dce, so they remain only
  * where a blocked producer meets a consumer without a blocked form (pools,
- * graph outputs, Flatten). No transform to the blocked layout is ever
- * inserted: a conv reads an NCHW input directly. */
+ * graph outputs, Flatten). No transform to the blocked layout is
+ * inserted for a conv: it reads an NCHW input directly. */
 
 /* b of "NCHW<b>c", 0 for any other layout. */
 static int block_of(const char *layout)
@@ -309,6 +311,56 @@ static void add_unblock(Graph *g, int32_t v5, int32_t v, int b, const char *name
     g->values[v].producer = ri;
     g->nodes[ti].index = g->nodes[ri].index =
         g->values[v5].producer >= 0 ? g->nodes[g->values[v5].producer].index : 0;
+}
+
+/* The blocked twin of NCHW value v through a transform: Reshape to
+ * [N,C/b,b,H,W], then Transpose [0,1,3,4,2]. */
+static int32_t add_block(Graph *g, int32_t v, int b)
+{
+    static const int64_t perm[5] = {0, 1, 3, 4, 2};
+    int32_t mid = graph_add_value(g, arena_printf(g->arena, "%s/split_c", g->values[v].name));
+    int32_t shp = graph_add_value(g, arena_printf(g->arena, "%s/split_shape", g->values[v].name));
+    int32_t v5 = blocked_value(g, v, b), ti, ri;
+    int64_t *sd;
+    Attr a;
+    int i;
+    g->values[mid].dtype = g->values[v].dtype;
+    g->values[mid].rank = 5;
+    g->values[mid].dims[0] = g->values[v].dims[0];
+    g->values[mid].dims[1] = g->values[v].dims[1] / b;
+    g->values[mid].dims[2] = b;
+    g->values[mid].dims[3] = g->values[v].dims[2];
+    g->values[mid].dims[4] = g->values[v].dims[3];
+    sd = arena_array(g->arena, 5, sizeof *sd);
+    if (!sd)
+        die("compile arena exhausted");
+    for (i = 0; i < 5; i++)
+        sd[i] = g->values[mid].dims[i];
+    g->values[shp].dtype = DT_INT64;
+    g->values[shp].rank = 1;
+    g->values[shp].dims[0] = 5;
+    g->values[shp].data = sd;
+    ri = graph_add_node(g, OP_Reshape, arena_printf(g->arena, "%s/to_nchwc_reshape", g->values[v].name), 2, 1);
+    g->nodes[ri].in[0] = v;
+    g->nodes[ri].in[1] = shp;
+    g->nodes[ri].out[0] = mid;
+    g->values[mid].producer = ri;
+    ti = graph_add_node(g, OP_Transpose, arena_printf(g->arena, "%s/to_nchwc", g->values[v].name), 1, 1);
+    memset(&a, 0, sizeof a);
+    a.name = "perm";
+    a.type = ATTR_INTS;
+    a.n = 5;
+    a.ints = arena_array(g->arena, 5, sizeof *a.ints);
+    if (!a.ints)
+        die("compile arena exhausted");
+    memcpy(a.ints, perm, sizeof perm);
+    node_add_attr(g, ti, a);
+    g->nodes[ti].in[0] = mid;
+    g->nodes[ti].out[0] = v5;
+    g->values[v5].producer = ti;
+    g->nodes[ti].index = g->nodes[ri].index =
+        g->values[v].producer >= 0 ? g->nodes[g->values[v].producer].index : 0;
+    return v5;
 }
 
 /* Constant operand vi (rank <= 4, broadcasting against [N,C,H,W]) in the
@@ -420,7 +472,8 @@ static int blocked_elementwise(Graph *g, int32_t ni, int32_t *blk, int b, Diag *
             continue;
         if (blk[v] >= 0 && !memcmp(g->values[v].dims, y->dims, 4 * sizeof y->dims[0]))
             any = 1;
-        else if (!g->values[v].data)
+        else if (!g->values[v].data &&
+                 (g->values[v].rank != 4 || memcmp(g->values[v].dims, y->dims, 4 * sizeof y->dims[0])))
             return 0;
     }
     if (!any)
@@ -434,9 +487,20 @@ static int blocked_elementwise(Graph *g, int32_t ni, int32_t *blk, int b, Diag *
     }
     for (i = 0; i < g->nodes[ni].n_in; i++) {
         int32_t v = g->nodes[ni].in[i];
-        nin[i] = v < 0 ? v : blk[v] >= 0 ? blk[v] : relayout_const(g, v, g->values[g->nodes[ni].out[0]].dims[1], b);
-        if (v >= 0 && nin[i] < 0)
+        if (v < 0 || !g->values[v].data)
+            continue;
+        nin[i] = relayout_const(g, v, g->values[g->nodes[ni].out[0]].dims[1], b);
+        if (nin[i] < 0)
             return 0;
+    }
+    /* an NCHW operand beside a blocked one: transformed once, its twin
+     * kept for later readers */
+    for (i = 0; i < g->nodes[ni].n_in; i++) {
+        int32_t v = g->nodes[ni].in[i];
+        if (v < 0)
+            nin[i] = v;
+        else if (!g->values[v].data)
+            nin[i] = blk[v] >= 0 ? blk[v] : (blk[v] = add_block(g, v, b));
     }
     for (i = 0; i < g->nodes[ni].n_in; i++)
         g->nodes[ni].in[i] = nin[i];
@@ -491,8 +555,9 @@ static int layout_nchwc(Graph *g, Diag *d, int b)
     int32_t cap;
     if (!blocking_pays(g))
         return 0;
-    /* every value the pass adds gets an entry: at most 4 per node moved */
-    cap = g->n_values + 4 * n0 + 4 * g->n_values + 16;
+    /* every value the pass adds gets an entry: at most 3 per node moved,
+     * 3 per operand transformed and 1 per constant re-laid out */
+    cap = 8 * g->n_values + 8 * n0 + 16;
     blk = malloc((size_t)cap * sizeof *blk);
     if (!blk)
         die("out of memory");
