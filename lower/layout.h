@@ -11,5 +11,6 @@ enum { LAYOUT_NCHW = 0, LAYOUT_NHWC = 1, LAYOUT_NCHWC = 2 };
 int lower_layout_of(const Node *n);
 int lower_conv_nhwc(Lower *L, Node *n);
 int lower_conv_nchwc(Lower *L, Node *n);
+int lower_maxpool_nchwc(Lower *L, Node *n);
 
 #endif

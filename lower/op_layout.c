@@ -22,7 +22,13 @@
  * axes, which the packed template (tpl_packed.c, conv_nchwc) needs. The
  * weights stay OIHW (read at the blocked channel; the template packs
  * them at compile time).
+ *
+ *   MaxPool  x [N,C/b,H,W,b]  y [N,C/b,OH,OW,b]
+ *
+ * takes the max over the window (kh, kw) at every (n, cb, oh, ow, ci); the
+ * innermost axis walks b contiguous channels.
  */
+#include <math.h>
 #include <string.h>
 
 #include "layout.h"
@@ -136,6 +142,41 @@ int lower_conv_nchwc(Lower *L, Node *n)
     if (n->n_in > 2 && n->in[2] >= 0)
         c->init = ex_load(L, lower_buf_value(L, n->in[2]), co);
     L->k->macs += value_numel(y) * w->dims[1] * k[0] * k[1];
+    return 0;
+}
+
+int lower_maxpool_nchwc(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int64_t st[2], dil[2], pads[4], k[2], in[2], out[2];
+    int xb = lower_buf_value(L, n->in[0]);
+    Compute *c = lower_stage(L, "maxpool_nchwc", lower_buf_value(L, n->out[0]), 5, y->dims);
+    IterVar *rh, *rw;
+    Expr *xi[5], *ch, *cw, *cond = NULL, *xv;
+    int i;
+    ints_or(n, "kernel_shape", 2, 1, k, L->d);
+    for (i = 0; i < 2; i++) {
+        in[i] = x->dims[2 + i];
+        out[i] = y->dims[2 + i];
+    }
+    ints_or(n, "strides", 2, 1, st, L->d);
+    ints_or(n, "dilations", 2, 1, dil, L->d);
+    conv_pads(L, n, k, in, out, st, dil, pads);
+    rh = lower_raxis(L, c, k[0]);
+    rw = lower_raxis(L, c, k[1]);
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, &c->axes[1]);
+    xi[2] = spatial(L, &c->axes[2], rh, st[0], dil[0], pads[0], in[0], &ch);
+    xi[3] = spatial(L, &c->axes[3], rw, st[1], dil[1], pads[1], in[1], &cw);
+    xi[4] = ex_var(L, &c->axes[4]);
+    if (ch)
+        cond = ch;
+    if (cw)
+        cond = cond ? ex_and(L, cond, cw) : cw;
+    xv = ex_load_nd(L, xb, 5, x->dims, xi);
+    c->rop = RED_MAX;
+    c->body = cond ? ex_select(L, cond, xv, ex_float(L, x->dtype, -HUGE_VAL)) : xv;
     return 0;
 }
 

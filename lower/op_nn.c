@@ -260,6 +260,8 @@ static Expr *pool_flat_index(Lower *L, const Value *x, Expr *const *idx, int col
 int lower_MaxPool(Lower *L, Node *n)
 {
     Graph *g = L->g;
+    if (lower_layout_of(n) == LAYOUT_NCHWC)
+        return lower_maxpool_nchwc(L, n); /* blocked channels, chosen by passes/layout.c */
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
     int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
     Compute *c = lower_stage(L, "maxpool", yb, y->rank, y->dims);

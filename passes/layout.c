@@ -216,11 +216,13 @@ static int sink(Graph *g, int32_t ei, Diag *d)
  *   constant operands are re-laid out at compile time (relayout_const).
  * - a Concat along the channels whose inputs all have twins concatenates
  *   the twins along axis 1 (C/b blocks of whole channels).
+ * - a 2-D MaxPool whose input has a twin pools the twin.
  * Every node the pass moves to the blocked form leaves behind, for its old
  * NCHW output, a transform back (Transpose [0,1,4,2,3] + Reshape); the
  * transforms that no NCHW reader needs die in dce, so they remain only
- * where a blocked producer meets a consumer without a blocked form (pools,
- * graph outputs, Flatten). No transform to the blocked layout is
+ * where a blocked producer meets a consumer without a blocked form
+ * (GlobalAveragePool, graph outputs, Flatten, a conv whose output channels
+ * are not a multiple of b). No transform to the blocked layout is
  * inserted for a conv: it reads an NCHW input directly. */
 
 /* b of "NCHW<b>c", 0 for any other layout. */
@@ -530,6 +532,22 @@ static int blocked_concat(Graph *g, int32_t ni, int32_t *blk, int b)
     return 1;
 }
 
+/* A 2-D float32 MaxPool without the Indices output whose input has a
+ * twin pools the twin (lower/op_layout.c). */
+static int blocked_maxpool(Graph *g, int32_t ni, int32_t *blk, int b, const char *layout)
+{
+    const Node *n = &g->nodes[ni];
+    int32_t x = n->in[0];
+    if (n->n_in != 1 || x < 0 || blk[x] < 0 || n->out[0] < 0 || (n->n_out > 1 && n->out[1] >= 0) ||
+        g->values[n->out[0]].rank != 4 || g->values[x].dtype != DT_FLOAT32 ||
+        attr_int(n, "storage_order", 0, NULL) != 0)
+        return 0;
+    g->nodes[ni].in[0] = blk[x];
+    blk[g->nodes[ni].out[0]] = retarget_output(g, ni, b);
+    set_layout_attr(g, ni, layout);
+    return 1;
+}
+
 /* Whether blocking pays for this graph: not when it has grouped
  * (depthwise) convs, which have no blocked form: the 1x1 convs around
  * them would gain a transform each way (mobilenet_v2, efficientnet_b0,
@@ -571,6 +589,8 @@ static int layout_nchwc(Graph *g, Diag *d, int b)
             blocked_conv(g, ni, blk, b, passes_target->preferred_layout);
         else if (n->op == OP_Concat)
             blocked_concat(g, ni, blk, b);
+        else if (n->op == OP_MaxPool)
+            blocked_maxpool(g, ni, blk, b, passes_target->preferred_layout);
         else
             blocked_elementwise(g, ni, blk, b, d);
         if (d->errors) {
