@@ -1621,7 +1621,7 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
     plan_tile(&pl, t, Co, rows);
     strided_rows(&pl, t, s[1], KW, rows);
     {
-        TileKnobs kn = choose_knobs(L, t, TS_CONV, "conv2d_nchwc", conv_desc(L, N, Ci, H, W, Co, KH, KW, s, d, lo, hi),
+        TileKnobs kn = choose_knobs(L, t, TS_CONV_NCHWC, "conv2d_nchwc", conv_desc(L, N, Ci, H, W, Co, KH, KW, s, d, lo, hi),
                                     rows, Co, Ci * KH * KW, pl.P, pl.V, 0, 0);
         plan_set(&pl, &kn);
     }
