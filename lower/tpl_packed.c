@@ -44,8 +44,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 static void *talloc(Lower *L, size_t n)
 {
@@ -1519,10 +1517,10 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
     Expr **map, *ohe, *r1e, *accb, *q;
     Stmt *body, *tile, *init, *epi, *seq;
     if (c->n_axes != 5 || (c->n_raxes != 3 && c->n_raxes != 4))
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     b = c->axes[4].extent;
     if (b != t->vector_bits / 32)
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     if (const_load(L, c->body->b)) {
         xv = c->body->a;
         wl = c->body->b;
@@ -1530,17 +1528,17 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         xv = c->body->b;
         wl = c->body->a;
     } else {
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     }
     xl = xv;
     if (xv->kind == EX_SELECT) {
         if (xv->c->kind != EX_FLOAT || xv->c->fval != 0.0)
-            { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+            return 1;
         cond = xv->a;
         xl = xv->b;
     }
     if (!f32_load(k, xl) || xl->nidx != 4 + blocked_in || !xl->dims || xl->buf == c->out_buf)
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     e = blocked_in ? b : 1;
     N = c->axes[0].extent;
     R1 = c->raxes[0].extent;
@@ -1553,19 +1551,19 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
     H = xl->dims[2];
     W = xl->dims[3];
     if (xl->dims[0] != N || xl->dims[1] != R1 || (blocked_in && (xl->dims[4] != b || c->raxes[3].extent != b)))
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     if (!affine(L, xl->idx[0], &a0) || !affine(L, xl->idx[1], &a1) || a0.c0 || a1.c0)
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     {
         int v0 = c->axes[0].var, v1 = c->raxes[0].var;
         if (!aff_only(L, &a0, &v0, 1) || (N > 1 && a0.co[v0] != 1) || !aff_only(L, &a1, &v1, 1) ||
             a1.co[v1] != 1)
-            { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+            return 1;
         if (blocked_in) {
             Aff a4;
             int v4 = c->raxes[3].var;
             if (!affine(L, xl->idx[4], &a4) || a4.c0 || !aff_only(L, &a4, &v4, 1) || a4.co[v4] != 1)
-                { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+                return 1;
         }
     }
     for (i = 0; i < 2; i++) {
@@ -1575,11 +1573,11 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         vars[1] = c->raxes[1 + i].var;
         pos[i] = strip_clamp(xl->idx[2 + i], ext - 1, &clamped[i]);
         if (!affine(L, pos[i], &ap[i]) || !aff_only(L, &ap[i], vars, 2))
-            { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+            return 1;
         s[i] = ap[i].co[vars[0]];
         d[i] = ap[i].co[vars[1]];
         if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
-            { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+            return 1;
         lo[i] = ap[i].c0;
         hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[1 + i].extent - 1);
         if (lo[i] < 0 || hi[i] >= ext)
@@ -1590,13 +1588,13 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         hh[0] = H;
         hh[1] = W;
         if (!cond_terms(cond, pos, hh, &bits))
-            { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+            return 1;
     }
     if ((need & ~bits) != 0 || (blocked_in && d[1] != 1))
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     /* weights: affine in (mb, mi) and the reduce axes */
     if (!affine(L, wl->a, &aw))
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     {
         int vars[6], nvars = 2 + c->n_raxes;
         vars[0] = c->axes[1].var;
@@ -1604,7 +1602,7 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         for (i = 0; i < c->n_raxes; i++)
             vars[2 + i] = c->raxes[i].var;
         if (!aff_only(L, &aw, vars, nvars))
-            { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+            return 1;
         for (i = 0; i < 6; i++)
             wco[i] = i < nvars ? aw.co[vars[i]] : 0;
     }
@@ -1626,9 +1624,9 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         plan_set(&pl, &kn);
     }
     if (pl.lanes != b || pl.ncb * pl.VL != Co || pl.P < 1)
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     if (pack_nchwc(L, &pl, b, e, wco, aw.c0))
-        { if (getenv("NCHWC_DBG")) fprintf(stderr, "nchwc fail %s line %d\n", L->k->name, __LINE__); return 1; }
+        return 1;
     T = ceil_div(rows, pl.P);
     copy = cond || T * pl.P != rows || lo[0] != 0 || lo[1] != 0;
     if (flat) {
@@ -2259,7 +2257,6 @@ int template_packed(Lower *L, const Target *t)
         return 1;
     if (c->post && c->post->dtype != DT_FLOAT32)
         return 1;
-    if (getenv("NCHWC_DBG")) fprintf(stderr, "kernel %s stages %d\n", L->k->name, L->k->n_stages);
     if (try_conv(L, t, c) && try_conv_nchwc(L, t, c) && try_matmul(L, t, c)) {
         L->k->knobs = NULL; /* no tile of this template, no knobs */
         return 1;
