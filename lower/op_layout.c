@@ -186,27 +186,20 @@ int lower_conv_nhwc(Lower *L, Node *n)
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     int64_t group = attr_int(n, "group", 1, L->d), m = w->dims[0], mg = m / group, cg = w->dims[3];
-    int64_t st[2], dil[2], pads[4];
-    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
+    int64_t st[2], dil[2], pads[4], k[2], in[2], out[2];
     int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
     Compute *c = lower_stage(L, "conv_nhwc", lower_buf_value(L, n->out[0]), 4, y->dims);
     IterVar *rh, *rw, *rc;
     Expr *xi[4], *wi[4], *ch, *cw, *cond = NULL, *xv;
     int i;
+    for (i = 0; i < 2; i++) {
+        k[i] = w->dims[1 + i];
+        in[i] = x->dims[1 + i];
+        out[i] = y->dims[1 + i];
+    }
     ints_or(n, "strides", 2, 1, st, L->d);
     ints_or(n, "dilations", 2, 1, dil, L->d);
-    ints_or(n, "pads", 4, 0, pads, L->d);
-    if (!strcmp(ap, "VALID")) {
-        memset(pads, 0, sizeof pads);
-    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-        for (i = 0; i < 2; i++) {
-            int64_t k = w->dims[1 + i], in = x->dims[1 + i], out = y->dims[1 + i];
-            int64_t total = (out - 1) * st[i] + (k - 1) * dil[i] + 1 - in;
-            if (total < 0)
-                total = 0;
-            pads[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
-        }
-    }
+    conv_pads(L, n, k, in, out, st, dil, pads);
     rh = lower_raxis(L, c, w->dims[1]);
     rw = lower_raxis(L, c, w->dims[2]);
     rc = lower_raxis(L, c, cg);

@@ -78,8 +78,9 @@ def fire():
 
 def mixed():
     """a conv with 12 output channels (never blocked), then a conv to 32
-    (blocked, NCHW input), a dilated conv on the blocked tensor (the
-    template refuses a column dilation: the generic schedule) and a Clip."""
+    (blocked, NCHW input), a dilated conv with auto_pad SAME_UPPER on the
+    blocked tensor (the template refuses a column dilation: the generic
+    schedule) and a Clip."""
     r = np.random.default_rng(13)
     inits = [const(r, "w1", (12, 3, 3, 3)), const(r, "w2", (32, 12, 3, 3)), const(r, "w3", (32, 32, 3, 3)),
              numpy_helper.from_array(np.array(0.0, np.float32), "lo"),
@@ -87,7 +88,7 @@ def mixed():
     nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["c1"], ["r1"]),
              helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
-             helper.make_node("Conv", ["c2", "w3"], ["c3"], pads=[2, 2, 2, 2], dilations=[2, 2]),
+             helper.make_node("Conv", ["c2", "w3"], ["c3"], auto_pad="SAME_UPPER", dilations=[2, 2]),
              helper.make_node("Clip", ["c3", "lo", "hi"], ["y"])]
     return graph("mixed", nodes, [1, 3, 11, 20], [1, 32, 11, 20], inits)
 
