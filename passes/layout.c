@@ -413,17 +413,20 @@ static int32_t relayout_const(Graph *g, int32_t vi, int64_t C, int b)
     return nv;
 }
 
-/* Fewest output positions (OH*OW) of a blocked conv. On a small plane the
- * NCHW tile's transposed epilogue costs little next to its long reduction,
- * and the blocked tile measured slower: resnet18's 7x7 layer4 convs took
- * ~10% more CPU time blocked (perf samples, x86-64-avx512), its 14x14 and
- * larger ones the same or less. Such convs stay NCHW (an NCHW input read
- * through one transform). */
+/* Fewest output positions (OH*OW) of a blocked conv with 16-channel
+ * blocks. On a small plane the NCHW tile's transposed epilogue (one
+ * vector scatter per tile column with AVX-512) costs little next to its
+ * long reduction, and the blocked tile measured slower: resnet18's 7x7
+ * layer4 convs took ~10% more CPU time blocked (perf samples,
+ * x86-64-avx512), its 14x14 and larger ones the same or less. Such convs
+ * stay NCHW (an NCHW input read through one transform). With 8-channel
+ * blocks (AVX2, no scatter: the NCHW epilogue stores lane by lane) every
+ * plane is blocked: resnet18 ran 2% faster with layer4 blocked too. */
 #define NCHWC_MIN_POSITIONS 64
 
 /* Whether conv node ci can write the blocked layout: group 1, 2-D, constant
- * float32 weights, output channels a multiple of b, a plane of at least
- * NCHWC_MIN_POSITIONS. */
+ * float32 weights, output channels a multiple of b and, for blocks of 16,
+ * a plane of at least NCHWC_MIN_POSITIONS. */
 static int conv_blockable(Graph *g, int32_t ci, int b)
 {
     const Node *c = &g->nodes[ci];
@@ -439,7 +442,7 @@ static int conv_blockable(Graph *g, int32_t ci, int b)
     if (c->n_in > 2 && c->in[2] >= 0 && !g->values[c->in[2]].data)
         return 0;
     return attr_int(c, "group", 1, NULL) == 1 && y->dims[1] % b == 0 && w->dims[1] == x->dims[1] &&
-           y->dims[2] * y->dims[3] >= NCHWC_MIN_POSITIONS;
+           (b < 16 || y->dims[2] * y->dims[3] >= NCHWC_MIN_POSITIONS);
 }
 
 /* Moves node ni's output to the blocked twin and adds the transform back
