@@ -82,7 +82,7 @@ typedef struct Target {
     const char *isa;              /* "c", "x86-64", "armv7e-m", "aarch64"... */
     const char *cflags;           /* flags NAME.mk passes to the compiler */
     const char *cc;               /* suggested compiler command */
-    const char *preferred_layout; /* "NCHW", "NHWC", "NCHWc" */
+    const char *preferred_layout; /* "NCHW", "NHWC", "NCHW16c" (blocked channels, passes/layout.c) */
     int vector_bits;              /* SIMD width, 0 if none */
     int has_fpu;                  /* single-precision FPU */
     int alignment;                /* arena alignment in bytes */

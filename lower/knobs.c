@@ -51,6 +51,8 @@ int knobs_legal(const TileSpace *sp, const TileKnobs *kn, const char **why)
         return *why = "P exceeds one vector of rows (the epilogue stores a tile column as one vector)", 0;
     if ((sp->shape == TS_CONV || sp->shape == TS_MATMUL) && cdiv(sp->cols, VL) * VL > 2 * sp->cols)
         return *why = "V vectors would more than double the packed weights", 0;
+    if (sp->shape == TS_CONV_NCHWC && sp->cols % VL != 0)
+        return *why = "V blocks must divide the output channels (a tile stores whole blocks)", 0;
     if (sp->shape != TS_MATMUL) {
         if (kn->G != 0 || kn->kc != 0)
             return *why = "G and kc apply to matmul workloads only", 0;

@@ -21,7 +21,8 @@ typedef enum TileShape {
     TS_CONV_POS, /* 1x1 conv over whole planes: P output channels x V vectors of positions */
     TS_DWCONV,   /* depthwise conv: P output rows x V vectors of columns */
     TS_MATMUL,   /* matmul / gemm: P rows x V vectors of columns, L2 groups, L1 blocks */
-    TS_GENERIC   /* generic register tile (templates.c): P = rows; V = 1 */
+    TS_GENERIC,  /* generic register tile (templates.c): P = rows; V = 1 */
+    TS_CONV_NCHWC /* conv in blocked channels: P output positions x V whole channel blocks */
 } TileShape;
 
 typedef struct TileKnobs {

@@ -6,8 +6,11 @@
 
 #include "te.h"
 
-/* 1 when node n computes in NHWC (attribute "tvmcc.layout"). */
+enum { LAYOUT_NCHW = 0, LAYOUT_NHWC = 1, LAYOUT_NCHWC = 2 };
+/* The layout node n computes in (attribute "tvmcc.layout"). */
 int lower_layout_of(const Node *n);
 int lower_conv_nhwc(Lower *L, Node *n);
+int lower_conv_nchwc(Lower *L, Node *n);
+int lower_maxpool_nchwc(Lower *L, Node *n);
 
 #endif

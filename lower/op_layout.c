@@ -10,7 +10,25 @@
  * reduces over (kh, kw, c), so the innermost reduction and the innermost
  * output axis both walk contiguous memory. The maths is the same as the
  * NCHW definition in op_nn.c.
+ *
+ * "NCHW<b>c" (x86: b = 16 with AVX-512, 8 with AVX2) stores channels in
+ * blocks of b, innermost:
+ *
+ *   Conv  x [N,C,H,W] or [N,C/b,H,W,b]  w [M,C,KH,KW]  y [N,M/b,OH,OW,b]
+ *
+ * with output axes (n, mb, oh, ow, mi), output channel mb*b + mi, and
+ * reduce axes (c, kh, kw) for an NCHW input or (cb, kh, kw, ci) for a
+ * blocked one (input channel cb*b + ci): every index is affine in the
+ * axes, which the packed template (tpl_packed.c, conv_nchwc) needs. The
+ * weights stay OIHW (read at the blocked channel; the template packs
+ * them at compile time).
+ *
+ *   MaxPool  x [N,C/b,H,W,b]  y [N,C/b,OH,OW,b]
+ *
+ * takes the max over the window (kh, kw) at every (n, cb, oh, ow, ci); the
+ * innermost axis walks b contiguous channels.
  */
+#include <math.h>
 #include <string.h>
 
 #include "layout.h"
@@ -18,7 +36,11 @@
 int lower_layout_of(const Node *n)
 {
     const Attr *a = node_attr(n, "tvmcc.layout");
-    return a && a->type == ATTR_STRING && a->s && !strcmp(a->s, "NHWC");
+    if (!a || a->type != ATTR_STRING || !a->s)
+        return LAYOUT_NCHW;
+    if (!strcmp(a->s, "NHWC"))
+        return LAYOUT_NHWC;
+    return strncmp(a->s, "NCHW", 4) == 0 && strlen(a->s) > 5 ? LAYOUT_NCHWC : LAYOUT_NCHW;
 }
 
 static void ints_or(const Node *n, const char *name, int cnt, int64_t def, int64_t *dst, Diag *d)
@@ -51,33 +73,133 @@ static Expr *spatial(Lower *L, const IterVar *o, const IterVar *k, int64_t s, in
     return pos;
 }
 
+/* Pads (begin h, w, end h, w) of conv n from its attributes, given the
+ * window, input and output sizes. */
+static void conv_pads(Lower *L, const Node *n, const int64_t *k, const int64_t *in, const int64_t *out,
+                      const int64_t *st, const int64_t *dil, int64_t *pads)
+{
+    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
+    int i;
+    ints_or(n, "pads", 4, 0, pads, L->d);
+    if (!strcmp(ap, "VALID")) {
+        memset(pads, 0, 4 * sizeof *pads);
+    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        for (i = 0; i < 2; i++) {
+            int64_t total = (out[i] - 1) * st[i] + (k[i] - 1) * dil[i] + 1 - in[i];
+            if (total < 0)
+                total = 0;
+            pads[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+        }
+    }
+}
+
+int lower_conv_nchwc(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+    const Value *y = &g->values[n->out[0]];
+    int64_t b = y->dims[4], st[2], dil[2], pads[4], k[2], in[2], out[2];
+    int blocked_in = x->rank == 5;
+    int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
+    Compute *c = lower_stage(L, "conv_nchwc", lower_buf_value(L, n->out[0]), 5, y->dims);
+    IterVar *rc, *rh, *rw, *ri = NULL;
+    Expr *xi[5], *wi[4], *ch, *cw, *cond = NULL, *xv, *co;
+    int i;
+    for (i = 0; i < 2; i++) {
+        k[i] = w->dims[2 + i];
+        in[i] = x->dims[2 + i];
+        out[i] = y->dims[2 + i];
+    }
+    ints_or(n, "strides", 2, 1, st, L->d);
+    ints_or(n, "dilations", 2, 1, dil, L->d);
+    conv_pads(L, n, k, in, out, st, dil, pads);
+    rc = lower_raxis(L, c, blocked_in ? x->dims[1] : w->dims[1]);
+    rh = lower_raxis(L, c, k[0]);
+    rw = lower_raxis(L, c, k[1]);
+    if (blocked_in)
+        ri = lower_raxis(L, c, x->dims[4]);
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, rc);
+    xi[2] = spatial(L, &c->axes[2], rh, st[0], dil[0], pads[0], in[0], &ch);
+    xi[3] = spatial(L, &c->axes[3], rw, st[1], dil[1], pads[1], in[1], &cw);
+    if (blocked_in)
+        xi[4] = ex_var(L, ri);
+    if (ch)
+        cond = ch;
+    if (cw)
+        cond = cond ? ex_and(L, cond, cw) : cw;
+    xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    if (cond)
+        xv = ex_select(L, cond, xv, ex_float(L, x->dtype, 0.0));
+    co = ex_add(L, ex_mul(L, ex_var(L, &c->axes[1]), ex_int(L, b)), ex_var(L, &c->axes[4]));
+    wi[0] = co;
+    wi[1] = blocked_in ? ex_add(L, ex_mul(L, ex_var(L, rc), ex_int(L, x->dims[4])), ex_var(L, ri))
+                       : ex_var(L, rc);
+    wi[2] = ex_var(L, rh);
+    wi[3] = ex_var(L, rw);
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, xv, ex_load_nd(L, wb, 4, w->dims, wi));
+    if (n->n_in > 2 && n->in[2] >= 0)
+        c->init = ex_load(L, lower_buf_value(L, n->in[2]), co);
+    L->k->macs += value_numel(y) * w->dims[1] * k[0] * k[1];
+    return 0;
+}
+
+int lower_maxpool_nchwc(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int64_t st[2], dil[2], pads[4], k[2], in[2], out[2];
+    int xb = lower_buf_value(L, n->in[0]);
+    Compute *c = lower_stage(L, "maxpool_nchwc", lower_buf_value(L, n->out[0]), 5, y->dims);
+    IterVar *rh, *rw;
+    Expr *xi[5], *ch, *cw, *cond = NULL, *xv;
+    int i;
+    ints_or(n, "kernel_shape", 2, 1, k, L->d);
+    for (i = 0; i < 2; i++) {
+        in[i] = x->dims[2 + i];
+        out[i] = y->dims[2 + i];
+    }
+    ints_or(n, "strides", 2, 1, st, L->d);
+    ints_or(n, "dilations", 2, 1, dil, L->d);
+    conv_pads(L, n, k, in, out, st, dil, pads);
+    rh = lower_raxis(L, c, k[0]);
+    rw = lower_raxis(L, c, k[1]);
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, &c->axes[1]);
+    xi[2] = spatial(L, &c->axes[2], rh, st[0], dil[0], pads[0], in[0], &ch);
+    xi[3] = spatial(L, &c->axes[3], rw, st[1], dil[1], pads[1], in[1], &cw);
+    xi[4] = ex_var(L, &c->axes[4]);
+    if (ch)
+        cond = ch;
+    if (cw)
+        cond = cond ? ex_and(L, cond, cw) : cw;
+    xv = ex_load_nd(L, xb, 5, x->dims, xi);
+    c->rop = RED_MAX;
+    c->body = cond ? ex_select(L, cond, xv, ex_float(L, x->dtype, -HUGE_VAL)) : xv;
+    return 0;
+}
+
 int lower_conv_nhwc(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     int64_t group = attr_int(n, "group", 1, L->d), m = w->dims[0], mg = m / group, cg = w->dims[3];
-    int64_t st[2], dil[2], pads[4];
-    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
+    int64_t st[2], dil[2], pads[4], k[2], in[2], out[2];
     int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
     Compute *c = lower_stage(L, "conv_nhwc", lower_buf_value(L, n->out[0]), 4, y->dims);
     IterVar *rh, *rw, *rc;
     Expr *xi[4], *wi[4], *ch, *cw, *cond = NULL, *xv;
     int i;
+    for (i = 0; i < 2; i++) {
+        k[i] = w->dims[1 + i];
+        in[i] = x->dims[1 + i];
+        out[i] = y->dims[1 + i];
+    }
     ints_or(n, "strides", 2, 1, st, L->d);
     ints_or(n, "dilations", 2, 1, dil, L->d);
-    ints_or(n, "pads", 4, 0, pads, L->d);
-    if (!strcmp(ap, "VALID")) {
-        memset(pads, 0, sizeof pads);
-    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-        for (i = 0; i < 2; i++) {
-            int64_t k = w->dims[1 + i], in = x->dims[1 + i], out = y->dims[1 + i];
-            int64_t total = (out - 1) * st[i] + (k - 1) * dil[i] + 1 - in;
-            if (total < 0)
-                total = 0;
-            pads[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
-        }
-    }
+    conv_pads(L, n, k, in, out, st, dil, pads);
     rh = lower_raxis(L, c, w->dims[1]);
     rw = lower_raxis(L, c, w->dims[2]);
     rc = lower_raxis(L, c, cg);

@@ -125,8 +125,10 @@ static Expr *window_index(Lower *L, const Compute *c, const IterVar *rk, const W
 int lower_Conv(Lower *L, Node *n)
 {
     Graph *g = L->g;
-    if (lower_layout_of(n))
+    if (lower_layout_of(n) == LAYOUT_NHWC)
         return lower_conv_nhwc(L, n); /* channels-last, chosen by passes/layout.c */
+    if (lower_layout_of(n) == LAYOUT_NCHWC)
+        return lower_conv_nchwc(L, n); /* blocked channels, chosen by passes/layout.c */
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     int64_t group = attr_int(n, "group", 1, L->d), mg = w->dims[0] / group, kvol = 1;
@@ -258,6 +260,8 @@ static Expr *pool_flat_index(Lower *L, const Value *x, Expr *const *idx, int col
 int lower_MaxPool(Lower *L, Node *n)
 {
     Graph *g = L->g;
+    if (lower_layout_of(n) == LAYOUT_NCHWC)
+        return lower_maxpool_nchwc(L, n); /* blocked channels, chosen by passes/layout.c */
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
     int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
     Compute *c = lower_stage(L, "maxpool", yb, y->rank, y->dims);

@@ -1446,6 +1446,345 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     return 0;
 }
 
+/* ---- blocked convolution, NCHW<b>c (lower/op_layout.c) ----
+ *
+ * y[n][mb][oh][ow][mi] = post(init + sum x(..) * w[mb*b + mi][ci][kh][kw])
+ * with x NCHW (reduce axes c, kh, kw) or blocked [N][C/b][H][W][b] (reduce
+ * axes cb, kh, kw, ci; b = the target's lanes). The tile is P positions of
+ * one output row x VL = V*b output channels, as in try_conv, but its
+ * columns are V whole channel blocks, so the epilogue stores V contiguous
+ * runs of P*b floats (one vector per position and block) instead of
+ * scattering a transposed tile. The input is viewed as R1 planes (C, or
+ * C/b blocks) of H rows of W*e floats (e = 1 NCHW, e = b blocked): the
+ * zero-padded copy is copy_phased's with columns of e floats, and a
+ * blocked input's (kw, ci) reduce pair is one reduce loop r3 = kw*b + ci
+ * (contiguous in the copy when the column dilation is 1). Weights are
+ * packed at compile time into wp[cbt][r1][kh][r3][VL]. */
+
+/* wp[cbt][r1][r2][r3][VL] = w[off] with off affine in (mb, mi, r1, kh, kw,
+ * ci): co[] the coefficients of (mb, mi, r1, kh, kw, ci), kw = r3 / e and
+ * ci = r3 % e, mb = cbt*V + v / b, mi = v % b. */
+static int pack_nchwc(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, int64_t c0)
+{
+    Graph *g = L->g;
+    const Buffer *wb = &L->k->bufs[pl->wbuf];
+    const float *src;
+    float *dst;
+    int64_t rtot = pl->rext[0] * pl->rext[1] * pl->rext[2], n, cb, r, v;
+    int32_t vi;
+    Value *nv;
+    if (!g || wb->value < 0 || !g->values[wb->value].data)
+        return 1;
+    src = g->values[wb->value].data;
+    n = pl->ncb * rtot * pl->VL;
+    dst = talloc(L, (size_t)n * sizeof *dst);
+    for (cb = 0; cb < pl->ncb; cb++)
+        for (r = 0; r < rtot; r++) {
+            int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
+                    r1 = r / pl->rext[2] / pl->rext[1];
+            for (v = 0; v < pl->VL; v++) {
+                int64_t mb = cb * pl->V + v / b, off;
+                off = c0 + mb * co[0] + (v % b) * co[1] + r1 * co[2] + r2 * co[3] + (r3 / e) * co[4] +
+                      (r3 % e) * co[5];
+                if (off < 0 || off >= wb->numel)
+                    return 1;
+                dst[(cb * rtot + r) * pl->VL + v] = src[off];
+            }
+        }
+    vi = graph_add_value(g, arena_printf(L->arena, "%s.packed_%s", g->values[wb->value].name,
+                                         L->k->name ? L->k->name : "k"));
+    nv = &g->values[vi];
+    nv->dtype = DT_FLOAT32;
+    nv->rank = 1;
+    nv->dims[0] = n;
+    nv->data = dst;
+    pl->pbuf = lower_buf_value(L, vi);
+    return 0;
+}
+
+static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
+{
+    Kernel *k = L->k;
+    const Expr *xv, *wl, *cond = NULL, *xl;
+    const Expr *pos[2];
+    Aff a0, a1, ap[2], aw;
+    Plan pl;
+    int i, clamped[2], bits = 0, need = 0, copy, flat, blocked_in = c->n_raxes == 4;
+    int64_t N, Ci, R1, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G, b, e, Co,
+        rows, wco[6];
+    int xbuf, src, acc;
+    IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv, vo, vi;
+    Expr **map, *ohe, *r1e, *accb, *q;
+    Stmt *body, *tile, *init, *epi, *seq;
+    if (c->n_axes != 5 || (c->n_raxes != 3 && c->n_raxes != 4))
+        return 1;
+    b = c->axes[4].extent;
+    if (b != t->vector_bits / 32)
+        return 1;
+    if (const_load(L, c->body->b)) {
+        xv = c->body->a;
+        wl = c->body->b;
+    } else if (const_load(L, c->body->a)) {
+        xv = c->body->b;
+        wl = c->body->a;
+    } else {
+        return 1;
+    }
+    xl = xv;
+    if (xv->kind == EX_SELECT) {
+        if (xv->c->kind != EX_FLOAT || xv->c->fval != 0.0)
+            return 1;
+        cond = xv->a;
+        xl = xv->b;
+    }
+    if (!f32_load(k, xl) || xl->nidx != 4 + blocked_in || !xl->dims || xl->buf == c->out_buf)
+        return 1;
+    e = blocked_in ? b : 1;
+    N = c->axes[0].extent;
+    R1 = c->raxes[0].extent;
+    Ci = R1 * e;
+    KH = c->raxes[1].extent;
+    KW = c->raxes[2].extent;
+    OH = c->axes[2].extent;
+    OW = c->axes[3].extent;
+    Co = c->axes[1].extent * b;
+    H = xl->dims[2];
+    W = xl->dims[3];
+    if (xl->dims[0] != N || xl->dims[1] != R1 || (blocked_in && (xl->dims[4] != b || c->raxes[3].extent != b)))
+        return 1;
+    if (!affine(L, xl->idx[0], &a0) || !affine(L, xl->idx[1], &a1) || a0.c0 || a1.c0)
+        return 1;
+    {
+        int v0 = c->axes[0].var, v1 = c->raxes[0].var;
+        if (!aff_only(L, &a0, &v0, 1) || (N > 1 && a0.co[v0] != 1) || !aff_only(L, &a1, &v1, 1) ||
+            a1.co[v1] != 1)
+            return 1;
+        if (blocked_in) {
+            Aff a4;
+            int v4 = c->raxes[3].var;
+            if (!affine(L, xl->idx[4], &a4) || a4.c0 || !aff_only(L, &a4, &v4, 1) || a4.co[v4] != 1)
+                return 1;
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        int vars[2];
+        int64_t ext = i ? W : H;
+        vars[0] = c->axes[2 + i].var;
+        vars[1] = c->raxes[1 + i].var;
+        pos[i] = strip_clamp(xl->idx[2 + i], ext - 1, &clamped[i]);
+        if (!affine(L, pos[i], &ap[i]) || !aff_only(L, &ap[i], vars, 2))
+            return 1;
+        s[i] = ap[i].co[vars[0]];
+        d[i] = ap[i].co[vars[1]];
+        if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
+            return 1;
+        lo[i] = ap[i].c0;
+        hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[1 + i].extent - 1);
+        if (lo[i] < 0 || hi[i] >= ext)
+            need |= (lo[i] < 0 ? 1 : 0) << (2 * i) | (hi[i] >= ext ? 2 : 0) << (2 * i);
+    }
+    if (cond) {
+        int64_t hh[2];
+        hh[0] = H;
+        hh[1] = W;
+        if (!cond_terms(cond, pos, hh, &bits))
+            return 1;
+    }
+    if ((need & ~bits) != 0 || (blocked_in && d[1] != 1))
+        return 1;
+    /* weights: affine in (mb, mi) and the reduce axes */
+    if (!affine(L, wl->a, &aw))
+        return 1;
+    {
+        int vars[6], nvars = 2 + c->n_raxes;
+        vars[0] = c->axes[1].var;
+        vars[1] = c->axes[4].var;
+        for (i = 0; i < c->n_raxes; i++)
+            vars[2 + i] = c->raxes[i].var;
+        if (!aff_only(L, &aw, vars, nvars))
+            return 1;
+        for (i = 0; i < 6; i++)
+            wco[i] = i < nvars ? aw.co[vars[i]] : 0;
+    }
+    memset(&pl, 0, sizeof pl);
+    pl.wbuf = wl->buf;
+    pl.nr = 3;
+    pl.rext[0] = R1;
+    pl.rext[1] = KH;
+    pl.rext[2] = KW * e;
+    /* a 1x1 window over a whole unpadded plane: positions flattened */
+    flat = KH == 1 && KW == 1 && !cond && s[0] == 1 && s[1] == 1 && lo[0] == 0 && lo[1] == 0 && OH == H &&
+           OW == W;
+    rows = flat ? OH * OW : OW;
+    plan_tile(&pl, t, Co, rows);
+    strided_rows(&pl, t, s[1], KW, rows);
+    {
+        TileKnobs kn = choose_knobs(L, t, TS_CONV_NCHWC, "conv2d_nchwc", conv_desc(L, N, Ci, H, W, Co, KH, KW, s, d, lo, hi),
+                                    rows, Co, Ci * KH * KW, pl.P, pl.V, 0, 0);
+        plan_set(&pl, &kn);
+    }
+    if (pl.lanes != b || pl.ncb * pl.VL != Co || pl.P < 1)
+        return 1;
+    if (pack_nchwc(L, &pl, b, e, wco, aw.c0))
+        return 1;
+    T = ceil_div(rows, pl.P);
+    copy = cond || T * pl.P != rows || lo[0] != 0 || lo[1] != 0;
+    if (flat) {
+        Hp = 1;
+        Wp = copy ? T * pl.P : H * W;
+    } else if (copy) {
+        Hp = hi[0] - lo[0] + 1;
+        Wp = hi[1] - lo[1] + 1;
+        if ((T * pl.P - 1) * s[1] + d[1] * (KW - 1) + 1 > Wp)
+            Wp = (T * pl.P - 1) * s[1] + d[1] * (KW - 1) + 1;
+    } else {
+        Hp = H;
+        Wp = W;
+    }
+    xbuf = xl->buf;
+    OHx = flat ? 1 : OH;
+    conv_blocks(t, &pl, R1, KH * KW * e, OHx, T, &kc, &G);
+    nv = lower_itervar(L, "n", N);
+    cbv = lower_itervar(L, "cb", pl.ncb);
+    ogv = lower_itervar(L, "og", ceil_div(OHx, G));
+    ohv = lower_itervar(L, "oh", kc < R1 ? G : OHx);
+    owv = lower_itervar(L, "ot", T);
+    pv = lower_itervar(L, "p", pl.P);
+    vv = lower_itervar(L, "v", pl.VL);
+    vo = lower_itervar(L, "vo", pl.V);
+    vi = lower_itervar(L, "vi", b);
+    for (i = 0; i < 3; i++)
+        rv[i] = lower_itervar(L, "rr", pl.rext[i]);
+    rcbv = lower_itervar(L, "rcb", R1 / kc);
+    if (kc < R1) {
+        rv[0].extent = kc;
+        ohe = ex_add(L, ex_mul(L, ex_var(L, &ogv), ex_int(L, G)), ex_var(L, &ohv));
+        r1e = ex_add(L, ex_mul(L, ex_var(L, &rcbv), ex_int(L, kc)), ex_var(L, &rv[0]));
+        accb = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, T)), ex_var(L, &owv)),
+                      ex_int(L, (int64_t)pl.P * pl.VL));
+    } else {
+        ohe = ex_var(L, &ohv);
+        r1e = ex_var(L, &rv[0]);
+        accb = ex_int(L, 0);
+    }
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (kc < R1 ? G * T : 1) * pl.P * pl.VL);
+    k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1;
+    if (copy) {
+        src = lower_buf_temp(L, "xpad", DT_FLOAT32, R1 * Hp * Wp * e);
+        body = copy_phased(L, src, xbuf, &nv, R1, flat ? 1 : H, (flat ? H * W : W) * e, Hp, 1, Wp * e,
+                           flat ? 0 : lo[0], flat ? 0 : lo[1] * e, t->vector_bits / 32, NULL, 0);
+    } else {
+        src = xbuf;
+        body = NULL;
+    }
+    q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
+    {
+        /* ((plane*Hp + row)*Wp + q*s1)*e + r3 (blocked) or + r3*d1 (NCHW) */
+        Expr *row = ex_add(L, ex_mul(L, ohe, ex_int(L, s[0])), ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
+        Expr *plane = r1e, *aidx;
+        if (!copy)
+            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, R1)), plane);
+        if (flat)
+            row = ex_int(L, 0);
+        aidx = ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, plane, ex_int(L, Hp)), row), ex_int(L, Wp)),
+                                ex_mul(L, q, ex_int(L, s[1]))),
+                      ex_int(L, e));
+        aidx = ex_add(L, aidx, ex_mul(L, ex_var(L, &rv[2]), ex_int(L, blocked_in ? 1 : d[1])));
+        tile = update_nest(L, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv), r1e, accb);
+    }
+    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    {
+        Expr *mb = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.V)), ex_var(L, &vo));
+        Expr *aix = ex_add(L, accb, ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
+                                                   ex_mul(L, ex_var(L, &vo), ex_int(L, b))),
+                                           ex_var(L, &vi)));
+        Expr *accv = ex_load(L, acc, aix), *iv, *index;
+        map[c->axes[0].var] = ex_var(L, &nv);
+        map[c->axes[1].var] = mb;
+        map[c->axes[4].var] = ex_var(L, &vi);
+        /* init may read per-position data: clamp the rows past the end */
+        if (flat) {
+            Expr *qq = T * pl.P != rows ? ex_binary(L, BIN_MIN, q, ex_int(L, rows - 1)) : q;
+            map[c->axes[2].var] = ex_binary(L, BIN_DIV, qq, ex_int(L, OW));
+            map[c->axes[3].var] = ex_binary(L, BIN_MOD, qq, ex_int(L, OW));
+        } else {
+            map[c->axes[2].var] = ohe;
+            map[c->axes[3].var] = T * pl.P != OW ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
+        }
+        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        init = mk_store(L, acc, aix, iv);
+        init = mk_for(L, &vi, init);
+        init->for_kind = FOR_VECTORIZE;
+        init = mk_for(L, &vo, init);
+        init = mk_for(L, &pv, init);
+        if (flat && flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) &&
+            flat_ok(L, c->out_index, c->axes[2].var, c->axes[3].var, OW)) {
+            map[c->axes[2].var] = ex_int(L, 0);
+            map[c->axes[3].var] = q;
+        } else if (flat) {
+            map[c->axes[2].var] = ex_binary(L, BIN_DIV, q, ex_int(L, OW));
+            map[c->axes[3].var] = ex_binary(L, BIN_MOD, q, ex_int(L, OW));
+        } else {
+            map[c->axes[3].var] = q;
+        }
+        index = lower_out_index(L, c);
+        /* for each channel block of the tile, P contiguous vectors */
+        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+        epi = mk_for(L, &vi, epi);
+        epi->for_kind = FOR_VECTORIZE;
+        if (T * pl.P != rows)
+            epi = mk_if(L, ex_lt(L, q, ex_int(L, rows)), epi);
+        epi = mk_for(L, &pv, epi);
+        epi = mk_for(L, &vo, epi);
+    }
+    seq = mk(L, ST_SEQ, 3);
+    if (kc < R1) {
+        Stmt *ph[3];
+        ph[0] = init;
+        ph[1] = tile;
+        ph[2] = epi;
+        for (i = 0; i < 3; i++) {
+            Stmt *bb = ph[i];
+            if (OHx % G)
+                bb = mk_if(L, ex_lt(L, ohe, ex_int(L, OHx)), bb);
+            bb = mk_for(L, &ohv, mk_for(L, &owv, bb));
+            seq->body[i] = i == 1 ? mk_for(L, &rcbv, bb) : bb;
+        }
+    } else {
+        seq->body[0] = init;
+        seq->body[1] = tile;
+        seq->body[2] = epi;
+    }
+    {
+        Stmt *decl = mk(L, ST_DECL, 1), *loops;
+        decl->buf = acc;
+        decl->body[0] = seq;
+        if (kc < R1) {
+            loops = mk_for(L, &ogv, decl);
+        } else {
+            loops = mk_for(L, &owv, decl);
+            loops = mk_for(L, &ohv, loops);
+        }
+        loops = mk_for(L, &cbv, loops);
+        if (pl.ncb > 1)
+            loops->for_kind = FOR_PARALLEL;
+        if (body) {
+            Stmt *s2 = mk(L, ST_SEQ, 2);
+            s2->body[0] = body;
+            s2->body[1] = loops;
+            body = s2;
+        } else {
+            body = loops;
+        }
+        body = mk_for(L, &nv, body);
+    }
+    k->body = body;
+    if (!stmt_uses_buf(body, pl.wbuf))
+        k->bufs[pl.wbuf].scope = BUF_UNUSED;
+    return 0;
+}
+
 /* Columns of A per step of the row-panel copy. */
 #define PACK_KB 16
 
@@ -1918,7 +2257,7 @@ int template_packed(Lower *L, const Target *t)
         return 1;
     if (c->post && c->post->dtype != DT_FLOAT32)
         return 1;
-    if (try_conv(L, t, c) && try_matmul(L, t, c)) {
+    if (try_conv(L, t, c) && try_conv_nchwc(L, t, c) && try_matmul(L, t, c)) {
         L->k->knobs = NULL; /* no tile of this template, no knobs */
         return 1;
     }

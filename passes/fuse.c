@@ -6,7 +6,9 @@
  *      reduction (conv + bias + relu + residual add).
  *   2. Chains of injective ops fuse into one.
  *   3. A reduction fuses with the injective ops at its input.
- *   Opaque ops never fuse.
+ *   Opaque ops never fuse; nor does the Transpose back to NCHW after a
+ *   conv with blocked channels (its kernel keeps one stage for the x86
+ *   template).
  *
  * An edge producer -> consumer is fused only when the value between them
  * has that one consumer (or all its consumers are already in the consumer's
@@ -22,6 +24,7 @@
 #include "passes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int32_t find(int32_t *parent, int32_t x)
 {
@@ -40,6 +43,15 @@ static int live_outputs(const Graph *g, const Node *n, const int32_t *uses)
         if (n->out[i] >= 0 && uses[n->out[i]] > 0)
             k++;
     return k;
+}
+
+/* A conv the layout pass gave blocked channels (NCHW<b>c): its kernel
+ * keeps its one stage (the x86 template takes only those), so the
+ * transform back to NCHW after it is a kernel of its own. */
+static int blocked_conv(const Node *n)
+{
+    const Attr *a = n->op == OP_Conv ? node_attr(n, "tvmcc.layout") : NULL;
+    return a && a->type == ATTR_STRING && a->s && !strncmp(a->s, "NCHW", 4) && a->s[4];
 }
 
 int pass_fuse(Graph *g, Diag *d)
@@ -93,6 +105,9 @@ int pass_fuse(Graph *g, Diag *d)
             gm = find(parent, ni);
             if (gp == gm)
                 continue;
+            if (cm == CAT_INJECTIVE && m->op == OP_Transpose && master[gp] >= 0 &&
+                blocked_conv(&g->nodes[master[gp]]))
+                continue; /* the transform back from a blocked conv stays apart */
             if (cm == CAT_INJECTIVE) {
                 /* rules 1 and 2: keep the producer's iteration space */
                 if (m->n_out < 1 || m->out[0] < 0 ||

@@ -196,10 +196,434 @@ static int sink(Graph *g, int32_t ei, Diag *d)
     return 1;
 }
 
+/* ---- blocked channels, NCHW[b]c (x86: b = the floats of one vector) ----
+ *
+ * A tensor [N,C,H,W] with C % b == 0 may be stored as [N,C/b,H,W,b]. The
+ * pass walks the nodes in order and records, for each value, its blocked
+ * twin (blk[v], -1 when there is none):
+ *
+ * - a group-1 2-D Conv with constant weights and an output C % b == 0
+ *   writes a blocked output; it reads its input blocked when the input has
+ *   a twin, else in NCHW (the first conv, convs after a pool: no transform
+ *   on the way in). Its weights stay OIHW: the lowering reads them at the
+ *   blocked channel (lower/op_layout.c) and the x86 template packs them at
+ *   compile time anyway.
+ * - an elementwise node (checked on its lowered kernel as sink() does)
+ *   with a non-constant operand that has a twin runs on the twins; its other
+ *   non-constant operands (of the output's shape) get a transform to the
+ *   blocked layout (add_block: Reshape + Transpose, made once per value;
+ *   resnet's first residual add, beside the max pool's output), its
+ *   constant operands are re-laid out at compile time (relayout_const).
+ * - a Concat along the channels whose inputs all have twins concatenates
+ *   the twins along axis 1 (C/b blocks of whole channels).
+ * - a 2-D MaxPool whose input has a twin pools the twin.
+ * Every node the pass moves to the blocked form leaves behind, for its old
+ * NCHW output, a transform back (Transpose [0,1,4,2,3] + Reshape); the
+ * transforms that no NCHW reader needs die in dce, so they remain only
+ * where a blocked producer meets a consumer without a blocked form
+ * (GlobalAveragePool, graph outputs, Flatten, a conv whose output channels
+ * are not a multiple of b). No transform to the blocked layout is
+ * inserted for a conv: it reads an NCHW input directly. */
+
+/* b of "NCHW<b>c", 0 for any other layout. */
+static int block_of(const char *layout)
+{
+    int b = 0;
+    const char *p;
+    if (!layout || strncmp(layout, "NCHW", 4) != 0)
+        return 0;
+    for (p = layout + 4; *p >= '0' && *p <= '9' && b < 1024; p++)
+        b = b * 10 + (*p - '0');
+    return p[0] == 'c' && p[1] == 0 && b > 1 ? b : 0;
+}
+
+/* The blocked twin [N,C/b,H,W,b] of rank-4 value v. */
+static int32_t blocked_value(Graph *g, int32_t v, int b)
+{
+    int32_t nv = graph_add_value(g, arena_printf(g->arena, "%s/nchw%dc", g->values[v].name, b));
+    Value *t = &g->values[nv];
+    const Value *s = &g->values[v];
+    t->dtype = s->dtype;
+    t->rank = 5;
+    t->dims[0] = s->dims[0];
+    t->dims[1] = s->dims[1] / b;
+    t->dims[2] = s->dims[2];
+    t->dims[3] = s->dims[3];
+    t->dims[4] = b;
+    return nv;
+}
+
+static void set_layout_attr(Graph *g, int32_t ni, const char *layout)
+{
+    Attr a;
+    memset(&a, 0, sizeof a);
+    a.name = "tvmcc.layout";
+    a.type = ATTR_STRING;
+    a.s = layout;
+    node_add_attr(g, ni, a);
+}
+
+/* Appends the transform of blocked v5 back to NCHW value v (which node
+ * `from` produced until now): Transpose [0,1,4,2,3] to [N,C/b,b,H,W], then
+ * Reshape to [N,C,H,W]. */
+static void add_unblock(Graph *g, int32_t v5, int32_t v, int b, const char *name)
+{
+    static const int64_t perm[5] = {0, 1, 4, 2, 3};
+    int32_t mid = graph_add_value(g, arena_printf(g->arena, "%s/nchw_b", g->values[v].name));
+    int32_t shp = graph_add_value(g, arena_printf(g->arena, "%s/shape", g->values[v].name));
+    int32_t ti, ri;
+    int64_t *sd;
+    Attr a;
+    int i;
+    g->values[mid] = g->values[v5];
+    g->values[mid].name = arena_printf(g->arena, "%s/nchw_b", g->values[v].name);
+    g->values[mid].dims[2] = b;
+    g->values[mid].dims[3] = g->values[v5].dims[2];
+    g->values[mid].dims[4] = g->values[v5].dims[3];
+    g->values[mid].producer = -1;
+    g->values[mid].input_index = -1;
+    g->values[mid].is_initializer = 0;
+    g->values[mid].data = NULL;
+    ti = graph_add_node(g, OP_Transpose, arena_printf(g->arena, "%s/to_nchw", name), 1, 1);
+    memset(&a, 0, sizeof a);
+    a.name = "perm";
+    a.type = ATTR_INTS;
+    a.n = 5;
+    a.ints = arena_array(g->arena, 5, sizeof *a.ints);
+    if (!a.ints)
+        die("compile arena exhausted");
+    memcpy(a.ints, perm, sizeof perm);
+    node_add_attr(g, ti, a);
+    g->nodes[ti].in[0] = v5;
+    g->nodes[ti].out[0] = mid;
+    g->values[mid].producer = ti;
+    sd = arena_array(g->arena, 4, sizeof *sd);
+    if (!sd)
+        die("compile arena exhausted");
+    for (i = 0; i < 4; i++)
+        sd[i] = g->values[v].dims[i];
+    g->values[shp].dtype = DT_INT64;
+    g->values[shp].rank = 1;
+    g->values[shp].dims[0] = 4;
+    g->values[shp].data = sd;
+    ri = graph_add_node(g, OP_Reshape, arena_printf(g->arena, "%s/to_nchw_reshape", name), 2, 1);
+    g->nodes[ri].in[0] = mid;
+    g->nodes[ri].in[1] = shp;
+    g->nodes[ri].out[0] = v;
+    g->values[v].producer = ri;
+    g->nodes[ti].index = g->nodes[ri].index =
+        g->values[v5].producer >= 0 ? g->nodes[g->values[v5].producer].index : 0;
+}
+
+/* The blocked twin of NCHW value v through a transform: Reshape to
+ * [N,C/b,b,H,W], then Transpose [0,1,3,4,2]. */
+static int32_t add_block(Graph *g, int32_t v, int b)
+{
+    static const int64_t perm[5] = {0, 1, 3, 4, 2};
+    int32_t mid = graph_add_value(g, arena_printf(g->arena, "%s/split_c", g->values[v].name));
+    int32_t shp = graph_add_value(g, arena_printf(g->arena, "%s/split_shape", g->values[v].name));
+    int32_t v5 = blocked_value(g, v, b), ti, ri;
+    int64_t *sd;
+    Attr a;
+    int i;
+    g->values[mid].dtype = g->values[v].dtype;
+    g->values[mid].rank = 5;
+    g->values[mid].dims[0] = g->values[v].dims[0];
+    g->values[mid].dims[1] = g->values[v].dims[1] / b;
+    g->values[mid].dims[2] = b;
+    g->values[mid].dims[3] = g->values[v].dims[2];
+    g->values[mid].dims[4] = g->values[v].dims[3];
+    sd = arena_array(g->arena, 5, sizeof *sd);
+    if (!sd)
+        die("compile arena exhausted");
+    for (i = 0; i < 5; i++)
+        sd[i] = g->values[mid].dims[i];
+    g->values[shp].dtype = DT_INT64;
+    g->values[shp].rank = 1;
+    g->values[shp].dims[0] = 5;
+    g->values[shp].data = sd;
+    ri = graph_add_node(g, OP_Reshape, arena_printf(g->arena, "%s/to_nchwc_reshape", g->values[v].name), 2, 1);
+    g->nodes[ri].in[0] = v;
+    g->nodes[ri].in[1] = shp;
+    g->nodes[ri].out[0] = mid;
+    g->values[mid].producer = ri;
+    ti = graph_add_node(g, OP_Transpose, arena_printf(g->arena, "%s/to_nchwc", g->values[v].name), 1, 1);
+    memset(&a, 0, sizeof a);
+    a.name = "perm";
+    a.type = ATTR_INTS;
+    a.n = 5;
+    a.ints = arena_array(g->arena, 5, sizeof *a.ints);
+    if (!a.ints)
+        die("compile arena exhausted");
+    memcpy(a.ints, perm, sizeof perm);
+    node_add_attr(g, ti, a);
+    g->nodes[ti].in[0] = mid;
+    g->nodes[ti].out[0] = v5;
+    g->values[v5].producer = ti;
+    g->nodes[ti].index = g->nodes[ri].index =
+        g->values[v].producer >= 0 ? g->nodes[g->values[v].producer].index : 0;
+    return v5;
+}
+
+/* Constant operand vi (rank <= 4, broadcasting against [N,C,H,W]) in the
+ * blocked layout: rank 5, its channel axis split into [C/b] and [b] when
+ * it has C channels, else a 1 there. -1 when it does not broadcast. */
+static int32_t relayout_const(Graph *g, int32_t vi, int64_t C, int b)
+{
+    const Value *v = &g->values[vi];
+    int64_t d4[4], a, cb, h, w, ci;
+    size_t es = dtype_size(v->dtype);
+    int32_t nv;
+    Value *t;
+    int i;
+    if (v->rank == 0)
+        return vi;
+    if (v->rank > 4 || !es)
+        return -1;
+    for (i = 0; i < 4; i++)
+        d4[i] = i < 4 - v->rank ? 1 : v->dims[i - (4 - v->rank)];
+    if (d4[1] != 1 && d4[1] != C)
+        return -1;
+    nv = graph_add_value(g, arena_printf(g->arena, "%s/nchw%dc", g->values[vi].name, b));
+    v = &g->values[vi];
+    t = &g->values[nv];
+    t->dtype = v->dtype;
+    t->rank = 5;
+    t->dims[0] = d4[0];
+    t->dims[1] = d4[1] == C ? C / b : 1;
+    t->dims[2] = d4[2];
+    t->dims[3] = d4[3];
+    t->dims[4] = d4[1] == C ? b : 1;
+    if (d4[1] == 1) {
+        t->data = v->data; /* same order: a reshape */
+        return nv;
+    }
+    t->data = arena_array(g->arena, (size_t)(d4[0] * C * d4[2] * d4[3]), es);
+    if (!t->data)
+        die("compile arena exhausted");
+    for (a = 0; a < d4[0]; a++)
+        for (cb = 0; cb < C / b; cb++)
+            for (h = 0; h < d4[2]; h++)
+                for (w = 0; w < d4[3]; w++)
+                    for (ci = 0; ci < b; ci++) {
+                        int64_t src = ((a * C + cb * b + ci) * d4[2] + h) * d4[3] + w;
+                        int64_t dst = (((a * (C / b) + cb) * d4[2] + h) * d4[3] + w) * b + ci;
+                        memcpy((char *)t->data + dst * es, (const char *)v->data + src * es, es);
+                    }
+    return nv;
+}
+
+/* Fewest output positions (OH*OW) of a blocked conv with 16-channel
+ * blocks. On a small plane the NCHW tile's transposed epilogue (one
+ * vector scatter per tile column with AVX-512) costs little next to its
+ * long reduction, and the blocked tile measured slower: resnet18's 7x7
+ * layer4 convs took ~10% more CPU time blocked (perf samples,
+ * x86-64-avx512), its 14x14 and larger ones the same or less. Such convs
+ * stay NCHW (an NCHW input read through one transform). With 8-channel
+ * blocks (AVX2, no scatter: the NCHW epilogue stores lane by lane) every
+ * plane is blocked: resnet18 ran 2% faster with layer4 blocked too. */
+#define NCHWC_MIN_POSITIONS 64
+
+/* Whether conv node ci can write the blocked layout: group 1, 2-D, constant
+ * float32 weights, output channels a multiple of b and, for blocks of 16,
+ * a plane of at least NCHWC_MIN_POSITIONS. */
+static int conv_blockable(Graph *g, int32_t ci, int b)
+{
+    const Node *c = &g->nodes[ci];
+    const Value *x, *w, *y;
+    if (c->n_in < 2 || c->n_out != 1 || c->in[0] < 0 || c->in[1] < 0 || c->out[0] < 0)
+        return 0;
+    x = &g->values[c->in[0]];
+    w = &g->values[c->in[1]];
+    y = &g->values[c->out[0]];
+    if (x->rank != 4 || w->rank != 4 || y->rank != 4 || !w->data || x->dtype != DT_FLOAT32 ||
+        w->dtype != DT_FLOAT32 || y->dtype != DT_FLOAT32 || !value_is_static(y) || !value_is_static(x))
+        return 0;
+    if (c->n_in > 2 && c->in[2] >= 0 && !g->values[c->in[2]].data)
+        return 0;
+    return attr_int(c, "group", 1, NULL) == 1 && y->dims[1] % b == 0 && w->dims[1] == x->dims[1] &&
+           (b < 16 || y->dims[2] * y->dims[3] >= NCHWC_MIN_POSITIONS);
+}
+
+/* Moves node ni's output to the blocked twin and adds the transform back
+ * for its old output. */
+static int32_t retarget_output(Graph *g, int32_t ni, int b)
+{
+    int32_t y = g->nodes[ni].out[0], y5 = blocked_value(g, y, b);
+    g->nodes[ni].out[0] = y5;
+    g->values[y5].producer = ni;
+    add_unblock(g, y5, y, b, g->nodes[ni].name);
+    return y5;
+}
+
+static int blocked_conv(Graph *g, int32_t ni, int32_t *blk, int b, const char *layout)
+{
+    int32_t x = g->nodes[ni].in[0], y = g->nodes[ni].out[0];
+    if (!conv_blockable(g, ni, b))
+        return 0;
+    if (blk[x] >= 0)
+        g->nodes[ni].in[0] = blk[x];
+    blk[y] = retarget_output(g, ni, b);
+    set_layout_attr(g, ni, layout);
+    return 1;
+}
+
+static int blocked_elementwise(Graph *g, int32_t ni, int32_t *blk, int b, Diag *d)
+{
+    Node *e = &g->nodes[ni];
+    const Value *y;
+    Kernel *k;
+    int i, any = 0, errs = d->errors;
+    int32_t nin[16];
+    if (e->dead || e->n_out != 1 || e->out[0] < 0 || e->n_in > 16 || e->op == OP_Transpose ||
+        e->op == OP_Reshape)
+        return 0;
+    y = &g->values[e->out[0]];
+    if (y->rank != 4 || y->data || !value_is_static(y) || y->dims[1] % b)
+        return 0;
+    for (i = 0; i < e->n_in; i++) {
+        int32_t v = e->in[i];
+        if (v < 0)
+            continue;
+        if (blk[v] >= 0 && !memcmp(g->values[v].dims, y->dims, 4 * sizeof y->dims[0]))
+            any = 1;
+        else if (!g->values[v].data &&
+                 (g->values[v].rank != 4 || memcmp(g->values[v].dims, y->dims, 4 * sizeof y->dims[0])))
+            return 0;
+    }
+    if (!any)
+        return 0;
+    d->quiet++;
+    k = lower_node(g, ni, "layout_check", NULL, d);
+    d->quiet--;
+    if (!k || !fuse_is_elementwise(k)) {
+        d->errors = errs;
+        return 0;
+    }
+    for (i = 0; i < g->nodes[ni].n_in; i++) {
+        int32_t v = g->nodes[ni].in[i];
+        if (v < 0 || !g->values[v].data)
+            continue;
+        nin[i] = relayout_const(g, v, g->values[g->nodes[ni].out[0]].dims[1], b);
+        if (nin[i] < 0)
+            return 0;
+    }
+    /* an NCHW operand beside a blocked one: transformed once, its twin
+     * kept for later readers */
+    for (i = 0; i < g->nodes[ni].n_in; i++) {
+        int32_t v = g->nodes[ni].in[i];
+        if (v < 0)
+            nin[i] = v;
+        else if (!g->values[v].data)
+            nin[i] = blk[v] >= 0 ? blk[v] : (blk[v] = add_block(g, v, b));
+    }
+    for (i = 0; i < g->nodes[ni].n_in; i++)
+        g->nodes[ni].in[i] = nin[i];
+    blk[g->nodes[ni].out[0]] = retarget_output(g, ni, b);
+    return 1;
+}
+
+static int blocked_concat(Graph *g, int32_t ni, int32_t *blk, int b)
+{
+    Node *n = &g->nodes[ni];
+    Attr *a = NULL;
+    int i;
+    if (n->n_out != 1 || n->out[0] < 0 || g->values[n->out[0]].rank != 4)
+        return 0;
+    for (i = 0; i < n->n_attr; i++)
+        if (!strcmp(n->attr[i].name, "axis") && n->attr[i].type == ATTR_INT)
+            a = &n->attr[i];
+    if (!a || (a->i != 1 && a->i != -3))
+        return 0;
+    for (i = 0; i < n->n_in; i++)
+        if (n->in[i] < 0 || blk[n->in[i]] < 0)
+            return 0;
+    for (i = 0; i < n->n_in; i++)
+        n->in[i] = blk[n->in[i]];
+    a->i = 1; /* the block axis of [N,C/b,H,W,b] */
+    blk[n->out[0]] = retarget_output(g, ni, b);
+    return 1;
+}
+
+/* A 2-D float32 MaxPool without the Indices output whose input has a
+ * twin pools the twin (lower/op_layout.c). */
+static int blocked_maxpool(Graph *g, int32_t ni, int32_t *blk, int b, const char *layout)
+{
+    const Node *n = &g->nodes[ni];
+    int32_t x = n->in[0];
+    if (n->n_in != 1 || x < 0 || blk[x] < 0 || n->out[0] < 0 || (n->n_out > 1 && n->out[1] >= 0) ||
+        g->values[n->out[0]].rank != 4 || g->values[x].dtype != DT_FLOAT32 ||
+        attr_int(n, "storage_order", 0, NULL) != 0)
+        return 0;
+    g->nodes[ni].in[0] = blk[x];
+    blk[g->nodes[ni].out[0]] = retarget_output(g, ni, b);
+    set_layout_attr(g, ni, layout);
+    return 1;
+}
+
+/* Whether blocking pays for this graph: not when it has grouped
+ * (depthwise) convs, which have no blocked form: the 1x1 convs around
+ * them would gain a transform each way (mobilenet_v2, efficientnet_b0,
+ * shufflenet_v2). */
+static int blocking_pays(const Graph *g)
+{
+    int32_t ni;
+    int convs = 0;
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        const Node *n = &g->nodes[ni];
+        if (n->dead || n->op != OP_Conv)
+            continue;
+        if (attr_int(n, "group", 1, NULL) != 1)
+            return 0;
+        convs++;
+    }
+    return convs > 0;
+}
+
+static int layout_nchwc(Graph *g, Diag *d, int b)
+{
+    int32_t ni, n0 = g->n_nodes, *blk;
+    int32_t cap;
+    if (!blocking_pays(g))
+        return 0;
+    /* every value the pass adds gets an entry: at most 3 per node moved,
+     * 3 per operand transformed and 1 per constant re-laid out */
+    cap = 8 * g->n_values + 8 * n0 + 16;
+    blk = malloc((size_t)cap * sizeof *blk);
+    if (!blk)
+        die("out of memory");
+    for (ni = 0; ni < cap; ni++)
+        blk[ni] = -1;
+    for (ni = 0; ni < n0; ni++) {
+        const Node *n = &g->nodes[ni];
+        if (n->dead)
+            continue;
+        if (n->op == OP_Conv)
+            blocked_conv(g, ni, blk, b, passes_target->preferred_layout);
+        else if (n->op == OP_Concat)
+            blocked_concat(g, ni, blk, b);
+        else if (n->op == OP_MaxPool)
+            blocked_maxpool(g, ni, blk, b, passes_target->preferred_layout);
+        else
+            blocked_elementwise(g, ni, blk, b, d);
+        if (d->errors) {
+            free(blk);
+            return 1;
+        }
+        if (g->n_values + 8 >= cap)
+            break; /* no room to record more twins: the rest stays NCHW */
+    }
+    free(blk);
+    graph_toposort(g);
+    return pass_dce(g, d);
+}
+
 int pass_layout(Graph *g, Diag *d)
 {
     int32_t ni, n0 = g->n_nodes;
     int changed = 1, rounds = 0;
+    if (passes_target && block_of(passes_target->preferred_layout))
+        return layout_nchwc(g, d, block_of(passes_target->preferred_layout));
     if (!passes_target || !passes_target->preferred_layout ||
         strcmp(passes_target->preferred_layout, "NHWC") != 0)
         return 0;

@@ -14,7 +14,7 @@
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              emitted-c-warnings conformance-arm conformance-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
-#              strings tune x86_special_values determinism malformed conformance-asan fuzz
+#              strings tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -155,6 +155,7 @@ run_suite strings test/models/strings.sh
 # tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
 run_suite tune test/models/tune.sh
 run_suite x86_special_values test/models/x86_special_values.sh
+run_suite nchwc_layout test/models/nchwc_layout.sh
 run_suite determinism determinism
 # malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
 run_suite malformed test/malformed/run.sh

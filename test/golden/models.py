@@ -106,7 +106,35 @@ def layernorm_rows(outdir):
          [f32("x", [16, 4])], [f32("y", [16, 4])], [scale, bias], opset=17)
 
 
+def nchwc_block(outdir):
+    """conv -> relu -> conv -> residual add, channels multiples of 16: with
+    an x86 target both convs, the relu and the add run in blocked channels
+    (NCHW16c / NCHW8c) and the only transform left is the one back to NCHW
+    before the graph output (the first conv reads the NCHW input)."""
+    rng = np.random.default_rng(5)
+    w1 = numpy_helper.from_array(rng.standard_normal((32, 16, 3, 3)).astype(np.float32), "w1")
+    b1 = numpy_helper.from_array(rng.standard_normal(32).astype(np.float32), "b1")
+    w2 = numpy_helper.from_array(rng.standard_normal((32, 32, 3, 3)).astype(np.float32), "w2")
+    save(outdir, "nchwc_block",
+         [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+          helper.make_node("Relu", ["c1"], ["r1"], name="relu"),
+          helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+          helper.make_node("Add", ["c2", "r1"], ["y"], name="add")],
+         [f32("x", [1, 16, 8, 8])], [f32("y", [1, 32, 8, 8])], [w1, b1, w2])
+
+
+def nchwc_odd(outdir):
+    """A conv with 12 output channels (not a multiple of the block): it
+    stays NCHW on every target, with no transform."""
+    rng = np.random.default_rng(6)
+    w = numpy_helper.from_array(rng.standard_normal((12, 3, 3, 3)).astype(np.float32), "w")
+    save(outdir, "nchwc_odd",
+         [helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+          helper.make_node("Relu", ["c"], ["y"], name="relu")],
+         [f32("x", [1, 3, 8, 8])], [f32("y", [1, 12, 8, 8])], [w])
+
+
 if __name__ == "__main__":
     for fn in (conv_relu, shape_chain, gemm_softmax, broadcast_add, conv_bn, identity_chain,
-               eltwise_chain, layernorm_rows):
+               eltwise_chain, layernorm_rows, nchwc_block, nchwc_odd):
         fn(sys.argv[1])

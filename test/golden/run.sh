@@ -1,6 +1,8 @@
 #!/bin/sh
 # Golden tests: for each model of models.py and each dump in DUMPS, the
-# output of `tvmcc MODEL DUMP` must equal test/golden/MODEL.DUMPNAME.txt.
+# output of `tvmcc MODEL DUMP` must equal test/golden/MODEL.DUMPNAME.txt;
+# then a few models' graphs after the layout pass for a given target
+# (MODEL.layout-TARGET.txt).
 #   test/golden/run.sh            compare
 #   test/golden/run.sh --update   rewrite the expected files (review the diff!)
 # Ends with "N passed, N failed".
@@ -39,6 +41,22 @@ for m in "$work"/*.onnx; do
             [ -f "$exp" ] && diff "$exp" "$work/$name.$dump.txt" | head -20
         fi
     done
+done
+# The graph after the layout pass for a target: MODEL:TARGET, compared
+# with MODEL.layout-TARGET.txt (blocked channels on the x86 targets).
+for mt in nchwc_block:x86-64-avx512 nchwc_block:x86-64-avx2 nchwc_odd:x86-64-avx512; do
+    name=${mt%%:*} target=${mt#*:}
+    exp="$here/$name.layout-$target.txt"
+    got="$work/$name.layout-$target.txt"
+    "$TVMCC" "$work/$name.onnx" -t "$target" --dump-ir=layout > "$got" 2> "$got.err"
+    [ $update = 1 ] && cp "$got" "$exp"
+    if [ -f "$exp" ] && cmp -s "$exp" "$got"; then
+        pass=$((pass + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL golden $name layout -t $target"
+        [ -f "$exp" ] && diff "$exp" "$got" | head -20
+    fi
 done
 echo "golden: $pass passed, $failed failed"
 echo "$pass passed, $failed failed"

@@ -33,6 +33,7 @@
 #include "../../lower/sched.h"
 
 static int passed, failed, packed_cases, knob_cases, blocked_cases;
+static int last_packed; /* the last template case's kernel reads a repacked constant */
 static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
 static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
@@ -56,6 +57,10 @@ typedef struct Shape {
     int64_t l1; /* the target's L1 bytes (0: the template's default) */
     int cw; /* conv/matmul: the weights are a graph constant (the packed
                template of x86 targets repacks them) */
+    int blk; /* conv in blocked channels (lower/op_layout.c, NCHW<b>c): 1
+                NCHW input, 2 blocked input; output blocked */
+    int64_t b; /* blk: the channel block */
+    int res; /* blk: a residual add in the epilogue */
 } Shape;
 
 /* The weights as a buffer: a temp the test fills, or (sh->cw, with a graph)
@@ -116,6 +121,59 @@ static int build(Lower *L, const Shape *sh)
     int64_t ow = out_extent(sh->w, sh->kw, sh->stride, sh->pad);
     Compute *c;
     Expr *cond = ex_const_int(L, DT_BOOL, 1), *idx[4], *v;
+    if (sh->kind == K_CONV && sh->blk) {
+        /* as lower_conv_nchwc builds it: y[n][mb][oh][ow][mi] over (c, kh,
+         * kw) or (cb, kh, kw, ci), weights OIHW at channel mb*b + mi */
+        int64_t B = sh->b, bi = sh->blk == 2;
+        int64_t xd[5] = {sh->n, bi ? sh->c / B : sh->c, sh->h, sh->w, B};
+        int64_t wd[4] = {sh->oc, sh->c, sh->kh, sh->kw};
+        int64_t yd[5] = {sh->n, sh->oc / B, oh, ow, B};
+        int x = lower_buf_temp(L, "x", DT_FLOAT32, sh->n * sh->c * sh->h * sh->w);
+        int w = weights_buf(L, sh, sh->oc * sh->c * sh->kh * sh->kw);
+        int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->oc);
+        int r = sh->res ? lower_buf_temp(L, "r", DT_FLOAT32, sh->n * sh->oc * oh * ow) : -1;
+        int y = lower_buf_temp(L, "y", DT_FLOAT32, sh->n * sh->oc * oh * ow);
+        IterVar rc, rh, rw, ri;
+        Expr *co, *yi[5];
+        int i;
+        c = lower_stage(L, "conv_nchwc", y, 5, yd);
+        rc = *lower_raxis(L, c, xd[1]);
+        rh = *lower_raxis(L, c, sh->kh);
+        rw = *lower_raxis(L, c, sh->kw);
+        if (bi)
+            ri = *lower_raxis(L, c, B);
+        idx[0] = ex_var(L, &c->axes[0]);
+        idx[1] = ex_var(L, &rc);
+        idx[2] = window(L, &c->axes[2], &rh, sh, sh->h, &cond);
+        idx[3] = window(L, &c->axes[3], &rw, sh, sh->w, &cond);
+        if (bi) {
+            Expr *i5[5];
+            for (i = 0; i < 4; i++)
+                i5[i] = idx[i];
+            i5[4] = ex_var(L, &ri);
+            v = ex_load_nd(L, x, 5, xd, i5);
+        } else {
+            v = ex_load_nd(L, x, 4, xd, idx);
+        }
+        if (sh->pad > 0)
+            v = ex_select(L, cond, v, ex_float(L, DT_FLOAT32, 0.0));
+        co = ex_add(L, ex_mul(L, ex_var(L, &c->axes[1]), ex_int(L, B)), ex_var(L, &c->axes[4]));
+        idx[0] = co;
+        idx[1] = bi ? ex_add(L, ex_mul(L, ex_var(L, &rc), ex_int(L, B)), ex_var(L, &ri)) : ex_var(L, &rc);
+        idx[2] = ex_var(L, &rh);
+        idx[3] = ex_var(L, &rw);
+        c->rop = RED_SUM;
+        c->body = ex_mul(L, v, ex_load_nd(L, w, 4, wd, idx));
+        c->init = ex_load(L, b, co);
+        c->post = ex_acc(L, DT_FLOAT32);
+        if (r >= 0) {
+            for (i = 0; i < 5; i++)
+                yi[i] = ex_var(L, &c->axes[i]);
+            c->post = ex_add(L, c->post, ex_load_nd(L, r, 5, yd, yi));
+        }
+        c->post = ex_binary(L, BIN_MAX, c->post, ex_float(L, DT_FLOAT32, 0.0));
+        return r >= 0 ? 4 : 3;
+    }
     if (sh->kind == K_CONV) {
         /* depthwise: one input channel per output channel (oc == c) */
         int64_t wc = sh->dw ? 1 : sh->c;
@@ -340,6 +398,37 @@ static void blocked_shape(Shape *sh)
      * fewer than the rows and the last group may be partial */
     sh->w = sh->kw + 8 + rnd(32);
     sh->l1 = rnd(8) ? 32768 : 16384;
+}
+
+/* A conv in blocked channels (NCHW<b>c, b the lanes of vbits or, once in
+ * eight, the other x86 width: then the template refuses it): channels
+ * multiples of b, random windows, strides, pads, planes, flat 1x1 convs,
+ * residual adds, small L1 for the reduction blocking. */
+static void nchwc_shape(Shape *sh, int vbits)
+{
+    random_shape(sh);
+    sh->kind = K_CONV;
+    sh->cw = 1;
+    sh->dw = 0;
+    sh->b = rnd(8) ? vbits / 32 : (vbits == 512 ? 8 : 16);
+    sh->blk = 1 + rnd(2);
+    sh->res = rnd(2);
+    sh->c = sh->blk == 2 ? sh->b * (1 + rnd(4)) : 1 + rnd(2 * sh->b);
+    sh->oc = sh->b * (1 + rnd(5));
+    sh->kh = 1 + rnd(3);
+    sh->kw = 1 + rnd(3);
+    sh->stride = 1 + rnd(2);
+    sh->pad = rnd(sh->kh < sh->kw ? sh->kh : sh->kw);
+    if (rnd(4) == 0) {
+        sh->kh = sh->kw = sh->stride = 1;
+        sh->pad = 0;
+    }
+    sh->n = 1 + rnd(2);
+    /* at least two output rows and columns: a strided window over one
+     * output position is refused (as try_conv does) */
+    sh->h = sh->kh + sh->stride + rnd(8);
+    sh->w = sh->kw + sh->stride + rnd(36);
+    sh->l1 = rnd(4) ? 0 : 8192;
 }
 
 /* Loop variables of the current nest, for random primitive arguments. */
@@ -619,10 +708,12 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                 at_template++; /* compute_at_rows moved a stage */
                 break;
             }
+        last_packed = 0;
         for (j = 0; j < k[1].n_bufs; j++)
             if (k[1].bufs[j].scope == BUF_CONST && k[1].bufs[j].value >= 0 &&
                 strcmp(g->values[k[1].bufs[j].value].name, "w") != 0) {
                 packed_cases++;
+                last_packed = 1;
                 break;
             }
         if (uses_var_named(&k[1], k[1].body, "rcb"))
@@ -929,6 +1020,38 @@ int main(int argc, char **argv)
             passed++;
         else
             failed++;
+    }
+    /* convs in blocked channels: the blocked template (tpl_packed.c
+     * try_conv_nchwc) against the naive schedule; every case whose block
+     * is the target's lanes must take the template */
+    {
+        int took = 0, cases = 0, nb = iters / 3, red0 = blocked_cases;
+        for (i = 0; i < nb; i++) {
+            Shape sh;
+            int vb2 = rnd(2) ? 256 : 512, ok;
+            nchwc_shape(&sh, vb2);
+            ok = run_case(&sh, 0, vb2, 4000 + i);
+            if (ok && sh.b == vb2 / 32) {
+                cases++;
+                took += last_packed;
+                if (!last_packed) {
+                    printf("FAIL blocked conv c%lld oc%lld k%lldx%lld s%lld p%lld blk %d b %lld vbits %d: "
+                           "not through the template\n", (long long)sh.c, (long long)sh.oc, (long long)sh.kh,
+                           (long long)sh.kw, (long long)sh.stride, (long long)sh.pad, sh.blk, (long long)sh.b, vb2);
+                    ok = 0;
+                }
+            }
+            if (ok)
+                passed++;
+            else
+                failed++;
+        }
+        printf("%d of %d blocked-channel convs went through the blocked template, %d with a blocked reduction\n",
+               took, cases, blocked_cases - red0);
+        if (nb >= 30 && cases == 0) {
+            printf("FAIL no blocked-channel conv case\n");
+            failed++;
+        }
     }
     printf("compute_at: %d done, %d refused; cache_read: %d done, %d refused\n", at_done, at_refused,
            cr_done, cr_refused);
