@@ -584,15 +584,16 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
 
 /* Zero-padded copy of image n of x (Ci planes of H x W) into xp (Ci planes
  * of Hp rows of S phases of Wj columns): xp[((ci*Hp + r)*S + ph)*Wj + j] =
- * x[n][ci][r + lo0][S*j + ph + lo1] inside x, else 0. Per row and phase:
- * zeros left of the image, a copy (contiguous when S == 1), zeros right
- * of it; rows outside the image are zeros. */
-static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
-                         int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
-                         int64_t Cx)
+ * x[n][ci][row0 + r + lo0][S*j + ph + lo1] inside x, else 0 (row0: an
+ * expression, the first row of a band of rows, or NULL for 0). Per row and
+ * phase: zeros left of the image, a copy (contiguous when S == 1), zeros
+ * right of it; rows outside the image are zeros. */
+static Stmt *copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                            int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, Expr *row0, int64_t lo1, int lanes,
+                            Expr *xchan, int64_t Cx)
 {
     IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp);
-    Expr *ir = ex_add(L, ex_var(L, &r), ex_int(L, lo0));
+    Expr *ir = ex_add(L, ex_var(L, &r), row0 ? ex_add(L, row0, ex_int(L, lo0)) : ex_int(L, lo0));
     Expr *inrow = ex_and(L, ex_binary(L, BIN_GE, ir, ex_int(L, 0)), ex_lt(L, ir, ex_int(L, H)));
     Expr *rowbase = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ci), ex_int(L, Hp)), ex_var(L, &r)), ex_int(L, S));
     /* x's plane: image n, channel ci (or the given channel of Cx) */
@@ -633,6 +634,13 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
     }
     st = mk_for(L, &r, ifs);
     return mk_for(L, &ci, st);
+}
+
+static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                         int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
+                         int64_t Cx)
+{
+    return copy_phased_at(L, xp, x, nv, Ci, H, W, Hp, S, Wj, lo0, NULL, lo1, lanes, xchan, Cx);
 }
 
 static Stmt *copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
@@ -800,6 +808,16 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
  * the stack, per channel) instead of a whole-image temp. */
 #define DW_LOCAL_PLANE_BYTES ((int64_t)128 << 10)
 
+/* A padded plane larger than a quarter of the target's L1 is copied a band at a
+ * time: before each row of tiles, only the input rows those tiles read
+ * (P*s0 + (KH-1)*d0 rows, re-copying the KH-1 rows two bands share). The
+ * band stays in L1 for its tiles; a whole plane copied first would be read
+ * back from L2 (a depthwise tile does one FMA per loaded vector). */
+static int64_t dw_band_bytes(const Target *t)
+{
+    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 4;
+}
+
 typedef struct Window {
     int64_t N, C, H, W, OH, OW, KH, KW, s[2], d[2], lo[2], hi[2];
 } Window;
@@ -926,8 +944,8 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
 static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan;
-    int64_t VL, T, OT, S = w->s[1], Hp, Wj, C = w->C;
+    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, band;
+    int64_t VL, T, OT, S = w->s[1], Hp, Hb, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
     Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
@@ -951,6 +969,12 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     if ((OT * P - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1 > Hp)
         Hp = (OT * P - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1;
     Wj = T * VL + ((w->KW - 1) * w->d[1]) / S;
+    Hb = (P - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1;
+    band = OT > 1 && Hp * S * Wj * 4 > dw_band_bytes(t);
+    /* a band's rows start on a vector boundary when that costs at most a
+     * quarter more columns: the taps' loads then split fewer cache lines */
+    if (band && ceil_div(Wj, lanes) * lanes - Wj <= Wj / 4)
+        Wj = ceil_div(Wj, lanes) * lanes;
     nv = lower_itervar(L, "n", w->N);
     cv = lower_itervar(L, "c", C);
     otv = lower_itervar(L, "ot", OT);
@@ -968,8 +992,15 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     /* the padded, phase-split copy: of one channel at a time, in a local
      * array that stays in cache for the channel's tiles, when the plane is
      * small enough for the stack; else of the whole image first */
-    per_chan = Hp * S * Wj * 4 <= DW_LOCAL_PLANE_BYTES;
-    if (per_chan) {
+    per_chan = band || Hp * S * Wj * 4 <= DW_LOCAL_PLANE_BYTES;
+    if (band) {
+        xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hb * S * Wj);
+        k->bufs[xp].scope = BUF_LOCAL;
+        k->bufs[xp].no_init = 1; /* copy_phased_at writes every row, phase and column */
+        cp = copy_phased_at(L, xp, xbuf, &nv, 1, w->H, w->W, Hb, S, Wj, w->lo[0],
+                            ex_mul(L, ex_var(L, &otv), ex_int(L, (int64_t)P * w->s[0])), w->lo[1], lanes,
+                            ex_var(L, &cv), C);
+    } else if (per_chan) {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
         k->bufs[xp].scope = BUF_LOCAL;
         k->bufs[xp].no_init = 1; /* copy_phased writes every row, phase and column */
@@ -982,9 +1013,9 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     /* update: acc[p*VL + v] += w[c, kh, kw] * xp[c][(ot*P + p)*s0 + kh*d0][(kw*d1) % S][qt*VL + v + (kw*d1) / S] */
     {
         Expr *kwd = ex_mul(L, ex_var(L, &rv[2]), ex_int(L, w->d[1]));
-        Expr *row = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv)),
-                                     ex_int(L, w->s[0])),
-                           ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0])));
+        /* the tile's row in the band, or in the whole plane */
+        Expr *prow = band ? ex_var(L, &pv) : ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
+        Expr *row = ex_add(L, ex_mul(L, prow, ex_int(L, w->s[0])), ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0])));
         Expr *phase = S > 1 ? ex_binary(L, BIN_MOD, kwd, ex_int(L, S)) : ex_int(L, 0);
         Expr *shift = S > 1 ? ex_binary(L, BIN_DIV, kwd, ex_int(L, S)) : kwd;
         accix2 = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
@@ -1042,6 +1073,19 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     decl->buf = acc;
     decl->body[0] = seq;
     loops = mk_for(L, &qtv, decl);
+    if (band) {
+        Stmt *d2 = mk(L, ST_DECL, 1);
+        seq = mk(L, ST_SEQ, 2);
+        seq->body[0] = cp;
+        seq->body[1] = loops;
+        d2->buf = xp;
+        d2->body[0] = seq;
+        loops = mk_for(L, &cv, mk_for(L, &otv, d2));
+        if (C > 1)
+            loops->for_kind = FOR_PARALLEL;
+        k->body = mk_for(L, &nv, loops);
+        return 0;
+    }
     loops = mk_for(L, &otv, loops);
     if (per_chan) {
         Stmt *d2 = mk(L, ST_DECL, 1);
@@ -1078,7 +1122,7 @@ static int64_t l1_budget(const Target *t)
  * conv keeps on the stack: half the L1. */
 static int64_t acc_budget(const Target *t)
 {
-    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 2;
+    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 4;
 }
 /* Fewest reduction steps (input channels x window) per block: each block
  * reloads and stores the tile's accumulators (on resnet18, blocks of 72

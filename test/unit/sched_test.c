@@ -34,6 +34,7 @@
 
 static int passed, failed, packed_cases, knob_cases, blocked_cases;
 static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
+static int last_dw_band; /* ... and copies the depthwise input a band of rows per row of tiles */
 static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
 static unsigned long long rng_state = 88172645463325252ull;
@@ -296,6 +297,10 @@ static void random_shape(Shape *sh)
             sh->dw = 1;
             sh->c = sh->oc = 1 + rnd(20);
             sh->h = sh->kh + rnd(30);
+            /* a small L1: the padded plane is copied in bands of rows
+             * (tpl_packed.c dw_band_bytes) */
+            if (rnd(3) == 0)
+                sh->l1 = 2048;
         } else if (sh->kind == K_CONV && rnd(2) == 0) {
             /* a pointwise conv: the template's positions-vector tiles */
             sh->kh = sh->kw = sh->stride = 1;
@@ -594,12 +599,15 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         lower_knob_table = NULL;
         /* the flat depthwise tile stores output rows from a loop "oh"; the
          * plane sum runs its accumulator blocks in a loop "qo" */
-        last_flat_dw = last_plane_sum = 0;
+        last_flat_dw = last_plane_sum = last_dw_band = 0;
         last_merged = 0;
         if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM) && (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
             fclose(df);
             last_flat_dw = sh->kind == K_CONV && strstr(dump, "for oh") != NULL;
+            /* a band: the copy's row loop "ih" inside the tile-row loop "ot" */
+            last_dw_band = sh->kind == K_CONV && strstr(dump, "for ot") && strstr(dump, "for ih") &&
+                           strstr(dump, "for ot") < strstr(dump, "for ih");
             last_plane_sum = sh->kind == K_MEAN && strstr(dump, "for qo") != NULL;
             /* sched_fuse_flat names the merged loop outer_inner_f */
             last_merged = sh->kind == K_ELEM && strstr(dump, "_f") != NULL;
@@ -865,6 +873,42 @@ int main(int argc, char **argv)
                     printf("FAIL depthwise c%lld h%lld w%lld k%lld p%lld vbits %d: flat tile %d, want %d\n",
                            (long long)sh.c, (long long)sh.h, (long long)sh.w, (long long)sh.kh,
                            (long long)sh.pad, vb, last_flat_dw, want);
+                    failed++;
+                }
+            }
+        }
+    }
+    /* depthwise convs whose padded plane is larger than a quarter of L1:
+     * the input copied a band of rows before each row of tiles (rows
+     * aligned to vectors when that costs at most a quarter more columns);
+     * strides 1 and 2 (column phases), 5x5, wide padding, partial last bands */
+    {
+        static const int64_t bd[][7] = {
+            /* c, h, w, k, pad, stride, L1 bytes; all want bands */
+            {3, 60, 60, 3, 1, 1, 32768}, {2, 61, 57, 3, 1, 2, 32768}, {2, 40, 45, 5, 2, 1, 16384},
+            {3, 37, 50, 5, 2, 2, 16384}, {2, 33, 70, 3, 2, 1, 16384}, {1, 112, 112, 3, 1, 1, 49152},
+            {2, 112, 112, 3, 1, 2, 49152}, {2, 29, 29, 3, 0, 2, 4096},
+        };
+        for (i = 0; i < (int)(sizeof bd / sizeof bd[0]); i++) {
+            Shape sh;
+            for (vb = 256; vb <= 512; vb += 256) {
+                memset(&sh, 0, sizeof sh);
+                sh.kind = K_CONV;
+                sh.n = 1 + (i % 2);
+                sh.c = sh.oc = bd[i][0];
+                sh.h = bd[i][1];
+                sh.w = bd[i][2];
+                sh.kh = sh.kw = bd[i][3];
+                sh.pad = bd[i][4];
+                sh.stride = bd[i][5];
+                sh.l1 = bd[i][6];
+                sh.dw = sh.cw = 1;
+                if (run_case(&sh, 0, vb, 1500 + i) && last_dw_band) {
+                    passed++;
+                } else {
+                    printf("FAIL depthwise c%lld h%lld w%lld k%lld s%lld vbits %d: band copy %d, want 1\n",
+                           (long long)sh.c, (long long)sh.h, (long long)sh.w, (long long)sh.kh,
+                           (long long)sh.stride, vb, last_dw_band);
                     failed++;
                 }
             }
