@@ -850,9 +850,10 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     int lanes = t->vector_bits / 32, acc, xp;
     int64_t Wr = w->OW + (w->KW - 1) * w->d[1], NV = ceil_div(w->OH * Wr, lanes), Hp, reach;
     int64_t rowvecs = w->OH * ceil_div(w->OW, lanes);
-    IterVar nv, cv, pv, vv, ohv, vo, vi, rv[3];
-    Expr **map, *aidx, *bidx, *ow, *iv;
-    Stmt *cp, *tile, *init, *epi, *seq, *decl, *d2, *loops;
+    int64_t C = w->C, G;
+    IterVar nv, cgv, gv, ge, pv, vv, ohv, vo, vi, rv[3];
+    Expr **map, *aidx, *bidx, *ow, *iv, *ch, *acc0;
+    Stmt *cp, *tile, *init, *epi, *seq, *decl, *d2, *loops, *tiles;
     if (w->s[0] != 1 || w->s[1] != 1 || w->OW >= lanes || NV >= rowvecs ||
         NV > (regs_of(t) * 3 / 8) || expr_has_var_any(c->init, c->axes[2].var, c->axes[3].var))
         return 1;
@@ -862,10 +863,9 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     Hp = w->hi[0] - w->lo[0] + 1;
     if (Hp * Wr < reach)
         Hp = ceil_div(reach, Wr);
-    if (Hp * Wr * 4 > DW_LOCAL_PLANE_BYTES)
+    if (Hp * Wr * 4 > DW_LOCAL_PLANE_BYTES / 4)
         return 1;
     nv = lower_itervar(L, "n", w->N);
-    cv = lower_itervar(L, "c", w->C);
     pv = lower_itervar(L, "p", NV);
     vv = lower_itervar(L, "v", lanes);
     ohv = lower_itervar(L, "oh", w->OH);
@@ -874,36 +874,56 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     rv[0] = lower_itervar(L, "ru", 1);
     rv[1] = lower_itervar(L, "rh", w->KH);
     rv[2] = lower_itervar(L, "rw", w->KW);
-    acc = lower_buf_temp(L, "acc", DT_FLOAT32, NV * lanes);
+    /* G channels at a time: their copies, then their tiles, then their
+     * epilogues, so that no load waits for a just-stored row (a masked
+     * row store does not forward to the tap's vector load spanning it, nor
+     * an accumulator vector to an epilogue row across two of them) */
+    G = C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1;
+    gv = lower_itervar(L, "g", G);
+    ge = lower_itervar(L, "g", G);
+    cgv = lower_itervar(L, "c", C / G);
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, G * NV * lanes);
     k->bufs[acc].scope = BUF_LOCAL;
     k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
-    xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * Wr);
+    xp = lower_buf_temp(L, "xpad", DT_FLOAT32, G * Hp * Wr);
     k->bufs[xp].scope = BUF_LOCAL;
     k->bufs[xp].no_init = 1; /* copy_phased writes every row and column */
-    cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], lanes, ex_var(L, &cv), w->C);
+    cp = copy_phased(L, xp, xbuf, &nv, G, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], lanes,
+                     ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), C);
+    /* channel cg*G + g; its accumulators at g*NV*lanes, its copy at g*Hp*Wr */
+    ch = ex_add(L, ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), ex_var(L, &gv));
+    acc0 = ex_mul(L, ex_var(L, &gv), ex_int(L, NV * lanes));
     /* update: acc[p*lanes + v] += w[c, kh, kw] * xp[p*lanes + v + kh*d0*Wr + kw*d1] */
-    aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
+    aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ch, ex_int(L, pl->wco))),
                             ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
                   ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
-    bidx = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)),
+    bidx = ex_add(L, ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &gv), ex_int(L, Hp * Wr)),
+                                      ex_mul(L, ex_var(L, &pv), ex_int(L, lanes))),
                             ex_add(L, ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0] * Wr)),
                                    ex_mul(L, ex_var(L, &rv[2]), ex_int(L, w->d[1])))),
                   ex_var(L, &vv));
-    tile = mk_tile(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vv)),
+    tile = mk_tile(L, acc, ex_add(L, acc0, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vv))),
                    ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     map[c->axes[0].var] = ex_var(L, &nv);
-    map[c->axes[1].var] = ex_var(L, &cv);
+    map[c->axes[1].var] = ch;
     /* init: the same value for every position of the channel */
     iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
-    init = mk_store(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi)), iv);
+    init = mk_store(L, acc, ex_add(L, acc0, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi))),
+                    iv);
     init = mk_for(L, &vi, init);
     init->for_kind = FOR_VECTORIZE;
     init = mk_for(L, &pv, init);
+    seq = mk(L, ST_SEQ, 2);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    tiles = mk_for(L, &gv, seq);
     {
         Expr *index, *accv;
         ow = ex_add(L, ex_mul(L, ex_var(L, &vo), ex_int(L, lanes)), ex_var(L, &vi));
-        accv = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, Wr)), ow));
+        accv = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &ge), ex_int(L, NV * lanes)),
+                                      ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, Wr)), ow)));
+        map[c->axes[1].var] = ex_add(L, ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), ex_var(L, &ge));
         map[c->axes[2].var] = ex_var(L, &ohv);
         map[c->axes[3].var] = ow;
         index = lower_out_index(L, c);
@@ -914,22 +934,20 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
         epi->for_kind = FOR_VECTORIZE;
         epi = mk_for(L, &vo, epi);
         epi = mk_for(L, &ohv, epi);
+        epi = mk_for(L, &ge, epi);
     }
     seq = mk(L, ST_SEQ, 3);
-    seq->body[0] = init;
-    seq->body[1] = tile;
+    seq->body[0] = cp;
+    seq->body[1] = tiles;
     seq->body[2] = epi;
     decl = mk(L, ST_DECL, 1);
     decl->buf = acc;
     decl->body[0] = seq;
-    seq = mk(L, ST_SEQ, 2);
-    seq->body[0] = cp;
-    seq->body[1] = decl;
     d2 = mk(L, ST_DECL, 1);
     d2->buf = xp;
-    d2->body[0] = seq;
-    loops = mk_for(L, &cv, d2);
-    if (w->C > 1)
+    d2->body[0] = decl;
+    loops = mk_for(L, &cgv, d2);
+    if (C / G > 1)
         loops->for_kind = FOR_PARALLEL;
     k->body = mk_for(L, &nv, loops);
     return 0;
