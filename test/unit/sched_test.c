@@ -36,6 +36,7 @@ static int passed, failed, packed_cases, knob_cases, blocked_cases;
 static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
 static int last_dw_band; /* ... and copies the depthwise input a band of rows per row of tiles */
 static int last_dw_group; /* ... and runs depthwise channels in groups (copies, tiles, epilogues) */
+static int last_parallel; /* ... and has a parallel loop */
 static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
 static unsigned long long rng_state = 88172645463325252ull;
@@ -562,6 +563,13 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         L[i].arena = &arena;
         L[i].k = &k[i];
         n_in = build(&L[i], sh);
+        if (sh->kind == K_CONV) {
+            /* as op_nn.c counts them (the packed template's threshold
+             * for a parallel region) */
+            int64_t oh = (sh->h + 2 * sh->pad - sh->kh) / sh->stride + 1;
+            int64_t ow = (sh->w + 2 * sh->pad - sh->kw) / sh->stride + 1;
+            k[i].macs = sh->n * sh->oc * oh * ow * sh->kh * sh->kw * (sh->dw ? 1 : sh->c);
+        }
         if (i == 1 && mode == 2 && k[i].n_stages > 1) {
             Sched s;
             sched_init(&s, &L[i]);
@@ -600,7 +608,7 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         lower_knob_table = NULL;
         /* the flat depthwise tile stores output rows from a loop "oh"; the
          * plane sum runs its accumulator blocks in a loop "qo" */
-        last_flat_dw = last_plane_sum = last_dw_band = last_dw_group = 0;
+        last_flat_dw = last_plane_sum = last_dw_band = last_dw_group = last_parallel = 0;
         last_merged = 0;
         if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM) && (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
@@ -616,6 +624,7 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                     gl += 5;
                 }
             }
+            last_parallel = strstr(dump, "parallel for") != NULL;
             /* a band: the copy's row loop "ih" inside the tile-row loop "ot" */
             last_dw_band = sh->kind == K_CONV && strstr(dump, "for ot") && strstr(dump, "for ih") &&
                            strstr(dump, "for ot") < strstr(dump, "for ih");
@@ -926,6 +935,34 @@ int main(int argc, char **argv)
                            (long long)sh.stride, vb, last_dw_band);
                     failed++;
                 }
+            }
+        }
+    }
+    /* depthwise kernels run their channels in parallel from 2^17 MACs
+     * (tpl_packed.c DW_PARALLEL_MIN_MACS), 16 times fewer than others */
+    {
+        static const int64_t pd[][5] = {
+            /* c, h, w, k, parallel wanted: 300*49*9 and 12*28*28*9 MACs >= 2^17 */
+            {300, 7, 7, 3, 1}, {200, 7, 7, 3, 0}, {12, 56, 56, 3, 1}, {2, 20, 20, 3, 0},
+        };
+        for (i = 0; i < (int)(sizeof pd / sizeof pd[0]); i++) {
+            Shape sh;
+            memset(&sh, 0, sizeof sh);
+            sh.kind = K_CONV;
+            sh.n = 1;
+            sh.c = sh.oc = pd[i][0];
+            sh.h = pd[i][1];
+            sh.w = pd[i][2];
+            sh.kh = sh.kw = pd[i][3];
+            sh.pad = 1;
+            sh.stride = 1;
+            sh.dw = sh.cw = 1;
+            if (run_case(&sh, 0, 512, 1700 + i) && last_parallel == (int)pd[i][4]) {
+                passed++;
+            } else {
+                printf("FAIL depthwise c%lld h%lld w%lld: parallel %d, want %d\n", (long long)sh.c,
+                       (long long)sh.h, (long long)sh.w, last_parallel, (int)pd[i][4]);
+                failed++;
             }
         }
     }
