@@ -566,8 +566,8 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         if (sh->kind == K_CONV) {
             /* as op_nn.c counts them (the packed template's threshold
              * for a parallel region) */
-            int64_t oh = (sh->h + 2 * sh->pad - sh->kh) / sh->stride + 1;
-            int64_t ow = (sh->w + 2 * sh->pad - sh->kw) / sh->stride + 1;
+            int64_t oh = out_extent(sh->h, sh->kh, sh->stride, sh->pad);
+            int64_t ow = out_extent(sh->w, sh->kw, sh->stride, sh->pad);
             k[i].macs = sh->n * sh->oc * oh * ow * sh->kh * sh->kw * (sh->dw ? 1 : sh->c);
         }
         if (i == 1 && mode == 2 && k[i].n_stages > 1) {
