@@ -667,6 +667,8 @@ static int flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW)
     return flat_ok(L, e->a, oh, ow, OW) && flat_ok(L, e->b, oh, ow, OW) && flat_ok(L, e->c, oh, ow, OW);
 }
 
+static int64_t l1_budget(const Target *t);
+
 /* A 1x1 convolution over whole planes, Y[co][q] = sum_ci W[co][ci] X[ci][q],
  * with the vectors along the positions q (contiguous in X and Y): tiles of
  * R output channels (broadcast weights, packed [cb][ci][R]) x VL positions.
@@ -742,6 +744,12 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
                       ex_var(L, &vv));
         tile = mk_tile(L, acc, accix, ex_load(L, pl->pbuf, aidx), ex_load(L, src, bidx), rv, &pv,
                        &vv);
+        /* the input planes beyond L1: each reduce step's row of X comes
+         * from L2, one line per vector, Ci rows apart (more streams than
+         * the hardware prefetchers follow); fetch the row of the tile two
+         * to the right meanwhile */
+        if (Ci * Qp * 4 > l1_budget(t))
+            tile->prefetch = 2 * VL;
     }
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, R)), ex_var(L, &pv));

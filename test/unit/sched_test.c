@@ -37,6 +37,7 @@ static int last_flat_dw; /* the last packed case's kernel has the flat depthwise
 static int last_dw_band; /* ... and copies the depthwise input a band of rows per row of tiles */
 static int last_dw_group; /* ... and runs depthwise channels in groups (copies, tiles, epilogues) */
 static int last_parallel; /* ... and has a parallel loop */
+static int last_prefetch; /* ... and a tile that prefetches its vector operand */
 static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
 static unsigned long long rng_state = 88172645463325252ull;
@@ -608,9 +609,10 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         lower_knob_table = NULL;
         /* the flat depthwise tile stores output rows from a loop "oh"; the
          * plane sum runs its accumulator blocks in a loop "qo" */
-        last_flat_dw = last_plane_sum = last_dw_band = last_dw_group = last_parallel = 0;
+        last_flat_dw = last_plane_sum = last_dw_band = last_dw_group = last_parallel = last_prefetch = 0;
         last_merged = 0;
-        if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM) && (df = open_memstream(&dump, &dlen)) != NULL) {
+        if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM || sh->kind == K_CONV) &&
+            (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
             fclose(df);
             last_flat_dw = sh->kind == K_CONV && strstr(dump, "for oh") != NULL;
@@ -625,6 +627,7 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                 }
             }
             last_parallel = strstr(dump, "parallel for") != NULL;
+            last_prefetch = strstr(dump, " prefetch +") != NULL;
             /* a band: the copy's row loop "ih" inside the tile-row loop "ot" */
             last_dw_band = sh->kind == K_CONV && strstr(dump, "for ot") && strstr(dump, "for ih") &&
                            strstr(dump, "for ot") < strstr(dump, "for ih");
@@ -963,6 +966,35 @@ int main(int argc, char **argv)
                 printf("FAIL depthwise c%lld h%lld w%lld: parallel %d, want %d\n", (long long)sh.c,
                        (long long)sh.h, (long long)sh.w, last_parallel, (int)pd[i][4]);
                 failed++;
+            }
+        }
+    }
+    /* pointwise convs over planes larger than L1: the positions tile
+     * prefetches the input row two tiles ahead (tpl_packed.c
+     * conv_positions); not for planes that stay in L1 */
+    {
+        static const int64_t pp[][4] = {
+            /* c, oc, h (= w), prefetch wanted */
+            {64, 24, 20, 1}, {40, 33, 23, 1}, {4, 8, 9, 0}, {8, 16, 12, 0},
+        };
+        for (i = 0; i < (int)(sizeof pp / sizeof pp[0]); i++) {
+            Shape sh;
+            for (vb = 256; vb <= 512; vb += 256) {
+                memset(&sh, 0, sizeof sh);
+                sh.kind = K_CONV;
+                sh.n = 1;
+                sh.c = pp[i][0];
+                sh.oc = pp[i][1];
+                sh.h = sh.w = pp[i][2];
+                sh.kh = sh.kw = sh.stride = 1;
+                sh.cw = 1;
+                if (run_case(&sh, 0, vb, 1800 + i) && last_prefetch == (int)pp[i][3]) {
+                    passed++;
+                } else {
+                    printf("FAIL pointwise c%lld oc%lld h%lld vbits %d: prefetch %d, want %d\n", (long long)sh.c,
+                           (long long)sh.oc, (long long)sh.h, vb, last_prefetch, (int)pp[i][3]);
+                    failed++;
+                }
             }
         }
     }
