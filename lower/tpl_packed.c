@@ -1958,6 +1958,17 @@ static int plane_sum(Lower *L, const Target *t, Compute *c)
     for (i = c->n_axes - 1; i >= 0; i--)
         st = mk_for(L, &c->axes[i], st);
     k->body = st;
+    /* threads take whole sums, split along the first output axis longer
+     * than 1, once the input has 64K elements (as elementwise kernels) */
+    {
+        int64_t outs = 1;
+        for (i = 0; i < c->n_axes; i++)
+            outs *= c->axes[i].extent;
+        while (st && st->kind == ST_FOR && st->extent == 1)
+            st = st->body[0];
+        if (st && st->kind == ST_FOR && outs * R >= ((int64_t)1 << 16))
+            st->for_kind = FOR_PARALLEL;
+    }
     return 0;
 }
 

@@ -1003,9 +1003,10 @@ int main(int argc, char **argv)
      * 4 accumulators (64 elements); whole blocks, a rest of whole vectors
      * and a masked one */
     {
-        static const int64_t pm[][4] = {
-            /* c, h, w, plane sum wanted */
-            {3, 8, 8, 1}, {5, 14, 14, 1}, {2, 7, 7, 0}, {4, 1, 200, 1}, {2, 9, 13, 1}, {1, 56, 56, 1},
+        static const int64_t pm[][5] = {
+            /* c, h, w, plane sum wanted, parallel wanted (2*c*h*w >= 64K) */
+            {3, 8, 8, 1, 0}, {5, 14, 14, 1, 0}, {2, 7, 7, 0, 0}, {4, 1, 200, 1, 0}, {2, 9, 13, 1, 0},
+            {1, 56, 56, 1, 0}, {9, 61, 60, 1, 1},
         };
         for (i = 0; i < (int)(sizeof pm / sizeof pm[0]); i++) {
             Shape sh;
@@ -1016,11 +1017,13 @@ int main(int argc, char **argv)
             sh.c = pm[i][0];
             sh.h = pm[i][1];
             sh.w = pm[i][2];
-            if (run_case(&sh, 0, 512, 2000 + i) && last_plane_sum == (int)pm[i][3]) {
+            if (run_case(&sh, 0, 512, 2000 + i) && last_plane_sum == (int)pm[i][3] &&
+                (!pm[i][3] || last_parallel == (int)pm[i][4])) {
                 passed++;
             } else {
-                printf("FAIL mean c%lld h%lld w%lld: plane sum %d, want %d\n", (long long)sh.c,
-                       (long long)sh.h, (long long)sh.w, last_plane_sum, (int)pm[i][3]);
+                printf("FAIL mean c%lld h%lld w%lld: plane sum %d, want %d; parallel %d, want %d\n",
+                       (long long)sh.c, (long long)sh.h, (long long)sh.w, last_plane_sum, (int)pm[i][3],
+                       last_parallel, (int)pm[i][4]);
                 failed++;
             }
         }
