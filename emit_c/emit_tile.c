@@ -48,6 +48,7 @@ typedef struct Tile {
     const Expr *op[TILE_ROLES]; /* the loads bound to the compute's operands */
     int acc;
     int64_t P, VL, step[TILE_ROLES]; /* operand offsets per row */
+    int64_t prefetch;                /* the loop's prefetch distance (elements) */
 } Tile;
 
 static void indent(FILE *f, int depth)
@@ -193,6 +194,7 @@ static int match_tile(const Kernel *k, const Stmt *loop, const TileIntrin *ti, T
     int ok = 1, i;
     t->ti = ti;
     t->nred = 0;
+    t->prefetch = loop->prefetch;
     while (s && s->kind == ST_FOR && t->nred < ti->reduce_loops) {
         t->red[t->nred++] = s;
         s = s->body[0];
@@ -304,6 +306,16 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
     fprintf(f, "];\n");
     indent(f, d);
     fprintf(f, "}\n");
+    if (t->prefetch > 0 && !bstep) {
+        /* a hint only: GCC and clang's builtin, nothing elsewhere */
+        int64_t elem = (int64_t)dtype_size(k->bufs[t->op[TILE_VEC]->buf].dtype), off;
+        fprintf(f, "#if defined(__GNUC__)\n");
+        for (off = 0; off * elem < t->VL * elem; off += 64 / elem) {
+            indent(f, d);
+            fprintf(f, "__builtin_prefetch(tb + %lld);\n", (long long)(t->prefetch + off));
+        }
+        fprintf(f, "#endif\n");
+    }
     /* the vector operand invariant across rows: its vectors are loaded
      * once per step; else each row loads its own */
     for (j = 0; j < nv && !bstep; j++) {

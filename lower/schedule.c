@@ -249,8 +249,11 @@ static void stmt_dump(const Kernel *k, const Stmt *s, int depth, FILE *f)
             stmt_dump(k, s->body[i], depth, f);
         break;
     case ST_FOR:
-        fprintf(f, "%*s%sfor %s in 0..%lld:\n", depth * 2, "", kinds[s->for_kind],
-                k->var_names[s->var], (long long)s->extent);
+        fprintf(f, "%*s%sfor %s in 0..%lld", depth * 2, "", kinds[s->for_kind], k->var_names[s->var],
+                (long long)s->extent);
+        if (s->prefetch)
+            fprintf(f, " prefetch +%lld", (long long)s->prefetch);
+        fprintf(f, ":\n");
         stmt_dump(k, s->body[0], depth + 1, f);
         break;
     case ST_STORE:

@@ -140,6 +140,10 @@ struct Stmt {
     Expr *cond;         /* ST_IF */
     int n_body;
     Stmt **body;
+    /* FOR_TENSORIZE tile: elements past the vector operand's first one to
+     * prefetch at every reduce step (0: none); emit_tile.c prints one
+     * guarded __builtin_prefetch per 64 bytes of the tile's vectors */
+    int64_t prefetch;
 };
 
 /* A kernel implemented by one runtime function (string operators, which

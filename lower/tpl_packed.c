@@ -584,15 +584,16 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
 
 /* Zero-padded copy of image n of x (Ci planes of H x W) into xp (Ci planes
  * of Hp rows of S phases of Wj columns): xp[((ci*Hp + r)*S + ph)*Wj + j] =
- * x[n][ci][r + lo0][S*j + ph + lo1] inside x, else 0. Per row and phase:
- * zeros left of the image, a copy (contiguous when S == 1), zeros right
- * of it; rows outside the image are zeros. */
-static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
-                         int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
-                         int64_t Cx)
+ * x[n][ci][row0 + r + lo0][S*j + ph + lo1] inside x, else 0 (row0: an
+ * expression, the first row of a band of rows, or NULL for 0). Per row and
+ * phase: zeros left of the image, a copy (contiguous when S == 1), zeros
+ * right of it; rows outside the image are zeros. */
+static Stmt *copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                            int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, Expr *row0, int64_t lo1, int lanes,
+                            Expr *xchan, int64_t Cx)
 {
     IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp);
-    Expr *ir = ex_add(L, ex_var(L, &r), ex_int(L, lo0));
+    Expr *ir = ex_add(L, ex_var(L, &r), row0 ? ex_add(L, row0, ex_int(L, lo0)) : ex_int(L, lo0));
     Expr *inrow = ex_and(L, ex_binary(L, BIN_GE, ir, ex_int(L, 0)), ex_lt(L, ir, ex_int(L, H)));
     Expr *rowbase = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ci), ex_int(L, Hp)), ex_var(L, &r)), ex_int(L, S));
     /* x's plane: image n, channel ci (or the given channel of Cx) */
@@ -635,6 +636,13 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
     return mk_for(L, &ci, st);
 }
 
+static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                         int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
+                         int64_t Cx)
+{
+    return copy_phased_at(L, xp, x, nv, Ci, H, W, Hp, S, Wj, lo0, NULL, lo1, lanes, xchan, Cx);
+}
+
 static Stmt *copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                          int64_t Hp, int64_t Wp, int64_t lo0, int64_t lo1, int lanes)
 {
@@ -658,6 +666,8 @@ static int flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW)
     }
     return flat_ok(L, e->a, oh, ow, OW) && flat_ok(L, e->b, oh, ow, OW) && flat_ok(L, e->c, oh, ow, OW);
 }
+
+static int64_t l1_budget(const Target *t);
 
 /* A 1x1 convolution over whole planes, Y[co][q] = sum_ci W[co][ci] X[ci][q],
  * with the vectors along the positions q (contiguous in X and Y): tiles of
@@ -734,6 +744,12 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
                       ex_var(L, &vv));
         tile = mk_tile(L, acc, accix, ex_load(L, pl->pbuf, aidx), ex_load(L, src, bidx), rv, &pv,
                        &vv);
+        /* the input planes beyond L1: each reduce step's row of X comes
+         * from L2, one line per vector, Ci rows apart (more streams than
+         * the hardware prefetchers follow); fetch the row of the tile two
+         * to the right meanwhile */
+        if (Ci * Qp * 4 > l1_budget(t))
+            tile->prefetch = 2 * VL;
     }
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, R)), ex_var(L, &pv));
@@ -800,6 +816,16 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
  * the stack, per channel) instead of a whole-image temp. */
 #define DW_LOCAL_PLANE_BYTES ((int64_t)128 << 10)
 
+/* A padded plane larger than a quarter of the target's L1 is copied a band at a
+ * time: before each row of tiles, only the input rows those tiles read
+ * (P*s0 + (KH-1)*d0 rows, re-copying the KH-1 rows two bands share). The
+ * band stays in L1 for its tiles; a whole plane copied first would be read
+ * back from L2 (a depthwise tile does one FMA per loaded vector). */
+static int64_t dw_band_bytes(const Target *t)
+{
+    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 4;
+}
+
 typedef struct Window {
     int64_t N, C, H, W, OH, OW, KH, KW, s[2], d[2], lo[2], hi[2];
 } Window;
@@ -832,9 +858,10 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     int lanes = t->vector_bits / 32, acc, xp;
     int64_t Wr = w->OW + (w->KW - 1) * w->d[1], NV = ceil_div(w->OH * Wr, lanes), Hp, reach;
     int64_t rowvecs = w->OH * ceil_div(w->OW, lanes);
-    IterVar nv, cv, pv, vv, ohv, vo, vi, rv[3];
-    Expr **map, *aidx, *bidx, *ow, *iv;
-    Stmt *cp, *tile, *init, *epi, *seq, *decl, *d2, *loops;
+    int64_t C = w->C, G;
+    IterVar nv, cgv, gv, ge, pv, vv, ohv, vo, vi, rv[3];
+    Expr **map, *aidx, *bidx, *ow, *iv, *ch, *acc0;
+    Stmt *cp, *tile, *init, *epi, *seq, *decl, *d2, *loops, *tiles;
     if (w->s[0] != 1 || w->s[1] != 1 || w->OW >= lanes || NV >= rowvecs ||
         NV > (regs_of(t) * 3 / 8) || expr_has_var_any(c->init, c->axes[2].var, c->axes[3].var))
         return 1;
@@ -844,10 +871,9 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     Hp = w->hi[0] - w->lo[0] + 1;
     if (Hp * Wr < reach)
         Hp = ceil_div(reach, Wr);
-    if (Hp * Wr * 4 > DW_LOCAL_PLANE_BYTES)
+    if (Hp * Wr * 4 > DW_LOCAL_PLANE_BYTES / 4)
         return 1;
     nv = lower_itervar(L, "n", w->N);
-    cv = lower_itervar(L, "c", w->C);
     pv = lower_itervar(L, "p", NV);
     vv = lower_itervar(L, "v", lanes);
     ohv = lower_itervar(L, "oh", w->OH);
@@ -856,36 +882,56 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     rv[0] = lower_itervar(L, "ru", 1);
     rv[1] = lower_itervar(L, "rh", w->KH);
     rv[2] = lower_itervar(L, "rw", w->KW);
-    acc = lower_buf_temp(L, "acc", DT_FLOAT32, NV * lanes);
+    /* G channels at a time: their copies, then their tiles, then their
+     * epilogues, so that no load waits for a just-stored row (a masked
+     * row store does not forward to the tap's vector load spanning it, nor
+     * an accumulator vector to an epilogue row across two of them) */
+    G = C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1;
+    gv = lower_itervar(L, "g", G);
+    ge = lower_itervar(L, "g", G);
+    cgv = lower_itervar(L, "c", C / G);
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, G * NV * lanes);
     k->bufs[acc].scope = BUF_LOCAL;
     k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
-    xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * Wr);
+    xp = lower_buf_temp(L, "xpad", DT_FLOAT32, G * Hp * Wr);
     k->bufs[xp].scope = BUF_LOCAL;
     k->bufs[xp].no_init = 1; /* copy_phased writes every row and column */
-    cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], lanes, ex_var(L, &cv), w->C);
+    cp = copy_phased(L, xp, xbuf, &nv, G, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], lanes,
+                     ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), C);
+    /* channel cg*G + g; its accumulators at g*NV*lanes, its copy at g*Hp*Wr */
+    ch = ex_add(L, ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), ex_var(L, &gv));
+    acc0 = ex_mul(L, ex_var(L, &gv), ex_int(L, NV * lanes));
     /* update: acc[p*lanes + v] += w[c, kh, kw] * xp[p*lanes + v + kh*d0*Wr + kw*d1] */
-    aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
+    aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ch, ex_int(L, pl->wco))),
                             ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
                   ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
-    bidx = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)),
+    bidx = ex_add(L, ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &gv), ex_int(L, Hp * Wr)),
+                                      ex_mul(L, ex_var(L, &pv), ex_int(L, lanes))),
                             ex_add(L, ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0] * Wr)),
                                    ex_mul(L, ex_var(L, &rv[2]), ex_int(L, w->d[1])))),
                   ex_var(L, &vv));
-    tile = mk_tile(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vv)),
+    tile = mk_tile(L, acc, ex_add(L, acc0, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vv))),
                    ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
     map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     map[c->axes[0].var] = ex_var(L, &nv);
-    map[c->axes[1].var] = ex_var(L, &cv);
+    map[c->axes[1].var] = ch;
     /* init: the same value for every position of the channel */
     iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
-    init = mk_store(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi)), iv);
+    init = mk_store(L, acc, ex_add(L, acc0, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi))),
+                    iv);
     init = mk_for(L, &vi, init);
     init->for_kind = FOR_VECTORIZE;
     init = mk_for(L, &pv, init);
+    seq = mk(L, ST_SEQ, 2);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    tiles = mk_for(L, &gv, seq);
     {
         Expr *index, *accv;
         ow = ex_add(L, ex_mul(L, ex_var(L, &vo), ex_int(L, lanes)), ex_var(L, &vi));
-        accv = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, Wr)), ow));
+        accv = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &ge), ex_int(L, NV * lanes)),
+                                      ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, Wr)), ow)));
+        map[c->axes[1].var] = ex_add(L, ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), ex_var(L, &ge));
         map[c->axes[2].var] = ex_var(L, &ohv);
         map[c->axes[3].var] = ow;
         index = lower_out_index(L, c);
@@ -896,22 +942,20 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
         epi->for_kind = FOR_VECTORIZE;
         epi = mk_for(L, &vo, epi);
         epi = mk_for(L, &ohv, epi);
+        epi = mk_for(L, &ge, epi);
     }
     seq = mk(L, ST_SEQ, 3);
-    seq->body[0] = init;
-    seq->body[1] = tile;
+    seq->body[0] = cp;
+    seq->body[1] = tiles;
     seq->body[2] = epi;
     decl = mk(L, ST_DECL, 1);
     decl->buf = acc;
     decl->body[0] = seq;
-    seq = mk(L, ST_SEQ, 2);
-    seq->body[0] = cp;
-    seq->body[1] = decl;
     d2 = mk(L, ST_DECL, 1);
     d2->buf = xp;
-    d2->body[0] = seq;
-    loops = mk_for(L, &cv, d2);
-    if (w->C > 1)
+    d2->body[0] = decl;
+    loops = mk_for(L, &cgv, d2);
+    if (C / G > 1)
         loops->for_kind = FOR_PARALLEL;
     k->body = mk_for(L, &nv, loops);
     return 0;
@@ -926,8 +970,8 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
 static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan;
-    int64_t VL, T, OT, S = w->s[1], Hp, Wj, C = w->C;
+    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, band;
+    int64_t VL, T, OT, S = w->s[1], Hp, Hb, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
     Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
@@ -951,6 +995,12 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     if ((OT * P - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1 > Hp)
         Hp = (OT * P - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1;
     Wj = T * VL + ((w->KW - 1) * w->d[1]) / S;
+    Hb = (P - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1;
+    band = OT > 1 && Hp * S * Wj * 4 > dw_band_bytes(t);
+    /* a band's rows start on a vector boundary when that costs at most a
+     * quarter more columns: the taps' loads then split fewer cache lines */
+    if (band && ceil_div(Wj, lanes) * lanes - Wj <= Wj / 4)
+        Wj = ceil_div(Wj, lanes) * lanes;
     nv = lower_itervar(L, "n", w->N);
     cv = lower_itervar(L, "c", C);
     otv = lower_itervar(L, "ot", OT);
@@ -968,8 +1018,15 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     /* the padded, phase-split copy: of one channel at a time, in a local
      * array that stays in cache for the channel's tiles, when the plane is
      * small enough for the stack; else of the whole image first */
-    per_chan = Hp * S * Wj * 4 <= DW_LOCAL_PLANE_BYTES;
-    if (per_chan) {
+    per_chan = band || Hp * S * Wj * 4 <= DW_LOCAL_PLANE_BYTES;
+    if (band) {
+        xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hb * S * Wj);
+        k->bufs[xp].scope = BUF_LOCAL;
+        k->bufs[xp].no_init = 1; /* copy_phased_at writes every row, phase and column */
+        cp = copy_phased_at(L, xp, xbuf, &nv, 1, w->H, w->W, Hb, S, Wj, w->lo[0],
+                            ex_mul(L, ex_var(L, &otv), ex_int(L, (int64_t)P * w->s[0])), w->lo[1], lanes,
+                            ex_var(L, &cv), C);
+    } else if (per_chan) {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
         k->bufs[xp].scope = BUF_LOCAL;
         k->bufs[xp].no_init = 1; /* copy_phased writes every row, phase and column */
@@ -982,9 +1039,9 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     /* update: acc[p*VL + v] += w[c, kh, kw] * xp[c][(ot*P + p)*s0 + kh*d0][(kw*d1) % S][qt*VL + v + (kw*d1) / S] */
     {
         Expr *kwd = ex_mul(L, ex_var(L, &rv[2]), ex_int(L, w->d[1]));
-        Expr *row = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv)),
-                                     ex_int(L, w->s[0])),
-                           ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0])));
+        /* the tile's row in the band, or in the whole plane */
+        Expr *prow = band ? ex_var(L, &pv) : ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
+        Expr *row = ex_add(L, ex_mul(L, prow, ex_int(L, w->s[0])), ex_mul(L, ex_var(L, &rv[1]), ex_int(L, w->d[0])));
         Expr *phase = S > 1 ? ex_binary(L, BIN_MOD, kwd, ex_int(L, S)) : ex_int(L, 0);
         Expr *shift = S > 1 ? ex_binary(L, BIN_DIV, kwd, ex_int(L, S)) : kwd;
         accix2 = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
@@ -1042,6 +1099,19 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     decl->buf = acc;
     decl->body[0] = seq;
     loops = mk_for(L, &qtv, decl);
+    if (band) {
+        Stmt *d2 = mk(L, ST_DECL, 1);
+        seq = mk(L, ST_SEQ, 2);
+        seq->body[0] = cp;
+        seq->body[1] = loops;
+        d2->buf = xp;
+        d2->body[0] = seq;
+        loops = mk_for(L, &cv, mk_for(L, &otv, d2));
+        if (C > 1)
+            loops->for_kind = FOR_PARALLEL;
+        k->body = mk_for(L, &nv, loops);
+        return 0;
+    }
     loops = mk_for(L, &otv, loops);
     if (per_chan) {
         Stmt *d2 = mk(L, ST_DECL, 1);
@@ -1078,7 +1148,7 @@ static int64_t l1_budget(const Target *t)
  * conv keeps on the stack: half the L1. */
 static int64_t acc_budget(const Target *t)
 {
-    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 2;
+    return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 4;
 }
 /* Fewest reduction steps (input channels x window) per block: each block
  * reloads and stores the tile's accumulators (on resnet18, blocks of 72
@@ -1111,6 +1181,10 @@ static void conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW
     *G = ceil_div(rows, ceil_div(rows, g));
     *kc = d;
 }
+
+/* Set by try_conv when it lowers a depthwise conv (template_packed's
+ * threshold for a parallel region). */
+static int dw_kernel;
 
 static int try_conv(Lower *L, const Target *t, Compute *c)
 {
@@ -1233,6 +1307,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             wn.lo[i] = lo[i];
             wn.hi[i] = hi[i];
         }
+        dw_kernel = 1;
         return conv_depthwise(L, t, c, &pl, xl->buf, &wn);
     }
     pl.nr = 3;
@@ -2060,8 +2135,12 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
 }
 
 /* Kernels with fewer multiply-accumulates run their tile loops serially
- * even when built with OpenMP. */
+ * even when built with OpenMP. A depthwise kernel does one FMA per loaded
+ * vector and copies its input: its channels are worth a parallel region
+ * from 16 times fewer (mobilenet_v2's 14x14 and 7x7 ones, 0.25-1.4 M,
+ * take 30-60 us on one thread). */
 #define PARALLEL_MIN_MACS ((int64_t)1 << 21)
+#define DW_PARALLEL_MIN_MACS (PARALLEL_MIN_MACS / 16)
 
 static void serial_all(Stmt *s)
 {
@@ -2218,6 +2297,17 @@ static int plane_sum(Lower *L, const Target *t, Compute *c)
     for (i = c->n_axes - 1; i >= 0; i--)
         st = mk_for(L, &c->axes[i], st);
     k->body = st;
+    /* threads take whole sums, split along the first output axis longer
+     * than 1, once the input has 64K elements (as elementwise kernels) */
+    {
+        int64_t outs = 1;
+        for (i = 0; i < c->n_axes; i++)
+            outs *= c->axes[i].extent;
+        while (st && st->kind == ST_FOR && st->extent == 1)
+            st = st->body[0];
+        if (st && st->kind == ST_FOR && outs * R >= ((int64_t)1 << 16))
+            st->for_kind = FOR_PARALLEL;
+    }
     return 0;
 }
 
@@ -2257,12 +2347,13 @@ int template_packed(Lower *L, const Target *t)
         return 1;
     if (c->post && c->post->dtype != DT_FLOAT32)
         return 1;
+    dw_kernel = 0;
     if (try_conv(L, t, c) && try_conv_nchwc(L, t, c) && try_matmul(L, t, c)) {
         L->k->knobs = NULL; /* no tile of this template, no knobs */
         return 1;
     }
     /* a parallel region costs microseconds: not worth it for small kernels */
-    if (L->k->macs < PARALLEL_MIN_MACS)
+    if (L->k->macs < (dw_kernel ? DW_PARALLEL_MIN_MACS : PARALLEL_MIN_MACS))
         serial_all(L->k->body);
     return 0;
 }

@@ -35,6 +35,10 @@
 static int passed, failed, packed_cases, knob_cases, blocked_cases;
 static int last_packed; /* the last template case's kernel reads a repacked constant */
 static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
+static int last_dw_band; /* ... and copies the depthwise input a band of rows per row of tiles */
+static int last_dw_group; /* ... and runs depthwise channels in groups (copies, tiles, epilogues) */
+static int last_parallel; /* ... and has a parallel loop */
+static int last_prefetch; /* ... and a tile that prefetches its vector operand */
 static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
 static unsigned long long rng_state = 88172645463325252ull;
@@ -354,6 +358,10 @@ static void random_shape(Shape *sh)
             sh->dw = 1;
             sh->c = sh->oc = 1 + rnd(20);
             sh->h = sh->kh + rnd(30);
+            /* a small L1: the padded plane is copied in bands of rows
+             * (tpl_packed.c dw_band_bytes) */
+            if (rnd(3) == 0)
+                sh->l1 = 2048;
         } else if (sh->kind == K_CONV && rnd(2) == 0) {
             /* a pointwise conv: the template's positions-vector tiles */
             sh->kh = sh->kw = sh->stride = 1;
@@ -645,6 +653,13 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         L[i].arena = &arena;
         L[i].k = &k[i];
         n_in = build(&L[i], sh);
+        if (sh->kind == K_CONV) {
+            /* as op_nn.c counts them (the packed template's threshold
+             * for a parallel region) */
+            int64_t oh = out_extent(sh->h, sh->kh, sh->stride, sh->pad);
+            int64_t ow = out_extent(sh->w, sh->kw, sh->stride, sh->pad);
+            k[i].macs = sh->n * sh->oc * oh * ow * sh->kh * sh->kw * (sh->dw ? 1 : sh->c);
+        }
         if (i == 1 && mode == 2 && k[i].n_stages > 1) {
             Sched s;
             sched_init(&s, &L[i]);
@@ -683,12 +698,28 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
         lower_knob_table = NULL;
         /* the flat depthwise tile stores output rows from a loop "oh"; the
          * plane sum runs its accumulator blocks in a loop "qo" */
-        last_flat_dw = last_plane_sum = 0;
+        last_flat_dw = last_plane_sum = last_dw_band = last_dw_group = last_parallel = last_prefetch = 0;
         last_merged = 0;
-        if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM) && (df = open_memstream(&dump, &dlen)) != NULL) {
+        if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM || sh->kind == K_CONV) &&
+            (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
             fclose(df);
             last_flat_dw = sh->kind == K_CONV && strstr(dump, "for oh") != NULL;
+            {
+                /* a loop "for gN in 0..G" with G > 1 */
+                const char *gl = dump;
+                while ((gl = strstr(gl, "for g")) != NULL) {
+                    const char *r = strstr(gl, " in 0..");
+                    if (r && atoi(r + 7) > 1)
+                        last_dw_group = sh->kind == K_CONV;
+                    gl += 5;
+                }
+            }
+            last_parallel = strstr(dump, "parallel for") != NULL;
+            last_prefetch = strstr(dump, " prefetch +") != NULL;
+            /* a band: the copy's row loop "ih" inside the tile-row loop "ot" */
+            last_dw_band = sh->kind == K_CONV && strstr(dump, "for ot") && strstr(dump, "for ih") &&
+                           strstr(dump, "for ot") < strstr(dump, "for ih");
             last_plane_sum = sh->kind == K_MEAN && strstr(dump, "for qo") != NULL;
             /* sched_fuse_flat names the merged loop outer_inner_f */
             last_merged = sh->kind == K_ELEM && strstr(dump, "_f") != NULL;
@@ -950,12 +981,109 @@ int main(int argc, char **argv)
                 sh.stride = 1;
                 sh.dw = sh.cw = 1;
                 want = (int)fl[i][vb == 512 ? 6 : 5];
-                if (run_case(&sh, 0, vb, 1000 + i) && last_flat_dw == want) {
+                /* the flat tile takes its channels in groups of 4 or 2
+                 * when they divide the channels */
+                if (run_case(&sh, 0, vb, 1000 + i) && last_flat_dw == want &&
+                    (!want || last_dw_group == (sh.c % 2 == 0))) {
                     passed++;
                 } else {
-                    printf("FAIL depthwise c%lld h%lld w%lld k%lld p%lld vbits %d: flat tile %d, want %d\n",
+                    printf("FAIL depthwise c%lld h%lld w%lld k%lld p%lld vbits %d: flat tile %d, want %d; "
+                           "channel groups %d\n",
                            (long long)sh.c, (long long)sh.h, (long long)sh.w, (long long)sh.kh,
-                           (long long)sh.pad, vb, last_flat_dw, want);
+                           (long long)sh.pad, vb, last_flat_dw, want, last_dw_group);
+                    failed++;
+                }
+            }
+        }
+    }
+    /* depthwise convs whose padded plane is larger than a quarter of L1:
+     * the input copied a band of rows before each row of tiles (rows
+     * aligned to vectors when that costs at most a quarter more columns);
+     * strides 1 and 2 (column phases), 5x5, wide padding, partial last bands */
+    {
+        static const int64_t bd[][7] = {
+            /* c, h, w, k, pad, stride, L1 bytes; all want bands */
+            {3, 60, 60, 3, 1, 1, 32768}, {2, 61, 57, 3, 1, 2, 32768}, {2, 40, 45, 5, 2, 1, 16384},
+            {3, 37, 50, 5, 2, 2, 16384}, {2, 33, 70, 3, 2, 1, 16384}, {1, 112, 112, 3, 1, 1, 49152},
+            {2, 112, 112, 3, 1, 2, 49152}, {2, 29, 29, 3, 0, 2, 4096},
+        };
+        for (i = 0; i < (int)(sizeof bd / sizeof bd[0]); i++) {
+            Shape sh;
+            for (vb = 256; vb <= 512; vb += 256) {
+                memset(&sh, 0, sizeof sh);
+                sh.kind = K_CONV;
+                sh.n = 1 + (i % 2);
+                sh.c = sh.oc = bd[i][0];
+                sh.h = bd[i][1];
+                sh.w = bd[i][2];
+                sh.kh = sh.kw = bd[i][3];
+                sh.pad = bd[i][4];
+                sh.stride = bd[i][5];
+                sh.l1 = bd[i][6];
+                sh.dw = sh.cw = 1;
+                if (run_case(&sh, 0, vb, 1500 + i) && last_dw_band) {
+                    passed++;
+                } else {
+                    printf("FAIL depthwise c%lld h%lld w%lld k%lld s%lld vbits %d: band copy %d, want 1\n",
+                           (long long)sh.c, (long long)sh.h, (long long)sh.w, (long long)sh.kh,
+                           (long long)sh.stride, vb, last_dw_band);
+                    failed++;
+                }
+            }
+        }
+    }
+    /* depthwise kernels run their channels in parallel from 2^17 MACs
+     * (tpl_packed.c DW_PARALLEL_MIN_MACS), 16 times fewer than others */
+    {
+        static const int64_t pd[][5] = {
+            /* c, h, w, k, parallel wanted: 300*49*9 and 12*28*28*9 MACs >= 2^17 */
+            {300, 7, 7, 3, 1}, {200, 7, 7, 3, 0}, {12, 56, 56, 3, 1}, {2, 20, 20, 3, 0},
+        };
+        for (i = 0; i < (int)(sizeof pd / sizeof pd[0]); i++) {
+            Shape sh;
+            memset(&sh, 0, sizeof sh);
+            sh.kind = K_CONV;
+            sh.n = 1;
+            sh.c = sh.oc = pd[i][0];
+            sh.h = pd[i][1];
+            sh.w = pd[i][2];
+            sh.kh = sh.kw = pd[i][3];
+            sh.pad = 1;
+            sh.stride = 1;
+            sh.dw = sh.cw = 1;
+            if (run_case(&sh, 0, 512, 1700 + i) && last_parallel == (int)pd[i][4]) {
+                passed++;
+            } else {
+                printf("FAIL depthwise c%lld h%lld w%lld: parallel %d, want %d\n", (long long)sh.c,
+                       (long long)sh.h, (long long)sh.w, last_parallel, (int)pd[i][4]);
+                failed++;
+            }
+        }
+    }
+    /* pointwise convs over planes larger than L1: the positions tile
+     * prefetches the input row two tiles ahead (tpl_packed.c
+     * conv_positions); not for planes that stay in L1 */
+    {
+        static const int64_t pp[][4] = {
+            /* c, oc, h (= w), prefetch wanted */
+            {64, 24, 20, 1}, {40, 33, 23, 1}, {4, 8, 9, 0}, {8, 16, 12, 0},
+        };
+        for (i = 0; i < (int)(sizeof pp / sizeof pp[0]); i++) {
+            Shape sh;
+            for (vb = 256; vb <= 512; vb += 256) {
+                memset(&sh, 0, sizeof sh);
+                sh.kind = K_CONV;
+                sh.n = 1;
+                sh.c = pp[i][0];
+                sh.oc = pp[i][1];
+                sh.h = sh.w = pp[i][2];
+                sh.kh = sh.kw = sh.stride = 1;
+                sh.cw = 1;
+                if (run_case(&sh, 0, vb, 1800 + i) && last_prefetch == (int)pp[i][3]) {
+                    passed++;
+                } else {
+                    printf("FAIL pointwise c%lld oc%lld h%lld vbits %d: prefetch %d, want %d\n", (long long)sh.c,
+                           (long long)sh.oc, (long long)sh.h, vb, last_prefetch, (int)pp[i][3]);
                     failed++;
                 }
             }
@@ -966,9 +1094,10 @@ int main(int argc, char **argv)
      * 4 accumulators (64 elements); whole blocks, a rest of whole vectors
      * and a masked one */
     {
-        static const int64_t pm[][4] = {
-            /* c, h, w, plane sum wanted */
-            {3, 8, 8, 1}, {5, 14, 14, 1}, {2, 7, 7, 0}, {4, 1, 200, 1}, {2, 9, 13, 1}, {1, 56, 56, 1},
+        static const int64_t pm[][5] = {
+            /* c, h, w, plane sum wanted, parallel wanted (2*c*h*w >= 64K) */
+            {3, 8, 8, 1, 0}, {5, 14, 14, 1, 0}, {2, 7, 7, 0, 0}, {4, 1, 200, 1, 0}, {2, 9, 13, 1, 0},
+            {1, 56, 56, 1, 0}, {9, 61, 60, 1, 1},
         };
         for (i = 0; i < (int)(sizeof pm / sizeof pm[0]); i++) {
             Shape sh;
@@ -979,11 +1108,13 @@ int main(int argc, char **argv)
             sh.c = pm[i][0];
             sh.h = pm[i][1];
             sh.w = pm[i][2];
-            if (run_case(&sh, 0, 512, 2000 + i) && last_plane_sum == (int)pm[i][3]) {
+            if (run_case(&sh, 0, 512, 2000 + i) && last_plane_sum == (int)pm[i][3] &&
+                (!pm[i][3] || last_parallel == (int)pm[i][4])) {
                 passed++;
             } else {
-                printf("FAIL mean c%lld h%lld w%lld: plane sum %d, want %d\n", (long long)sh.c,
-                       (long long)sh.h, (long long)sh.w, last_plane_sum, (int)pm[i][3]);
+                printf("FAIL mean c%lld h%lld w%lld: plane sum %d, want %d; parallel %d, want %d\n",
+                       (long long)sh.c, (long long)sh.h, (long long)sh.w, last_plane_sum, (int)pm[i][3],
+                       last_parallel, (int)pm[i][4]);
                 failed++;
             }
         }
