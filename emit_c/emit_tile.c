@@ -14,7 +14,8 @@
  *     acc[base + p*V + v] = <the compute's right-hand side>
  *
  * (at most `reduce_loops` reduce loops), with P and V extents the axes
- * allow, acc a local float32 array of at least P*V elements whose index
+ * allow, acc a float32 buffer (a local array of at least P*V elements, or
+ * a tensor whose rows lie RS >= V apart: acc[base + p*RS + v]) whose index
  * does not move with the reduce loops, every operand a float32 load whose
  * index is affine in p (a constant step per row) and depends on an axis
  * only if the compute lists it, and Y unit-stride in v. The tree of + and
@@ -48,6 +49,7 @@ typedef struct Tile {
     const Expr *op[TILE_ROLES]; /* the loads bound to the compute's operands */
     int acc;
     int64_t P, VL, step[TILE_ROLES]; /* operand offsets per row */
+    int64_t rs;                      /* accumulator offset per row */
 } Tile;
 
 static void indent(FILE *f, int depth)
@@ -215,12 +217,14 @@ static int match_tile(const Kernel *k, const Stmt *loop, const TileIntrin *ti, T
     if (!extent_ok(&ti->axes[0], t->P) || !extent_ok(&ti->axes[1], t->VL))
         return 0;
     t->acc = t->store->buf;
-    if (k->bufs[t->acc].scope != BUF_LOCAL || k->bufs[t->acc].dtype != DT_FLOAT32 ||
-        k->bufs[t->acc].numel < t->P * t->VL)
+    if (k->bufs[t->acc].dtype != DT_FLOAT32 ||
+        (k->bufs[t->acc].scope == BUF_LOCAL && k->bufs[t->acc].numel < t->P * t->VL))
         return 0;
-    /* acc index: (base invariant in the nest) + p*VL + v */
-    if (lq_coef(t->store->index, t->ploop->var, &ok) != t->VL ||
-        lq_coef(t->store->index, t->vloop->var, &ok) != 1 || !ok)
+    /* acc index: (base invariant in the nest) + p*RS + v, rows RS >= VL
+     * apart: VL in a local tile, the output's row length when the tile
+     * accumulates straight into the output (a matmul's rows) */
+    t->rs = lq_coef(t->store->index, t->ploop->var, &ok);
+    if ((t->P > 1 && t->rs < t->VL) || lq_coef(t->store->index, t->vloop->var, &ok) != 1 || !ok)
         return 0;
     for (i = 0; i < t->nred; i++)
         if (lq_uses_var(t->store->index, t->red[i]->var))
@@ -271,7 +275,7 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
         for (j = 0; j < nv; j++) {
             indent(f, depth + 1);
             fprintf(f, "%s c%lld_%lld = ", vt, (long long)r, (long long)j);
-            snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->VL + j * lanes));
+            snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->rs + j * lanes));
             op_load(f, ti, ptr);
             fprintf(f, ";\n");
         }
@@ -355,7 +359,7 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
     for (r = 0; r < t->P; r++)
         for (j = 0; j < nv; j++) {
             indent(f, depth + 1);
-            snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->VL + j * lanes));
+            snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->rs + j * lanes));
             snprintf(acc, sizeof acc, "c%lld_%lld", (long long)r, (long long)j);
             op_store(f, ti, ptr, acc);
             fprintf(f, ";\n");
