@@ -19,7 +19,9 @@
  *     zero-padded plane per image (so no bounds test is left in the
  *     reduction, and the last tile of a row may run past the output width);
  *     for a matmul, row panels ap[mt][k][P] (so the P rows a tile reads are
- *     adjacent instead of a row stride apart, which would alias in L1);
+ *     adjacent instead of a row stride apart, which would alias in L1),
+ *     a stage of its own that compute_at moves into the row block loop
+ *     (each block copies the panels its tiles read, see mm_pack_schedule);
  *   - for each tile of P output positions x VL output channels: a local
  *     accumulator tile initialised from the stage's init, the reduction
  *     loops r1, r2, r3 around `for p: for v: acc[p*VL+v] += A[..p..] *
@@ -27,7 +29,10 @@
  *     emitter matches the nest against the target's broadcast-FMA tile
  *     intrinsic, keeping the P*V accumulators in registers; emit_intrin.c),
  *     then the stage's post (bias, activation, residual add: a fused
- *     epilogue) applied once per output element as it is stored.
+ *     epilogue) applied once per output element as it is stored. On the
+ *     x86 targets a matmul whose columns are whole tiles accumulates in
+ *     the output itself (mm_direct): init stored there, post applied in
+ *     place, and a partial last row tile of its own height.
  *
  * Every output element still receives init, then the products in the
  * order of the reduce axes, then post: the naive schedule's computation
