@@ -234,7 +234,8 @@ static int match_tile(const Kernel *k, const Stmt *loop, const TileIntrin *ti, T
 
 /* ---- the printer ---- */
 
-/* Whether an inner reduce loop of a tile (a conv window's row or column)
+/* Whether an inner reduce loop of a tile (a conv window's row or column;
+ * or one the schedule marked FOR_UNROLL, a matmul's pair of steps, below)
  * goes without the declared loop prefix (which keeps the compiler from
  * unrolling reduce loops), i.e. is left for the compiler to unroll: when
  * it is short and the accumulators take at most half the target's vector
@@ -247,7 +248,18 @@ static int tile_unroll_inner(const Tile *t, int64_t nv, int64_t extent)
     return extent <= 4 && 2 * t->P * nv <= regs;
 }
 
-static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
+/* Prints a float32 expression e (for an intrinsic template's argument). */
+static void expr_arg(FILE *f, int i, const void *ctx)
+{
+    const void *const *c = ctx;
+    (void)i;
+    emit_expr(f, (const Kernel *)c[0], (const Expr *)c[1]);
+}
+
+/* The tile; init (or NULL) is the value its accumulators start from
+ * instead of loads from acc (emit_tile_init_loop): a constant broadcast to
+ * every lane, or a load unit-stride in v and the same for every row. */
+static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const Expr *init)
 {
     const TileIntrin *ti = t->ti;
     const char *an = k->bufs[t->acc].name, *vt = ti->vector_type;
@@ -271,18 +283,48 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
     fprintf(f, "];\n");
     indent(f, depth + 1);
     fprintf(f, "}\n");
+    if (init && init->kind == EX_LOAD) {
+        indent(f, depth + 1);
+        fprintf(f, "const %s *ti;\n", ti->ctype);
+        indent(f, depth + 1);
+        fprintf(f, "{\n");
+        indent(f, depth + 2);
+        fprintf(f, "const int32_t %s = 0, %s = 0;\n", pn, vn);
+        indent(f, depth + 2);
+        fprintf(f, "(void)%s;\n", pn);
+        indent(f, depth + 2);
+        fprintf(f, "(void)%s;\n", vn);
+        indent(f, depth + 2);
+        fprintf(f, "ti = &%s[", k->bufs[init->buf].name);
+        emit_index(f, k, init->a, 0);
+        fprintf(f, "];\n");
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+    }
     for (r = 0; r < t->P; r++)
         for (j = 0; j < nv; j++) {
             indent(f, depth + 1);
             fprintf(f, "%s c%lld_%lld = ", vt, (long long)r, (long long)j);
-            snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->rs + j * lanes));
-            op_load(f, ti, ptr);
+            if (init && init->kind == EX_LOAD) {
+                snprintf(ptr, sizeof ptr, "ti + %lld", (long long)(j * lanes));
+                op_load(f, ti, ptr);
+            } else if (init) {
+                static const char *const bn[] = {"x"};
+                const void *ctx[2];
+                ctx[0] = k;
+                ctx[1] = init;
+                emit_template(f, ti->tpl[TT_BROADCAST], bn, 1, expr_arg, ctx);
+            } else {
+                snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->rs + j * lanes));
+                op_load(f, ti, ptr);
+            }
             fprintf(f, ";\n");
         }
     d = depth + 1;
     for (i = 0; i < t->nred; i++) {
         const char *rn = k->var_names[t->red[i]->var];
-        if (*ti->loop_prefix && !(i > 0 && tile_unroll_inner(t, nv, t->red[i]->extent)))
+        if (*ti->loop_prefix &&
+            !(i > 0 && (tile_unroll_inner(t, nv, t->red[i]->extent) || t->red[i]->for_kind == FOR_UNROLL)))
             fprintf(f, "%s\n", ti->loop_prefix);
         indent(f, d);
         fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", rn, rn, (long long)t->red[i]->extent, rn);
@@ -381,9 +423,47 @@ int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTi
         return 0;
     if (t.ti->guard)
         fprintf(f, "#if %s\n", t.ti->guard);
-    print_tile(f, k, &t, depth);
+    print_tile(f, k, &t, depth, NULL);
     if (!t.ti->guard)
         return 1;
     lq_print_else(f, k, loop, depth, emit, &fallback);
+    return 1;
+}
+
+/* The value an init nest stores, when the tile can start its accumulators
+ * from it: a float32 constant, or a float32 load (not of acc) the same for
+ * every row and unit-stride in v (a bias per column). */
+static int init_value_ok(const Kernel *k, const Expr *e, const Tile *t)
+{
+    if (!e || e->dtype != DT_FLOAT32)
+        return 0;
+    if (e->kind == EX_FLOAT)
+        return 1;
+    return e->kind == EX_LOAD && k->bufs[e->buf].dtype == DT_FLOAT32 && e->buf != t->acc &&
+           !lq_uses_var(e->a, t->ploop->var) && lq_unit_stride(e->a, t->vloop->var);
+}
+
+int emit_tile_init_loop(FILE *f, const Kernel *k, const Stmt *init, const Stmt *loop, int depth)
+{
+    Tile t;
+    const Stmt *iv, *st;
+    int i;
+    if (!cur_target || !init || !loop || loop == fallback || loop->kind != ST_FOR ||
+        loop->for_kind != FOR_TENSORIZE || init->kind != ST_FOR || !init->body[0] ||
+        init->body[0]->kind != ST_FOR)
+        return 0;
+    iv = init->body[0];
+    st = iv->body[0];
+    if (!st || st->kind != ST_STORE)
+        return 0;
+    for (i = 0; i < cur_target->n_tiles; i++)
+        if (match_tile(k, loop, &cur_target->tiles[i], &t))
+            break;
+    if (i == cur_target->n_tiles || t.ti->guard)
+        return 0;
+    if (init->var != t.ploop->var || iv->var != t.vloop->var || init->extent != t.P || iv->extent != t.VL ||
+        st->buf != t.acc || !lq_same_expr(st->index, t.store->index) || !init_value_ok(k, st->value, &t))
+        return 0;
+    print_tile(f, k, &t, depth, st->value);
     return 1;
 }

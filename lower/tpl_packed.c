@@ -1504,13 +1504,15 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
     Expr **map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     Expr *n = ex_add(L, ex_mul(L, ex_var(L, cbv), ex_int(L, pl->VL)), ex_var(L, vv));
     Expr *m = ex_add(L, ex_mul(L, mte, ex_int(L, pl->P)), ex_var(L, &pv));
-    Expr *kk = kbv ? ex_add(L, ex_mul(L, ex_var(L, kbv), ex_int(L, kc)), ex_var(L, &rv[0])) : ex_var(L, &rv[0]);
-    Expr *aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, mte, ex_int(L, K)), kk), ex_int(L, pl->P)),
-                        ex_var(L, &pv));
-    Expr *widx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, cbv), ex_int(L, K)), kk), ex_int(L, pl->VL)),
-                        ex_var(L, vv));
-    Expr *index = lower_out_index(L, c), *oix, *iv, *accv;
+    Expr *kk = ex_add(L, ex_mul(L, ex_var(L, &rv[0]), ex_int(L, rv[1].extent)), ex_var(L, &rv[1]));
+    Expr *aidx;
+    Expr *widx, *index = lower_out_index(L, c), *oix, *iv, *accv;
     Stmt *st;
+    if (kbv)
+        kk = ex_add(L, ex_mul(L, ex_var(L, kbv), ex_int(L, kc)), kk);
+    aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, mte, ex_int(L, K)), kk), ex_int(L, pl->P)), ex_var(L, &pv));
+    widx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, cbv), ex_int(L, K)), kk), ex_int(L, pl->VL)),
+                  ex_var(L, vv));
     for (i = 0; i + 2 < c->n_axes; i++)
         map[c->axes[i].var] = ex_int(L, 0);
     if (direct) {
@@ -1526,6 +1528,8 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
     iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
     *init = mk_for(L, &pv, mk_for(L, vv, mk_store(L, ob, oix, iv)));
     *tile = mk_tile(L, ob, oix, ex_load(L, apbuf, aidx), ex_load(L, pl->pbuf, widx), rv, &pv, vv);
+    if (rv[1].extent > 1)
+        (*tile)->body[0]->for_kind = FOR_UNROLL;
     accv = ex_load(L, ob, oix);
     if (direct) {
         *epi = c->post ? mk_for(L, &pv, mk_for(L, vv, mk_store(L, ob, oix, subst(L, c->post, map, accv)))) : NULL;
@@ -1584,8 +1588,14 @@ static void mm_pack_schedule(Lower *L, int stage, const IterVar *pk, int mb)
  * with row groups, the reduction cut into blocks of kc (a divisor of K
  * near 256) so that the column panel's block (kc*VL floats) stays in L1
  * while the group's tiles pass over it (the group's accumulator tiles then
- * live side by side in acc between blocks). */
-static void mm_blocking(const Target *t, int P, int64_t K, int64_t T, int64_t *G, int64_t *kc)
+ * live side by side in acc between blocks). Tiles that accumulate in the
+ * output (direct) keep the whole reduction while the column panel (K*VL
+ * floats) fits in a quarter of the L2: each block would reload and store
+ * the tile from output rows a row stride apart (at a multiple of 4 KiB
+ * all in the same L1 sets), which cost more than streaming the panel from
+ * L2 (gemm1024 on AVX-512: ~3% less time with kc = K than with 256). */
+static void mm_blocking(const Target *t, int P, int64_t K, int64_t T, int VL, int direct, int64_t *G,
+                        int64_t *kc)
 {
     *G = l2_budget(t) / ((int64_t)P * K * 4);
     if (*G < 1)
@@ -1593,6 +1603,8 @@ static void mm_blocking(const Target *t, int P, int64_t K, int64_t T, int64_t *G
     if (*G > T)
         *G = T;
     *kc = K;
+    if (direct && K * VL * 4 <= l2_budget(t) / 2)
+        return;
     if (*G < T && K >= 512) {
         int64_t d;
         for (d = 256; d >= 128; d--)
@@ -1664,7 +1676,7 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
     pl.rext[2] = 1;
     plan_tile(&pl, t, Nn, M);
     T = ceil_div(M, pl.P);
-    mm_blocking(t, pl.P, K, T, &G, &kc);
+    mm_blocking(t, pl.P, K, T, pl.VL, mm_direct(L, t, c, mvar, nvar, Nn, pl.VL), &G, &kc);
     {
         TileKnobs kn = choose_knobs(L, t, TS_MATMUL, "matmul",
                                     arena_printf(L->arena, "m%lld,k%lld,n%lld", (long long)M, (long long)K,
@@ -1686,8 +1698,11 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
     mbv = lower_itervar(L, "mb", nmb);
     miv = lower_itervar(L, "mi", G);
     mte = ex_add(L, ex_mul(L, ex_var(L, &mbv), ex_int(L, G)), ex_var(L, &miv));
-    rv[0] = lower_itervar(L, "rk", kc);
-    rv[1] = lower_itervar(L, "ru", 1);
+    /* tiles accumulating in the output take the reduction two steps per
+     * iteration (an unrolled inner reduce loop of 2, printed without the
+     * declared loop prefix, emit_tile.c): half the loop control per FMA */
+    rv[0] = lower_itervar(L, "rk", direct && kc % 2 == 0 ? kc / 2 : kc);
+    rv[1] = lower_itervar(L, "ru", direct && kc % 2 == 0 ? 2 : 1);
     rv[2] = lower_itervar(L, "ru", 1);
     if (kc < K)
         kbv = lower_itervar(L, "kb", K / kc);
@@ -1746,7 +1761,16 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
             mm_phases(L, c, &pl, direct ? c->out_buf : acc, rows[rs_], M, Nn, K, kc, mvar, nvar, mte,
                       &cbv, &vv, rv, kc < K ? &kbv : NULL, &miv, apbuf, ph[0] + rs_, ph[1] + rs_,
                       ph[2] + rs_);
-        /* each phase: the guarded copies for the row sets */
+        /* each phase: the guarded copies for the row sets (without
+         * blocks, each row set's phases together: init next to its tile,
+         * which the declared tile then starts from, emit_tile_init_loop) */
+        for (rs_ = 0; rs_ < nset && kc == K; rs_++) {
+            Stmt *q = mk(L, ST_SEQ, ph[2][rs_] ? 3 : 2);
+            for (i = 0; i < q->n_body; i++)
+                q->body[i] = ph[i][rs_];
+            ph[0][rs_] = q;
+            ph[1][rs_] = ph[2][rs_] = NULL;
+        }
         for (j = 0; j < 3; j++) {
             Stmt *q = mk(L, ST_SEQ, nset);
             for (rs_ = 0; rs_ < nset; rs_++)
@@ -1769,10 +1793,7 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
             body = seq;
         } else {
             /* for mb: for cb: for mi: { init; tile; epilogue } */
-            seq = mk(L, ST_SEQ, ph[2][0] ? 3 : 2);
-            for (j = 0; j < seq->n_body; j++)
-                seq->body[j] = ph[j][0];
-            body = seq;
+            body = ph[0][0];
         }
         if (!direct) {
             decl = mk(L, ST_DECL, 1);
