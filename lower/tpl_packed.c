@@ -1504,7 +1504,8 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
     Expr **map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     Expr *n = ex_add(L, ex_mul(L, ex_var(L, cbv), ex_int(L, pl->VL)), ex_var(L, vv));
     Expr *m = ex_add(L, ex_mul(L, mte, ex_int(L, pl->P)), ex_var(L, &pv));
-    Expr *kk = ex_add(L, ex_mul(L, ex_var(L, &rv[0]), ex_int(L, rv[1].extent)), ex_var(L, &rv[1]));
+    Expr *kk = rv[1].extent > 1 ? ex_add(L, ex_mul(L, ex_var(L, &rv[0]), ex_int(L, rv[1].extent)), ex_var(L, &rv[1]))
+                                : ex_var(L, &rv[0]);
     Expr *aidx;
     Expr *widx, *index = lower_out_index(L, c), *oix, *iv, *accv;
     Stmt *st;
