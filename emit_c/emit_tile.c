@@ -256,9 +256,9 @@ static void expr_arg(FILE *f, int i, const void *ctx)
     emit_expr(f, (const Kernel *)c[0], (const Expr *)c[1]);
 }
 
-/* The tile; init (or NULL) is the value its accumulators start from
- * instead of loads from acc (emit_tile_init_loop): a constant broadcast to
- * every lane, or a load unit-stride in v and the same for every row. */
+/* The tile; init (or NULL) is the constant its accumulators start from
+ * (broadcast to every lane) instead of loads from acc
+ * (emit_tile_init_loop). */
 static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const Expr *init)
 {
     const TileIntrin *ti = t->ti;
@@ -283,32 +283,11 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
     fprintf(f, "];\n");
     indent(f, depth + 1);
     fprintf(f, "}\n");
-    if (init && init->kind == EX_LOAD) {
-        indent(f, depth + 1);
-        fprintf(f, "const %s *ti;\n", ti->ctype);
-        indent(f, depth + 1);
-        fprintf(f, "{\n");
-        indent(f, depth + 2);
-        fprintf(f, "const int32_t %s = 0, %s = 0;\n", pn, vn);
-        indent(f, depth + 2);
-        fprintf(f, "(void)%s;\n", pn);
-        indent(f, depth + 2);
-        fprintf(f, "(void)%s;\n", vn);
-        indent(f, depth + 2);
-        fprintf(f, "ti = &%s[", k->bufs[init->buf].name);
-        emit_index(f, k, init->a, 0);
-        fprintf(f, "];\n");
-        indent(f, depth + 1);
-        fprintf(f, "}\n");
-    }
     for (r = 0; r < t->P; r++)
         for (j = 0; j < nv; j++) {
             indent(f, depth + 1);
             fprintf(f, "%s c%lld_%lld = ", vt, (long long)r, (long long)j);
-            if (init && init->kind == EX_LOAD) {
-                snprintf(ptr, sizeof ptr, "ti + %lld", (long long)(j * lanes));
-                op_load(f, ti, ptr);
-            } else if (init) {
+            if (init) {
                 static const char *const bn[] = {"x"};
                 const void *ctx[2];
                 ctx[0] = k;
@@ -430,19 +409,6 @@ int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTi
     return 1;
 }
 
-/* The value an init nest stores, when the tile can start its accumulators
- * from it: a float32 constant, or a float32 load (not of acc) the same for
- * every row and unit-stride in v (a bias per column). */
-static int init_value_ok(const Kernel *k, const Expr *e, const Tile *t)
-{
-    if (!e || e->dtype != DT_FLOAT32)
-        return 0;
-    if (e->kind == EX_FLOAT)
-        return 1;
-    return e->kind == EX_LOAD && k->bufs[e->buf].dtype == DT_FLOAT32 && e->buf != t->acc &&
-           !lq_uses_var(e->a, t->ploop->var) && lq_unit_stride(e->a, t->vloop->var);
-}
-
 int emit_tile_init_loop(FILE *f, const Kernel *k, const Stmt *init, const Stmt *loop, int depth)
 {
     Tile t;
@@ -462,7 +428,8 @@ int emit_tile_init_loop(FILE *f, const Kernel *k, const Stmt *init, const Stmt *
     if (i == cur_target->n_tiles || t.ti->guard)
         return 0;
     if (init->var != t.ploop->var || iv->var != t.vloop->var || init->extent != t.P || iv->extent != t.VL ||
-        st->buf != t.acc || !lq_same_expr(st->index, t.store->index) || !init_value_ok(k, st->value, &t))
+        st->buf != t.acc || !lq_same_expr(st->index, t.store->index) || !st->value ||
+        st->value->kind != EX_FLOAT || st->value->dtype != DT_FLOAT32)
         return 0;
     print_tile(f, k, &t, depth, st->value);
     return 1;

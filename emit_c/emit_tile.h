@@ -26,8 +26,8 @@ int emit_tile_has_header(const Target *t, const char *text);
  * prints the scalar nest). */
 int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitTileStmtFn emit);
 /* An init nest `for p: for v: acc[i] = x` (the tile's own p and v loops
- * and accumulator index; x a float32 constant, or a load the same for
- * every row and unit-stride in v) followed by a FOR_TENSORIZE nest that
+ * and accumulator index; x a float32 constant: a matmul's zero) followed
+ * by a FOR_TENSORIZE nest that
  * matches a declared tile without a guard: prints the tile with its
  * accumulators starting from x (no store of x to acc and load back) and
  * returns 1; else prints nothing and returns 0. */
