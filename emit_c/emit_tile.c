@@ -21,7 +21,9 @@
  * only if the compute lists it, and Y unit-stride in v. The tree of + and
  * * is matched node for node, operands in the declared order.
  *
- * The P*(V/LANES) accumulator vectors are loaded from acc once, live in
+ * The P*(V/LANES) accumulator vectors are loaded from acc once (or, right
+ * after an init nest storing a constant to the same elements, start as
+ * that constant: emit_tile_init_loop), live in
  * registers across the reduce loops and are stored back at the end; each
  * reduce step loads the V/LANES vectors of Y (once per step, or per row
  * when Y moves with the row) and broadcasts one element of X per row.
