@@ -1559,14 +1559,17 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
  * split by PACK_KB and the nest reordered to mt, kb, p, k, so that both
  * the P source rows' blocks (one cache line each) and the block of the
  * panel being written stay in L1, rather than for k: for p (P rows a
- * matrix stride apart per column), and the tiles' loop is parallel. A
- * refusal of compute_at leaves the copy whole before the tiles. */
+ * matrix stride apart per column). The block's copy stays serial (about
+ * 2% of the time): a parallel region of its own per block, next to the
+ * tiles' one, doubled the barriers, which cost whole time slices when the
+ * machine is oversubscribed. A refusal of compute_at leaves the copy whole
+ * before the tiles, its mt loop parallel. */
 static void mm_pack_schedule(Lower *L, int stage, const IterVar *pk, int mb)
 {
     Sched s;
-    int ko, ki, order[4], n = 0, i, cand[4];
+    int ko, ki, order[4], n = 0, i, cand[4], moved;
     sched_init(&s, L);
-    sched_compute_at(&s, stage, mb);
+    moved = !sched_compute_at(&s, stage, mb);
     if (pk[1].extent % PACK_KB == 0 && pk[1].extent > PACK_KB && !sched_split(&s, pk[1].var, PACK_KB, &ko, &ki)) {
         cand[0] = pk[0].var;
         cand[1] = ko;
@@ -1578,7 +1581,7 @@ static void mm_pack_schedule(Lower *L, int stage, const IterVar *pk, int mb)
         if (n > 1)
             sched_reorder(&s, n, order);
     }
-    if (sched_extent(L->k->body, pk[0].var) > 1)
+    if (!moved && sched_extent(L->k->body, pk[0].var) > 1)
         sched_parallel(&s, pk[0].var);
 }
 
