@@ -109,8 +109,15 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         return;
     switch (s->kind) {
     case ST_SEQ:
-        for (i = 0; i < s->n_body; i++)
+        for (i = 0; i < s->n_body; i++) {
+            /* an init nest and the tile after it: one tile starting from
+             * the init value (emit_tile.c) */
+            if (i + 1 < s->n_body && emit_tile_init_loop(f, k, s->body[i], s->body[i + 1], depth)) {
+                i++;
+                continue;
+            }
             emit_stmt(f, k, s->body[i], depth);
+        }
         break;
     case ST_FOR:
         if (s->for_kind == FOR_TENSORIZE && emit_tile_loop(f, k, s, depth, emit_stmt)) /* emit_tile.c */

@@ -14,13 +14,16 @@
  *     acc[base + p*V + v] = <the compute's right-hand side>
  *
  * (at most `reduce_loops` reduce loops), with P and V extents the axes
- * allow, acc a local float32 array of at least P*V elements whose index
+ * allow, acc a float32 buffer (a local array of at least P*V elements, or
+ * a tensor whose rows lie RS >= V apart: acc[base + p*RS + v]) whose index
  * does not move with the reduce loops, every operand a float32 load whose
  * index is affine in p (a constant step per row) and depends on an axis
  * only if the compute lists it, and Y unit-stride in v. The tree of + and
  * * is matched node for node, operands in the declared order.
  *
- * The P*(V/LANES) accumulator vectors are loaded from acc once, live in
+ * The P*(V/LANES) accumulator vectors are loaded from acc once (or, right
+ * after an init nest storing a constant to the same elements, start as
+ * that constant: emit_tile_init_loop), live in
  * registers across the reduce loops and are stored back at the end; each
  * reduce step loads the V/LANES vectors of Y (once per step, or per row
  * when Y moves with the row) and broadcasts one element of X per row.
@@ -49,6 +52,7 @@ typedef struct Tile {
     int acc;
     int64_t P, VL, step[TILE_ROLES]; /* operand offsets per row */
     int64_t prefetch;                /* the loop's prefetch distance (elements) */
+    int64_t rs;                      /* accumulator offset per row */
 } Tile;
 
 static void indent(FILE *f, int depth)
@@ -217,12 +221,14 @@ static int match_tile(const Kernel *k, const Stmt *loop, const TileIntrin *ti, T
     if (!extent_ok(&ti->axes[0], t->P) || !extent_ok(&ti->axes[1], t->VL))
         return 0;
     t->acc = t->store->buf;
-    if (k->bufs[t->acc].scope != BUF_LOCAL || k->bufs[t->acc].dtype != DT_FLOAT32 ||
-        k->bufs[t->acc].numel < t->P * t->VL)
+    if (k->bufs[t->acc].dtype != DT_FLOAT32 ||
+        (k->bufs[t->acc].scope == BUF_LOCAL && k->bufs[t->acc].numel < t->P * t->VL))
         return 0;
-    /* acc index: (base invariant in the nest) + p*VL + v */
-    if (lq_coef(t->store->index, t->ploop->var, &ok) != t->VL ||
-        lq_coef(t->store->index, t->vloop->var, &ok) != 1 || !ok)
+    /* acc index: (base invariant in the nest) + p*RS + v, rows RS >= VL
+     * apart: VL in a local tile, the output's row length when the tile
+     * accumulates straight into the output (a matmul's rows) */
+    t->rs = lq_coef(t->store->index, t->ploop->var, &ok);
+    if ((t->P > 1 && t->rs < t->VL) || lq_coef(t->store->index, t->vloop->var, &ok) != 1 || !ok)
         return 0;
     for (i = 0; i < t->nred; i++)
         if (lq_uses_var(t->store->index, t->red[i]->var))
@@ -232,7 +238,8 @@ static int match_tile(const Kernel *k, const Stmt *loop, const TileIntrin *ti, T
 
 /* ---- the printer ---- */
 
-/* Whether an inner reduce loop of a tile (a conv window's row or column)
+/* Whether an inner reduce loop of a tile (a conv window's row or column;
+ * or one the schedule marked FOR_UNROLL, a matmul's pair of steps, below)
  * goes without the declared loop prefix (which keeps the compiler from
  * unrolling reduce loops), i.e. is left for the compiler to unroll: when
  * it is short and the accumulators take at most half the target's vector
@@ -245,7 +252,18 @@ static int tile_unroll_inner(const Tile *t, int64_t nv, int64_t extent)
     return extent <= 4 && 2 * t->P * nv <= regs;
 }
 
-static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
+/* Prints a float32 expression e (for an intrinsic template's argument). */
+static void expr_arg(FILE *f, int i, const void *ctx)
+{
+    const void *const *c = ctx;
+    (void)i;
+    emit_expr(f, (const Kernel *)c[0], (const Expr *)c[1]);
+}
+
+/* The tile; init (or NULL) is the constant its accumulators start from
+ * (broadcast to every lane) instead of loads from acc
+ * (emit_tile_init_loop). */
+static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const Expr *init)
 {
     const TileIntrin *ti = t->ti;
     const char *an = k->bufs[t->acc].name, *vt = ti->vector_type;
@@ -273,14 +291,23 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
         for (j = 0; j < nv; j++) {
             indent(f, depth + 1);
             fprintf(f, "%s c%lld_%lld = ", vt, (long long)r, (long long)j);
-            snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->VL + j * lanes));
-            op_load(f, ti, ptr);
+            if (init) {
+                static const char *const bn[] = {"x"};
+                const void *ctx[2];
+                ctx[0] = k;
+                ctx[1] = init;
+                emit_template(f, ti->tpl[TT_BROADCAST], bn, 1, expr_arg, ctx);
+            } else {
+                snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->rs + j * lanes));
+                op_load(f, ti, ptr);
+            }
             fprintf(f, ";\n");
         }
     d = depth + 1;
     for (i = 0; i < t->nred; i++) {
         const char *rn = k->var_names[t->red[i]->var];
-        if (*ti->loop_prefix && !(i > 0 && tile_unroll_inner(t, nv, t->red[i]->extent)))
+        if (*ti->loop_prefix &&
+            !(i > 0 && (tile_unroll_inner(t, nv, t->red[i]->extent) || t->red[i]->for_kind == FOR_UNROLL)))
             fprintf(f, "%s\n", ti->loop_prefix);
         indent(f, d);
         fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", rn, rn, (long long)t->red[i]->extent, rn);
@@ -367,7 +394,7 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth)
     for (r = 0; r < t->P; r++)
         for (j = 0; j < nv; j++) {
             indent(f, depth + 1);
-            snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->VL + j * lanes));
+            snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->rs + j * lanes));
             snprintf(acc, sizeof acc, "c%lld_%lld", (long long)r, (long long)j);
             op_store(f, ti, ptr, acc);
             fprintf(f, ";\n");
@@ -389,9 +416,35 @@ int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitSt
         return 0;
     if (t.ti->guard)
         fprintf(f, "#if %s\n", t.ti->guard);
-    print_tile(f, k, &t, depth);
+    print_tile(f, k, &t, depth, NULL);
     if (!t.ti->guard)
         return 1;
     lq_print_else(f, k, loop, depth, emit, &fallback);
+    return 1;
+}
+
+int emit_tile_init_loop(FILE *f, const Kernel *k, const Stmt *init, const Stmt *loop, int depth)
+{
+    Tile t;
+    const Stmt *iv, *st;
+    int i;
+    if (!cur_target || !init || !loop || loop == fallback || loop->kind != ST_FOR ||
+        loop->for_kind != FOR_TENSORIZE || init->kind != ST_FOR || !init->body[0] ||
+        init->body[0]->kind != ST_FOR)
+        return 0;
+    iv = init->body[0];
+    st = iv->body[0];
+    if (!st || st->kind != ST_STORE)
+        return 0;
+    for (i = 0; i < cur_target->n_tiles; i++)
+        if (match_tile(k, loop, &cur_target->tiles[i], &t))
+            break;
+    if (i == cur_target->n_tiles || t.ti->guard)
+        return 0;
+    if (init->var != t.ploop->var || iv->var != t.vloop->var || init->extent != t.P || iv->extent != t.VL ||
+        st->buf != t.acc || !lq_same_expr(st->index, t.store->index) || !st->value ||
+        st->value->kind != EX_FLOAT || st->value->dtype != DT_FLOAT32)
+        return 0;
+    print_tile(f, k, &t, depth, st->value);
     return 1;
 }

@@ -23,6 +23,13 @@ int emit_tile_has_header(const Target *t, const char *text);
  * matches and returns 1, or prints nothing and returns 0 (the caller
  * prints the scalar nest). */
 int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitStmtFn emit);
+/* An init nest `for p: for v: acc[i] = x` (the tile's own p and v loops
+ * and accumulator index; x a float32 constant: a matmul's zero) followed
+ * by a FOR_TENSORIZE nest that
+ * matches a declared tile without a guard: prints the tile with its
+ * accumulators starting from x (no store of x to acc and load back) and
+ * returns 1; else prints nothing and returns 0. */
+int emit_tile_init_loop(FILE *f, const Kernel *k, const Stmt *init, const Stmt *loop, int depth);
 
 /* Prints C template tpl (a declaration's, checked by ir/target.c) with
  * each $names[i] replaced by what arg(f, i, ctx) prints; $$ prints $.

@@ -18,6 +18,10 @@
 #     conv keeps a full-size tile (more than 9 rows of 32);
 #   - an AVX-512 elementwise loop over 2x27x27 floats takes 92 vectors of 16
 #     lanes (the last masked), not 162 of 9;
+#   - an AVX-512 MatMul (50x64x96, constant B) accumulates in the output: a
+#     13-row and an 11-row tile, starting from zero in registers, two
+#     reduction steps per iteration, no local accumulator array; its results
+#     (when the CPU has AVX-512) match numpy;
 #   - bad declarations exit 1 naming the file and the field.
 # (The parser's refusals are unit-tested in test/unit/unit.c.)
 # Prints one line per check and "N passed, N failed"; exit 1 on a failure.
@@ -167,6 +171,54 @@ PY
         ok "x86-64-avx512: 2x27x27 elementwise in 92 vectors of 16 lanes, the last masked"
     else
         bad "x86-64-avx512: 2x27x27 elementwise not cut into 92 masked vectors of 16 ($work/relu729)"
+    fi
+    # a MatMul with a constant B whose columns are whole tiles (50 x 64 x
+    # 96): its tiles accumulate in the output (no local accumulator
+    # array), 50 = 3 x 13 + 11 rows as a 13-row tile and an 11-row one,
+    # both starting from zero in registers with the reduction two steps
+    # per iteration; then built and run, the output matches numpy
+    "$PYTHON" - "$work/mm" <<'PY'
+import os, sys
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+rng = np.random.default_rng(5)
+b = rng.standard_normal((64, 96)).astype(np.float32)
+x = rng.standard_normal((50, 64)).astype(np.float32)
+g = helper.make_graph([helper.make_node("MatMul", ["x", "b"], ["y"], name="mm")], "mm",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [50, 64])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [50, 96])],
+                      [numpy_helper.from_array(b, "b")])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(d + "/mm.onnx", "wb").write(m.SerializeToString())
+x.tofile(d + "/x.bin")
+(x.astype(np.float64) @ b.astype(np.float64)).astype(np.float32).tofile(d + "/ref.bin")
+PY
+    "$tvmcc" "$work/mm/mm.onnx" -t x86-64-avx512 --name model -o "$work/mm/out" > "$work/mm/tvmcc.log" 2>&1
+    c="$work/mm/out/model.c"
+    if grep -q 'fma_tile 13x32' "$c" 2>/dev/null && grep -q 'fma_tile 11x32' "$c" &&
+        [ "$(grep -c '_mm512_set1_ps(0.0f);' "$c")" = $(((13 + 11) * 2)) ] &&
+        [ "$(grep -c ' = _mm512_fmadd_ps(a, w' "$c")" = $(((13 + 11) * 2)) ] &&
+        grep -q 'for (int32_t ru[0-9]* = 0; ru[0-9]* < 2; ru[0-9]*++)' "$c" &&
+        ! grep -q '^ *float b[0-9]*\[[0-9]*\];' "$c"; then
+        ok "x86-64-avx512: 50x64x96 MatMul tiles accumulate in the output (13 and 11 rows, from zero)"
+    else
+        bad "x86-64-avx512: 50x64x96 MatMul tiles not accumulated in the output as expected ($c)"
+    fi
+    if grep -q avx512f /proc/cpuinfo 2>/dev/null; then
+        if cc -std=c99 -O2 -mavx512f -mfma -I"$work/mm/out" "$work/mm/out"/*.c "$root/bench/timer.c" -lm \
+            -o "$work/mm/timer" > "$work/mm/cc.log" 2>&1 &&
+            "$work/mm/timer" "$work/mm/x.bin" -w 0 -n 1 -o "$work/mm/y.bin" > /dev/null &&
+            "$PYTHON" -c 'import sys, numpy as np
+y = np.fromfile(sys.argv[1], np.float32); r = np.fromfile(sys.argv[2], np.float32)
+sys.exit(not (y.shape == r.shape and np.all(np.abs(y - r) <= 1e-4 * np.maximum(np.abs(r), 1))))' \
+                "$work/mm/y.bin" "$work/mm/ref.bin"; then
+            ok "x86-64-avx512: 50x64x96 MatMul in the output matches numpy"
+        else
+            bad "x86-64-avx512: 50x64x96 MatMul in the output: build, run or results wrong ($work/mm)"
+        fi
     fi
 else
     bad "stride-2 conv tile: onnx not importable by $PYTHON"

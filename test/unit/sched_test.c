@@ -41,6 +41,12 @@ static int last_parallel; /* ... and has a parallel loop */
 static int last_prefetch; /* ... and a tile that prefetches its vector operand */
 static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
+/* the last packed matmul's kernel: its tiles accumulate in the output (no
+ * local array), it has a partial last row tile (a second tile nest of
+ * fewer rows), its row panels are copied per row block (inside loop mb),
+ * its reduction is blocked (loop kb) */
+static int last_mm_direct, last_mm_partial, last_mm_block_pack, last_mm_blocked;
+static int prefer_blocked; /* random knobs: only blocked reductions when legal */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -65,6 +71,7 @@ typedef struct Shape {
                 NCHW input, 2 blocked input; output blocked */
     int64_t b; /* blk: the channel block */
     int res; /* blk: a residual add in the epilogue */
+    int bias; /* matmul: init from a bias per column and a Relu post */
 } Shape;
 
 /* The weights as a buffer: a temp the test fills, or (sh->cw, with a graph)
@@ -211,6 +218,7 @@ static int build(Lower *L, const Shape *sh)
         int64_t ad[2] = {sh->h, sh->c}, bd[2] = {sh->c, sh->w}, yd[2] = {sh->h, sh->w};
         int a = lower_buf_temp(L, "a", DT_FLOAT32, sh->h * sh->c);
         int b = weights_buf(L, sh, sh->c * sh->w);
+        int bb = sh->bias ? lower_buf_temp(L, "bias", DT_FLOAT32, sh->w) : -1;
         int y = lower_buf_temp(L, "y", DT_FLOAT32, sh->h * sh->w);
         IterVar rk;
         c = lower_stage(L, "matmul", y, 2, yd);
@@ -222,7 +230,11 @@ static int build(Lower *L, const Shape *sh)
         idx[1] = ex_var(L, &c->axes[1]);
         c->rop = RED_SUM;
         c->body = ex_mul(L, v, ex_load_nd(L, b, 2, bd, idx));
-        return 2;
+        if (!sh->bias)
+            return 2;
+        c->init = ex_load(L, bb, ex_var(L, &c->axes[1]));
+        c->post = ex_binary(L, BIN_MAX, ex_acc(L, DT_FLOAT32), ex_float(L, DT_FLOAT32, 0.0));
+        return 3;
     }
     if (sh->kind == K_POOL) {
         int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, yd[4] = {sh->n, sh->c, oh, ow};
@@ -382,6 +394,69 @@ static int uses_var_named(const Kernel *k, const Stmt *s, const char *name)
         return 1;
     for (i = 0; i < s->n_body; i++)
         if (uses_var_named(k, s->body[i], name))
+            return 1;
+    return 0;
+}
+
+/* Distinct row extents of the tensorized nests in s (the loop around the
+ * innermost one of each nest): 0, 1, or 2 when a partial last row tile
+ * has a nest of its own. */
+static int tile_rows(const Stmt *s, int64_t *seen, int n)
+{
+    int i;
+    if (!s)
+        return n;
+    if (s->kind == ST_FOR && s->for_kind == FOR_TENSORIZE) {
+        const Stmt *q = s;
+        while (q->body[0]->kind == ST_FOR && q->body[0]->body[0]->kind == ST_FOR)
+            q = q->body[0];
+        for (i = 0; i < n; i++)
+            if (seen[i] == q->extent)
+                return n;
+        if (n < 4)
+            seen[n++] = q->extent;
+        return n;
+    }
+    for (i = 0; i < s->n_body; i++)
+        n = tile_rows(s->body[i], seen, n);
+    return n;
+}
+
+/* Whether a tensorized nest in s accumulates into buffer buf. */
+static int tile_into(const Stmt *s, int buf)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && s->for_kind == FOR_TENSORIZE) {
+        const Stmt *q = s;
+        while (q->kind == ST_FOR)
+            q = q->body[0];
+        return q->kind == ST_STORE && q->buf == buf;
+    }
+    for (i = 0; i < s->n_body; i++)
+        if (tile_into(s->body[i], buf))
+            return 1;
+    return 0;
+}
+
+/* Whether the body of the matmul's row block loop (mb) starts with the
+ * row-panel copy: a nest storing to a kernel temp, before the tiles. */
+static int mb_has_pack(const Kernel *k, const Stmt *s)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && !strncmp(k->var_names[s->var], "mb", 2)) {
+        const Stmt *b = s->body[0];
+        while (b && (b->kind == ST_SEQ || b->kind == ST_DECL) && b->n_body)
+            b = b->body[0];
+        while (b && b->kind == ST_FOR)
+            b = b->body[0];
+        return b && b->kind == ST_STORE && b->buf != k->stages[0].out_buf;
+    }
+    for (i = 0; i < s->n_body; i++)
+        if (mb_has_pack(k, s->body[i]))
             return 1;
     return 0;
 }
@@ -682,7 +757,13 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             template_apply(&L[2], &t);
             if (k[2].knobs) {
                 static TileKnobs all[4096];
-                int n = knobs_enumerate(&k[2].knobs->space, all, 4096);
+                int n = knobs_enumerate(&k[2].knobs->space, all, 4096), nb = 0, e;
+                /* prefer_blocked: a blocked reduction (kc < K) when legal */
+                for (e = 0; e < n && prefer_blocked; e++)
+                    if (all[e].kc > 0 && all[e].kc < k[2].knobs->space.K)
+                        all[nb++] = all[e];
+                if (nb > 0)
+                    n = nb;
                 if (n > 0) {
                     ent.key = k[2].knobs->key;
                     ent.knobs = all[rnd((unsigned)n)];
@@ -749,6 +830,15 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             }
         if (uses_var_named(&k[1], k[1].body, "rcb"))
             blocked_cases++;
+        last_mm_direct = last_mm_partial = last_mm_block_pack = last_mm_blocked = 0;
+        if (sh->kind == K_MATMUL) {
+            int64_t seen[4];
+            int nrows = tile_rows(k[1].body, seen, 0);
+            last_mm_direct = tile_into(k[1].body, k[1].stages[0].out_buf);
+            last_mm_partial = nrows == 2;
+            last_mm_block_pack = mb_has_pack(&k[1], k[1].body);
+            last_mm_blocked = uses_var_named(&k[1], k[1].body, "kb");
+        }
     }
     else if (mode == 3)
         at_chain(&L[1]);
@@ -1181,6 +1271,49 @@ int main(int argc, char **argv)
                took, cases, blocked_cases - red0);
         if (nb >= 30 && cases == 0) {
             printf("FAIL no blocked-channel conv case\n");
+            failed++;
+        }
+    }
+    /* matmuls with constant B on the x86 targets: columns of whole
+     * vectors (tiles accumulating in the output, a partial last row tile
+     * of its own), or not (the local accumulator array), reductions long
+     * enough to be blocked by random knobs, a bias and a Relu (init and
+     * post, applied in place), the row panels copied per row block */
+    {
+        int direct = 0, partial = 0, block_pack = 0, blocked_direct = 0, post_direct = 0, i_ok;
+        for (i = 0; i < iters / 6; i++) {
+            Shape sh;
+            memset(&sh, 0, sizeof sh);
+            sh.kind = K_MATMUL;
+            sh.cw = 1;
+            sh.n = sh.kh = sh.kw = sh.stride = 1;
+            sh.h = 1 + rnd(60);
+            sh.c = rnd(2) ? 1 + rnd(40) : 32 * (1 + rnd(4));
+            sh.w = rnd(4) ? 16 * (1 + rnd(4)) : 1 + rnd(64);
+            sh.bias = (int)rnd(2);
+            prefer_blocked = (int)rnd(2);
+            if (prefer_blocked)
+                sh.c = 128 * (1 + rnd(2));
+            i_ok = run_case(&sh, 0, rnd(2) ? 256 : 512, 4000 + i);
+            prefer_blocked = 0;
+            if (i_ok) {
+                passed++;
+            } else {
+                printf("FAIL matmul m%lld k%lld n%lld bias %d\n", (long long)sh.h, (long long)sh.c,
+                       (long long)sh.w, sh.bias);
+                failed++;
+            }
+            direct += last_mm_direct;
+            partial += last_mm_direct && last_mm_partial;
+            block_pack += last_mm_block_pack;
+            blocked_direct += last_mm_direct && last_mm_blocked;
+            post_direct += last_mm_direct && sh.bias;
+        }
+        printf("matmul: %d accumulated in the output (%d with a partial row tile, %d blocked, %d with "
+               "bias and Relu), %d copied row panels per row block\n",
+               direct, partial, blocked_direct, post_direct, block_pack);
+        if (iters >= 300 && (!direct || !partial || !blocked_direct || !post_direct || !block_pack)) {
+            printf("FAIL a matmul form was not reached\n");
             failed++;
         }
     }
