@@ -1124,7 +1124,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv;
     Expr *map_axes[1], **map, *ohe, *r1e, *accb;
-    Stmt *body, *tile, *init, *epi, *seq;
+    Stmt *body, *tile, *init, *epi, *seq, *post1 = NULL;
     if (c->n_axes != 4 || c->n_raxes != 3)
         return 1;
     if (const_load(L, c->body->b)) {
@@ -1384,8 +1384,36 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             map[c->axes[3].var] = q;
         }
         index = lower_out_index(L, c);
+        if (c->post && !strcmp(t->isa, "c")) {
+            /* the portable target: the stored column of the tile is a
+             * strided gather that the C compiler leaves scalar, so the
+             * post (bias, activation, residual: a Swish's exp) first runs
+             * in place over the tile's rows, whose channels are contiguous
+             * (a vectorized loop), at clamped positions and channels in
+             * the last tiles (computed, never stored); the epilogue then
+             * only copies. Every element read there belongs to the tile,
+             * so an output that aliases a residual is read before it is
+             * written, as in the one-pass epilogue. */
+            int64_t nq = flat ? OH * OW : OW;
+            Expr **m1 = talloc(L, (size_t)(k->n_vars + 1) * sizeof *m1);
+            Expr *qc = T * pl.P != nq ? ex_binary(L, BIN_MIN, q, ex_int(L, nq - 1)) : q;
+            memcpy(m1, map, (size_t)(k->n_vars + 1) * sizeof *m1);
+            m1[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co;
+            if (flat && map[c->axes[2].var]->kind == EX_INT) {
+                m1[c->axes[3].var] = qc;
+            } else if (flat) {
+                m1[c->axes[2].var] = ex_binary(L, BIN_DIV, qc, ex_int(L, OW));
+                m1[c->axes[3].var] = ex_binary(L, BIN_MOD, qc, ex_int(L, OW));
+            } else {
+                m1[c->axes[3].var] = qc;
+            }
+            post1 = mk_store(L, acc, aidx, subst(L, c->post, m1, accv));
+            post1 = mk_for(L, &vv, post1);
+            post1->for_kind = FOR_VECTORIZE;
+            post1 = mk_for(L, &pv, post1);
+        }
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL),
-                       c->post ? subst(L, c->post, map, accv) : accv);
+                       c->post && !post1 ? subst(L, c->post, map, accv) : accv);
         /* positions innermost: consecutive outputs of one channel, a
          * vector that gathers a column of the tile */
         if (T * pl.P != (flat ? OH * OW : OW))
@@ -1395,6 +1423,12 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         if (pl.co % pl.VL)
             epi = mk_if(L, ex_lt(L, co, ex_int(L, pl.co)), epi);
         epi = mk_for(L, &vv, epi);
+        if (post1) {
+            Stmt *s2 = mk(L, ST_SEQ, 2);
+            s2->body[0] = post1;
+            s2->body[1] = epi;
+            epi = s2;
+        }
     }
     seq = mk(L, ST_SEQ, 3);
     if (kc < Ci) {

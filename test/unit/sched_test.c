@@ -36,6 +36,8 @@ static int passed, failed, packed_cases, knob_cases, blocked_cases;
 static int last_flat_dw; /* the last packed case's kernel has the flat depthwise epilogue */
 static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
+static int last_packed; /* the last case went through the packed template */
+static int last_post_pass; /* ... and its dump has the c target's in-place post pass */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -56,6 +58,8 @@ typedef struct Shape {
     int64_t l1; /* the target's L1 bytes (0: the template's default) */
     int cw; /* conv/matmul: the weights are a graph constant (the packed
                template of x86 targets repacks them) */
+    int res; /* conv: the post adds a residual input at the output's index
+                before the relu (an input buffer "r" shaped like y) */
 } Shape;
 
 /* The weights as a buffer: a temp the test fills, or (sh->cw, with a graph)
@@ -116,6 +120,7 @@ static int build(Lower *L, const Shape *sh)
     int64_t ow = out_extent(sh->w, sh->kw, sh->stride, sh->pad);
     Compute *c;
     Expr *cond = ex_const_int(L, DT_BOOL, 1), *idx[4], *v;
+    int i;
     if (sh->kind == K_CONV) {
         /* depthwise: one input channel per output channel (oc == c) */
         int64_t wc = sh->dw ? 1 : sh->c;
@@ -124,6 +129,7 @@ static int build(Lower *L, const Shape *sh)
         int x = lower_buf_temp(L, "x", DT_FLOAT32, sh->n * sh->c * sh->h * sh->w);
         int w = weights_buf(L, sh, sh->oc * wc * sh->kh * sh->kw);
         int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->oc);
+        int r = sh->res ? lower_buf_temp(L, "r", DT_FLOAT32, yd[0] * yd[1] * yd[2] * yd[3]) : -1;
         int y = lower_buf_temp(L, "y", DT_FLOAT32, yd[0] * yd[1] * yd[2] * yd[3]);
         IterVar rc, rh, rw;
         c = lower_stage(L, "conv", y, 4, yd);
@@ -143,6 +149,14 @@ static int build(Lower *L, const Shape *sh)
         c->body = ex_mul(L, v, ex_load_nd(L, w, 4, wd, idx));
         c->init = ex_load(L, b, ex_var(L, &c->axes[1]));
         c->post = ex_binary(L, BIN_MAX, ex_acc(L, DT_FLOAT32), ex_float(L, DT_FLOAT32, 0.0));
+        if (r >= 0) {
+            Expr *res;
+            for (i = 0; i < 4; i++)
+                idx[i] = ex_var(L, &c->axes[i]);
+            res = ex_load_nd(L, r, 4, yd, idx);
+            c->post = ex_binary(L, BIN_MAX, ex_add(L, ex_acc(L, DT_FLOAT32), res), ex_float(L, DT_FLOAT32, 0.0));
+            return 4;
+        }
         return 3;
     }
     if (sh->kind == K_MATMUL) {
@@ -249,7 +263,6 @@ static int build(Lower *L, const Shape *sh)
             return 2;
         }
         if (t >= 0) { /* and the element at the mirrored offset */
-            int i;
             for (i = 0; i < 3; i++)
                 idx[i] = ex_var(L, &c->axes[i]);
             c->body = ex_add(L, c->body, ex_load(L, t, ex_sub(L, ex_int(L, numel - 1),
@@ -596,13 +609,20 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
          * plane sum runs its accumulator blocks in a loop "qo" */
         last_flat_dw = last_plane_sum = 0;
         last_merged = 0;
-        if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM) && (df = open_memstream(&dump, &dlen)) != NULL) {
+        last_post_pass = 0;
+        if ((sh->dw || sh->res || sh->kind == K_MEAN || sh->kind == K_ELEM) &&
+            (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
             fclose(df);
             last_flat_dw = sh->kind == K_CONV && strstr(dump, "for oh") != NULL;
             last_plane_sum = sh->kind == K_MEAN && strstr(dump, "for qo") != NULL;
             /* sched_fuse_flat names the merged loop outer_inner_f */
             last_merged = sh->kind == K_ELEM && strstr(dump, "_f") != NULL;
+            /* the c target's two-pass epilogue: the residual is read into
+             * the tile ("acc..] = max((acc...") before the copy-out */
+            last_post_pass = sh->res && strstr(dump, "] = max((b") != NULL;
+            if (getenv("SCHED_TEST_DUMP"))
+                fputs(dump, stdout);
             free(dump);
         }
         if (forced) {
@@ -619,10 +639,12 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                 at_template++; /* compute_at_rows moved a stage */
                 break;
             }
+        last_packed = 0;
         for (j = 0; j < k[1].n_bufs; j++)
             if (k[1].bufs[j].scope == BUF_CONST && k[1].bufs[j].value >= 0 &&
                 strcmp(g->values[k[1].bufs[j].value].name, "w") != 0) {
                 packed_cases++;
+                last_packed = 1;
                 break;
             }
         if (uses_var_named(&k[1], k[1].body, "rcb"))
@@ -920,6 +942,32 @@ int main(int argc, char **argv)
                        (long long)sh.w, sh.dw, last_merged, (int)em[i][3]);
                 failed++;
             }
+        }
+    }
+    /* the portable `c` target's packed convs with a residual in the post:
+     * the post runs in place over the tile (clamped positions and
+     * channels in the last tiles), then the epilogue copies; pointwise,
+     * strided, padded, partial channel blocks and row tiles */
+    {
+        int twopass = 0, n = iters / 10 > 8 ? iters / 10 : 8;
+        for (i = 0; i < n; i++) {
+            Shape sh;
+            do
+                random_shape(&sh);
+            while (sh.kind != K_CONV || !sh.cw || sh.dw);
+            sh.res = 1;
+            if (i % 4 == 0)
+                blocked_shape(&sh), sh.res = 1;
+            if (run_case(&sh, 0, -1, 4000 + i))
+                passed++;
+            else
+                failed++;
+            twopass += last_packed && last_post_pass;
+        }
+        printf("%d of %d c-target convs with a residual took the in-place post pass\n", twopass, n);
+        if (twopass < n / 2) {
+            printf("FAIL too few c-target convs took the in-place post pass\n");
+            failed++;
         }
     }
     for (i = 0; i < iters / 25; i++) {
