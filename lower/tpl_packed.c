@@ -674,6 +674,10 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     Stmt *body = NULL, *tile, *init, *epi, *seq, *decl, *loops;
     int flat_sub;
     V = ceil_div(Q, 2 * lanes) * 2 * lanes - Q <= Q / 16 ? 2 : 1;
+    if (!strcmp(t->isa, "c") && Q >= 4 * lanes)
+        V = 2; /* the portable target: a 16-float row is one zmm with AVX-512
+                  (7x7 planes: 4 instead of 7 FMAs per row and step; AVX2
+                  runs 8 ymm instead of 7) */
     rmax = (regs - V - 2) / V;
     if (rmax > 28)
         rmax = 28;
@@ -761,12 +765,30 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
         map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, q, ex_int(L, OW));
         map[c->axes[3].var] = flat_sub ? q : ex_binary(L, BIN_MOD, q, ex_int(L, OW));
         index = lower_out_index(L, c);
-        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
-        if (Qp != Q)
-            epi = mk_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
-        epi = mk_for(L, &vi, epi);
-        epi->for_kind = FOR_VECTORIZE;
-        epi = mk_for(L, &vo, epi);
+        if (!strcmp(t->isa, "c")) {
+            /* the portable target: one loop over the VL positions (a
+             * 16-float zmm of AVX-512 where gcc otherwise makes two ymm
+             * of the 8-lane halves, for an exp and a division per
+             * element in a Swish; the store of a partial last tile is a
+             * loop to the row's end, vectorized the same) */
+            Expr *qv = ex_add(L, ex_mul(L, ex_var(L, &tv), ex_int(L, VL)), ex_var(L, &vv));
+            Expr *av = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv)));
+            map[c->axes[1].var] = co;
+            map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, qv, ex_int(L, OW));
+            map[c->axes[3].var] = flat_sub ? qv : ex_binary(L, BIN_MOD, qv, ex_int(L, OW));
+            epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, av) : av);
+            if (Qp != Q)
+                epi = mk_if(L, ex_lt(L, qv, ex_int(L, Q)), epi);
+            epi = mk_for(L, &vv, epi);
+            epi->for_kind = FOR_VECTORIZE;
+        } else {
+            epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+            if (Qp != Q)
+                epi = mk_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
+            epi = mk_for(L, &vi, epi);
+            epi->for_kind = FOR_VECTORIZE;
+            epi = mk_for(L, &vo, epi);
+        }
         if (Co % R)
             epi = mk_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
         epi = mk_for(L, &pv, epi);

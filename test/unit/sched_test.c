@@ -38,6 +38,7 @@ static int last_plane_sum; /* ... and the plane sum's accumulator blocks */
 static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat */
 static int last_packed; /* the last case went through the packed template */
 static int last_post_pass; /* ... and its dump has the c target's in-place post pass */
+static int last_positions; /* ... or the positions-vector tile of a pointwise conv */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -316,6 +317,28 @@ static void random_shape(Shape *sh)
             sh->h = 1 + rnd(9);
         }
     }
+}
+
+/* Whether a dumped line stores into a buffer the max of a load of the
+ * same buffer ("bN[...] = max((bN[..."): the c target's post pass over the
+ * accumulator tile, where the other epilogues store the output. */
+static int post_in_place(const char *dump)
+{
+    const char *line = dump;
+    while (line && *line) {
+        const char *p = line, *eq, *nl = strchr(line, '\n');
+        char pat[32];
+        int n;
+        while (*p == ' ')
+            p++;
+        if (sscanf(p, "b%d[", &n) == 1 && (eq = strstr(p, "] = max((")) != NULL && (!nl || eq < nl)) {
+            snprintf(pat, sizeof pat, "] = max((b%d[", n);
+            if (strncmp(eq, pat, strlen(pat)) == 0)
+                return 1;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return 0;
 }
 
 /* Whether a loop of s runs a variable whose name starts with `name` (the
@@ -609,7 +632,7 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
          * plane sum runs its accumulator blocks in a loop "qo" */
         last_flat_dw = last_plane_sum = 0;
         last_merged = 0;
-        last_post_pass = 0;
+        last_post_pass = last_positions = 0;
         if ((sh->dw || sh->res || sh->kind == K_MEAN || sh->kind == K_ELEM) &&
             (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
@@ -620,7 +643,9 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             last_merged = sh->kind == K_ELEM && strstr(dump, "_f") != NULL;
             /* the c target's two-pass epilogue: the residual is read into
              * the tile ("acc..] = max((acc...") before the copy-out */
-            last_post_pass = sh->res && strstr(dump, "] = max((b") != NULL;
+            last_post_pass = sh->res && post_in_place(dump);
+            /* conv_positions names its loop over position tiles qt */
+            last_positions = sh->res && strstr(dump, "for qt") != NULL;
             if (getenv("SCHED_TEST_DUMP"))
                 fputs(dump, stdout);
             free(dump);
@@ -949,7 +974,7 @@ int main(int argc, char **argv)
      * channels in the last tiles), then the epilogue copies; pointwise,
      * strided, padded, partial channel blocks and row tiles */
     {
-        int twopass = 0, n = iters / 10 > 8 ? iters / 10 : 8;
+        int twopass = 0, positions = 0, n = iters / 10 > 8 ? iters / 10 : 8;
         for (i = 0; i < n; i++) {
             Shape sh;
             do
@@ -963,10 +988,12 @@ int main(int argc, char **argv)
             else
                 failed++;
             twopass += last_packed && last_post_pass;
+            positions += last_packed && last_positions;
         }
-        printf("%d of %d c-target convs with a residual took the in-place post pass\n", twopass, n);
-        if (twopass < n / 2) {
-            printf("FAIL too few c-target convs took the in-place post pass\n");
+        printf("%d of %d c-target convs with a residual took the in-place post pass, %d the positions tile\n",
+               twopass, n, positions);
+        if (twopass < n / 4 || positions < 1) {
+            printf("FAIL too few c-target convs took the in-place post pass or the positions tile\n");
             failed++;
         }
     }
