@@ -64,6 +64,20 @@ void ctile_begin(FILE *f, const char *upper)
             upper, upper);
 }
 
+/* Kernels inlined into NAME_run (static functions called once, so gcc
+ * inlines them at -O3) see their buffers as offsets into one arena instead
+ * of restrict parameters: gcc then versioned or gave up vectorizing some of
+ * their loops (shufflenet_v2_x1_0's 8-lane loops ran as scalar FMAs with
+ * stores, 1.7x the time of the kernels left as functions). */
+void ctile_noinline(FILE *f, const char *upper)
+{
+    fprintf(f, "/* Kernels stay functions, with their restrict parameters (gcc and clang\n"
+               " * inline a static function called once). */\n"
+               "#if defined(__GNUC__)\n#define %s_NOINLINE __attribute__((noinline))\n"
+               "#else\n#define %s_NOINLINE\n#endif\n\n",
+            upper, upper);
+}
+
 /* The product of an update `acc[i] = acc[i] + x * y` to a local float
  * buffer, or NULL. */
 static const Expr *update_product(const Kernel *k, const Stmt *s)
