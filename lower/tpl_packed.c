@@ -557,9 +557,14 @@ static int cond_terms(const Expr *c, const Expr *const *pos, const int64_t *hi, 
  * masked vector for the rest. */
 static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, int64_t n, int lanes)
 {
-    int64_t nv = n / lanes, unroll = nv <= VEC_ROW_UNROLL ? nv : 0, j;
-    Stmt *seq = mk(L, ST_SEQ, (int)unroll + 2), *st;
+    int64_t nv, unroll, j;
+    Stmt *seq, *st;
     int m = 0;
+    if (lanes <= 0)
+        lanes = n > 0 ? (int)n : 1; /* one loop (copy_lanes) */
+    nv = n / lanes;
+    unroll = nv <= VEC_ROW_UNROLL ? nv : 0;
+    seq = mk(L, ST_SEQ, (int)unroll + 2);
     for (j = 0; j < nv; j += unroll ? 1 : nv) {
         IterVar zo = lower_itervar(L, "iw", unroll ? 1 : nv), zi = lower_itervar(L, "iw", lanes);
         Expr *z = ex_add(L, ex_mul(L, unroll ? ex_int(L, j) : ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
@@ -582,6 +587,15 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
     return seq;
 }
 
+/* The vector pieces of the templates' padded copies: the target's lanes,
+ * or on the portable target 0, one loop per row piece (gcc vectorized
+ * the 8-float pieces of a stride-2 phase copy not at all: scalar loads
+ * and stores, 14% of mobilenet_v2's stride-2 depthwise convs). */
+static int copy_lanes(const Target *t)
+{
+    return !strcmp(t->isa, "c") ? 0 : t->vector_bits / 32;
+}
+
 /* Zero-padded copy of image n of x (Ci planes of H x W) into xp (Ci planes
  * of Hp rows of S phases of Wj columns): xp[((ci*Hp + r)*S + ph)*Wj + j] =
  * x[n][ci][r + lo0][S*j + ph + lo1] inside x, else 0. Per row and phase:
@@ -594,6 +608,16 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
     IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp);
     Expr *ir = ex_add(L, ex_var(L, &r), ex_int(L, lo0));
     Expr *inrow = ex_and(L, ex_binary(L, BIN_GE, ir, ex_int(L, 0)), ex_lt(L, ir, ex_int(L, H)));
+    if (lanes <= 0) {
+        /* the portable target: only the tests that can fail (gcc predicted
+         * `ih - 1 >= 0 && ih - 1 < 112` with ih < 113 false, took the row
+         * copies for cold code and left them scalar) */
+        inrow = ex_const_int(L, DT_BOOL, 1);
+        if (lo0 < 0)
+            inrow = ex_and(L, inrow, ex_binary(L, BIN_GE, ir, ex_int(L, 0)));
+        if (Hp - 1 + lo0 >= H)
+            inrow = ex_and(L, inrow, ex_lt(L, ir, ex_int(L, H)));
+    }
     Expr *rowbase = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ci), ex_int(L, Hp)), ex_var(L, &r)), ex_int(L, S));
     /* x's plane: image n, channel ci (or the given channel of Cx) */
     Expr *xplane = xchan ? ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Cx)), ex_add(L, xchan, ex_var(L, &ci)))
@@ -721,7 +745,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
     if (Qp != Q) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Qp);
-        body = copy_padded(L, src, xbuf, &nv, Ci, 1, Q, 1, Qp, 0, 0, lanes);
+        body = copy_padded(L, src, xbuf, &nv, Ci, 1, Q, 1, Qp, 0, 0, copy_lanes(t));
     } else {
         src = xbuf;
     }
@@ -884,7 +908,8 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * Wr);
     k->bufs[xp].scope = BUF_LOCAL;
     k->bufs[xp].no_init = 1; /* copy_phased writes every row and column */
-    cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], lanes, ex_var(L, &cv), w->C);
+    cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], copy_lanes(t), ex_var(L, &cv),
+                     w->C);
     /* update: acc[p*lanes + v] += w[c, kh, kw] * xp[p*lanes + v + kh*d0*Wr + kw*d1] */
     aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
                             ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
@@ -948,7 +973,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
 static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan;
+    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, cvec = !strcmp(t->isa, "c");
     int64_t VL, T, OT, S = w->s[1], Hp, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
@@ -956,8 +981,15 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     int64_t w1 = ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = ceil_div(w->OW, lanes) * lanes - w->OW;
     if (!conv_depthwise_flat(L, t, c, pl, xbuf, w))
         return 0;
-    V = w->OW > lanes && w1 <= w2 ? 2 : 1;
+    V = w->OW > lanes && (w1 <= w2 || cvec) ? 2 : 1; /* the portable target: a 16-float
+                                                        zmm row (AVX-512) */
     pmax = (regs_of(t) * 3 / 8) / V;
+    if (cvec)
+        pmax = regs_of(t) * 3 / 8; /* the portable target: a row of 16
+                                      floats is one zmm with AVX-512 (3 rows
+                                      of two 8-float vectors left the FMAs
+                                      latency-bound: mobilenet_v2's first
+                                      depthwise conv took 6x AVX-512's time) */
     P = dw_rows(w->OH, pmax);
     {
         TileKnobs kn = choose_knobs(L, t, TS_DWCONV, "dwconv2d",
@@ -995,11 +1027,11 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
         k->bufs[xp].scope = BUF_LOCAL;
         k->bufs[xp].no_init = 1; /* copy_phased writes every row, phase and column */
-        cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes,
+        cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], copy_lanes(t),
                          ex_var(L, &cv), C);
     } else {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, C * Hp * S * Wj);
-        cp = copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes, NULL, 0);
+        cp = copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], copy_lanes(t), NULL, 0);
     }
     /* update: acc[p*VL + v] += w[c, kh, kw] * xp[c][(ot*P + p)*s0 + kh*d0][(kw*d1) % S][qt*VL + v + (kw*d1) / S] */
     {
@@ -1028,6 +1060,13 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
                 ex_var(L, &vi));
     accidx = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_mul(L, ex_var(L, &vo), ex_int(L, lanes))),
                     ex_var(L, &vi));
+    if (cvec) {
+        /* the portable target: init and epilogue loop over the VL
+         * positions at once (one zmm with AVX-512; gcc made 4-float
+         * pieces of the two 8-lane halves of a Clip epilogue) */
+        ow = ex_add(L, ex_mul(L, ex_var(L, &qtv), ex_int(L, VL)), ex_var(L, &vv));
+        accidx = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
+    }
     map[c->axes[0].var] = ex_var(L, &nv);
     map[c->axes[1].var] = ex_var(L, &cv);
     {
@@ -1036,9 +1075,10 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
         iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
         init = mk_store(L, acc, accidx, iv);
-        init = mk_for(L, &vi, init);
+        init = mk_for(L, cvec ? &vv : &vi, init);
         init->for_kind = FOR_VECTORIZE;
-        init = mk_for(L, &vo, init);
+        if (!cvec)
+            init = mk_for(L, &vo, init);
         init = mk_for(L, &pv, init);
     }
     {
@@ -1049,9 +1089,10 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
         if (T * VL != w->OW)
             epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
-        epi = mk_for(L, &vi, epi);
+        epi = mk_for(L, cvec ? &vv : &vi, epi);
         epi->for_kind = FOR_VECTORIZE;
-        epi = mk_for(L, &vo, epi);
+        if (!cvec)
+            epi = mk_for(L, &vo, epi);
         if (OT * P != w->OH)
             epi = mk_if(L, ex_lt(L, oh, ex_int(L, w->OH)), epi);
         epi = mk_for(L, &pv, epi);
@@ -1330,7 +1371,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     if (copy) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Hp * Wp);
         body = copy_padded(L, src, xbuf, &nv, Ci, flat ? 1 : H, flat ? H * W : W, Hp, Wp,
-                           flat ? 0 : lo[0], flat ? 0 : lo[1], t->vector_bits / 32);
+                           flat ? 0 : lo[0], flat ? 0 : lo[1], copy_lanes(t));
     } else {
         src = xbuf;
         body = NULL;

@@ -39,6 +39,7 @@ static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat
 static int last_packed; /* the last case went through the packed template */
 static int last_post_pass; /* ... and its dump has the c target's in-place post pass */
 static int last_positions; /* ... or the positions-vector tile of a pointwise conv */
+static int last_dw_tile; /* ... or a depthwise conv's row tiles (loops ot, qt) */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -674,6 +675,7 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             }
         if (uses_var_named(&k[1], k[1].body, "rcb"))
             blocked_cases++;
+        last_dw_tile = sh->dw && uses_var_named(&k[1], k[1].body, "qt");
     }
     else if (mode == 3)
         at_chain(&L[1]);
@@ -971,15 +973,17 @@ int main(int argc, char **argv)
     }
     /* the portable `c` target's packed convs with a residual in the post:
      * the post runs in place over the tile (clamped positions and
-     * channels in the last tiles), then the epilogue copies; pointwise,
-     * strided, padded, partial channel blocks and row tiles */
+     * channels in the last tiles), then the epilogue copies; pointwise
+     * (positions tiles with one VL-wide epilogue loop), depthwise (the
+     * same, and one-loop phase copies), strided, padded, partial channel
+     * blocks and row tiles */
     {
-        int twopass = 0, positions = 0, n = iters / 10 > 8 ? iters / 10 : 8;
+        int twopass = 0, positions = 0, dwc = 0, n = iters / 5 > 8 ? iters / 5 : 8;
         for (i = 0; i < n; i++) {
             Shape sh;
             do
                 random_shape(&sh);
-            while (sh.kind != K_CONV || !sh.cw || sh.dw);
+            while (sh.kind != K_CONV || !sh.cw);
             sh.res = 1;
             if (i % 4 == 0)
                 blocked_shape(&sh), sh.res = 1;
@@ -989,10 +993,11 @@ int main(int argc, char **argv)
                 failed++;
             twopass += last_packed && last_post_pass;
             positions += last_packed && last_positions;
+            dwc += last_dw_tile;
         }
-        printf("%d of %d c-target convs with a residual took the in-place post pass, %d the positions tile\n",
-               twopass, n, positions);
-        if (twopass < n / 4 || positions < 1) {
+        printf("%d of %d c-target convs with a residual took the in-place post pass, %d the positions tile, "
+               "%d were depthwise\n", twopass, n, positions, dwc);
+        if (twopass < n / 5 || positions < 1 || dwc < 1) {
             printf("FAIL too few c-target convs took the in-place post pass or the positions tile\n");
             failed++;
         }
