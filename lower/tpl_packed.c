@@ -1998,7 +1998,7 @@ int template_packed(Lower *L, const Target *t)
          * +13%. */
         portable = *t;
         portable.vector_bits = 256;
-        portable.vector_registers = 20;
+        portable.vector_registers = 28;
         portable.fma_tile = 1;
         t = &portable;
     }
