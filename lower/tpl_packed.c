@@ -608,16 +608,6 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
     IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp);
     Expr *ir = ex_add(L, ex_var(L, &r), ex_int(L, lo0));
     Expr *inrow = ex_and(L, ex_binary(L, BIN_GE, ir, ex_int(L, 0)), ex_lt(L, ir, ex_int(L, H)));
-    if (lanes <= 0) {
-        /* the portable target: only the tests that can fail (gcc predicted
-         * `ih - 1 >= 0 && ih - 1 < 112` with ih < 113 false, took the row
-         * copies for cold code and left them scalar) */
-        inrow = ex_const_int(L, DT_BOOL, 1);
-        if (lo0 < 0)
-            inrow = ex_and(L, inrow, ex_binary(L, BIN_GE, ir, ex_int(L, 0)));
-        if (Hp - 1 + lo0 >= H)
-            inrow = ex_and(L, inrow, ex_lt(L, ir, ex_int(L, H)));
-    }
     Expr *rowbase = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ci), ex_int(L, Hp)), ex_var(L, &r)), ex_int(L, S));
     /* x's plane: image n, channel ci (or the given channel of Cx) */
     Expr *xplane = xchan ? ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Cx)), ex_add(L, xchan, ex_var(L, &ci)))
@@ -647,6 +637,41 @@ static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
         }
     }
     part->n_body = n;
+    if (lanes <= 0) {
+        /* the portable target: the rows above, inside and below the image
+         * as three loops, without a test (gcc predicted `ih - 1 >= 0 &&
+         * ih - 1 < 56` false, took the row copies for cold code and left
+         * them scalar: 20% of mobilenet_v2's depthwise convs) */
+        int64_t r0 = lo0 < 0 ? -lo0 : 0, r1 = H - lo0;
+        IterVar ra, rb, rc;
+        Expr **map;
+        Stmt *q = mk(L, ST_SEQ, 3);
+        int nq = 0;
+        if (r0 > Hp)
+            r0 = Hp;
+        if (r1 > Hp)
+            r1 = Hp;
+        if (r1 < r0)
+            r1 = r0;
+        ra = lower_itervar(L, "ih", r0 > 0 ? r0 : 1);
+        rb = lower_itervar(L, "ih", r1 > r0 ? r1 - r0 : 1);
+        rc = lower_itervar(L, "ih", Hp > r1 ? Hp - r1 : 1);
+        map = talloc(L, (size_t)(L->k->n_vars + 1) * sizeof *map);
+        if (r0 > 0) {
+            map[r.var] = ex_var(L, &ra);
+            q->body[nq++] = mk_for(L, &ra, stmt_subst(L, zrow, map));
+        }
+        if (r1 > r0) {
+            map[r.var] = ex_add(L, ex_var(L, &rb), ex_int(L, r0));
+            q->body[nq++] = mk_for(L, &rb, stmt_subst(L, part, map));
+        }
+        if (Hp > r1) {
+            map[r.var] = ex_add(L, ex_var(L, &rc), ex_int(L, r1));
+            q->body[nq++] = mk_for(L, &rc, stmt_subst(L, zrow, map));
+        }
+        q->n_body = nq;
+        return mk_for(L, &ci, q);
+    }
     if (inrow->kind == EX_INT) {
         ifs = inrow->ival ? part : zrow;
     } else {
@@ -1988,14 +2013,17 @@ int template_packed(Lower *L, const Target *t)
         /* The portable target gets the same tiles, printed as plain loops
          * (emit_ctile.c) that the C compiler vectorizes: sized for 8-float
          * vectors (what -march=native gives on x86, AVX2 or better, and
-         * what two NEON registers hold) and 20 vector registers, which
-         * gives 8-row tiles: 8 accumulators cover the FMA latency where
-         * the compiler makes one 16-float zmm of a 16-float row (AVX-512;
-         * 6 rows left it latency-bound), at the cost of a few spills with
-         * 16 ymm (AVX2). Measured with gcc 12 -O3 (cycles, 6 -> 8 rows):
-         * resnet18 -35% with -march=native (AVX-512), -14% with
-         * -march=haswell; mobilenet_v2 -17% / -14%; squeezenet1_1 -4% /
-         * +13%. */
+         * what two NEON registers hold) and 28 vector registers, tuned
+         * for AVX-512 hosts, where gcc makes one zmm of a 16-float row
+         * (V = 2): 8-row conv tiles (at most one 8-float vector of rows),
+         * 12-row positions tiles and up to 10-row depthwise tiles, enough
+         * accumulators to cover the FMA latency (with 20 registers the
+         * positions tiles had 8 zmm and were latency-bound); AVX2 hosts
+         * spill some of the two-ymm rows. Measured with gcc 12 -O3
+         * -march=native (interleaved minimums, 20 -> 28): squeezenet1_1
+         * -12%, resnet18 -15%, efficientnet_b0 -8%, mobilenet_v2 within
+         * noise. Earlier, 6 -> 8 rows: resnet18 -35% with AVX-512, -14%
+         * with -march=haswell. */
         portable = *t;
         portable.vector_bits = 256;
         portable.vector_registers = 28;
