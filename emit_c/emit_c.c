@@ -33,6 +33,7 @@ static const Stmt *offset_row;
  * printed has a packed tile (its other loops are left to the compiler:
  * it keeps their small vector loops in registers whole) */
 static int c_portable, kernel_tiled;
+static const char *noinline_upper; /* NAME, when kernels are printed NAME_NOINLINE */
 
 /* C type of the loop variables of the kernel being printed: int32_t, or
  * int64_t when a buffer or loop is so large (2^30 elements or more) that
@@ -295,7 +296,10 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
             fprintf(f, " scratch");
         fprintf(f, "\n");
     }
-    fprintf(f, " */\nstatic void %s(", k->name);
+    if (noinline_upper)
+        fprintf(f, " */\nstatic %s_NOINLINE void %s(", noinline_upper, k->name);
+    else
+        fprintf(f, " */\nstatic void %s(", k->name);
     for (i = 0; i < k->n_bufs; i++) {
         const Buffer *b = &k->bufs[i];
         if (b->scope == BUF_LOCAL || b->scope == BUF_UNUSED)
@@ -407,6 +411,11 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
     if (c_portable && ctile_any((const Kernel *const *)p->kernels, p->n_kernels)) {
         ctile_upper = emit_upper(g->arena, p->name);
         ctile_begin(f, ctile_upper);
+    }
+    noinline_upper = NULL;
+    if (c_portable) {
+        noinline_upper = emit_upper(g->arena, p->name);
+        ctile_noinline(f, noinline_upper);
     }
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
     emit_const_decls(f, p);

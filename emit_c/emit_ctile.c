@@ -64,6 +64,28 @@ void ctile_begin(FILE *f, const char *upper)
             upper, upper);
 }
 
+/* Kernels inlined into NAME_run (static functions called once, so gcc
+ * inlines them at -O3) see their buffers as offsets into one arena instead
+ * of restrict parameters: gcc then versioned or gave up vectorizing some of
+ * their loops (shufflenet_v2_x1_0's 8-lane loops ran as scalar FMAs with
+ * stores, 1.7x the time of the kernels left as functions). The same
+ * header turns gcc's loop distribution into memcpy/memset off: the padded
+ * copies' row loops became `rep movsq`, a third of mobilenet_v2's first
+ * depthwise conv. */
+void ctile_noinline(FILE *f, const char *upper)
+{
+    fprintf(f, "/* Kernels stay functions, with their restrict parameters (gcc and clang\n"
+               " * inline a static function called once). */\n"
+               "#if defined(__GNUC__)\n#define %s_NOINLINE __attribute__((noinline))\n"
+               "#else\n#define %s_NOINLINE\n#endif\n",
+            upper, upper);
+    fprintf(f, "/* gcc: copy and fill loops stay loops for the vectorizer instead of\n"
+               " * becoming memcpy/memset calls, inlined as rep movs/stos whose startup\n"
+               " * outlasts a row copy. */\n"
+               "#if defined(__GNUC__) && !defined(__clang__)\n"
+               "#pragma GCC optimize(\"no-tree-loop-distribute-patterns\")\n#endif\n\n");
+}
+
 /* The product of an update `acc[i] = acc[i] + x * y` to a local float
  * buffer, or NULL. */
 static const Expr *update_product(const Kernel *k, const Stmt *s)

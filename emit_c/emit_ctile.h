@@ -13,6 +13,10 @@ int ctile_any(const Kernel *const *kernels, int n);
 /* Prints the definition of the fused multiply-add macro NAME_FMA that the
  * tile updates use (upper is the upper-case model name). */
 void ctile_begin(FILE *f, const char *upper);
+/* Prints the definition of NAME_NOINLINE, which the `c` target's kernel
+ * definitions carry: __attribute__((noinline)) under __GNUC__, else
+ * nothing. */
+void ctile_noinline(FILE *f, const char *upper);
 /* Whether loop is a tile's row loop: `for p: for v: acc[..] = acc[..] +
  * x * y` with acc a local buffer. */
 int ctile_row_loop(const Kernel *k, const Stmt *loop);

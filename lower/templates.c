@@ -79,6 +79,7 @@ typedef struct Knobs {
     int pad;     /* local tile rows padded to whole vectors (intrinsics) */
     int part_vec; /* partition the vector axis before splitting it (else
                      its bounds tests stay inside the vectors, as masks) */
+    int portable; /* the portable `c` target */
 } Knobs;
 
 static Knobs knobs_of(const Target *t)
@@ -90,6 +91,7 @@ static Knobs knobs_of(const Target *t)
     k.unroll_vec = 16;
     k.pad = 0;
     k.part_vec = 1;
+    k.portable = 0;
     if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256) {
         /* emit_c prints a vectorized loop of one vector width as
          * intrinsics: keep the vector loop, and as many rows of vector
@@ -109,6 +111,7 @@ static Knobs knobs_of(const Target *t)
          * branch-free, which NaN-propagating max/min are not) */
         k.lanes = 8;
         k.unroll_vec = 0;
+        k.portable = 1;
     }
     if (k.lanes < 4) {
         k.lanes = 2;
@@ -531,7 +534,15 @@ void template_apply(Lower *L, const Target *t)
             continue; /* computed inside the last stage (compute_at_rows) */
         if (c->rop != RED_NONE && c->n_raxes > 0 && !L->k->knobs)
             generic_knobs(L, t, c, &kn);
-        if (c->rop != RED_NONE && c->n_raxes > 0)
+        if (c->rop != RED_NONE && c->n_raxes > 0 && kn.portable && (c->rop == RED_MAX || c->rop == RED_MIN)) {
+            /* the portable target's max/min pooling: 16 lanes, so that
+             * gcc loads a stride-2 window column as two zmm and one
+             * permute (its 8-lane pieces went through xmm halves and the
+             * stack: squeezenet1_1's first max pool -37% time) */
+            Knobs k2 = kn;
+            k2.lanes = 16;
+            tile_reduction(&s, c, &k2);
+        } else if (c->rop != RED_NONE && c->n_raxes > 0)
             tile_reduction(&s, c, &kn);
         else if (c->rop == RED_NONE)
             vectorize_injective(&s, c, t);

@@ -562,9 +562,14 @@ static int cond_terms(const Expr *c, const Expr *const *pos, const int64_t *hi, 
  * masked vector for the rest. */
 static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, int64_t n, int lanes)
 {
-    int64_t nv = n / lanes, unroll = nv <= VEC_ROW_UNROLL ? nv : 0, j;
-    Stmt *seq = mk(L, ST_SEQ, (int)unroll + 2), *st;
+    int64_t nv, unroll, j;
+    Stmt *seq, *st;
     int m = 0;
+    if (lanes <= 0)
+        lanes = n > 0 ? (int)n : 1; /* one loop (copy_lanes) */
+    nv = n / lanes;
+    unroll = nv <= VEC_ROW_UNROLL ? nv : 0;
+    seq = mk(L, ST_SEQ, (int)unroll + 2);
     for (j = 0; j < nv; j += unroll ? 1 : nv) {
         IterVar zo = lower_itervar(L, "iw", unroll ? 1 : nv), zi = lower_itervar(L, "iw", lanes);
         Expr *z = ex_add(L, ex_mul(L, unroll ? ex_int(L, j) : ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
@@ -585,6 +590,15 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
     }
     seq->n_body = m;
     return seq;
+}
+
+/* The vector pieces of the templates' padded copies: the target's lanes,
+ * or on the portable target 0, one loop per row piece (gcc vectorized
+ * the 8-float pieces of a stride-2 phase copy not at all: scalar loads
+ * and stores, 14% of mobilenet_v2's stride-2 depthwise convs). */
+static int copy_lanes(const Target *t)
+{
+    return !strcmp(t->isa, "c") ? 0 : t->vector_bits / 32;
 }
 
 /* Zero-padded copy of image n of x (Ci planes of H x W) into xp (Ci planes
@@ -629,6 +643,42 @@ static Stmt *copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t 
         }
     }
     part->n_body = n;
+    if (lanes <= 0 && !row0) {
+        /* the portable target: the rows above, inside and below the image
+         * as three loops, without a test (gcc predicted `ih - 1 >= 0 &&
+         * ih - 1 < 56` false, took the row copies for cold code and left
+         * them scalar: 20% of mobilenet_v2's depthwise convs); a band of
+         * rows (row0) keeps the test, its rows moving with the band */
+        int64_t r0 = lo0 < 0 ? -lo0 : 0, r1 = H - lo0;
+        IterVar ra, rb, rc;
+        Expr **map;
+        Stmt *q = mk(L, ST_SEQ, 3);
+        int nq = 0;
+        if (r0 > Hp)
+            r0 = Hp;
+        if (r1 > Hp)
+            r1 = Hp;
+        if (r1 < r0)
+            r1 = r0;
+        ra = lower_itervar(L, "ih", r0 > 0 ? r0 : 1);
+        rb = lower_itervar(L, "ih", r1 > r0 ? r1 - r0 : 1);
+        rc = lower_itervar(L, "ih", Hp > r1 ? Hp - r1 : 1);
+        map = talloc(L, (size_t)(L->k->n_vars + 1) * sizeof *map);
+        if (r0 > 0) {
+            map[r.var] = ex_var(L, &ra);
+            q->body[nq++] = mk_for(L, &ra, stmt_subst(L, zrow, map));
+        }
+        if (r1 > r0) {
+            map[r.var] = ex_add(L, ex_var(L, &rb), ex_int(L, r0));
+            q->body[nq++] = mk_for(L, &rb, stmt_subst(L, part, map));
+        }
+        if (Hp > r1) {
+            map[r.var] = ex_add(L, ex_var(L, &rc), ex_int(L, r1));
+            q->body[nq++] = mk_for(L, &rc, stmt_subst(L, zrow, map));
+        }
+        q->n_body = nq;
+        return mk_for(L, &ci, q);
+    }
     if (inrow->kind == EX_INT) {
         ifs = inrow->ival ? part : zrow;
     } else {
@@ -689,6 +739,10 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     Stmt *body = NULL, *tile, *init, *epi, *seq, *decl, *loops;
     int flat_sub;
     V = ceil_div(Q, 2 * lanes) * 2 * lanes - Q <= Q / 16 ? 2 : 1;
+    if (!strcmp(t->isa, "c") && Q >= 4 * lanes)
+        V = 2; /* the portable target: a 16-float row is one zmm with AVX-512
+                  (7x7 planes: 4 instead of 7 FMAs per row and step; AVX2
+                  runs 8 ymm instead of 7) */
     rmax = (regs - V - 2) / V;
     if (rmax > 28)
         rmax = 28;
@@ -732,7 +786,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
     if (Qp != Q) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Qp);
-        body = copy_padded(L, src, xbuf, &nv, Ci, 1, Q, 1, Qp, 0, 0, lanes);
+        body = copy_padded(L, src, xbuf, &nv, Ci, 1, Q, 1, Qp, 0, 0, copy_lanes(t));
     } else {
         src = xbuf;
     }
@@ -782,12 +836,30 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
         map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, q, ex_int(L, OW));
         map[c->axes[3].var] = flat_sub ? q : ex_binary(L, BIN_MOD, q, ex_int(L, OW));
         index = lower_out_index(L, c);
-        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
-        if (Qp != Q)
-            epi = mk_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
-        epi = mk_for(L, &vi, epi);
-        epi->for_kind = FOR_VECTORIZE;
-        epi = mk_for(L, &vo, epi);
+        if (!strcmp(t->isa, "c")) {
+            /* the portable target: one loop over the VL positions (a
+             * 16-float zmm of AVX-512 where gcc otherwise makes two ymm
+             * of the 8-lane halves, for an exp and a division per
+             * element in a Swish; the store of a partial last tile is a
+             * loop to the row's end, vectorized the same) */
+            Expr *qv = ex_add(L, ex_mul(L, ex_var(L, &tv), ex_int(L, VL)), ex_var(L, &vv));
+            Expr *av = ex_load(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv)));
+            map[c->axes[1].var] = co;
+            map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, qv, ex_int(L, OW));
+            map[c->axes[3].var] = flat_sub ? qv : ex_binary(L, BIN_MOD, qv, ex_int(L, OW));
+            epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, av) : av);
+            if (Qp != Q)
+                epi = mk_if(L, ex_lt(L, qv, ex_int(L, Q)), epi);
+            epi = mk_for(L, &vv, epi);
+            epi->for_kind = FOR_VECTORIZE;
+        } else {
+            epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+            if (Qp != Q)
+                epi = mk_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
+            epi = mk_for(L, &vi, epi);
+            epi->for_kind = FOR_VECTORIZE;
+            epi = mk_for(L, &vo, epi);
+        }
         if (Co % R)
             epi = mk_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
         epi = mk_for(L, &pv, epi);
@@ -901,7 +973,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     xp = lower_buf_temp(L, "xpad", DT_FLOAT32, G * Hp * Wr);
     k->bufs[xp].scope = BUF_LOCAL;
     k->bufs[xp].no_init = 1; /* copy_phased writes every row and column */
-    cp = copy_phased(L, xp, xbuf, &nv, G, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], lanes,
+    cp = copy_phased(L, xp, xbuf, &nv, G, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], copy_lanes(t),
                      ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), C);
     /* channel cg*G + g; its accumulators at g*NV*lanes, its copy at g*Hp*Wr */
     ch = ex_add(L, ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), ex_var(L, &gv));
@@ -975,7 +1047,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
 static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, band;
+    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, band, cvec = !strcmp(t->isa, "c");
     int64_t VL, T, OT, S = w->s[1], Hp, Hb, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
@@ -983,8 +1055,15 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
     int64_t w1 = ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = ceil_div(w->OW, lanes) * lanes - w->OW;
     if (!conv_depthwise_flat(L, t, c, pl, xbuf, w))
         return 0;
-    V = w->OW > lanes && w1 <= w2 ? 2 : 1;
+    V = w->OW > lanes && (w1 <= w2 || cvec) ? 2 : 1; /* the portable target: a 16-float
+                                                        zmm row (AVX-512) */
     pmax = (regs_of(t) * 3 / 8) / V;
+    if (cvec)
+        pmax = regs_of(t) * 3 / 8; /* the portable target: a row of 16
+                                      floats is one zmm with AVX-512 (3 rows
+                                      of two 8-float vectors left the FMAs
+                                      latency-bound: mobilenet_v2's first
+                                      depthwise conv took 6x AVX-512's time) */
     P = dw_rows(w->OH, pmax);
     {
         TileKnobs kn = choose_knobs(L, t, TS_DWCONV, "dwconv2d",
@@ -1029,17 +1108,17 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         k->bufs[xp].scope = BUF_LOCAL;
         k->bufs[xp].no_init = 1; /* copy_phased_at writes every row, phase and column */
         cp = copy_phased_at(L, xp, xbuf, &nv, 1, w->H, w->W, Hb, S, Wj, w->lo[0],
-                            ex_mul(L, ex_var(L, &otv), ex_int(L, (int64_t)P * w->s[0])), w->lo[1], lanes,
+                            ex_mul(L, ex_var(L, &otv), ex_int(L, (int64_t)P * w->s[0])), w->lo[1], copy_lanes(t),
                             ex_var(L, &cv), C);
     } else if (per_chan) {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
         k->bufs[xp].scope = BUF_LOCAL;
         k->bufs[xp].no_init = 1; /* copy_phased writes every row, phase and column */
-        cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes,
+        cp = copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], copy_lanes(t),
                          ex_var(L, &cv), C);
     } else {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, C * Hp * S * Wj);
-        cp = copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], lanes, NULL, 0);
+        cp = copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], copy_lanes(t), NULL, 0);
     }
     /* update: acc[p*VL + v] += w[c, kh, kw] * xp[c][(ot*P + p)*s0 + kh*d0][(kw*d1) % S][qt*VL + v + (kw*d1) / S] */
     {
@@ -1068,6 +1147,13 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
                 ex_var(L, &vi));
     accidx = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_mul(L, ex_var(L, &vo), ex_int(L, lanes))),
                     ex_var(L, &vi));
+    if (cvec) {
+        /* the portable target: init and epilogue loop over the VL
+         * positions at once (one zmm with AVX-512; gcc made 4-float
+         * pieces of the two 8-lane halves of a Clip epilogue) */
+        ow = ex_add(L, ex_mul(L, ex_var(L, &qtv), ex_int(L, VL)), ex_var(L, &vv));
+        accidx = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
+    }
     map[c->axes[0].var] = ex_var(L, &nv);
     map[c->axes[1].var] = ex_var(L, &cv);
     {
@@ -1076,9 +1162,10 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
         iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
         init = mk_store(L, acc, accidx, iv);
-        init = mk_for(L, &vi, init);
+        init = mk_for(L, cvec ? &vv : &vi, init);
         init->for_kind = FOR_VECTORIZE;
-        init = mk_for(L, &vo, init);
+        if (!cvec)
+            init = mk_for(L, &vo, init);
         init = mk_for(L, &pv, init);
     }
     {
@@ -1089,9 +1176,10 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
         if (T * VL != w->OW)
             epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
-        epi = mk_for(L, &vi, epi);
+        epi = mk_for(L, cvec ? &vv : &vi, epi);
         epi->for_kind = FOR_VECTORIZE;
-        epi = mk_for(L, &vo, epi);
+        if (!cvec)
+            epi = mk_for(L, &vo, epi);
         if (OT * P != w->OH)
             epi = mk_if(L, ex_lt(L, oh, ex_int(L, w->OH)), epi);
         epi = mk_for(L, &pv, epi);
@@ -1203,7 +1291,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv;
     Expr *map_axes[1], **map, *ohe, *r1e, *accb;
-    Stmt *body, *tile, *init, *epi, *seq;
+    Stmt *body, *tile, *init, *epi, *seq, *post1 = NULL;
     if (c->n_axes != 4 || c->n_raxes != 3)
         return 1;
     if (const_load(L, c->body->b)) {
@@ -1388,7 +1476,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     if (copy) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Hp * Wp);
         body = copy_padded(L, src, xbuf, &nv, Ci, flat ? 1 : H, flat ? H * W : W, Hp, Wp,
-                           flat ? 0 : lo[0], flat ? 0 : lo[1], t->vector_bits / 32);
+                           flat ? 0 : lo[0], flat ? 0 : lo[1], copy_lanes(t));
     } else {
         src = xbuf;
         body = NULL;
@@ -1464,8 +1552,36 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             map[c->axes[3].var] = q;
         }
         index = lower_out_index(L, c);
+        if (c->post && !strcmp(t->isa, "c")) {
+            /* the portable target: the stored column of the tile is a
+             * strided gather that the C compiler leaves scalar, so the
+             * post (bias, activation, residual: a Swish's exp) first runs
+             * in place over the tile's rows, whose channels are contiguous
+             * (a vectorized loop), at clamped positions and channels in
+             * the last tiles (computed, never stored); the epilogue then
+             * only copies. Every element read there belongs to the tile,
+             * so an output that aliases a residual is read before it is
+             * written, as in the one-pass epilogue. */
+            int64_t nq = flat ? OH * OW : OW;
+            Expr **m1 = talloc(L, (size_t)(k->n_vars + 1) * sizeof *m1);
+            Expr *qc = T * pl.P != nq ? ex_binary(L, BIN_MIN, q, ex_int(L, nq - 1)) : q;
+            memcpy(m1, map, (size_t)(k->n_vars + 1) * sizeof *m1);
+            m1[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co;
+            if (flat && map[c->axes[2].var]->kind == EX_INT) {
+                m1[c->axes[3].var] = qc;
+            } else if (flat) {
+                m1[c->axes[2].var] = ex_binary(L, BIN_DIV, qc, ex_int(L, OW));
+                m1[c->axes[3].var] = ex_binary(L, BIN_MOD, qc, ex_int(L, OW));
+            } else {
+                m1[c->axes[3].var] = qc;
+            }
+            post1 = mk_store(L, acc, aidx, subst(L, c->post, m1, accv));
+            post1 = mk_for(L, &vv, post1);
+            post1->for_kind = FOR_VECTORIZE;
+            post1 = mk_for(L, &pv, post1);
+        }
         epi = mk_store(L, c->out_buf, subst(L, index, map, NULL),
-                       c->post ? subst(L, c->post, map, accv) : accv);
+                       c->post && !post1 ? subst(L, c->post, map, accv) : accv);
         /* positions innermost: consecutive outputs of one channel, a
          * vector that gathers a column of the tile */
         if (T * pl.P != (flat ? OH * OW : OW))
@@ -1475,6 +1591,12 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         if (pl.co % pl.VL)
             epi = mk_if(L, ex_lt(L, co, ex_int(L, pl.co)), epi);
         epi = mk_for(L, &vv, epi);
+        if (post1) {
+            Stmt *s2 = mk(L, ST_SEQ, 2);
+            s2->body[0] = post1;
+            s2->body[1] = epi;
+            epi = s2;
+        }
     }
     seq = mk(L, ST_SEQ, 3);
     if (kc < Ci) {
@@ -2427,17 +2549,20 @@ int template_packed(Lower *L, const Target *t)
         /* The portable target gets the same tiles, printed as plain loops
          * (emit_ctile.c) that the C compiler vectorizes: sized for 8-float
          * vectors (what -march=native gives on x86, AVX2 or better, and
-         * what two NEON registers hold) and 20 vector registers, which
-         * gives 8-row tiles: 8 accumulators cover the FMA latency where
-         * the compiler makes one 16-float zmm of a 16-float row (AVX-512;
-         * 6 rows left it latency-bound), at the cost of a few spills with
-         * 16 ymm (AVX2). Measured with gcc 12 -O3 (cycles, 6 -> 8 rows):
-         * resnet18 -35% with -march=native (AVX-512), -14% with
-         * -march=haswell; mobilenet_v2 -17% / -14%; squeezenet1_1 -4% /
-         * +13%. */
+         * what two NEON registers hold) and 28 vector registers, tuned
+         * for AVX-512 hosts, where gcc makes one zmm of a 16-float row
+         * (V = 2): 8-row conv tiles (at most one 8-float vector of rows),
+         * 12-row positions tiles and up to 10-row depthwise tiles, enough
+         * accumulators to cover the FMA latency (with 20 registers the
+         * positions tiles had 8 zmm and were latency-bound); AVX2 hosts
+         * spill some of the two-ymm rows. Measured with gcc 12 -O3
+         * -march=native (interleaved minimums, 20 -> 28): squeezenet1_1
+         * -12%, resnet18 -15%, efficientnet_b0 -8%, mobilenet_v2 within
+         * noise. Earlier, 6 -> 8 rows: resnet18 -35% with AVX-512, -14%
+         * with -march=haswell. */
         portable = *t;
         portable.vector_bits = 256;
-        portable.vector_registers = 20;
+        portable.vector_registers = 28;
         portable.fma_tile = 1;
         t = &portable;
     }

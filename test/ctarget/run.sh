@@ -8,12 +8,23 @@
 #                      -t c: tile rows under `#pragma GCC unroll P`, vector
 #                      loops under `#pragma GCC unroll 1`, updates through
 #                      MODEL_FMA, epilogue bounds as loop ends (`_end`)
+#   post/conv_silu     the 3x3 conv's Swish runs in place over the tile (a
+#                      store into the tile of an expression of it with
+#                      MODEL_expf) before the transposed copy-out
+#   noinline/conv_silu kernels defined `static MODEL_NOINLINE void`, the macro
+#                      __attribute__((noinline)) under __GNUC__, and gcc's loop
+#                      distribution pragma under __GNUC__ && !__clang__;
+#                      with cc -O3 the object keeps the kernels as functions
+#   norep/dw_pool      a depthwise 3x3 Conv 8->8 on 112x112 with Clip(0, 6),
+#                      then a 3x3 stride-2 MaxPool: at -O3 -march=native no
+#                      `rep movs`/`rep stos` (the padded copy's rows stay
+#                      vector loops)
 #   tile/mm_groups     MatMul 256x1024 by a constant 1024x32: the row group's
 #                      tiles (side by side in one array) are updated through a
 #                      local copy b*_t[p*16 + v]
 #   fma/MODEL          on x86-64 with cc -march=native FMA: the tiles become
 #                      packed vector FMAs (vfmadd...ps) at -O3
-#   same/MODEL         each (and mm_groups) compiled with -t c gives the outputs of -t x86-64
+#   same/MODEL         each (and mm_groups, dw_pool) compiled with -t c gives the outputs of -t x86-64
 #                      (no template, no intrinsics, libm expf) within rtol 1e-5
 #   expf/accuracy      MODEL_expf, cut out of conv_silu's model.c, against
 #                      libm expf on 2M arguments in [-110, 95]: relative error
@@ -53,6 +64,13 @@ save("pw_relu",
       helper.make_node("Relu", ["c"], ["y"], name="relu")],
      vi("x", [1, 24, 7, 7]), vi("y", [1, 40, 7, 7]),
      [t("w", rng.standard_normal((40, 24, 1, 1)) * 0.2), t("b", rng.standard_normal(40))])
+save("dw_pool",
+     [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", group=8, pads=[1, 1, 1, 1]),
+      helper.make_node("Clip", ["c", "lo", "hi"], ["r"], name="clip"),
+      helper.make_node("MaxPool", ["r"], ["y"], name="pool", kernel_shape=[3, 3], strides=[2, 2])],
+     vi("x", [1, 8, 112, 112]), vi("y", [1, 8, 55, 55]),
+     [t("w", rng.standard_normal((8, 1, 3, 3)) * 0.5), t("b", rng.standard_normal(8)),
+      t("lo", np.array(0.0)), t("hi", np.array(6.0))])
 save("mm_groups",
      [helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")],
      vi("x", [256, 1024]), vi("y", [256, 32]), [t("w", rng.standard_normal((1024, 32)) * 0.05)])
@@ -61,7 +79,7 @@ then
     bad models "cannot build the test models (python3-onnx missing?)"
     finish
 fi
-for m in conv_silu pw_relu mm_groups; do
+for m in conv_silu pw_relu mm_groups dw_pool; do
     for t in c x86-64; do
         "$TVMCC" "$work/$m.onnx" -t $t -o "$work/$m.$t" > "$work/$m.$t.log" 2>&1 ||
             bad "compile/$m/$t" "tvmcc failed: $(tail -n 1 "$work/$m.$t.log")"
@@ -85,6 +103,33 @@ for m in conv_silu pw_relu; do
         fi
     fi
 done
+# the 3x3 conv's post (Swish) in place over the tile, then a copy
+if grep -Eq '(b[0-9]+)\[p[0-9]+ \* [0-9]+ \+ v[0-9]+\] = \(\1\[p[0-9]+ \* [0-9]+ \+ v[0-9]+\] \*.*MODEL_expf' \
+    "$work/conv_silu.c/model.c"; then
+    ok
+else
+    bad post/conv_silu "no in-place post pass over the tile in $work/conv_silu.c/model.c"
+fi
+# kernels stay functions; gcc keeps copy loops as loops
+c=$work/conv_silu.c/model.c
+if grep -Eq '^static MODEL_NOINLINE void k[0-9]+_' "$c" && ! grep -Eq '^static void k[0-9]+_' "$c" &&
+    grep -A1 '^#if defined(__GNUC__)$' "$c" | grep -q '^#define MODEL_NOINLINE __attribute__((noinline))$' &&
+    grep -A1 '^#if defined(__GNUC__) && !defined(__clang__)$' "$c" |
+        grep -q '^#pragma GCC optimize("no-tree-loop-distribute-patterns")$' &&
+    $CC -I"$work/conv_silu.c" -std=c99 -O3 -c "$c" -o "$work/conv_silu.o" 2>"$work/noinline.log" &&
+    nm "$work/conv_silu.o" | grep -Eq ' t k[0-9]+_conv'; then
+    ok
+else
+    bad noinline/conv_silu "kernels not NOINLINE, the pragma missing, or no kernel symbol in the -O3 object ($c)"
+fi
+if [ "$(uname -m)" = x86_64 ]; then
+    if $CC -I"$work/dw_pool.c" -std=c99 -O3 -march=native -S "$work/dw_pool.c/model.c" -o "$work/dw_pool.s" \
+        2>"$work/dw_pool.log" && grep -q 'vfmadd\|vmaxps' "$work/dw_pool.s" && ! grep -q 'rep mov\|rep stos' "$work/dw_pool.s"; then
+        ok
+    else
+        bad norep/dw_pool "rep movs/stos (or no vector code) in $work/dw_pool.s"
+    fi
+fi
 # a matmul's row group keeps its tiles side by side in one array: each tile
 # is updated through a local copy (b*_t)
 if grep -Eq 'b[0-9]+_t\[p[0-9]+ \* 16 \+ v[0-9]+\] = MODEL_FMA\(' "$work/mm_groups.c/model.c"; then
@@ -93,7 +138,7 @@ else
     bad tile/mm_groups "no tile copy in $work/mm_groups.c/model.c"
 fi
 # same outputs: run each build on one random input through bench/timer.c
-for m in conv_silu pw_relu mm_groups; do
+for m in conv_silu pw_relu mm_groups dw_pool; do
     /usr/bin/python3 - "$work" "$m" <<'PY' || bad "same/$m" "cannot write the input"
 import sys, numpy as np, onnx
 work, m = sys.argv[1], sys.argv[2]

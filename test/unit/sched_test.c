@@ -47,6 +47,9 @@ static int last_merged; /* ... and an elementwise loop merged by sched_fuse_flat
  * its reduction is blocked (loop kb) */
 static int last_mm_direct, last_mm_partial, last_mm_block_pack, last_mm_blocked;
 static int prefer_blocked; /* random knobs: only blocked reductions when legal */
+static int last_post_pass; /* ... and its dump has the c target's in-place post pass */
+static int last_positions; /* ... or the positions-vector tile of a pointwise conv */
+static int last_dw_tile; /* ... or a depthwise conv's row tiles (loops ot, qt) */
 static unsigned long long rng_state = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
@@ -70,8 +73,9 @@ typedef struct Shape {
     int blk; /* conv in blocked channels (lower/op_layout.c, NCHW<b>c): 1
                 NCHW input, 2 blocked input; output blocked */
     int64_t b; /* blk: the channel block */
-    int res; /* blk: a residual add in the epilogue */
     int bias; /* matmul: init from a bias per column and a Relu post */
+    int res; /* conv: the post adds a residual input "r" shaped like y
+                (blocked for blk) before the relu */
 } Shape;
 
 /* The weights as a buffer: a temp the test fills, or (sh->cw, with a graph)
@@ -132,6 +136,7 @@ static int build(Lower *L, const Shape *sh)
     int64_t ow = out_extent(sh->w, sh->kw, sh->stride, sh->pad);
     Compute *c;
     Expr *cond = ex_const_int(L, DT_BOOL, 1), *idx[4], *v;
+    int i;
     if (sh->kind == K_CONV && sh->blk) {
         /* as lower_conv_nchwc builds it: y[n][mb][oh][ow][mi] over (c, kh,
          * kw) or (cb, kh, kw, ci), weights OIHW at channel mb*b + mi */
@@ -146,7 +151,6 @@ static int build(Lower *L, const Shape *sh)
         int y = lower_buf_temp(L, "y", DT_FLOAT32, sh->n * sh->oc * oh * ow);
         IterVar rc, rh, rw, ri;
         Expr *co, *yi[5];
-        int i;
         c = lower_stage(L, "conv_nchwc", y, 5, yd);
         rc = *lower_raxis(L, c, xd[1]);
         rh = *lower_raxis(L, c, sh->kh);
@@ -193,6 +197,7 @@ static int build(Lower *L, const Shape *sh)
         int x = lower_buf_temp(L, "x", DT_FLOAT32, sh->n * sh->c * sh->h * sh->w);
         int w = weights_buf(L, sh, sh->oc * wc * sh->kh * sh->kw);
         int b = lower_buf_temp(L, "b", DT_FLOAT32, sh->oc);
+        int r = sh->res ? lower_buf_temp(L, "r", DT_FLOAT32, yd[0] * yd[1] * yd[2] * yd[3]) : -1;
         int y = lower_buf_temp(L, "y", DT_FLOAT32, yd[0] * yd[1] * yd[2] * yd[3]);
         IterVar rc, rh, rw;
         c = lower_stage(L, "conv", y, 4, yd);
@@ -212,6 +217,14 @@ static int build(Lower *L, const Shape *sh)
         c->body = ex_mul(L, v, ex_load_nd(L, w, 4, wd, idx));
         c->init = ex_load(L, b, ex_var(L, &c->axes[1]));
         c->post = ex_binary(L, BIN_MAX, ex_acc(L, DT_FLOAT32), ex_float(L, DT_FLOAT32, 0.0));
+        if (r >= 0) {
+            Expr *res;
+            for (i = 0; i < 4; i++)
+                idx[i] = ex_var(L, &c->axes[i]);
+            res = ex_load_nd(L, r, 4, yd, idx);
+            c->post = ex_binary(L, BIN_MAX, ex_add(L, ex_acc(L, DT_FLOAT32), res), ex_float(L, DT_FLOAT32, 0.0));
+            return 4;
+        }
         return 3;
     }
     if (sh->kind == K_MATMUL) {
@@ -323,7 +336,6 @@ static int build(Lower *L, const Shape *sh)
             return 2;
         }
         if (t >= 0) { /* and the element at the mirrored offset */
-            int i;
             for (i = 0; i < 3; i++)
                 idx[i] = ex_var(L, &c->axes[i]);
             c->body = ex_add(L, c->body, ex_load(L, t, ex_sub(L, ex_int(L, numel - 1),
@@ -381,6 +393,28 @@ static void random_shape(Shape *sh)
             sh->h = 1 + rnd(9);
         }
     }
+}
+
+/* Whether a dumped line stores into a buffer the max of a load of the
+ * same buffer ("bN[...] = max((bN[..."): the c target's post pass over the
+ * accumulator tile, where the other epilogues store the output. */
+static int post_in_place(const char *dump)
+{
+    const char *line = dump;
+    while (line && *line) {
+        const char *p = line, *eq, *nl = strchr(line, '\n');
+        char pat[32];
+        int n;
+        while (*p == ' ')
+            p++;
+        if (sscanf(p, "b%d[", &n) == 1 && (eq = strstr(p, "] = max((")) != NULL && (!nl || eq < nl)) {
+            snprintf(pat, sizeof pat, "] = max((b%d[", n);
+            if (strncmp(eq, pat, strlen(pat)) == 0)
+                return 1;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return 0;
 }
 
 /* Whether a loop of s runs a variable whose name starts with `name` (the
@@ -781,7 +815,8 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
          * plane sum runs its accumulator blocks in a loop "qo" */
         last_flat_dw = last_plane_sum = last_dw_band = last_dw_group = last_parallel = last_prefetch = 0;
         last_merged = 0;
-        if ((sh->dw || sh->kind == K_MEAN || sh->kind == K_ELEM || sh->kind == K_CONV) &&
+        last_post_pass = last_positions = 0;
+        if ((sh->dw || sh->res || sh->kind == K_MEAN || sh->kind == K_ELEM || sh->kind == K_CONV) &&
             (df = open_memstream(&dump, &dlen)) != NULL) {
             loops_dump(&k[1], df);
             fclose(df);
@@ -804,6 +839,13 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             last_plane_sum = sh->kind == K_MEAN && strstr(dump, "for qo") != NULL;
             /* sched_fuse_flat names the merged loop outer_inner_f */
             last_merged = sh->kind == K_ELEM && strstr(dump, "_f") != NULL;
+            /* the c target's two-pass epilogue: the residual is read into
+             * the tile ("acc..] = max((acc...") before the copy-out */
+            last_post_pass = sh->res && post_in_place(dump);
+            /* conv_positions names its loop over position tiles qt */
+            last_positions = sh->res && strstr(dump, "for qt") != NULL;
+            if (getenv("SCHED_TEST_DUMP"))
+                fputs(dump, stdout);
             free(dump);
         }
         if (forced) {
@@ -839,6 +881,7 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
             last_mm_block_pack = mb_has_pack(&k[1], k[1].body);
             last_mm_blocked = uses_var_named(&k[1], k[1].body, "kb");
         }
+        last_dw_tile = sh->dw && uses_var_named(&k[1], k[1].body, "qt");
     }
     else if (mode == 3)
         at_chain(&L[1]);
@@ -1232,6 +1275,37 @@ int main(int argc, char **argv)
                        (long long)sh.w, sh.dw, last_merged, (int)em[i][3]);
                 failed++;
             }
+        }
+    }
+    /* the portable `c` target's packed convs with a residual in the post:
+     * the post runs in place over the tile (clamped positions and
+     * channels in the last tiles), then the epilogue copies; pointwise
+     * (positions tiles with one VL-wide epilogue loop), depthwise (the
+     * same, and one-loop phase copies), strided, padded, partial channel
+     * blocks and row tiles */
+    {
+        int twopass = 0, positions = 0, dwc = 0, n = iters / 5 > 8 ? iters / 5 : 8;
+        for (i = 0; i < n; i++) {
+            Shape sh;
+            do
+                random_shape(&sh);
+            while (sh.kind != K_CONV || !sh.cw);
+            sh.res = 1;
+            if (i % 4 == 0)
+                blocked_shape(&sh), sh.res = 1;
+            if (run_case(&sh, 0, -1, 4000 + i))
+                passed++;
+            else
+                failed++;
+            twopass += last_packed && last_post_pass;
+            positions += last_packed && last_positions;
+            dwc += last_dw_tile;
+        }
+        printf("%d of %d c-target convs with a residual took the in-place post pass, %d the positions tile, "
+               "%d were depthwise\n", twopass, n, positions, dwc);
+        if (twopass < n / 5 || positions < 1 || dwc < 1) {
+            printf("FAIL too few c-target convs took the in-place post pass or the positions tile\n");
+            failed++;
         }
     }
     for (i = 0; i < iters / 25; i++) {
