@@ -1275,6 +1275,57 @@ static void conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW
     *kc = d;
 }
 
+/* The loop nest of the dense conv tiles (try_conv, try_conv_nchwc):
+ *   for n: copy; for cb [parallel]: decl acc {
+ *     unblocked: for oh: for ot: init; tile; epilogue
+ *     blocked:   for og: { for oh, ot: init; for rcb: for oh, ot: tile;
+ *                          for oh, ot: epilogue }   (oh < OHx tested when
+ *                the G rows of the last group run past it) }
+ * as the kernel's body; the original weights are unused afterwards. */
+static void conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *init, Stmt *tile, Stmt *epi,
+                           int blocked, Expr *ohe, int64_t OHx, int64_t G, const IterVar *nv,
+                           const IterVar *cbv, const IterVar *ogv, const IterVar *ohv, const IterVar *owv,
+                           const IterVar *rcbv)
+{
+    Kernel *k = L->k;
+    Stmt *seq = mk(L, ST_SEQ, 3), *decl = mk(L, ST_DECL, 1), *loops, *body;
+    int i;
+    if (blocked) {
+        Stmt *ph[3];
+        ph[0] = init;
+        ph[1] = tile;
+        ph[2] = epi;
+        for (i = 0; i < 3; i++) {
+            Stmt *b = ph[i];
+            if (OHx % G)
+                b = mk_if(L, ex_lt(L, ohe, ex_int(L, OHx)), b);
+            b = mk_for(L, ohv, mk_for(L, owv, b));
+            seq->body[i] = i == 1 ? mk_for(L, rcbv, b) : b;
+        }
+    } else {
+        seq->body[0] = init;
+        seq->body[1] = tile;
+        seq->body[2] = epi;
+    }
+    decl->buf = acc;
+    decl->body[0] = seq;
+    loops = blocked ? mk_for(L, ogv, decl) : mk_for(L, ohv, mk_for(L, owv, decl));
+    loops = mk_for(L, cbv, loops);
+    if (pl->ncb > 1)
+        loops->for_kind = FOR_PARALLEL;
+    if (copy) {
+        body = mk(L, ST_SEQ, 2);
+        body->body[0] = copy;
+        body->body[1] = loops;
+    } else {
+        body = loops;
+    }
+    body = mk_for(L, nv, body);
+    k->body = body;
+    if (!stmt_uses_buf(body, pl->wbuf))
+        k->bufs[pl->wbuf].scope = BUF_UNUSED;
+}
+
 /* Set by try_conv when it lowers a depthwise conv (template_packed's
  * threshold for a parallel region). */
 static int dw_kernel;
@@ -1291,7 +1342,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv;
     Expr *map_axes[1], **map, *ohe, *r1e, *accb;
-    Stmt *body, *tile, *init, *epi, *seq, *post1 = NULL;
+    Stmt *body, *tile, *init, *epi, *post1 = NULL;
     if (c->n_axes != 4 || c->n_raxes != 3)
         return 1;
     if (const_load(L, c->body->b)) {
@@ -1598,53 +1649,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             epi = s2;
         }
     }
-    seq = mk(L, ST_SEQ, 3);
-    if (kc < Ci) {
-        /* for og: acc of G rows of T tiles { for oh, ot: init; for rcb:
-         * for oh, ot: tile; for oh, ot: epilogue } (oh < OH in the last
-         * group) */
-        Stmt *ph[3];
-        ph[0] = init;
-        ph[1] = tile;
-        ph[2] = epi;
-        for (i = 0; i < 3; i++) {
-            Stmt *b = ph[i];
-            if (OHx % G)
-                b = mk_if(L, ex_lt(L, ohe, ex_int(L, OHx)), b);
-            b = mk_for(L, &ohv, mk_for(L, &owv, b));
-            seq->body[i] = i == 1 ? mk_for(L, &rcbv, b) : b;
-        }
-    } else {
-        seq->body[0] = init;
-        seq->body[1] = tile;
-        seq->body[2] = epi;
-    }
-    {
-        Stmt *decl = mk(L, ST_DECL, 1), *loops;
-        decl->buf = acc;
-        decl->body[0] = seq;
-        if (kc < Ci) {
-            loops = mk_for(L, &ogv, decl);
-        } else {
-            loops = mk_for(L, &owv, decl);
-            loops = mk_for(L, &ohv, loops);
-        }
-        loops = mk_for(L, &cbv, loops);
-        if (pl.ncb > 1)
-            loops->for_kind = FOR_PARALLEL;
-        if (body) {
-            Stmt *s2 = mk(L, ST_SEQ, 2);
-            s2->body[0] = body;
-            s2->body[1] = loops;
-            body = s2;
-        } else {
-            body = loops;
-        }
-        body = mk_for(L, &nv, body);
-    }
-    k->body = body;
-    if (!stmt_uses_buf(body, pl.wbuf))
-        k->bufs[pl.wbuf].scope = BUF_UNUSED;
+    conv_tile_nest(L, &pl, acc, body, init, tile, epi, kc < Ci, ohe, OHx, G, &nv, &cbv, &ogv, &ohv, &owv, &rcbv);
     return 0;
 }
 
@@ -1717,7 +1722,7 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv, vo, vi;
     Expr **map, *ohe, *r1e, *accb, *q;
-    Stmt *body, *tile, *init, *epi, *seq;
+    Stmt *body, *tile, *init, *epi;
     if (c->n_axes != 5 || (c->n_raxes != 3 && c->n_raxes != 4))
         return 1;
     b = c->axes[4].extent;
@@ -1940,50 +1945,7 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         epi = mk_for(L, &pv, epi);
         epi = mk_for(L, &vo, epi);
     }
-    seq = mk(L, ST_SEQ, 3);
-    if (kc < R1) {
-        Stmt *ph[3];
-        ph[0] = init;
-        ph[1] = tile;
-        ph[2] = epi;
-        for (i = 0; i < 3; i++) {
-            Stmt *bb = ph[i];
-            if (OHx % G)
-                bb = mk_if(L, ex_lt(L, ohe, ex_int(L, OHx)), bb);
-            bb = mk_for(L, &ohv, mk_for(L, &owv, bb));
-            seq->body[i] = i == 1 ? mk_for(L, &rcbv, bb) : bb;
-        }
-    } else {
-        seq->body[0] = init;
-        seq->body[1] = tile;
-        seq->body[2] = epi;
-    }
-    {
-        Stmt *decl = mk(L, ST_DECL, 1), *loops;
-        decl->buf = acc;
-        decl->body[0] = seq;
-        if (kc < R1) {
-            loops = mk_for(L, &ogv, decl);
-        } else {
-            loops = mk_for(L, &owv, decl);
-            loops = mk_for(L, &ohv, loops);
-        }
-        loops = mk_for(L, &cbv, loops);
-        if (pl.ncb > 1)
-            loops->for_kind = FOR_PARALLEL;
-        if (body) {
-            Stmt *s2 = mk(L, ST_SEQ, 2);
-            s2->body[0] = body;
-            s2->body[1] = loops;
-            body = s2;
-        } else {
-            body = loops;
-        }
-        body = mk_for(L, &nv, body);
-    }
-    k->body = body;
-    if (!stmt_uses_buf(body, pl.wbuf))
-        k->bufs[pl.wbuf].scope = BUF_UNUSED;
+    conv_tile_nest(L, &pl, acc, body, init, tile, epi, kc < R1, ohe, OHx, G, &nv, &cbv, &ogv, &ohv, &owv, &rcbv);
     return 0;
 }
 
