@@ -48,19 +48,20 @@ static int32_t permuted_value(Graph *g, int32_t like, const int64_t *perm, const
     return v;
 }
 
-/* Appends Transpose(in, perm) -> out and returns the node index. */
-static int32_t add_transpose(Graph *g, int32_t in, int32_t out, const int64_t *perm, const char *name)
+/* Appends Transpose(in, perm) -> out (perm of n axes) and returns the
+ * node index. */
+static int32_t add_transpose(Graph *g, int32_t in, int32_t out, const int64_t *perm, int n, const char *name)
 {
     int32_t ni = graph_add_node(g, OP_Transpose, name, 1, 1);
     Attr a;
-    int64_t *p = arena_array(g->arena, 4, sizeof *p);
+    int64_t *p = arena_array(g->arena, (size_t)n, sizeof *p);
     if (!p)
         die("compile arena exhausted");
-    memcpy(p, perm, 4 * sizeof *p);
+    memcpy(p, perm, (size_t)n * sizeof *p);
     memset(&a, 0, sizeof a);
     a.name = "perm";
     a.type = ATTR_INTS;
-    a.n = 4;
+    a.n = n;
     a.ints = p;
     node_add_attr(g, ni, a);
     g->nodes[ni].in[0] = in;
@@ -89,7 +90,7 @@ static int32_t permuted_const(Graph *g, int32_t vi, Diag *d)
     for (i = 0; i < 4; i++)
         g->values[r4].dims[i] = i < 4 - v->rank ? 1 : v->dims[i - (4 - v->rank)];
     out = permuted_value(g, r4, to_nhwc, "nhwc");
-    ni = add_transpose(g, r4, out, to_nhwc, "layout_const");
+    ni = add_transpose(g, r4, out, to_nhwc, 4, "layout_const");
     if (fold_node(g, ni, d))
         return -1;
     g->nodes[ni].dead = 1;
@@ -107,9 +108,9 @@ static int convert_conv(Graph *g, int32_t ci, Diag *d)
         g->values[w].rank != 4 || c->n_out != 1)
         return 0;
     xt = permuted_value(g, x, to_nhwc, "nhwc");
-    add_transpose(g, x, xt, to_nhwc, arena_printf(g->arena, "%s/to_nhwc", name));
+    add_transpose(g, x, xt, to_nhwc, 4, arena_printf(g->arena, "%s/to_nhwc", name));
     wt = permuted_value(g, w, to_nhwc, "ohwi");
-    ni = add_transpose(g, w, wt, to_nhwc, arena_printf(g->arena, "%s/weights_ohwi", name));
+    ni = add_transpose(g, w, wt, to_nhwc, 4, arena_printf(g->arena, "%s/weights_ohwi", name));
     if (fold_node(g, ni, d))
         return 1;
     if (!g->values[wt].data)
@@ -122,7 +123,7 @@ static int convert_conv(Graph *g, int32_t ci, Diag *d)
     c->in[1] = wt;
     c->out[0] = yt;
     g->values[yt].producer = ci;
-    add_transpose(g, yt, y, to_nchw, arena_printf(g->arena, "%s/to_nchw", name));
+    add_transpose(g, yt, y, to_nchw, 4, arena_printf(g->arena, "%s/to_nchw", name));
     memset(&a, 0, sizeof a);
     a.name = "tvmcc.layout";
     a.type = ATTR_STRING;
@@ -192,7 +193,7 @@ static int sink(Graph *g, int32_t ei, Diag *d)
     nout = permuted_value(g, out, to_nhwc, "nhwc");
     g->nodes[ei].out[0] = nout;
     g->values[nout].producer = ei;
-    add_transpose(g, nout, out, to_nchw, arena_printf(g->arena, "%s/to_nchw", g->nodes[ei].name));
+    add_transpose(g, nout, out, to_nchw, 4, arena_printf(g->arena, "%s/to_nchw", g->nodes[ei].name));
     return 1;
 }
 
@@ -273,7 +274,6 @@ static void add_unblock(Graph *g, int32_t v5, int32_t v, int b, const char *name
     int32_t shp = graph_add_value(g, arena_printf(g->arena, "%s/shape", g->values[v].name));
     int32_t ti, ri;
     int64_t *sd;
-    Attr a;
     int i;
     g->values[mid] = g->values[v5];
     g->values[mid].name = arena_printf(g->arena, "%s/nchw_b", g->values[v].name);
@@ -284,19 +284,7 @@ static void add_unblock(Graph *g, int32_t v5, int32_t v, int b, const char *name
     g->values[mid].input_index = -1;
     g->values[mid].is_initializer = 0;
     g->values[mid].data = NULL;
-    ti = graph_add_node(g, OP_Transpose, arena_printf(g->arena, "%s/to_nchw", name), 1, 1);
-    memset(&a, 0, sizeof a);
-    a.name = "perm";
-    a.type = ATTR_INTS;
-    a.n = 5;
-    a.ints = arena_array(g->arena, 5, sizeof *a.ints);
-    if (!a.ints)
-        die("compile arena exhausted");
-    memcpy(a.ints, perm, sizeof perm);
-    node_add_attr(g, ti, a);
-    g->nodes[ti].in[0] = v5;
-    g->nodes[ti].out[0] = mid;
-    g->values[mid].producer = ti;
+    ti = add_transpose(g, v5, mid, perm, 5, arena_printf(g->arena, "%s/to_nchw", name));
     sd = arena_array(g->arena, 4, sizeof *sd);
     if (!sd)
         die("compile arena exhausted");
@@ -324,7 +312,6 @@ static int32_t add_block(Graph *g, int32_t v, int b)
     int32_t shp = graph_add_value(g, arena_printf(g->arena, "%s/split_shape", g->values[v].name));
     int32_t v5 = blocked_value(g, v, b), ti, ri;
     int64_t *sd;
-    Attr a;
     int i;
     g->values[mid].dtype = g->values[v].dtype;
     g->values[mid].rank = 5;
@@ -347,19 +334,7 @@ static int32_t add_block(Graph *g, int32_t v, int b)
     g->nodes[ri].in[1] = shp;
     g->nodes[ri].out[0] = mid;
     g->values[mid].producer = ri;
-    ti = graph_add_node(g, OP_Transpose, arena_printf(g->arena, "%s/to_nchwc", g->values[v].name), 1, 1);
-    memset(&a, 0, sizeof a);
-    a.name = "perm";
-    a.type = ATTR_INTS;
-    a.n = 5;
-    a.ints = arena_array(g->arena, 5, sizeof *a.ints);
-    if (!a.ints)
-        die("compile arena exhausted");
-    memcpy(a.ints, perm, sizeof perm);
-    node_add_attr(g, ti, a);
-    g->nodes[ti].in[0] = mid;
-    g->nodes[ti].out[0] = v5;
-    g->values[v5].producer = ti;
+    ti = add_transpose(g, mid, v5, perm, 5, arena_printf(g->arena, "%s/to_nchwc", g->values[v].name));
     g->nodes[ti].index = g->nodes[ri].index =
         g->values[v].producer >= 0 ? g->nodes[g->values[v].producer].index : 0;
     return v5;
