@@ -1275,6 +1275,45 @@ static void conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW
     *kc = d;
 }
 
+/* The window of a conv's data load xl: its indices 2 and 3 (rows and
+ * columns, possibly clamped to the plane) affine in output axis 2+i and
+ * reduce axis 1+i only, with strides s and dilations d >= 1, first and last
+ * positions lo and hi. Every bound that can fail must be tested by cond
+ * (the padding select, which then gives 0 there). Returns 1 when xl is not
+ * such a window. */
+static int conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int64_t H, int64_t W,
+                       int64_t *s, int64_t *d, int64_t *lo, int64_t *hi)
+{
+    const Expr *pos[2];
+    Aff ap[2];
+    int i, clamped[2], bits = 0, need = 0;
+    for (i = 0; i < 2; i++) {
+        int vars[2];
+        int64_t ext = i ? W : H;
+        vars[0] = c->axes[2 + i].var;
+        vars[1] = c->raxes[1 + i].var;
+        pos[i] = strip_clamp(xl->idx[2 + i], ext - 1, &clamped[i]);
+        if (!affine(L, pos[i], &ap[i]) || !aff_only(L, &ap[i], vars, 2))
+            return 1;
+        s[i] = ap[i].co[vars[0]];
+        d[i] = ap[i].co[vars[1]];
+        if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
+            return 1;
+        lo[i] = ap[i].c0;
+        hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[1 + i].extent - 1);
+        if (lo[i] < 0 || hi[i] >= ext)
+            need |= (lo[i] < 0 ? 1 : 0) << (2 * i) | (hi[i] >= ext ? 2 : 0) << (2 * i);
+    }
+    if (cond) {
+        int64_t hh[2];
+        hh[0] = H;
+        hh[1] = W;
+        if (!cond_terms(cond, pos, hh, &bits))
+            return 1;
+    }
+    return (need & ~bits) != 0;
+}
+
 /* The loop nest of the dense conv tiles (try_conv, try_conv_nchwc):
  *   for n: copy; for cb [parallel]: decl acc {
  *     unblocked: for oh: for ot: init; tile; epilogue
@@ -1334,10 +1373,9 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
     const Expr *xv, *wl, *cond = NULL, *xl;
-    const Expr *pos[2];
-    Aff a0, a1, ap[2], aw;
+    Aff a0, a1, aw;
     Plan pl;
-    int i, clamped[2], bits = 0, need = 0, copy, flat, dw;
+    int i, copy, flat, dw;
     int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G;
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv;
@@ -1391,32 +1429,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         else
             return 1;
     }
-    for (i = 0; i < 2; i++) {
-        int vars[2];
-        int64_t ext = i ? W : H;
-        vars[0] = c->axes[2 + i].var;
-        vars[1] = c->raxes[1 + i].var;
-        pos[i] = strip_clamp(xl->idx[2 + i], ext - 1, &clamped[i]);
-        if (!affine(L, pos[i], &ap[i]) || !aff_only(L, &ap[i], vars, 2))
-            return 1;
-        s[i] = ap[i].co[vars[0]];
-        d[i] = ap[i].co[vars[1]];
-        if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
-            return 1;
-        lo[i] = ap[i].c0;
-        hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[1 + i].extent - 1);
-        if (lo[i] < 0 || hi[i] >= ext)
-            need |= (lo[i] < 0 ? 1 : 0) << (2 * i) | (hi[i] >= ext ? 2 : 0) << (2 * i);
-    }
-    if (cond) {
-        int64_t hh[2];
-        hh[0] = H;
-        hh[1] = W;
-        if (!cond_terms(cond, pos, hh, &bits))
-            return 1;
-    }
-    /* every bound that can fail must be tested (then the value there is 0) */
-    if ((need & ~bits) != 0)
+    if (conv_window(L, c, xl, cond, H, W, s, d, lo, hi))
         return 1;
     /* weights: affine in the output channel and the reduce axes */
     if (!affine(L, wl->a, &aw))
@@ -1713,10 +1726,9 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
     const Expr *xv, *wl, *cond = NULL, *xl;
-    const Expr *pos[2];
-    Aff a0, a1, ap[2], aw;
+    Aff a0, a1, aw;
     Plan pl;
-    int i, clamped[2], bits = 0, need = 0, copy, flat, blocked_in = c->n_raxes == 4;
+    int i, copy, flat, blocked_in = c->n_raxes == 4;
     int64_t N, Ci, R1, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G, b, e, Co,
         rows, wco[6];
     int xbuf, src, acc;
@@ -1773,31 +1785,7 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
                 return 1;
         }
     }
-    for (i = 0; i < 2; i++) {
-        int vars[2];
-        int64_t ext = i ? W : H;
-        vars[0] = c->axes[2 + i].var;
-        vars[1] = c->raxes[1 + i].var;
-        pos[i] = strip_clamp(xl->idx[2 + i], ext - 1, &clamped[i]);
-        if (!affine(L, pos[i], &ap[i]) || !aff_only(L, &ap[i], vars, 2))
-            return 1;
-        s[i] = ap[i].co[vars[0]];
-        d[i] = ap[i].co[vars[1]];
-        if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
-            return 1;
-        lo[i] = ap[i].c0;
-        hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[1 + i].extent - 1);
-        if (lo[i] < 0 || hi[i] >= ext)
-            need |= (lo[i] < 0 ? 1 : 0) << (2 * i) | (hi[i] >= ext ? 2 : 0) << (2 * i);
-    }
-    if (cond) {
-        int64_t hh[2];
-        hh[0] = H;
-        hh[1] = W;
-        if (!cond_terms(cond, pos, hh, &bits))
-            return 1;
-    }
-    if ((need & ~bits) != 0 || (blocked_in && d[1] != 1))
+    if (conv_window(L, c, xl, cond, H, W, s, d, lo, hi) || (blocked_in && d[1] != 1))
         return 1;
     /* weights: affine in (mb, mi) and the reduce axes */
     if (!affine(L, wl->a, &aw))
