@@ -19,6 +19,18 @@ if ! /usr/bin/python3 "$here/models.py" "$work"; then
     exit 1
 fi
 pass=0 failed=0
+# check EXPECTED GOT LABEL: counts a pass when the files are equal, else
+# prints the difference (with --update, GOT first becomes EXPECTED).
+check() {
+    [ $update = 1 ] && cp "$2" "$1"
+    if [ -f "$1" ] && cmp -s "$1" "$2"; then
+        pass=$((pass + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL golden $3"
+        [ -f "$1" ] && diff "$1" "$2" | head -20
+    fi
+}
 for m in "$work"/*.onnx; do
     name=$(basename "$m" .onnx)
     for dump in frontend simplify dce fuse loops report report-O0; do
@@ -28,35 +40,17 @@ for m in "$work"/*.onnx; do
             report-O0) opt="--report -O0" ;;
             *) opt=--dump-ir=$dump ;;
         esac
-        exp="$here/$name.$dump.txt"
         "$TVMCC" "$m" $opt > "$work/$name.$dump.txt" 2> "$work/$name.$dump.err"
-        if [ $update = 1 ]; then
-            cp "$work/$name.$dump.txt" "$exp"
-        fi
-        if [ -f "$exp" ] && cmp -s "$exp" "$work/$name.$dump.txt"; then
-            pass=$((pass + 1))
-        else
-            failed=$((failed + 1))
-            echo "FAIL golden $name $dump"
-            [ -f "$exp" ] && diff "$exp" "$work/$name.$dump.txt" | head -20
-        fi
+        check "$here/$name.$dump.txt" "$work/$name.$dump.txt" "$name $dump"
     done
 done
 # The graph after the layout pass for a target: MODEL:TARGET, compared
 # with MODEL.layout-TARGET.txt (blocked channels on the x86 targets).
 for mt in nchwc_block:x86-64-avx512 nchwc_block:x86-64-avx2 nchwc_odd:x86-64-avx512; do
     name=${mt%%:*} target=${mt#*:}
-    exp="$here/$name.layout-$target.txt"
     got="$work/$name.layout-$target.txt"
     "$TVMCC" "$work/$name.onnx" -t "$target" --dump-ir=layout > "$got" 2> "$got.err"
-    [ $update = 1 ] && cp "$got" "$exp"
-    if [ -f "$exp" ] && cmp -s "$exp" "$got"; then
-        pass=$((pass + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL golden $name layout -t $target"
-        [ -f "$exp" ] && diff "$exp" "$got" | head -20
-    fi
+    check "$here/$name.layout-$target.txt" "$got" "$name layout -t $target"
 done
 echo "golden: $pass passed, $failed failed"
 echo "$pass passed, $failed failed"
