@@ -483,9 +483,10 @@ static int pack_weights(Lower *L, Plan *pl)
     return 0;
 }
 
-/* Reduce steps ahead of the current one whose weights a conv tile
- * prefetches (32 steps: 4 KB at 32 lanes). */
-#define CONV_PREFETCH_STEPS 32
+/* Reduce steps ahead of the current one whose weights a conv or matmul
+ * tile prefetches (32 steps: 4 KB at 32 lanes; gemm1024: 32 steps ~2.5%
+ * faster than none, 8 steps ~1.7%). */
+#define TILE_PREFETCH_STEPS 32
 
 /* The update nest: for r1 [tensorized]: for r2: for r3: for p: for v:
  *   acc[accb + p*VL + v] += A[aidx] * wp[(((cb*R1 + r1')*R2 + r2)*R3 + r3)*VL + v]
@@ -510,9 +511,9 @@ static Stmt *update_nest(Lower *L, const Plan *pl, int acc, const IterVar *rv, c
     s->for_kind = FOR_TENSORIZE;
     /* the weight panel streams through L1 once per tile (and from DRAM on
      * its first pass, where the hardware prefetchers fall behind): fetch
-     * the step CONV_PREFETCH_STEPS ahead (resnet18's 3x3 convs: 5-10%
+     * the step TILE_PREFETCH_STEPS ahead (resnet18's 3x3 convs: 5-10%
      * faster with weights evicted, unchanged when they are in L2) */
-    s->prefetch = CONV_PREFETCH_STEPS * pl->VL;
+    s->prefetch = TILE_PREFETCH_STEPS * pl->VL;
     return s;
 }
 
@@ -747,7 +748,12 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     Expr **map, *aidx, *bidx, *q, *co, *accidx;
     Stmt *body = NULL, *tile, *init, *epi, *seq, *decl, *loops;
     int flat_sub;
-    V = ceil_div(Q, 2 * lanes) * 2 * lanes - Q <= Q / 16 ? 2 : 1;
+    /* two vectors of positions per tile unless that pads the plane by a
+     * fifth more than one vector does: with one, every FMA also needs its
+     * own broadcast load (squeezenet1_1's 13x13 classifier conv, 169
+     * positions: 1000 channels as 77 tiles of 13 x 32 ran ~15% faster than
+     * 40 tiles of 25 x 16 although they compute 192 instead of 176 positions) */
+    V = ceil_div(Q, 2 * lanes) * 2 * lanes * 5 <= ceil_div(Q, lanes) * lanes * 6 ? 2 : 1;
     if (!strcmp(t->isa, "c") && Q >= 4 * lanes)
         V = 2; /* the portable target: a 16-float row is one zmm with AVX-512
                   (7x7 planes: 4 instead of 7 FMAs per row and step; AVX2
@@ -2024,6 +2030,8 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
     iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
     *init = mk_for(L, &pv, mk_for(L, vv, mk_store(L, ob, oix, iv)));
     *tile = mk_tile(L, ob, oix, ex_load(L, apbuf, aidx), ex_load(L, pl->pbuf, widx), rv, &pv, vv);
+    /* B's column panel streams from L2 once per row tile */
+    (*tile)->prefetch = TILE_PREFETCH_STEPS * pl->VL;
     if (rv[1].extent > 1)
         (*tile)->body[0]->for_kind = FOR_UNROLL;
     accv = ex_load(L, ob, oix);
