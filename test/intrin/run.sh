@@ -220,6 +220,37 @@ sys.exit(not (y.shape == r.shape and np.all(np.abs(y - r) <= 1e-4 * np.maximum(n
             bad "x86-64-avx512: 50x64x96 MatMul in the output: build, run or results wrong ($work/mm)"
         fi
     fi
+    # a 13x32 tile over 13x13 planes, 3 input-channel blocks (squeezenet1_1's
+    # 48-to-192 expand conv): with gcc's default allocation regions one
+    # weight vector lived in a stack slot, read back by 13 FMAs per step;
+    # the AVX-512 header's ira-region=all keeps every operand in a register
+    "$PYTHON" - "$work/spill.onnx" <<'PY'
+import sys
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+rng = np.random.default_rng(7)
+w = numpy_helper.from_array(rng.standard_normal((192, 48, 3, 3)).astype(np.float32), "w")
+bias = numpy_helper.from_array(rng.standard_normal(192).astype(np.float32), "b")
+g = helper.make_graph([helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+                       helper.make_node("Relu", ["c"], ["y"], name="relu")],
+                      "spill", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 48, 13, 13])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 192, 13, 13])], [w, bias])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(sys.argv[1], "wb").write(m.SerializeToString())
+PY
+    march=-march=native
+    grep -q avx512f /proc/cpuinfo 2>/dev/null || march="-mavx512f -mfma"
+    if "$tvmcc" "$work/spill.onnx" -t x86-64-avx512 --name model -o "$work/spill" > "$work/spill.log" 2>&1 &&
+        grep -q 'fma_tile 13x32' "$work/spill/model.c" &&
+        cc -std=c99 -O3 $march -c "$work/spill/model.c" -o "$work/spill/model.o" > "$work/spill/cc.log" 2>&1 &&
+        objdump -d "$work/spill/model.o" > "$work/spill/model.s" 2>&1 &&
+        [ "$(grep -c vfmadd "$work/spill/model.s")" -ge 26 ] &&
+        ! grep -q 'vfmadd[0-9a-z]*ps .*(%r[sb]p)' "$work/spill/model.s"; then
+        ok "x86-64-avx512: 13x32 conv tile on 13x13 planes compiles with no FMA operand from the stack"
+    else
+        bad "x86-64-avx512: 13x32 conv tile on 13x13 planes: FMA operands spilled to the stack (or no 13x32 tile; $work/spill)"
+    fi
 else
     bad "stride-2 conv tile: onnx not importable by $PYTHON"
 fi
