@@ -300,20 +300,31 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
         int64_t c = lq_coef(e->a, var, &ok);
         if (c != 1) {
             /* lanes l read element c*l: two loads and a permute when the
-             * stride is 2 and every lane runs (the second load stops at the
-             * last element read), else a gather under the lane mask */
-            if (c == 2 && !x->mask && (!m || x->fixed)) {
+             * stride is 2 and the lanes run are a constant count (the
+             * second load stops at the last element read; under a select's
+             * lane mask each load reads only the even elements of the lanes
+             * it keeps, tvmcc_even16), else a gather under the lane mask */
+            if (c == 2 && (!m || x->fixed)) {
                 /* elements 0 .. 2 * (lanes run - 1) */
                 int64_t last = 2 * ((m ? x->fixed : 16) - 1);
                 unsigned m0 = last >= 15 ? 0xFFFFu : (1u << (last + 1)) - 1u;
                 unsigned m1 = last < 16 ? 0u : (1u << (last - 15)) - 1u;
-                fprintf(f, "_mm512_permutex2var_ps(_mm512_maskz_loadu_ps((__mmask16)0x%X, &%s[", m0,
-                        k->bufs[e->buf].name);
-                emit_index(f, k, e->a, 0);
-                fprintf(f, "]), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), "
-                           "_mm512_maskz_loadu_ps((__mmask16)0x%X, &%s[", m1, k->bufs[e->buf].name);
-                emit_index(f, k, e->a, 0);
-                fprintf(f, " + 16]))");
+                int half;
+                fprintf(f, "_mm512_permutex2var_ps(");
+                for (half = 0; half < 2; half++) {
+                    if (half)
+                        fprintf(f, ", _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, "
+                                   "30), ");
+                    if (x->mask)
+                        fprintf(f, "_mm512_maskz_loadu_ps((__mmask16)(0x%Xu & tvmcc_even16((unsigned)(%s)%s)), &%s[",
+                                half ? m1 : m0, x->mask, half ? " >> 8" : "", k->bufs[e->buf].name);
+                    else
+                        fprintf(f, "_mm512_maskz_loadu_ps((__mmask16)0x%X, &%s[", half ? m1 : m0,
+                                k->bufs[e->buf].name);
+                    emit_index(f, k, e->a, 0);
+                    fprintf(f, half ? " + 16])" : "])");
+                }
+                fprintf(f, ")");
                 return;
             }
             if (m || x->mask)
@@ -627,6 +638,13 @@ void emit_intrin_helpers(FILE *f, int lanes)
         fprintf(f, "    return _mm512_scalef_ps(q, n);\n}\n\n");
         emit_recip16(f);
         emit_sigmoid16(f);
+        /* bit i of m's low byte to bit 2i: the elements of a stride-2 load
+         * that lanes 0..7 of a lane mask read */
+        fprintf(f, "static inline TVMCC_MAYBE_UNUSED __mmask16 tvmcc_even16(unsigned m)\n{\n");
+        fprintf(f, "    m &= 0xFFu;\n");
+        fprintf(f, "    m = (m | (m << 4)) & 0x0F0Fu;\n");
+        fprintf(f, "    m = (m | (m << 2)) & 0x3333u;\n");
+        fprintf(f, "    return (__mmask16)((m | (m << 1)) & 0x5555u);\n}\n\n");
     } else {
         /* 2^n in two factors so that n down to -150 and up to 128 stay
          * representable: 2^(n/2) * 2^(n - n/2), each a biased exponent */

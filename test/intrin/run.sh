@@ -251,6 +251,28 @@ PY
     else
         bad "x86-64-avx512: 13x32 conv tile on 13x13 planes: FMA operands spilled to the stack (or no 13x32 tile; $work/spill)"
     fi
+    # a 3x3 stride-2 max pool with padding over NCHW planes (24 channels
+    # stay NCHW): each window column's 14 outputs read every other input
+    # through two masked loads and a permute, the padding's lane mask spread
+    # onto the loads' even elements, not a gather (the results are checked
+    # by conformance tests such as test_maxpool_2d_ceil)
+    "$PYTHON" - "$work/pool2.onnx" <<'PY'
+import sys
+from onnx import TensorProto, helper
+g = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[3, 3], strides=[2, 2],
+                                        pads=[1, 1, 1, 1])], "pool2",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 24, 112, 112])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 24, 56, 56])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(sys.argv[1], "wb").write(m.SerializeToString())
+PY
+    if "$tvmcc" "$work/pool2.onnx" -t x86-64-avx512 -o "$work/pool2" > "$work/pool2.log" 2>&1 &&
+        grep -q 'tvmcc_even16((unsigned)' "$work/pool2/model.c" && ! grep -q 'i32gather' "$work/pool2/model.c"; then
+        ok "x86-64-avx512: padded stride-2 max pool reads by masked loads and a permute, no gather"
+    else
+        bad "x86-64-avx512: padded stride-2 max pool: gathers or no lane-mask spread ($work/pool2)"
+    fi
 else
     bad "stride-2 conv tile: onnx not importable by $PYTHON"
 fi
