@@ -52,6 +52,7 @@ typedef struct Tile {
     int acc;
     int64_t P, VL, step[TILE_ROLES]; /* operand offsets per row */
     int64_t prefetch;                /* the loop's prefetch distance (elements) */
+    int64_t prefetch_l2;             /* and its distance into L2 only */
     int64_t rs;                      /* accumulator offset per row */
 } Tile;
 
@@ -199,6 +200,7 @@ static int match_tile(const Kernel *k, const Stmt *loop, const TileIntrin *ti, T
     t->ti = ti;
     t->nred = 0;
     t->prefetch = loop->prefetch;
+    t->prefetch_l2 = loop->prefetch_l2;
     while (s && s->kind == ST_FOR && t->nred < ti->reduce_loops) {
         t->red[t->nred++] = s;
         s = s->body[0];
@@ -333,13 +335,18 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
     fprintf(f, "];\n");
     indent(f, d);
     fprintf(f, "}\n");
-    if (t->prefetch > 0 && !bstep) {
-        /* a hint only: GCC and clang's builtin, nothing elsewhere */
+    if ((t->prefetch > 0 || t->prefetch_l2 > 0) && !bstep) {
+        /* a hint only: GCC and clang's builtin, nothing elsewhere; into
+         * every cache level, and (locality 2) into L2 only */
         int64_t elem = (int64_t)dtype_size(k->bufs[t->op[TILE_VEC]->buf].dtype), off;
         fprintf(f, "#if defined(__GNUC__)\n");
-        for (off = 0; off * elem < t->VL * elem; off += 64 / elem) {
+        for (off = 0; t->prefetch > 0 && off * elem < t->VL * elem; off += 64 / elem) {
             indent(f, d);
             fprintf(f, "__builtin_prefetch(tb + %lld);\n", (long long)(t->prefetch + off));
+        }
+        for (off = 0; t->prefetch_l2 > 0 && off * elem < t->VL * elem; off += 64 / elem) {
+            indent(f, d);
+            fprintf(f, "__builtin_prefetch(tb + %lld, 0, 2);\n", (long long)(t->prefetch_l2 + off));
         }
         fprintf(f, "#endif\n");
     }

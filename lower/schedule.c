@@ -253,6 +253,8 @@ static void stmt_dump(const Kernel *k, const Stmt *s, int depth, FILE *f)
                 (long long)s->extent);
         if (s->prefetch)
             fprintf(f, " prefetch +%lld", (long long)s->prefetch);
+        if (s->prefetch_l2)
+            fprintf(f, " prefetch-l2 +%lld", (long long)s->prefetch_l2);
         fprintf(f, ":\n");
         stmt_dump(k, s->body[0], depth + 1, f);
         break;

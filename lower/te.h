@@ -144,6 +144,8 @@ struct Stmt {
      * prefetch at every reduce step (0: none); emit_tile.c prints one
      * guarded __builtin_prefetch per 64 bytes of the tile's vectors */
     int64_t prefetch;
+    /* the same, further ahead and into L2 only (0: none) */
+    int64_t prefetch_l2;
 };
 
 /* A kernel implemented by one runtime function (string operators, which
