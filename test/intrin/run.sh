@@ -296,6 +296,31 @@ PY
     else
         bad "x86-64-avx512: L2 prefetch of large conv weights missing, or present for small ones ($work/bigw)"
     fi
+    # a blocked 1x1 conv to one 16-channel block over 55x55 (3025 = 121 x 25
+    # positions): tiles of 25 rows, more than a vector's lanes, since the
+    # blocked epilogue stores whole vectors; over 13x13 (169 positions, no
+    # such divisor up to 28) it keeps 13
+    for hw in 55 13; do
+        "$PYTHON" - "$work/pw$hw.onnx" "$hw" <<'PY'
+import sys
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+hw = int(sys.argv[2])
+w = numpy_helper.from_array(np.full((16, 128, 1, 1), 0.01, np.float32), "w")
+g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], "pw",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 128, hw, hw])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, hw, hw])], [w])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(sys.argv[1], "wb").write(m.SerializeToString())
+PY
+        "$tvmcc" "$work/pw$hw.onnx" -t x86-64-avx512 -o "$work/pw$hw" > "$work/pw$hw.log" 2>&1
+    done
+    if grep -q 'fma_tile 25x16' "$work/pw55/model.c" 2>/dev/null && grep -q 'fma_tile 13x16' "$work/pw13/model.c" 2>/dev/null; then
+        ok "x86-64-avx512: blocked 1x1 conv to 16 channels: 25-row tiles over 55x55, 13 over 13x13"
+    else
+        bad "x86-64-avx512: blocked 1x1 conv to 16 channels: unexpected tile rows ($work/pw55, $work/pw13)"
+    fi
 else
     bad "stride-2 conv tile: onnx not importable by $PYTHON"
 fi
