@@ -46,11 +46,11 @@ NODE=${NODE:-node}
 bdir="$root/build/bench"
 all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 gemm1024 resnet18_bn mobilenet_v2_bn"
 
-# 10 rounds of 500 ms rather than 5 of 1000: this host's speed changes in
-# phases of seconds (the same binary ran 5.7 and 7.8 ms per inference minutes
-# apart), and shorter, more numerous rounds spread them more evenly over the
-# configurations that are compared.
-rounds=10 budget=500 warmups=2 maxruns=50 threads="1 2" with_c=1 quick=0
+# 20 rounds of 250 ms rather than 5 of 1000: this host's speed changes in
+# phases of seconds (the same binary ran 5.2 and 7.6 ms per inference in
+# neighbouring rounds, onnxruntime likewise), and shorter, more numerous
+# rounds spread them more evenly over the configurations that are compared.
+rounds=20 budget=250 warmups=2 maxruns=50 threads="1 2" with_c=1 quick=0
 variants=() variant_models="resnet18 mobilenet_v2 resnet18_bn mobilenet_v2_bn" default_variants=1
 out="$here/results.md"
 models=()
