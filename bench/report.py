@@ -34,6 +34,29 @@ def times(rdir, cid):
     return vals
 
 
+def round_fractions(rdir, cid):
+    """Median over rounds of (GEMM GFLOP/s of the round's median time) /
+    (the peak measured just before that round's run), and the number of
+    rounds; None without per-round peaks. Rounds are the '#'-separated
+    blocks of CID.txt, in the order of CID.peak's lines."""
+    peaks = [float(x) for x in read(os.path.join(rdir, cid + ".peak")).split()]
+    rounds, cur = [], []
+    for line in read(os.path.join(rdir, cid + ".txt")).splitlines():
+        line = line.strip()
+        if line.startswith("#"):
+            if cur:
+                rounds.append(cur)
+            cur = []
+        elif line:
+            cur.append(float(line))
+    if cur:
+        rounds.append(cur)
+    fr = [GEMM_FLOP / (statistics.median(r) * 1e-3) * 1e-9 / p for r, p in zip(rounds, peaks) if r and p > 0]
+    if not fr or len(rounds) != len(peaks):
+        return None
+    return statistics.median(fr), len(fr)
+
+
 def fmt_ms(v):
     if v is None:
         return "-"
@@ -155,10 +178,12 @@ def main(raw, out):
         L.append("## GEMM 1024 x 1024 x 1024 (MatMul, constant B)")
         L.append("")
         L.append("GFLOP/s = 2 * 1024^3 / median time; % of peak against the FMA peak measured "
-                 "above for the same number of threads.")
+                 "above for the same number of threads. Per round: each round's median GFLOP/s "
+                 "against the peak measured just before that run (`bench/peak.c`, 0.1 s), the "
+                 "median over the rounds (the host's speed changes in phases of seconds).")
         L.append("")
-        L.append("| configuration | median ms | GFLOP/s | % of FMA peak |")
-        L.append("| --- | ---: | ---: | ---: |")
+        L.append("| configuration | median ms | GFLOP/s | % of FMA peak | per round: % of the peak next to it |")
+        L.append("| --- | ---: | ---: | ---: | ---: |")
         rows = [("onnxruntime, 1 thread", "ort-1t", peak1), ("tvmcc `%s`, 1 thread" % target, "tvm-1t", peak1),
                 ("tvmcc `c` -O3 -march=native, 1 thread", "c-1t", peak1),
                 ("onnxruntime, 2 threads", "ort-2t", peak2), ("tvmcc `%s`, 2 threads" % target, "tvm-2t", peak2)]
@@ -167,9 +192,11 @@ def main(raw, out):
             if v is None and (GEMM, cid) not in note:
                 continue
             gf = GEMM_FLOP / (v * 1e-3) * 1e-9 if v else None
-            L.append("| %s | %s | %s | %s |" % (
+            pr = round_fractions(os.path.join(raw, GEMM), cid)
+            L.append("| %s | %s | %s | %s | %s |" % (
                 label, fmt_ms(v), "-" if gf is None else "%.1f" % gf,
-                "-" if gf is None or not peak else "%.1f%%" % (100.0 * gf / peak)))
+                "-" if gf is None or not peak else "%.1f%%" % (100.0 * gf / peak),
+                "-" if pr is None else "%.1f%% (%d rounds)" % (100.0 * pr[0], pr[1])))
         L.append("")
 
     vrows = [(m, n, f) for m in models if m in variant_models for n, f in variants]

@@ -248,6 +248,14 @@ for m in "${models[@]}"; do
             [ -f "$r/$id.fail" ] && continue
             extra=""
             [ $round = 0 ] && extra="-o $r/$id.out.bin"
+            # the GEMM's fraction of peak also against the peak measured
+            # just before each of its runs (the host's speed changes in
+            # phases; report.py takes the median over rounds)
+            if [ "$m" = gemm1024 ]; then
+                nt=1
+                case $id in *-2t) nt=2 ;; esac
+                p=$(OMP_NUM_THREADS=$nt "$bdir/peak" 0.1) && echo "${p%% *}" >> "$r/$id.peak"
+            fi
             if ! (eval "timeout 900 $cmd -w $warmups -n $maxruns -b $budget $extra") \
                     >> "$r/$id.txt" 2> "$r/$id.err"; then
                 echo "run failed: $(grep -m1 . "$r/$id.err")" > "$r/$id.fail"
