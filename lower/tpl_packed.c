@@ -1342,6 +1342,42 @@ static int conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *c
     return (need & ~bits) != 0;
 }
 
+/* The reduce loops of a dense conv tile (try_conv, try_conv_nchwc) over R
+ * input channels (or channel blocks), kc at a time (kc < R: conv_blocks'
+ * reduction blocking): creates rv (extents pl->rext, rv[0] cut to kc) and
+ * rcb, and gives the output row ohe, the first reduce index r1e and the
+ * tile's place accb in the accumulator array, which it returns:
+ *   blocked: rows og*G + oh, input channels rcb*kc + rr, the tile of
+ *            (oh, ot) at its own place in acc (G*T tiles);
+ *   else:    rows oh, channels rr, one tile at 0. */
+static int conv_reduce_vars(Lower *L, const Plan *pl, int64_t R, int64_t kc, int64_t G, int64_t T,
+                            const IterVar *ogv, const IterVar *ohv, const IterVar *owv, IterVar *rv,
+                            IterVar *rcbv, Expr **ohe, Expr **r1e, Expr **accb)
+{
+    Kernel *k = L->k;
+    int i, acc;
+    for (i = 0; i < 3; i++)
+        rv[i] = lower_itervar(L, "rr", pl->rext[i]);
+    *rcbv = lower_itervar(L, "rcb", R / kc);
+    if (kc < R) {
+        rv[0].extent = kc;
+        *ohe = ex_add(L, ex_mul(L, ex_var(L, ogv), ex_int(L, G)), ex_var(L, ohv));
+        *r1e = ex_add(L, ex_mul(L, ex_var(L, rcbv), ex_int(L, kc)), ex_var(L, &rv[0]));
+        *accb = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, ohv), ex_int(L, T)), ex_var(L, owv)),
+                       ex_int(L, (int64_t)pl->P * pl->VL));
+    } else {
+        *ohe = ex_var(L, ohv);
+        *r1e = ex_var(L, &rv[0]);
+        *accb = ex_int(L, 0);
+    }
+    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (kc < R ? G * T : 1) * pl->P * pl->VL);
+    k->bufs[acc].scope = BUF_LOCAL;
+    /* the init loop writes every tile the tile and epilogue read (blocked:
+     * all G*T of the rows that exist, under the same guard) */
+    k->bufs[acc].no_init = 1;
+    return acc;
+}
+
 /* The loop nest of the dense conv tiles (try_conv, try_conv_nchwc):
  *   for n: copy; for cb [parallel]: decl acc {
  *     unblocked: for oh: for ot: init; tile; epilogue
@@ -1543,27 +1579,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     owv = lower_itervar(L, "ot", T);
     pv = lower_itervar(L, "p", pl.P);
     vv = lower_itervar(L, "v", pl.VL);
-    for (i = 0; i < 3; i++)
-        rv[i] = lower_itervar(L, "rr", pl.rext[i]);
-    rcbv = lower_itervar(L, "rcb", Ci / kc);
-    if (kc < Ci) {
-        /* blocked: rows og*G + oh, input channels rcb*kc + rr, the tile
-         * of (oh, ot) at its own place in acc */
-        rv[0].extent = kc;
-        ohe = ex_add(L, ex_mul(L, ex_var(L, &ogv), ex_int(L, G)), ex_var(L, &ohv));
-        r1e = ex_add(L, ex_mul(L, ex_var(L, &rcbv), ex_int(L, kc)), ex_var(L, &rv[0]));
-        accb = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, T)), ex_var(L, &owv)),
-                      ex_int(L, (int64_t)pl.P * pl.VL));
-    } else {
-        ohe = ex_var(L, &ohv);
-        r1e = ex_var(L, &rv[0]);
-        accb = ex_int(L, 0);
-    }
-    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (kc < Ci ? G * T : 1) * pl.P * pl.VL);
-    k->bufs[acc].scope = BUF_LOCAL;
-    /* the init loop writes every tile the tile and epilogue read (blocked:
-     * all G*T of the rows that exist, under the same guard) */
-    k->bufs[acc].no_init = 1;
+    acc = conv_reduce_vars(L, &pl, Ci, kc, G, T, &ogv, &ohv, &owv, rv, &rcbv, &ohe, &r1e, &accb);
     /* source of the tile's products: plane base + row * Wp + column */
     if (copy) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Hp * Wp);
@@ -1894,23 +1910,7 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
     vv = lower_itervar(L, "v", pl.VL);
     vo = lower_itervar(L, "vo", pl.V);
     vi = lower_itervar(L, "vi", b);
-    for (i = 0; i < 3; i++)
-        rv[i] = lower_itervar(L, "rr", pl.rext[i]);
-    rcbv = lower_itervar(L, "rcb", R1 / kc);
-    if (kc < R1) {
-        rv[0].extent = kc;
-        ohe = ex_add(L, ex_mul(L, ex_var(L, &ogv), ex_int(L, G)), ex_var(L, &ohv));
-        r1e = ex_add(L, ex_mul(L, ex_var(L, &rcbv), ex_int(L, kc)), ex_var(L, &rv[0]));
-        accb = ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, T)), ex_var(L, &owv)),
-                      ex_int(L, (int64_t)pl.P * pl.VL));
-    } else {
-        ohe = ex_var(L, &ohv);
-        r1e = ex_var(L, &rv[0]);
-        accb = ex_int(L, 0);
-    }
-    acc = lower_buf_temp(L, "acc", DT_FLOAT32, (kc < R1 ? G * T : 1) * pl.P * pl.VL);
-    k->bufs[acc].scope = BUF_LOCAL;
-    k->bufs[acc].no_init = 1;
+    acc = conv_reduce_vars(L, &pl, R1, kc, G, T, &ogv, &ohv, &owv, rv, &rcbv, &ohe, &r1e, &accb);
     if (copy) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, R1 * Hp * Wp * e);
         body = copy_phased(L, src, xbuf, &nv, R1, flat ? 1 : H, (flat ? H * W : W) * e, Hp, 1, Wp * e,
