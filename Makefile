@@ -31,6 +31,14 @@ build/.deps-ok: scripts/deps.sh
 	@scripts/deps.sh build
 	@mkdir -p build && touch $@
 
+# On a fresh machine the system's onnx.proto is missing until deps.sh has
+# installed libonnx-dev: this rule makes that happen before make would give
+# up on a missing prerequisite (as another user, deps.sh prints the install
+# command and stops the build).
+$(PROTO):
+	@scripts/deps.sh build
+	@test -f $@ || { echo "make: $@ is still missing after scripts/deps.sh build (set PROTO=path/to/onnx.proto)" >&2; exit 1; }
+
 build/gen/onnx.pb-c.c build/gen/onnx.pb-c.h: $(PROTO) build/.deps-ok
 	@mkdir -p build/gen
 	protoc-c --c_out=build/gen -I$(dir $(PROTO)) $(PROTO)
@@ -72,11 +80,20 @@ build/sched_test: test/unit/sched_test.c $(LIBOBJS)
 build/sched_arm_test: test/unit/sched_arm_test.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
 
-demo: all
+# The dependency sets are installed first, before anything needs them:
+# `demo` the build set, `test` the test set (which includes the build set).
+# A missing test package lets the tests go on (deps.sh prints the install
+# command; the suites that need it fail or skip); a missing build package
+# stops the build.
+demo:
+	@scripts/deps.sh build
+	@$(MAKE) --no-print-directory all
 	@test/demo.sh
 
-test: all
-	@test/run_all.sh
+test:
+	-@scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
+	@TVMCC_DEPS_CHECKED=1 test/run_all.sh
 
 test-conformance: all
 	@test/conformance/run.sh
