@@ -1,11 +1,38 @@
 """The pass/fail loop the model test scripts share.
 
 run_cases(items, check, tag) calls check(item) for every item: None is a
-pass, a string the reason of a failure, and an exception a failure with its
+pass, a string the reason of a failure, a Skipped the pass of the part that
+could run here with the reason the rest could not (say, an AVX-512 build
+checked on a host that cannot run it), and an exception a failure with its
 type and message (a broken case is a failure, not a crash). It prints
-"PASS TAG" or "FAIL TAG: WHY" per item, then "N passed, N failed", and
-returns the exit status (0 when nothing failed).
+"PASS TAG" or "FAIL TAG: WHY" per item, "SKIP TAG: WHY" after the PASS of a
+Skipped one (test/run_all.sh lists every SKIP line in its summary), then
+"N passed, N failed", and returns the exit status (0 when nothing failed).
+
+host_cpu_flags() is the host's /proc/cpuinfo flags, or the words of
+$TVMCC_TEST_CPU_FLAGS when set, so that the paths for a host without some
+extension can be tried on one that has it.
 """
+import os
+
+
+class Skipped(str):
+    """What a check returns when it passed what it could and skipped the
+    rest; the string is the reason."""
+
+
+def host_cpu_flags():
+    forced = os.environ.get("TVMCC_TEST_CPU_FLAGS")
+    if forced is not None:
+        return set(forced.split())
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
 
 
 def run_cases(items, check, tag):
@@ -15,8 +42,10 @@ def run_cases(items, check, tag):
             why = check(item)
         except Exception as e:
             why = "%s: %s" % (type(e).__name__, e)
-        if why is None:
+        if why is None or isinstance(why, Skipped):
             print("PASS " + tag(item), flush=True)
+            if why is not None:
+                print("SKIP %s: %s" % (tag(item), why), flush=True)
             passed += 1
         else:
             print("FAIL %s: %s" % (tag(item), why), flush=True)

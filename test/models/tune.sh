@@ -14,7 +14,8 @@
 #   - a candidate that fails to build is skipped and logged with the reason;
 #     the candidates tried depend only on the seed;
 #   - SIGTERM while tuning removes the work directory and writes no log.
-# Uses x86-64-avx512 when the CPU has it, else the portable c target.
+# Uses x86-64-avx512 when the CPU has it, else the portable c target (and
+# prints a SKIP line saying so).
 #
 #   test/models/tune.sh
 #
@@ -38,8 +39,13 @@ work="$root/build/tune-test"
 rm -rf "$work" && mkdir -p "$work"
 cp "$TVMCC" "$work/tvmcc.bin" || { bad "copy $TVMCC"; finish; }
 T="$work/tvmcc.bin"
+. "$root/test/hostcpu.sh"
 target=c
-grep -q avx512f /proc/cpuinfo 2>/dev/null && target=x86-64-avx512
+if host_has avx512f; then
+    target=x86-64-avx512
+else
+    echo "SKIP tune: -t x86-64-avx512: the host has no AVX-512F; tuning the portable c target instead"
+fi
 cflags=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["cflags"])' "$root/targets/$target.json")
 [ "$target" = c ] && cflags="$cflags -march=native"
 "$PYTHON" "$here/tune_model.py" "$work" || { bad "model generation"; finish; }
