@@ -98,7 +98,7 @@ if [ ! -s "$work/base.tar" ]; then
     chroot "$r" apt-get clean >>"$log" 2>&1
     umount -l "$r/proc"
     tar -C "$r" -cf "$work/base.tar.tmp" . && mv "$work/base.tar.tmp" "$work/base.tar"
-    rm -rf "$r"
+    rm -rf --one-file-system "$r"
 fi
 mkdir -p "$r"
 tar -C "$r" -xf "$work/base.tar" || { bad "cannot unpack $work/base.tar"; finish; }
