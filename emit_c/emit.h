@@ -1,8 +1,8 @@
 /*
  * C emitter. A Program is everything the emitter needs: the graph (for
  * values, constants and the interface), the kernels in execution order and
- * the memory plan. emit_program() writes the output files of the contract
- * (design.md) into an existing directory.
+ * the memory plan. emit_program() writes the output files (listed in
+ * docs/user-guide.md, Output directory) into an existing directory.
  */
 #ifndef TVMCC_EMIT_H
 #define TVMCC_EMIT_H

@@ -27,7 +27,8 @@
  *     loops r1, r2, r3 around `for p: for v: acc[p*VL+v] += A[..p..] *
  *     wp[..v..]` (the first reduce loop is marked FOR_TENSORIZE: the
  *     emitter matches the nest against the target's broadcast-FMA tile
- *     intrinsic, keeping the P*V accumulators in registers; emit_intrin.c),
+ *     intrinsic, keeping the P*V accumulators in registers: emit_tile.c;
+ *     the `c` target prints it as plain C tiles: emit_ctile.c),
  *     then the stage's post (bias, activation, residual add: a fused
  *     epilogue) applied once per output element as it is stored. On the
  *     x86 targets a matmul whose columns are whole tiles accumulates in
