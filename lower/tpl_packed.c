@@ -1267,7 +1267,7 @@ static int64_t l1_budget(const Target *t)
 }
 
 /* Largest accumulator array (partial sums of a group of tiles) a blocked
- * conv keeps on the stack: half the L1. */
+ * conv keeps on the stack: a quarter of the L1. */
 static int64_t acc_budget(const Target *t)
 {
     return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 4;
