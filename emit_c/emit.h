@@ -49,7 +49,7 @@ int emit_program(Program *p, const char *dir, Diag *d);
 int program_lower(Program *p, Arena *arena, FILE *dump_loops, Diag *d);
 /* Places every arena tensor and temporary of p's kernels in one arena:
  * liveness over the kernel order, in-place reuse where lower/fuse.c allows
- * it, best-fit placement (passes/plan.c); sets the offsets,
+ * it, best-fit placement (passes/plan_memory.c); sets the offsets,
  * workspace_bytes and lower_bound_bytes. */
 int program_plan(Program *p, Diag *d);
 
