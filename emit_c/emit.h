@@ -1,8 +1,8 @@
 /*
  * C emitter. A Program is everything the emitter needs: the graph (for
  * values, constants and the interface), the kernels in execution order and
- * the memory plan. emit_program() writes the output files of the contract
- * (design.md) into an existing directory.
+ * the memory plan. emit_program() writes the output files (listed in
+ * docs/user-guide.md, Output directory) into an existing directory.
  */
 #ifndef TVMCC_EMIT_H
 #define TVMCC_EMIT_H
@@ -49,7 +49,7 @@ int emit_program(Program *p, const char *dir, Diag *d);
 int program_lower(Program *p, Arena *arena, FILE *dump_loops, Diag *d);
 /* Places every arena tensor and temporary of p's kernels in one arena:
  * liveness over the kernel order, in-place reuse where lower/fuse.c allows
- * it, best-fit placement (passes/plan.c); sets the offsets,
+ * it, best-fit placement (passes/plan_memory.c); sets the offsets,
  * workspace_bytes and lower_bound_bytes. */
 int program_plan(Program *p, Diag *d);
 

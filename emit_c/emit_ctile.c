@@ -3,7 +3,7 @@
  * (lower/tpl_packed.c) gives it the same tiles as the x86 targets: inside a
  * FOR_TENSORIZE reduce nest, `for p: for v: acc[p*VL + v] += x[..p..] *
  * w[..v..]`. The x86 targets print that nest with intrinsics
- * (emit_intrin.c); here it stays plain C99, printed so that gcc and clang
+ * (emit_tile.c); here it stays plain C99, printed so that gcc and clang
  * at -O3 keep the accumulators in vector registers:
  *
  *   - the row loop (p) is preceded by `#pragma GCC unroll P` (guarded:

@@ -69,7 +69,7 @@ typedef struct Attr {
     int64_t *ints;       /* ATTR_INTS */
     const char **strings;/* ATTR_STRINGS */
     Tensor *t;           /* ATTR_TENSOR: one; ATTR_TENSORS: array of n */
-    Graph *g;            /* ATTR_GRAPH: parsed subgraph (not yet supported by lowering) */
+    Graph *g;            /* ATTR_GRAPH: parsed subgraph (inlined by frontend/control.c) */
 } Attr;
 
 typedef struct Value {

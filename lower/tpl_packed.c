@@ -27,7 +27,8 @@
  *     loops r1, r2, r3 around `for p: for v: acc[p*VL+v] += A[..p..] *
  *     wp[..v..]` (the first reduce loop is marked FOR_TENSORIZE: the
  *     emitter matches the nest against the target's broadcast-FMA tile
- *     intrinsic, keeping the P*V accumulators in registers; emit_intrin.c),
+ *     intrinsic, keeping the P*V accumulators in registers: emit_tile.c;
+ *     the `c` target prints it as plain C tiles: emit_ctile.c),
  *     then the stage's post (bias, activation, residual add: a fused
  *     epilogue) applied once per output element as it is stored. On the
  *     x86 targets a matmul whose columns are whole tiles accumulates in
@@ -1266,7 +1267,7 @@ static int64_t l1_budget(const Target *t)
 }
 
 /* Largest accumulator array (partial sums of a group of tiles) a blocked
- * conv keeps on the stack: half the L1. */
+ * conv keeps on the stack: a quarter of the L1. */
 static int64_t acc_budget(const Target *t)
 {
     return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) / 4;

@@ -1,7 +1,8 @@
 /*
- * The ordered pass table. Later issues add simplify, fuse, layout and
- * plan_memory here; the memory planner already exists (plan_memory.c) and
- * runs after lowering, on the kernel order.
+ * The ordered pass table: each pass with the lowest -O level it runs at
+ * (cmd/compile.c runs them in this order). The memory planner
+ * (plan_memory.c) is not a pass: it runs after lowering, on the kernel
+ * order.
  */
 #include "passes.h"
 

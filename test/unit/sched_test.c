@@ -373,7 +373,7 @@ static void random_shape(Shape *sh)
         if (sh->kind == K_MATMUL) {
             sh->h = 1 + rnd(40);
             /* a reduction of whole blocks: the row-panel copy in blocks
-             * of columns (tpl_packed.c pack_order) */
+             * of columns (tpl_packed.c mm_pack_schedule) */
             if (rnd(2))
                 sh->c = 16 * (2 + rnd(3));
         }
