@@ -198,21 +198,25 @@ static int needs_later_rewrite(const Node *n)
 
 int infer_value_early(Graph *g, int32_t vi, Diag *d)
 {
-    uint8_t *need;
-    int32_t *stack, sp = 0, ni;
-    int k, rc = 0;
+    uint8_t *need, *seen;
+    int32_t *stack, sp = 0, ni, cur;
+    int k, rc = 0, produces;
     if (vi < 0 || vi >= g->n_values)
         return -1;
     need = arena_array(g->arena, (size_t)g->n_nodes + 1, 1);
+    seen = arena_array(g->arena, (size_t)g->n_values + 1, 1);
     stack = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *stack);
-    if (!need || !stack)
+    if (!need || !seen || !stack)
         die("compile arena exhausted");
     memset(need, 0, (size_t)g->n_nodes + 1);
-    /* walk the producers back from vi; every value without a producer must
-     * be a constant or a graph input with a static shape */
+    memset(seen, 0, (size_t)g->n_values + 1);
+    /* walk the producers back from vi (each value once); every value
+     * without a producer must be a constant or a graph input with a static
+     * shape */
     stack[sp++] = vi;
+    seen[vi] = 1;
     while (sp > 0) {
-        const Value *v = &g->values[stack[--sp]];
+        const Value *v = &g->values[cur = stack[--sp]];
         const Node *n;
         if (v->producer < 0) {
             if (!v->data && !value_is_static(v))
@@ -221,18 +225,19 @@ int infer_value_early(Graph *g, int32_t vi, Diag *d)
         }
         if (v->producer >= g->n_nodes)
             return -1;
-        if (need[v->producer])
+        n = &g->nodes[v->producer];
+        for (k = 0, produces = 0; k < n->n_out; k++)
+            produces |= n->out[k] == cur;
+        if (!produces) /* a producer index the node list being rebuilt has not updated yet */
+            return -1;
+        if (need[v->producer] || n->inferred)
             continue;
         need[v->producer] = 1;
-        n = &g->nodes[v->producer];
-        if (n->inferred)
-            continue;
         if (n->dead || needs_later_rewrite(n))
             return -1;
         for (k = 0; k < n->n_in; k++)
-            if (n->in[k] >= 0) {
-                if (sp >= g->n_values)
-                    return -1;
+            if (n->in[k] >= 0 && !seen[n->in[k]]) {
+                seen[n->in[k]] = 1;
                 stack[sp++] = n->in[k];
             }
     }
