@@ -226,6 +226,11 @@ int compile_front(const Options *o, Arena *arena, Diag *d, Program *pp)
     for (i = 0; i < o->n_shapes; i++)
         if (onnx_bind_input_shape(g, o->shapes[i], d))
             return 1;
+    if (onnx_bind_input_values(g, o->values, o->n_values, d))
+        return 1;
+    /* inlining infers and folds the nodes an If's condition depends on
+     * (frontend/control.c), so the folder is hooked in from here on */
+    infer_fold_hook = fold_node;
     if (onnx_inline_control_flow(g, d))
         return 1;
     if (onnx_resolve_sequences(g, d))

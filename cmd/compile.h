@@ -15,6 +15,8 @@ typedef struct Options {
     const char *name;         /* NAME, "model" by default */
     const char *shapes[MAX_SHAPE_BINDINGS]; /* --input-shape specs */
     int n_shapes;
+    const char *values[MAX_SHAPE_BINDINGS]; /* --input-value specs */
+    int n_values;
     const char *dump_ir;      /* NULL, or a pass name ("" = after the last pass) */
     int dump_loops;
     int verbose;

@@ -31,6 +31,10 @@ static void usage(FILE *f)
             "                          --report and no -o, nothing is written)\n"
             "  --name NAME             C name prefix and file stem (default model)\n"
             "  --input-shape N=D0,D1   bind the shape of graph input N (repeatable)\n"
+            "  --input-value N=V0,V1   bind graph input N to constant values (parsed by\n"
+            "                          its type; true/false for bool): N leaves the\n"
+            "                          generated API and the model specializes on it,\n"
+            "                          folding the Ifs it decides (repeatable)\n"
             "  -O0, -O1, -O2           optimization level (default -O2); -O0 turns off\n"
             "                          fusion (kernels then are one per node)\n"
             "  --no-fuse               turn off operator fusion only\n"
@@ -102,6 +106,7 @@ int main(int argc, char **argv)
             dumps = 1;
         } else if (TAKES_VALUE("-t", "--target") || TAKES_VALUE("-o", "--output") ||
                    TAKES_VALUE("", "--name") || TAKES_VALUE("", "--input-shape") ||
+                   TAKES_VALUE("", "--input-value") ||
                    TAKES_VALUE("", "--string-bytes") || TAKES_VALUE("", "--tuning-log")) {
             const char *opt = a;
             if (!val) {
@@ -125,6 +130,10 @@ int main(int argc, char **argv)
                     return usage_error("--string-bytes needs a number from 1 to 16777216, got "
                                        "'%s'", val);
                 o.string_bytes = v;
+            } else if (!strncmp(opt, "--input-value", 13)) {
+                if (o.n_values >= MAX_SHAPE_BINDINGS)
+                    return usage_error("too many --input-value options (max %s)", "64");
+                o.values[o.n_values++] = val;
             } else {
                 if (o.n_shapes >= MAX_SHAPE_BINDINGS)
                     return usage_error("too many --input-shape options (max %s)", "64");

@@ -524,6 +524,7 @@ static void tune_usage(FILE *f)
                "  --trials N              measurements per workload (default 16)\n"
                "  --seed S                search seed (default 1)\n"
                "  --input-shape N=D0,D1   bind the shape of graph input N (repeatable)\n"
+               "  --input-value N=V0,V1   bind graph input N to constant values (repeatable)\n"
                "  -v, --verbose           print every measurement\n"
                "  -h, --help              this help\n");
 }
@@ -564,7 +565,8 @@ int tune_main(int argc, char **argv)
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             tu.verbose = 1;
         } else if (!strcmp(a, "-t") || !strcmp(a, "--target") || !strcmp(a, "--log") || !strcmp(a, "--trials") ||
-                   !strcmp(a, "--seed") || !strcmp(a, "--input-shape")) {
+                   !strcmp(a, "--seed") || !strcmp(a, "--input-shape") ||
+                   !strcmp(a, "--input-value")) {
             const char *v;
             char *end;
             if (i + 1 >= argc)
@@ -582,6 +584,10 @@ int tune_main(int argc, char **argv)
                 seed = strtoull(v, &end, 10);
                 if (*end || end == v)
                     return usage_err("--seed needs a non-negative integer, got ", v);
+            } else if (!strcmp(a, "--input-value")) {
+                if (o.n_values >= MAX_SHAPE_BINDINGS)
+                    return usage_err("too many --input-value options", "");
+                o.values[o.n_values++] = v;
             } else {
                 if (o.n_shapes >= MAX_SHAPE_BINDINGS)
                     return usage_err("too many --input-shape options", "");

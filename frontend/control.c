@@ -10,8 +10,15 @@
  * onnx_load.c) is looked up in the enclosing scopes, then in the main graph.
  * Control flow nested in a subgraph is inlined the same way, recursively.
  *
- *   If    constant condition: the taken branch. Run-time condition: both
- *         branches, and a Where per output selects the result.
+ *   If    constant condition: the taken branch. A condition computed from
+ *         shapes or constants (the exporters' `if x.dim() == 3:` becomes
+ *         Equal(Gather(Shape(x), 0), 3)) is made constant first: the nodes
+ *         it depends on, all already in the rebuilt node list, are inferred
+ *         and folded ahead of the rest (infer_value_early), so an If nested
+ *         in a taken branch folds too and an untaken branch is never seen
+ *         by inference. Run-time condition: both branches, and a Where per
+ *         output selects the result; their nodes carry a note naming the If,
+ *         which every message about them prints.
  *   Loop  unrolled. The trip count is the constant M when the condition is
  *         absent or constant true and the body passes it through unchanged;
  *         otherwise the iteration count is the declared length of a scan
@@ -46,6 +53,7 @@ typedef struct Ctx {
     int64_t added;     /* nodes created by unrolling so far */
     int32_t serial;    /* counter that makes value names unique */
     int32_t index;     /* Node.index given to created nodes (the top node's) */
+    const char *note;  /* Node.note given to created nodes (a run-time If's branch) */
 } Ctx;
 
 static int is_control(const Node *n)
@@ -118,6 +126,7 @@ static int32_t add_node(Ctx *C, const Node *origin, OpKind op, const char *name,
     }
     ni = graph_add_node(C->g, op, name, n_in, n_out);
     C->g->nodes[ni].index = C->index;
+    C->g->nodes[ni].note = C->note;
     return ni;
 }
 
@@ -374,7 +383,7 @@ static int inline_if(Ctx *C, const Node *n, const int32_t *in, const int32_t *ou
 {
     const Graph *tb = graph_attr(C, n, "then_branch"), *eb;
     int32_t *rt, *re;
-    int truth, k;
+    int truth, k, known;
     if (!tb || !(eb = graph_attr(C, n, "else_branch")))
         return 1;
     if (tb->n_inputs || eb->n_inputs)
@@ -384,7 +393,14 @@ static int inline_if(Ctx *C, const Node *n, const int32_t *in, const int32_t *ou
                           tb->n_outputs, eb->n_outputs, n->n_out);
     rt = vals(C, tb->n_outputs);
     re = vals(C, eb->n_outputs);
-    if (const_truth(C->g, in[0], &truth)) {
+    known = const_truth(C->g, in[0], &truth);
+    if (!known) {
+        int rc = infer_value_early(C->g, in[0], C->d);
+        if (rc > 0)
+            return 1;
+        known = rc == 0 && const_truth(C->g, in[0], &truth);
+    }
+    if (known) {
         if (run_subgraph(C, n, truth ? tb : eb, up, NULL, rt))
             return 1;
         for (k = 0; k < n->n_out; k++)
@@ -392,8 +408,21 @@ static int inline_if(Ctx *C, const Node *n, const int32_t *in, const int32_t *ou
                 return 1;
         return 0;
     }
-    if (run_subgraph(C, n, tb, up, NULL, rt) || run_subgraph(C, n, eb, up, NULL, re))
-        return 1;
+    {
+        const char *saved = C->note, *cond = C->g->values[in[0]].name;
+        int bad;
+        C->note = arena_printf(C->g->arena, "in the then branch of If '%s', whose condition "
+                               "'%s' is only known at run time, so both branches are compiled",
+                               n->name, cond);
+        bad = run_subgraph(C, n, tb, up, NULL, rt);
+        C->note = arena_printf(C->g->arena, "in the else branch of If '%s', whose condition "
+                               "'%s' is only known at run time, so both branches are compiled",
+                               n->name, cond);
+        bad = bad || run_subgraph(C, n, eb, up, NULL, re);
+        C->note = saved;
+        if (bad)
+            return 1;
+    }
     for (k = 0; k < n->n_out; k++)
         if (out[k] >= 0 && emit(C, n, OP_Where, in[0], rt[k], re[k], NULL, out[k]) < 0)
             return 1;

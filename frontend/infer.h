@@ -24,6 +24,13 @@ extern int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
  * already inferred by an earlier call are skipped. Gradient nodes are then
  * expanded (below) and the new nodes inferred. */
 int infer_graph(Graph *g, Diag *d);
+/* Infers (and folds) only the nodes that value vi depends on, ahead of the
+ * rest: control-flow inlining (control.c) calls it on an If's condition
+ * while the node list is still being built. Returns 0 when done (vi then
+ * has its type and shape, and its data if it folded), -1 without trying
+ * when a node it depends on cannot be inferred yet (a sequence operator, a
+ * dynamic graph input...), 1 after reporting an error. */
+int infer_value_early(Graph *g, int32_t vi, Diag *d);
 /* Replaces every Gradient node by the nodes computing its adjoints
  * (frontend/training.c). Returns -1 if there was none, 0 after expanding,
  * 1 after reporting an error. */

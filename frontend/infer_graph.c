@@ -120,76 +120,142 @@ static int check_strings(Graph *g, const Node *n, int outputs, Diag *d)
     return 0;
 }
 
+/* Infers node ni (and folds it through infer_fold_hook). Returns nonzero
+ * after reporting an error. */
+static int infer_node(Graph *g, int32_t ni, Diag *d)
+{
+    int before = d->errors;
+    Node *n = &g->nodes[ni];
+    int i, rc;
+    /* declared shapes of the outputs, to compare after inference */
+    struct { DType dt; int rank; int64_t dims[TVMCC_MAX_RANK]; } decl[8];
+    if (n->op == OP_UNKNOWN || (unsigned)n->op >= OP_COUNT)
+        return diag_error(d, n, NULL, "unsupported operator");
+    if (check_arity(n, d) || check_strings(g, n, 0, d))
+        return 1;
+    rc = 0;
+    for (i = 0; i < n->n_in && !rc; i++)
+        if (n->in[i] >= 0)
+            rc = need_input(g, n, i, d);
+    if (rc)
+        return 1;
+    for (i = 0; i < n->n_out && i < 8; i++) {
+        Value *v = out_val(g, n, i);
+        decl[i].dt = DT_UNDEF;
+        decl[i].rank = -1;
+        if (v && v->declared) {
+            decl[i].dt = v->dtype;
+            decl[i].rank = v->rank;
+            memcpy(decl[i].dims, v->dims, sizeof v->dims);
+        }
+    }
+    if (infer_seq_check_inputs(g, n, d))
+        return 1;
+    rc = infer_table[n->op](g, n, d);
+    if (rc || d->errors > before || infer_seq_check_outputs(g, n, d) ||
+        check_strings(g, n, 1, d))
+        return 1;
+    if (infer_fold_hook && infer_fold_hook(g, ni, d))
+        return 1;
+    n = &g->nodes[ni];
+    n->inferred = 1;
+    for (i = 0; i < n->n_out; i++) {
+        Value *v = out_val(g, n, i);
+        char a[256], b[256];
+        int k, differ;
+        if (!v)
+            continue;
+        if (!value_is_static(v))
+            return diag_error(d, n, "output", "internal: infer_%s left '%s' without a static "
+                              "shape", op_info[n->op].name, v->name);
+        if (i >= 8 || decl[i].rank < 0)
+            continue;
+        differ = decl[i].rank != v->rank || (decl[i].dt != DT_UNDEF && decl[i].dt != v->dtype);
+        for (k = 0; !differ && k < v->rank; k++)
+            if (decl[i].dims[k] >= 0 && decl[i].dims[k] != v->dims[k])
+                differ = 1;
+        if (differ) {
+            Value tmp = *v;
+            tmp.dtype = decl[i].dt;
+            shape_text(a, sizeof a, &tmp, decl[i].rank, decl[i].dims);
+            shape_text(b, sizeof b, v, v->rank, v->dims);
+            diag_warn(d, n, v->name, "inferred %s differs from the declared %s; using %s", b,
+                      a, b);
+        }
+    }
+    return d->errors > before;
+}
+
+/* Operators whose inference needs a rewrite that runs only after control
+ * flow is inlined (frontend/seq_resolve.c), or that the gradient expansion
+ * replaces: a condition that depends on one is left to run time. */
+static int needs_later_rewrite(const Node *n)
+{
+    const char *name = (unsigned)n->op < OP_COUNT ? op_info[n->op].name : NULL;
+    return n->op == OP_UNKNOWN || !name || strstr(name, "Sequence") || strstr(name, "Optional") ||
+           !strcmp(name, "Gradient") || n->op == OP_If || n->op == OP_Loop || n->op == OP_Scan;
+}
+
+int infer_value_early(Graph *g, int32_t vi, Diag *d)
+{
+    uint8_t *need, *seen;
+    int32_t *stack, sp = 0, ni, cur;
+    int k, rc = 0, produces;
+    if (vi < 0 || vi >= g->n_values)
+        return -1;
+    need = arena_array(g->arena, (size_t)g->n_nodes + 1, 1);
+    seen = arena_array(g->arena, (size_t)g->n_values + 1, 1);
+    stack = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *stack);
+    if (!need || !seen || !stack)
+        die("compile arena exhausted");
+    memset(need, 0, (size_t)g->n_nodes + 1);
+    memset(seen, 0, (size_t)g->n_values + 1);
+    /* walk the producers back from vi (each value once); every value
+     * without a producer must be a constant or a graph input with a static
+     * shape */
+    stack[sp++] = vi;
+    seen[vi] = 1;
+    while (sp > 0) {
+        const Value *v = &g->values[cur = stack[--sp]];
+        const Node *n;
+        if (v->producer < 0) {
+            if (!v->data && !value_is_static(v))
+                return -1;
+            continue;
+        }
+        if (v->producer >= g->n_nodes)
+            return -1;
+        n = &g->nodes[v->producer];
+        for (k = 0, produces = 0; k < n->n_out; k++)
+            produces |= n->out[k] == cur;
+        if (!produces) /* a producer index the node list being rebuilt has not updated yet */
+            return -1;
+        if (need[v->producer] || n->inferred)
+            continue;
+        need[v->producer] = 1;
+        if (n->dead || needs_later_rewrite(n))
+            return -1;
+        for (k = 0; k < n->n_in; k++)
+            if (n->in[k] >= 0 && !seen[n->in[k]]) {
+                seen[n->in[k]] = 1;
+                stack[sp++] = n->in[k];
+            }
+    }
+    for (ni = 0; ni < g->n_nodes && !rc; ni++)
+        if (need[ni] && !g->nodes[ni].inferred && !g->nodes[ni].dead)
+            rc = infer_node(g, ni, d);
+    return rc ? 1 : 0;
+}
+
 int infer_graph(Graph *g, Diag *d)
 {
     int before = d->errors;
     int32_t ni;
     for (ni = 0; ni < g->n_nodes; ni++) {
-        Node *n = &g->nodes[ni];
-        int i, rc;
-        /* declared shapes of the outputs, to compare after inference */
-        struct { DType dt; int rank; int64_t dims[TVMCC_MAX_RANK]; } decl[8];
+        const Node *n = &g->nodes[ni];
         if (n->dead || n->inferred)
             continue;
-        if (n->op == OP_UNKNOWN || (unsigned)n->op >= OP_COUNT) {
-            diag_error(d, n, NULL, "unsupported operator");
-            break;
-        }
-        if (check_arity(n, d) || check_strings(g, n, 0, d))
-            break;
-        rc = 0;
-        for (i = 0; i < n->n_in && !rc; i++)
-            if (n->in[i] >= 0)
-                rc = need_input(g, n, i, d);
-        if (rc)
-            break;
-        for (i = 0; i < n->n_out && i < 8; i++) {
-            Value *v = out_val(g, n, i);
-            decl[i].dt = DT_UNDEF;
-            decl[i].rank = -1;
-            if (v && v->declared) {
-                decl[i].dt = v->dtype;
-                decl[i].rank = v->rank;
-                memcpy(decl[i].dims, v->dims, sizeof v->dims);
-            }
-        }
-        if (infer_seq_check_inputs(g, n, d))
-            break;
-        rc = infer_table[n->op](g, n, d);
-        if (rc || d->errors > before || infer_seq_check_outputs(g, n, d) ||
-            check_strings(g, n, 1, d))
-            break;
-        if (infer_fold_hook && infer_fold_hook(g, ni, d))
-            break;
-        n = &g->nodes[ni];
-        n->inferred = 1;
-        for (i = 0; i < n->n_out; i++) {
-            Value *v = out_val(g, n, i);
-            char a[256], b[256];
-            int k, differ;
-            if (!v)
-                continue;
-            if (!value_is_static(v)) {
-                diag_error(d, n, "output", "internal: infer_%s left '%s' without a static shape",
-                           op_info[n->op].name, v->name);
-                break;
-            }
-            if (i >= 8 || decl[i].rank < 0)
-                continue;
-            differ = decl[i].rank != v->rank || (decl[i].dt != DT_UNDEF && decl[i].dt != v->dtype);
-            for (k = 0; !differ && k < v->rank; k++)
-                if (decl[i].dims[k] >= 0 && decl[i].dims[k] != v->dims[k])
-                    differ = 1;
-            if (differ) {
-                Value tmp = *v;
-                tmp.dtype = decl[i].dt;
-                shape_text(a, sizeof a, &tmp, decl[i].rank, decl[i].dims);
-                shape_text(b, sizeof b, v, v->rank, v->dims);
-                diag_warn(d, n, v->name, "inferred %s differs from the declared %s; using %s", b,
-                          a, b);
-            }
-        }
-        if (d->errors > before)
+        if (infer_node(g, ni, d) || d->errors > before)
             break;
     }
     if (d->errors == before && infer_expand_gradients(g, d) == 0)

@@ -41,6 +41,13 @@ int onnx_read_tensor_file(Arena *a, const char *path, Tensor *out, const char **
 /* "NAME=D0,D1,..." sets the shape of graph input NAME. The rank must match a
  * declared rank, and a declared fixed dimension must agree. */
 int onnx_bind_input_shape(Graph *g, const char *spec, Diag *d);
+/* --input-value NAME=V0,V1,... (specs[0..n_specs)), after the shapes are
+ * bound: each named graph input becomes a constant with these values,
+ * parsed by its element type (integers, floats, true/false or 0/1 for
+ * bool), and is removed from the graph inputs. Reports (naming the input)
+ * and returns 1 for an unknown input, one given twice, a wrong count, a
+ * value that does not parse or is out of range, a string input. */
+int onnx_bind_input_values(Graph *g, const char *const *specs, int n_specs, Diag *d);
 /* Reports every graph input that still has an unknown or symbolic dimension
  * (with a suggested --input-shape); returns the number of such inputs. */
 int onnx_check_inputs_static(Graph *g, Diag *d);

@@ -4,7 +4,9 @@
  *   FILE: node 'NAME' (OP, #INDEX): FIELD: message
  *
  * so that scripts and editors can parse it and users can find the ONNX node
- * by name or by its position in the file. The node part is left out when no
+ * by name or by its position in the file. A node inlined from a branch of
+ * an If whose condition is only known at run time carries a note saying so,
+ * printed in parentheses after the message. The node part is left out when no
  * node is involved, the field part when there is no field. Internal errors
  * do not come here (see die() in arena.h).
  */
@@ -67,6 +69,11 @@ static void emit(Diag *d, const Node *n, const char *field, const char *kind,
     }
     vsnprintf(buf, sizeof buf, fmt, ap);
     put_clean(f, buf);
+    if (n && n->note) {
+        fputs(" (", f);
+        put_clean(f, n->note);
+        fputc(')', f);
+    }
     fputc('\n', f);
 }
 

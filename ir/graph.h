@@ -102,6 +102,8 @@ typedef struct Node {
     uint8_t inferred;        /* infer_graph has set its outputs */
     int32_t group;           /* -1: own kernel; else the index of the node whose
                               * kernel it is fused into (the group's last node) */
+    const char *note;        /* NULL, or where the node came from, added to its
+                              * messages (a branch of a run-time If) */
 } Node;
 
 struct Graph {
@@ -121,7 +123,8 @@ struct Graph {
 
 /* Diagnostics: user and model errors. Each message is one line:
  *   FILE: node 'NAME' (OP, #INDEX): FIELD: message
- * node may be NULL (then the node part is left out), field may be NULL. */
+ * node may be NULL (then the node part is left out), field may be NULL.
+ * A node's note, when set, follows the message in parentheses. */
 typedef struct Diag {
     const char *file;
     int errors;

@@ -17,6 +17,7 @@
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              emitted-c-warnings conformance-arm conformance-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
+#              control_fold
 #              strings tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 #              fresh
 #
@@ -182,6 +183,9 @@ run_suite arm-intrinsics test/arm/intrin_check.sh
 run_suite c-target test/ctarget/run.sh
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
+# Ifs on shapes folded before inference, run-time Ifs as Where, --input-value;
+# host, Cortex-M4 and AArch64 against onnxruntime (about 10 s)
+run_suite control_fold test/models/control_fold.sh
 run_suite strings test/models/strings.sh
 # tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
 run_suite tune test/models/tune.sh

@@ -44,6 +44,7 @@ def main():
     w = numpy_helper.from_array(np.arange(64, dtype=np.float32).reshape(1, 64) / 7, "w_big")
     m = model([helper.make_node("Add", ["x", "w_big"], ["y"], name="add_big")],
               [vinfo("x", TensorProto.FLOAT, [1, 64])], [vinfo("y", TensorProto.FLOAT, [1, 64])], [w])
+    save(m, "add_big_ok.onnx")  # whole, for --input-value on an initializer
     data = m.SerializeToString()
     assert len(data) > 200
     with open(os.path.join(out, "truncated.onnx"), "wb") as f:
@@ -90,6 +91,31 @@ def main():
               [vinfo("s", TensorProto.FLOAT, f4), vinfo("dx", TensorProto.FLOAT, f4)])
     g.opset_import.append(helper.make_opsetid("ai.onnx.preview.training", 1))
     save(g, "gradient_other_input.onnx")
+
+    # An If on a run-time condition (input c): both branches are compiled,
+    # and the else branch's Conv has a rank-3 weight for a rank-4 input;
+    # the error must name the Conv and the If.
+    x4 = [1, 2, 4, 4]
+    then_b = helper.make_graph([helper.make_node("Relu", ["x"], ["t_y"], name="relu_then")],
+                               "then_b", [], [vinfo("t_y", TensorProto.FLOAT, None)])
+    wbad = numpy_helper.from_array(np.ones((3, 2, 3), dtype=np.float32), "w_rank3")
+    else_b = helper.make_graph([helper.make_node("Conv", ["x", "w_rank3"], ["e_y"],
+                                                 name="conv_rank3")],
+                               "else_b", [], [vinfo("e_y", TensorProto.FLOAT, None)], [wbad])
+    save(model([helper.make_node("If", ["c"], ["y"], name="if_runtime_bad",
+                                 then_branch=then_b, else_branch=else_b)],
+               [vinfo("x", TensorProto.FLOAT, x4), vinfo("c", TensorProto.BOOL, [])],
+               [vinfo("y", TensorProto.FLOAT, None)]),
+         "runtime_if_bad_branch.onnx")
+
+    # Inputs of several types for --input-value errors; only x is used.
+    save(model([helper.make_node("Relu", ["x"], ["y"], name="relu_values")],
+               [vinfo("x", TensorProto.FLOAT, f4), vinfo("sr", TensorProto.INT64, []),
+                vinfo("flag", TensorProto.BOOL, [2]), vinfo("u8", TensorProto.UINT8, [2]),
+                vinfo("f", TensorProto.FLOAT, [2]), vinfo("h", TensorProto.FLOAT16, [1]),
+                vinfo("i8", TensorProto.INT8, [1]), vinfo("s", TensorProto.STRING, [1])],
+               [vinfo("y", TensorProto.FLOAT, f4)]),
+         "input_values.onnx")
 
 
 if __name__ == "__main__":

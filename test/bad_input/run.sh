@@ -79,6 +79,35 @@ check unknown_ops     1 unknown_ops.onnx    -- unknown_ops.onnx FrobnicateXyz Wi
 check dangling_input  1 dangling_input.onnx -- dangling_input.onnx w_missing
 check type_mismatch   1 type_mismatch.onnx  -- type_mismatch.onnx add_mixed
 check dynamic_dim     1 dynamic_dim.onnx    -- dynamic_dim.onnx xdyn --input-shape
+check runtime_if_bad_branch 1 runtime_if_bad_branch.onnx -- runtime_if_bad_branch.onnx \
+    conv_rank3 "weight rank 3" "else branch of If 'if_runtime_bad'" "only known at run time"
+# --input-value: every error names the input
+check value_unknown_input 1 input_values.onnx --input-value nosuch=1 -- input_values.onnx \
+    "--input-value" "no graph input 'nosuch'"
+check value_initializer 1 add_big_ok.onnx --input-value w_big=1 -- "w_big" initializer
+check value_form        1 input_values.onnx --input-value sr -- "--input-value" "'sr'" NAME=V0
+check value_count       1 input_values.onnx --input-value u8=1,2,3 -- "'u8'" "2 elements" \
+    "3 values"
+check value_count_scalar 1 input_values.onnx --input-value sr=1,2 -- "'sr'" "1 element" "shape []"
+check value_not_int     1 input_values.onnx --input-value sr=16k -- "'sr'" "'16k'" "not an int64"
+check value_float_for_int 1 input_values.onnx --input-value sr=1.5 -- "'sr'" "'1.5'" "int64"
+check value_not_bool    1 input_values.onnx --input-value flag=yes,0 -- "'flag'" "'yes'" bool
+check value_not_float   1 input_values.onnx --input-value f=1.0,abc -- "'f'" "'abc'" float32
+check value_empty_item  1 input_values.onnx --input-value f=1.0, -- "'f'" "value 1 ''" float32
+check value_uint8_range 1 input_values.onnx --input-value u8=1,256 -- "'u8'" "'256'" \
+    "out of range for uint8"
+check value_uint8_negative 1 input_values.onnx --input-value u8=-1,0 -- "'u8'" "'-1'" \
+    "out of range for uint8"
+check value_int8_range  1 input_values.onnx --input-value i8=-129 -- "'i8'" "out of range for int8"
+check value_int64_range 1 input_values.onnx --input-value sr=9223372036854775808 -- "'sr'" \
+    "out of range for int64"
+check value_float16_range 1 input_values.onnx --input-value h=70000 -- "'h'" \
+    "out of range for float16"
+check value_float32_range 1 input_values.onnx --input-value f=1e39,0 -- "'f'" \
+    "out of range for float32"
+check value_twice       1 input_values.onnx --input-value sr=1 --input-value sr=2 -- "'sr'" twice
+check value_string      1 input_values.onnx --input-value s=abc -- "'s'" string
+check value_dynamic     1 dynamic_dim.onnx --input-value xdyn=1,2,3,4 -- "'xdyn'" --input-shape
 check gradient_op     1 gradient_softmax.onnx -- gradient_softmax.onnx grad_soft "'soft'" Softmax differentiate
 check gradient_input  1 gradient_other_input.onnx -- gradient_other_input.onnx grad_other "xs[0]" "not 'x'"
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Shape-dependent control flow and --input-value (issue 14): a model with
+# Ifs on Equal(Gather(Shape(x), k), c), nested, whose untaken branches
+# cannot be inferred, a run-time If (compiled as Where) and an If on the
+# sample-rate input sr, compiled with and without --input-value sr=...,
+# run on the host, on Cortex-M4 (qemu-system-arm) and on AArch64
+# (qemu-aarch64) and compared with onnxruntime-node. See
+# test/models/control_fold.py.
+#
+#   test/models/control_fold.sh [--targets host,cortex-m4,aarch64] [-k SUBSTRING]
+#
+# Skips, with the reason, when onnx/numpy or onnxruntime-node is missing.
+# Prints PASS/FAIL per case and target and, last, "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+TVMCC=${TVMCC:-$root/tvmcc}
+PYTHON=${PYTHON:-/usr/bin/python3}
+
+skip() {
+    echo "SKIP control_fold: $1"
+    echo "0 passed, 0 failed"
+    exit 0
+}
+
+"$PYTHON" -c 'import onnx, numpy' 2>/dev/null || skip "onnx/numpy not importable by $PYTHON"
+if [ ! -d "$root/build/node/node_modules/onnxruntime-node" ] || ! command -v node >/dev/null; then
+    skip "onnxruntime-node not installed (scripts/deps.sh test)"
+fi
+for t in arm-none-eabi-gcc qemu-system-arm aarch64-linux-gnu-gcc qemu-aarch64; do
+    if ! command -v $t >/dev/null; then
+        echo "FAIL control_fold: $t missing (scripts/deps.sh test)"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+done
+if [ ! -x "$TVMCC" ]; then
+    echo "FAIL control_fold: $TVMCC not built"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+# A private copy, so that rebuilding tvmcc during the run is harmless.
+work="$root/build/control_fold"
+mkdir -p "$work" && cp "$TVMCC" "$work/tvmcc.bin" || { echo "FAIL control_fold: cannot copy $TVMCC"; echo "0 passed, 1 failed"; exit 1; }
+exec "$PYTHON" "$here/control_fold.py" --tvmcc "$work/tvmcc.bin" --work "$work" "$@"
