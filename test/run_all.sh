@@ -60,7 +60,8 @@ run_suite() {
     fi
     # every SKIP line of the suite, for the summary
     while IFS= read -r s; do
-        skipped="$skipped  $name: ${s#SKIP }
+        s=${s#SKIP }
+        skipped="$skipped  $name: ${s#"$name: "}
 "
         n_skipped=$((n_skipped + 1))
     done < <(grep -a '^SKIP ' "$logs/$name.log")
