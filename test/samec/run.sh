@@ -21,9 +21,10 @@
 #   onefails  one binary exits 0 and the other not
 #   timeout   either compile took over $SAMEC_TIMEOUT s (default 300)
 # same and refused pass; the pair's dirs are then removed (the others are
-# kept for inspection). Prints per-target and total counts, every failing
-# pair with its dir, and as the last line "N passed, N failed". Exit 0 when
-# every pair passed, 1 otherwise, 2 on a usage error.
+# kept for inspection, with the differing files only). Prints per-target
+# and total counts, every failing pair with its dir (200 without -v; all in
+# BUILD/results.txt), and as the last line "N passed, N failed". Exit 0
+# when every pair passed, 1 otherwise, 2 on a usage error.
 #
 # Models: the conformance suites node, pytorch-converted, pytorch-operator,
 # simple ($TESTDATA, default /usr/share/libonnx-testdata/data; symbolic
@@ -39,7 +40,7 @@
 #   --filter REGEX   models whose SUITE/NAME matches (grep -E)
 #   --sample N       one model in N, chosen by a checksum of SUITE/NAME (the
 #                    same models on every target)
-#   -j N             parallel compiles pairs (default 2)
+#   -j N             pairs compiled in parallel (default 2)
 #   -v               one line per pair
 #   --selftest       checks this script on 3 small models (one refused) x 2
 #                    targets: ./tvmcc against itself passes (4 same, 2
@@ -161,6 +162,12 @@ worker() {
         [ -f "$pair/old/out/$f" ] && [ -f "$pair/new/out/$f" ] || continue
         cmp -s "$pair/old/out/$f" "$pair/new/out/$f" ||
             echo "out/$f $(first_diff "$pair/old/out/$f" "$pair/new/out/$f")" >> "$diffs"
+    done < "$pair/old.files"
+    # A kept pair keeps only the files that differ (a bench model's weights
+    # are 100+ MB); old.files and new.files list them all.
+    [ -s "$diffs" ] && while read -r f _; do
+        [ -f "$pair/old/out/$f" ] && [ -f "$pair/new/out/$f" ] &&
+            cmp -s "$pair/old/out/$f" "$pair/new/out/$f" && rm -f "$pair/old/out/$f" "$pair/new/out/$f"
     done < "$pair/old.files"
     if [ -s "$diffs" ]; then
         local n more=""
@@ -295,8 +302,8 @@ if ! flock -n 9; then
     echo "samec: waiting for another run using $WORKROOT (set SAMEC_WORK to use another dir)"
     flock 9
 fi
-rm -rf "$WORKROOT/.results" "$BIN_DIR"
-for t in $targets; do rm -rf "${WORKROOT:?}/$t"; done
+# Nothing of an earlier run is left (kept pairs of other targets included).
+find "$WORKROOT" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
 mkdir -p "$WORKROOT/.results" "$BIN_DIR/old" "$BIN_DIR/new"
 # Private copies with the same base name: a rebuild during the run cannot
 # change them, and a message quoting argv[0] reads the same for both.
@@ -398,7 +405,7 @@ if [ -n "$fails" ]; then
     echo "differences (TARGET/SUITE/MODEL dirs kept: old/ and new/ with out/, status, stderr, stdout; diff.txt):"
     printf '%s\n' "$fails" | awk -F'\t' -v all=$verbose -v w="${WORKROOT#"$root"/}" '
         all || NR <= 200 { printf "  %-8s %s/%s/%s: %s\n", $3, w, $1, $2, $4 }
-        END { if (!all && NR > 200) printf "  ... %d more (-v, or %s)\n", NR - 200, "results.txt" }'
+        END { if (!all && NR > 200) printf "  ... %d more (-v, or %s/results.txt)\n", NR - 200, w }'
     echo "failing pairs by category and first difference:"
     printf '%s\n' "$fails" | awk -F'\t' '{ k = $3; if ($3 == "differ") { split($4, w, " "); k = k " " w[1] } c[k]++ }
         END { for (k in c) printf "  %6d  %s\n", c[k], k }' | sort -k1,1nr -k2
