@@ -53,7 +53,8 @@
 # Environment: TESTDATA, TENSORTOOL (default build/tensortool), TVMCC_FLAGS
 # (extra options for both), SAMEC_TIMEOUT, SAMEC_WORK (work dir instead of
 # build/samec; concurrent runs with the same dir wait for each other),
-# PYTHON (for the bench generators, default /usr/bin/python3).
+# PYTHON (for the bench generators, default /usr/bin/python3), BENCH_WORK
+# (bench-arm models dir, as bench/arm/run.sh; default build/bench-arm).
 set -u
 export LC_ALL=C
 
