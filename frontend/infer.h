@@ -51,6 +51,10 @@ const char *infer_type_name(DType t);
 int infer_need_output(Graph *g, const Node *n, int i, Diag *d);
 /* Reports and returns 1 if v is not of a floating type. */
 int infer_need_float(const Node *n, const Value *v, const char *field, Diag *d);
+/* Float attribute `name` of n, when present and t is an integer type,
+ * becomes a constant of type t: it must be finite and in t's range
+ * (truncated toward zero). 1 (reported, naming the attribute) if not. */
+int infer_attr_fits(const Node *n, const char *name, DType t, Diag *d);
 /* Normalise axis in [-rank, rank) to [0, rank); reports out of range. */
 int infer_axis(const Node *n, int64_t axis, int rank, int *out, Diag *d, const char *field);
 /* Output i takes the declared shape recorded for it, if complete (returns 0),

@@ -96,6 +96,9 @@ int infer_Clip(Graph *g, Node *n, Diag *d)
     if (!is_numeric(x->dtype))
         return diag_error(d, n, "input[0]", "Clip needs a numeric tensor, got %s",
                           infer_type_name(x->dtype));
+    if (n->opset < 11 && (infer_attr_fits(n, "min", x->dtype, d) ||
+                          infer_attr_fits(n, "max", x->dtype, d)))
+        return 1;
     for (i = 1; i < n->n_in; i++) {
         Value *b = in_val(g, n, i);
         const char *field = i == 1 ? "min" : "max";

@@ -56,6 +56,10 @@ int infer_Shrink(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "element type bool is not supported");
     if (attr_float(n, "lambd", 0.5, d) < 0)
         return diag_error(d, n, "lambd", "must not be negative");
+    /* on integers both become integer constants (lowering truncates), so
+     * NaN is refused there too */
+    if (infer_attr_fits(n, "lambd", x->dtype, d) || infer_attr_fits(n, "bias", x->dtype, d))
+        return 1;
     return infer_elementwise(g, n, d, DT_UNDEF, 1);
 }
 

@@ -174,9 +174,12 @@ int infer_Upsample(Graph *g, Node *n, Diag *d)
         return 0;
     }
     for (i = 0; i < x->rank; i++) {
+        double o = (double)x->dims[i] * sc[i];
         if (!(sc[i] >= 1.0))
             return diag_error(d, n, "scales", "scale %d must be at least 1", i);
-        dims[i] = (int64_t)((double)x->dims[i] * sc[i]);
+        if (!(o < 2147483648.0)) /* as Resize; also keeps the conversion defined */
+            return diag_error(d, n, "scales", "scale %g for dimension %d is out of range", sc[i], i);
+        dims[i] = (int64_t)o;
     }
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }

@@ -210,6 +210,9 @@ int infer_Gemm(Graph *g, Node *n, Diag *d)
     b = in_val(g, n, 1);
     if (check_numeric(n, a, "input[0]", d))
         return 1;
+    /* integer Gemm multiplies by alpha and beta as integer constants */
+    if (infer_attr_fits(n, "alpha", a->dtype, d) || infer_attr_fits(n, "beta", a->dtype, d))
+        return 1;
     if (a->rank != 2 || b->rank != 2)
         return diag_error(d, n, a->rank != 2 ? "input[0]" : "input[1]",
                           "Gemm operands must be 2-D (ranks %d and %d)", a->rank, b->rank);
@@ -550,7 +553,8 @@ int infer_Resize(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (check_numeric(n, x, "input[0]", d) || check_resize_attrs(n, d))
+    if (check_numeric(n, x, "input[0]", d) || check_resize_attrs(n, d) ||
+        infer_attr_fits(n, "extrapolation_value", x->dtype, d))
         return 1;
     have_scales = in_val(g, n, scales_in) && value_numel(in_val(g, n, scales_in)) > 0;
     have_sizes = n->opset >= 11 && in_val(g, n, 3) && value_numel(in_val(g, n, 3)) > 0;

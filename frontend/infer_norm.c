@@ -161,7 +161,7 @@ int infer_OneHot(Graph *g, Node *n, Diag *d)
                               out_val(g, n, 0)->rank);
         return 0;
     }
-    if (depth < 1 || depth > (double)INT32_MAX)
+    if (!(depth >= 1 && depth <= (double)INT32_MAX)) /* NaN too */
         return diag_error(d, n, "input[1]", "depth %g is not a positive size", depth);
     for (i = 0; i <= idx->rank; i++)
         dims[i] = i == ax ? (int64_t)depth : idx->dims[r++];

@@ -541,6 +541,8 @@ int infer_Pad(Graph *g, Node *n, Diag *d)
         return infer_use_declared(g, n, 0, d, "pads are computed at run time");
     if (rc)
         return 1;
+    if (n->opset < 11 && infer_attr_fits(n, "value", x->dtype, d))
+        return 1;
     if (n->opset >= 11 && n->n_in > 2 && n->in[2] >= 0) {
         Value *cv = in_val(g, n, 2);
         if (cv->dtype != x->dtype)

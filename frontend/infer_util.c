@@ -165,6 +165,21 @@ int infer_need_output(Graph *g, const Node *n, int i, Diag *d)
     return 0;
 }
 
+int infer_attr_fits(const Node *n, const char *name, DType t, Diag *d)
+{
+    int errs = d->errors;
+    double v;
+    if (dtype_is_float(t) || !node_attr(n, name))
+        return 0;
+    v = attr_float(n, name, 0, d);
+    if (d->errors > errs)
+        return 1;
+    if (!dtype_double_fits(t, v))
+        return diag_error(d, n, name, "%g is not a value of the input's type %s", v,
+                          infer_type_name(t));
+    return 0;
+}
+
 int infer_need_float(const Node *n, const Value *v, const char *field, Diag *d)
 {
     if (!dtype_is_float(v->dtype))

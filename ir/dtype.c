@@ -77,6 +77,54 @@ DType dtype_compute(DType t)
     return t;
 }
 
+int dtype_double_fits(DType t, double v)
+{
+    double lo, hi; /* exclusive bounds of the values that truncate into t */
+    switch (t) {
+    case DT_BOOL: lo = -1.0; hi = 2.0; break;
+    case DT_INT8: lo = -129.0; hi = 128.0; break;
+    case DT_UINT8: lo = -1.0; hi = 256.0; break;
+    case DT_INT16: lo = -32769.0; hi = 32768.0; break;
+    case DT_UINT16: lo = -1.0; hi = 65536.0; break;
+    case DT_INT32: lo = -2147483649.0; hi = 2147483648.0; break;
+    case DT_UINT32: lo = -1.0; hi = 4294967296.0; break;
+    /* -2^63 - 1 is not a double: -2^63 itself is the lowest that fits */
+    case DT_INT64: return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    case DT_UINT64: lo = -1.0; hi = 18446744073709551616.0; break;
+    default:
+        return dtype_is_float(t) ? 1 : 0;
+    }
+    return v > lo && v < hi;
+}
+
+static int64_t sat_i64(double x)
+{
+    if (x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+        return (int64_t)x;
+    return x > 0 ? INT64_MAX : x < 0 ? INT64_MIN : 0;
+}
+
+int64_t dtype_float_to_int(DType to, double x)
+{
+    uint64_t u;
+    int64_t r;
+    switch (to) {
+    case DT_INT64:
+    case DT_UINT32:
+        return sat_i64(x);
+    case DT_UINT64:
+        if (!(x >= 9223372036854775808.0))
+            return sat_i64(x);
+        u = x < 18446744073709551616.0 ? (uint64_t)x : UINT64_MAX;
+        memcpy(&r, &u, sizeof r);
+        return r;
+    default:
+        if (x >= -2147483648.0 && x < 2147483648.0)
+            return (int64_t)x;
+        return x > 0 ? INT32_MAX : x < 0 ? INT32_MIN : 0;
+    }
+}
+
 float dtype_f16_to_f32(uint16_t h)
 {
     uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;

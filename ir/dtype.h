@@ -51,12 +51,24 @@ int dtype_is_unsigned_int(DType t);       /* bool counts as unsigned */
 /* The type used for arithmetic on loaded values (float16 -> float32). */
 DType dtype_compute(DType t);
 
+/* 1 if v truncated toward zero is a value of integer type t (0 for NaN,
+ * infinities and out-of-range values): the check a float attribute passes
+ * before it becomes an integer constant. */
+int dtype_double_fits(DType t, double v);
+
 /* 16-bit float formats <-> float: exact widening; narrowing rounds to
  * nearest even and keeps infinities and NaN. The compiler's one copy (the
  * emitted code has its own in runtime_min/tvmrt.h; a unit test checks that
  * both agree on every half value). */
 #include <stdint.h>
 float dtype_f16_to_f32(uint16_t h);
+
+/* Float to integer type `to` as the emitted code converts (the runtime's
+ * tvmrt_f64_to_i32/_i64/_u64): truncated toward zero when it fits, NaN -> 0,
+ * out-of-range values saturate, through int32 for the types narrower than
+ * 32 bits and int64 for uint32. The result is not yet wrapped to `to`: a
+ * uint64 comes back as its two's-complement int64 bits. */
+int64_t dtype_float_to_int(DType to, double x);
 float dtype_bf16_to_f32(uint16_t h);
 uint16_t dtype_f32_to_f16(float f);
 uint16_t dtype_f32_to_bf16(float f);

@@ -362,8 +362,9 @@ static int int_field(const Ctx *c, const cJSON *o, const char *key, const char *
         *out = def;
         return 0;
     }
-    if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int64_t)it->valuedouble ||
-        it->valuedouble < (double)lo || it->valuedouble > (double)hi)
+    /* the range first: converting NaN or an out-of-range double is undefined */
+    if (!cJSON_IsNumber(it) || !(it->valuedouble >= (double)lo && it->valuedouble <= (double)hi) ||
+        it->valuedouble != (double)(int64_t)it->valuedouble)
         return fail(c, field, "must be an integer in %lld..%lld", (long long)lo, (long long)hi);
     *out = (int64_t)it->valuedouble;
     return 0;

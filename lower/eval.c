@@ -195,7 +195,8 @@ static Val eval_binary(Ev *ev, const Expr *e, Val acc)
     case BIN_POW:
         if (fl)
             return mkf(t, pow(a.f, b.f));
-        return mki(t, (int64_t)pow((double)a.i, (double)b.i));
+        return mki(t, dtype_float_to_int(t, pow(is_unsigned(t) ? (double)ua : (double)a.i,
+                                                 is_unsigned(t) ? (double)ub : (double)b.i)));
     case BIN_MIN:
         if (fl) return mkf(t, (isnan(a.f) || isnan(b.f)) ? NAN : a.f < b.f ? a.f : b.f);
         return is_unsigned(t) ? mki(t, ua < ub ? a.i : b.i) : mki(t, a.i < b.i ? a.i : b.i);
@@ -229,21 +230,8 @@ static Val cast(DType from, DType to, Val v)
         return mkf(to, v.f);
     if (!ff && tf)
         return mkf(to, from == DT_UINT64 ? (double)(uint64_t)v.i : (double)v.i);
-    if (ff && !tf) {
-        /* out-of-range float to int is undefined in C; the emitted code
-         * saturates the same way through the runtime helper */
-        double x = v.f;
-        if (isnan(x))
-            return mki(to, 0);
-        if (to == DT_UINT64) {
-            if (x <= 0) return mki(to, 0);
-            if (x >= 18446744073709551616.0) return mki(to, -1);
-            return mki(to, (int64_t)(uint64_t)x);
-        }
-        if (x <= -9223372036854775808.0) return mki(to, INT64_MIN);
-        if (x >= 9223372036854775808.0) return mki(to, INT64_MAX);
-        return mki(to, (int64_t)x);
-    }
+    if (ff && !tf) /* NaN and out-of-range values as the emitted code converts them */
+        return mki(to, dtype_float_to_int(to, v.f));
     return mki(to, v.i);
 }
 

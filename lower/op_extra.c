@@ -21,7 +21,7 @@ static Expr *const_of(Lower *L, DType dt, double v)
 {
     if (dtype_is_float(dt))
         return ex_float(L, dt, v);
-    return ex_const_int(L, dtype_compute(dt), (int64_t)v);
+    return ex_const_int(L, dtype_compute(dt), dtype_float_to_int(dtype_compute(dt), v));
 }
 
 static DType in_type(Lower *L, const Node *n, int i)

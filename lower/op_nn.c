@@ -172,7 +172,7 @@ int lower_Conv(Lower *L, Node *n)
 /* A numeric constant of type t (floats exactly, integers truncated). */
 static Expr *const_of(Lower *L, DType t, double v)
 {
-    return dtype_is_float(t) ? ex_float(L, t, v) : ex_const_int(L, t, (int64_t)v);
+    return dtype_is_float(t) ? ex_float(L, t, v) : ex_const_int(L, t, dtype_float_to_int(t, v));
 }
 
 int lower_Gemm(Lower *L, Node *n)

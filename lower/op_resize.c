@@ -323,7 +323,7 @@ int lower_Resize(Lower *L, Node *n)
     v = ex_load_nd(L, xb, rank, z.x->dims, xi);
     if (!w) {
         Expr *ev = dtype_is_float(ct) ? ex_float(L, ct, extrap)
-                                      : ex_const_int(L, ct, (int64_t)extrap);
+                                      : ex_const_int(L, ct, dtype_float_to_int(ct, extrap));
         c->body = outside ? ex_select(L, outside, ev, v) : v;
         return 0;
     }

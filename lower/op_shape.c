@@ -348,7 +348,9 @@ int lower_Pad(Lower *L, Node *n)
         pv = ex_float(L, x->dtype, n->opset < 11 ? attr_float(n, "value", 0, L->d) : 0);
     else
         pv = ex_const_int(L, dtype_compute(x->dtype),
-                          n->opset < 11 ? (int64_t)attr_float(n, "value", 0, L->d) : 0);
+                          n->opset < 11 ? dtype_float_to_int(dtype_compute(x->dtype),
+                                                             attr_float(n, "value", 0, L->d))
+                                        : 0);
     if (value_numel(x) == 0) { /* nothing to read: all padding */
         c->body = pv;
         return 0;

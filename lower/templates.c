@@ -299,9 +299,19 @@ static uint64_t expr_hash(const Kernel *k, const Compute *c, const Expr *e, uint
     x = (uint64_t)e->kind * 31 + (uint64_t)e->op * 7 + (uint64_t)e->dtype;
     if (e->kind == EX_INT)
         x ^= (uint64_t)e->ival * 0x9E3779B97F4A7C15ull;
-    else if (e->kind == EX_FLOAT)
-        x ^= (uint64_t)(int64_t)(e->fval * 1048576.0);
-    else if (e->kind == EX_VAR) {
+    else if (e->kind == EX_FLOAT) {
+        /* the value in 2^-20 steps (the workload keys of tuning logs); the
+         * bits for NaN and values too large for that, whose conversion to
+         * an integer would be undefined */
+        double fx = e->fval * 1048576.0;
+        uint64_t bits;
+        if (fx > -9223372036854775808.0 && fx < 9223372036854775808.0) {
+            x ^= (uint64_t)(int64_t)fx;
+        } else {
+            memcpy(&bits, &e->fval, sizeof bits);
+            x ^= bits;
+        }
+    } else if (e->kind == EX_VAR) {
         for (i = 0; i < c->n_axes; i++)
             if (c->axes[i].var == e->var)
                 x ^= (uint64_t)(i + 1) << 20;

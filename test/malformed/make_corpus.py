@@ -513,6 +513,27 @@ def main():
         [vi("x", shape=(1, 3, 1)), vi("shape", TensorProto.INT64, (3,))],
         [vi("y", shape=(3, 3))], opset=13))
 
+    # fuzz_compile: a Shrink on int32 with bias -7.8e33 converted the bias
+    # to an integer constant out of range in lowering (UBSan:
+    # float-cast-overflow); float attributes that become integer constants
+    # are now range-checked at inference, NaN included
+    i32 = TensorProto.INT32
+    save("fuzz_shrink_int_bias_range", model(
+        [helper.make_node("Shrink", ["x"], ["y"], name="shrink0", bias=-7.8e33)],
+        [vi("x", i32)], [vi("y", i32)]))
+    save("shrink_int_lambd_nan", model(
+        [helper.make_node("Shrink", ["x"], ["y"], name="shrink0", lambd=float("nan"))],
+        [vi("x", TensorProto.INT8)], [vi("y", TensorProto.INT8)]))
+    save("clip_int_attr_range", model(
+        [helper.make_node("Clip", ["x"], ["y"], name="clip0", min=-1e30, max=float("inf"))],
+        [vi("x", i32)], [vi("y", i32)], opset=6))
+    save("gemm_int_alpha_range", model(
+        [helper.make_node("Gemm", ["a", "b"], ["y"], name="gemm0", alpha=1e20)],
+        [vi("a", i32, (2, 2)), vi("b", i32, (2, 2))], [vi("y", i32, (2, 2))]))
+    save("pad_int_value_nan", model(
+        [helper.make_node("Pad", ["x"], ["y"], name="pad0", pads=[0, 1, 0, 1], value=float("nan"))],
+        [vi("x", i64)], [vi("y", i64, (1, 6))], opset=2))
+
     print("%d cases in %s" % (count[0], out))
 
 

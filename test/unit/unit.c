@@ -3,7 +3,9 @@
  * arithmetic, the memory planner (placements never overlap while live, a
  * chain reaches its lower bound), the 16-bit float conversions (the runtime
  * used by emitted code and the interpreter used by folding must agree on
- * all 65536 half values), the expression builders' folding, and the
+ * all 65536 half values; the float-to-integer conversions of constants
+ * agree with the runtime's on edge values), the expression builders'
+ * folding, and the
  * target files' intrinsic declarations (ir/target.c: the shipped ones
  * parse, and every kind of bad declaration is refused naming the field),
  * and the tuner's pieces: knob legality and enumeration, and the cost model
@@ -125,6 +127,56 @@ static void test_half(void)
     CHECK(tvmrt_f32_to_f16(65504.0f) == 0x7bff);
     CHECK(tvmrt_f32_to_f16(5.9604645e-08f) == 0x0001); /* smallest subnormal */
     CHECK(tvmrt_f32_to_bf16(1.0f) == 0x3f80);
+}
+
+/* dtype_float_to_int (lowering's and folding's float constants to integer
+ * types) converts as the emitted code does through the runtime helpers;
+ * dtype_double_fits accepts exactly the values that truncate into a type. */
+static void test_float_to_int(void)
+{
+    static const double xs[] = {
+        0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 127.9, 128.0, -129.0, 255.5, 65535.0, 2147483647.0,
+        2147483647.5, 2147483648.0, -2147483648.0, -2147483648.9, -2147483649.0, 3e9, -3e9,
+        4294967296.0, 9223372036854774784.0, 9223372036854775808.0, -9223372036854775808.0,
+        -9223372036854777856.0, 18446744073709549568.0, 18446744073709551616.0, 1e30, -1e30,
+        -7.8e33, HUGE_VAL, -HUGE_VAL, NAN,
+    };
+    size_t i;
+    int mism = 0;
+    for (i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        double x = xs[i];
+        uint64_t u = tvmrt_f64_to_u64(x), du;
+        int64_t r = dtype_float_to_int(DT_UINT64, x);
+        memcpy(&du, &r, sizeof du);
+        mism += dtype_float_to_int(DT_INT32, x) != tvmrt_f64_to_i32(x);
+        mism += dtype_float_to_int(DT_INT8, x) != tvmrt_f64_to_i32(x);
+        mism += dtype_float_to_int(DT_UINT16, x) != tvmrt_f64_to_i32(x);
+        mism += dtype_float_to_int(DT_INT64, x) != tvmrt_f64_to_i64(x);
+        mism += dtype_float_to_int(DT_UINT32, x) != tvmrt_f64_to_i64(x);
+        mism += du != u;
+        if (mism)
+            printf("float_to_int: %d mismatches at %g\n", mism, x);
+        CHECK(mism == 0);
+        mism = 0;
+        CHECK(dtype_double_fits(DT_FLOAT32, x));
+        CHECK(!dtype_double_fits(DT_INT64, x) ==
+              !(x >= -9223372036854775808.0 && x < 9223372036854775808.0));
+    }
+    CHECK(dtype_float_to_int(DT_INT32, NAN) == 0);
+    CHECK(dtype_float_to_int(DT_INT32, -7.8e33) == INT32_MIN);
+    CHECK(dtype_float_to_int(DT_INT64, 1e30) == INT64_MAX);
+    CHECK(dtype_float_to_int(DT_UINT64, 1e30) == -1);
+    CHECK(dtype_float_to_int(DT_UINT64, -1.0) == -1); /* through int64, then wraps */
+    CHECK(dtype_float_to_int(DT_INT8, -1.9) == -1);
+    CHECK(dtype_double_fits(DT_INT8, 127.9) && !dtype_double_fits(DT_INT8, 128.0));
+    CHECK(dtype_double_fits(DT_INT8, -128.9) && !dtype_double_fits(DT_INT8, -129.0));
+    CHECK(dtype_double_fits(DT_UINT8, -0.5) && !dtype_double_fits(DT_UINT8, -1.0));
+    CHECK(dtype_double_fits(DT_UINT8, 255.5) && !dtype_double_fits(DT_UINT8, 256.0));
+    CHECK(dtype_double_fits(DT_INT32, -2147483648.9) && !dtype_double_fits(DT_INT32, 2147483648.0));
+    CHECK(dtype_double_fits(DT_UINT64, 18446744073709549568.0));
+    CHECK(!dtype_double_fits(DT_UINT64, 18446744073709551616.0));
+    CHECK(!dtype_double_fits(DT_INT32, NAN) && !dtype_double_fits(DT_INT64, -HUGE_VAL));
+    CHECK(!dtype_double_fits(DT_STRING, 0.0));
 }
 
 static void test_builders(void)
@@ -460,6 +512,7 @@ int main(void)
     test_checked_arith();
     test_plan();
     test_half();
+    test_float_to_int();
     test_builders();
     test_target_decls();
     test_knobs();
