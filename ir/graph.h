@@ -147,6 +147,9 @@ Graph *graph_new(Arena *a, const char *path);
 /* New value named `name` (copied), dtype undefined, rank -1. Returns index. */
 int32_t graph_add_value(Graph *g, const char *name);
 int32_t graph_find_value(const Graph *g, const char *name); /* -1 if absent */
+/* A new value named "BASE~TAGN" ("v" for an empty BASE) with the first N
+ * after *serial that no value has yet; *serial is left at that N. */
+int32_t graph_fresh_value(Graph *g, const char *base, const char *tag, int32_t *serial);
 /* New node; in/out arrays allocated with the given counts, filled with -1. */
 int32_t graph_add_node(Graph *g, OpKind op, const char *name, int n_in, int n_out);
 

@@ -17,16 +17,8 @@ root=$(cd "$here/../.." && pwd)
 TVMCC=${TVMCC:-$root/tvmcc}
 PYTHON=${PYTHON:-/usr/bin/python3}
 
-skip() {
-    echo "SKIP control_fold: $1"
-    echo "0 passed, 0 failed"
-    exit 0
-}
-
-"$PYTHON" -c 'import onnx, numpy' 2>/dev/null || skip "onnx/numpy not importable by $PYTHON"
-if [ ! -d "$root/build/node/node_modules/onnxruntime-node" ] || ! command -v node >/dev/null; then
-    skip "onnxruntime-node not installed (scripts/deps.sh test)"
-fi
+. "$here/needs.sh"
+needs_onnx_ort control_fold
 for t in arm-none-eabi-gcc qemu-system-arm aarch64-linux-gnu-gcc qemu-aarch64; do
     if ! command -v $t >/dev/null; then
         echo "FAIL control_fold: $t missing (scripts/deps.sh test)"

@@ -20,16 +20,8 @@ root=$(cd "$here/../.." && pwd)
 TVMCC=${TVMCC:-$root/tvmcc}
 PYTHON=${PYTHON:-/usr/bin/python3}
 
-skip() {
-    echo "SKIP exporter_patterns: $1"
-    echo "0 passed, 0 failed"
-    exit 0
-}
-
-"$PYTHON" -c 'import onnx, numpy' 2>/dev/null || skip "onnx/numpy not importable by $PYTHON"
-if [ ! -d "$root/build/node/node_modules/onnxruntime-node" ] || ! command -v node >/dev/null; then
-    skip "onnxruntime-node not installed (scripts/deps.sh test)"
-fi
+. "$here/needs.sh"
+needs_onnx_ort exporter_patterns
 if [ ! -x "$TVMCC" ]; then
     echo "FAIL exporter_patterns: $TVMCC not built"
     echo "0 passed, 1 failed"
