@@ -11,6 +11,7 @@
 #include "../ir/target.h"
 #include "../lower/program.h"
 #include "../lower/te.h"
+#include "names.h"
 
 /* A readable table of kernels and memory (tvmcc --report), to f. */
 void emit_report(const Program *p, FILE *f);
@@ -38,31 +39,19 @@ typedef struct EmitFiles {
 int emit_program(Program *p, EmitFiles *out, Diag *d);
 void emit_files_close(EmitFiles *out);
 
-/* helpers shared by the emit_*.c files */
-/* Model-supplied text made safe for a C comment: bytes outside printable
- * ASCII become '?', and a star-slash cannot close the comment. */
-const char *emit_safe(Arena *a, const char *s);
-/* NAME upper-cased, for macros. */
-const char *emit_upper(Arena *a, const char *s);
-const char *emit_ctype(DType t);          /* storage C type */
-const char *emit_compute_ctype(DType t);  /* C type of computed values */
+/* ---- inside emit_c/ (docs/architecture.md, The emitted C: which file
+ * calls which) ---- */
+/* The writers of NAME.c (emit_c.c) and NAME_weights.c (emit_weights.c). */
+int emit_c_file(Program *p, FILE *f, Diag *d);
+int emit_weights(Program *p, FILE *f, Diag *d);
+/* A kernel that is one runtime call (Kernel.ext): static int function
+ * (emit_ext.c). */
+void emit_ext_kernel(FILE *f, const Program *p, const Kernel *k);
+/* Expressions as C (emit_expr.c). */
 void emit_expr(FILE *f, const Kernel *k, const Expr *e);
 /* Function printed for float32 exp and sigmoid instead of expf (the
  * portable target's inline exp, emit_ctile.c); NULL restores expf. */
 void emit_expr_set_expf(const char *name);
 void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec);
-int emit_weights(Program *p, FILE *f, Diag *d); /* NAME_weights.c */
-/* A kernel that is one runtime call (Kernel.ext): static int function. */
-void emit_ext_kernel(FILE *f, const Program *p, const Kernel *k);
-int64_t emit_weights_bytes(const Program *p);   /* bytes of constants emitted */
-/* Sets used[v] for every value emitted as a constant: read by a kernel, or a
- * constant graph output. used has g->n_values entries, zeroed. */
-void emit_mark_used_consts(const Program *p, char *used);
-const char *emit_const_name(const Program *p, int32_t vi); /* "NAME_w3" */
-/* The declaration of constant vi without initializer, the same text in
- * NAME.c (after "extern") and NAME_weights.c: "const union NAME_w3_u {...} NAME_w3". */
-const char *emit_const_decl(const Program *p, int32_t vi);
-/* How a kernel argument refers to the typed elements: "NAME_w3.v". */
-const char *emit_const_ref(const Program *p, int32_t vi);
 
 #endif

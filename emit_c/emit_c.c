@@ -379,7 +379,6 @@ static void emit_const_decls(FILE *f, const Program *p)
     free(used);
 }
 
-int emit_c_file(Program *p, FILE *f, Diag *d);
 int emit_c_file(Program *p, FILE *f, Diag *d)
 {
     const Graph *g = p->g;

@@ -19,34 +19,6 @@
 
 #include "emit.h"
 
-const char *emit_safe(Arena *a, const char *s)
-{
-    size_t n = strlen(s), i, j = 0;
-    char *out = arena_alloc(a, 2 * n + 1);
-    if (!out)
-        die("compile arena exhausted");
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        out[j++] = (c >= 32 && c < 127) ? (char)c : '?';
-        if (c == '*' && s[i + 1] == '/')
-            out[j++] = ' ';
-    }
-    out[j] = 0;
-    return out;
-}
-
-const char *emit_ctype(DType t)
-{
-    return dtype_ctype(t);
-}
-
-const char *emit_compute_ctype(DType t)
-{
-    if (t == DT_BOOL)
-        return "int";
-    return dtype_compute_ctype(t);
-}
-
 static int has_var(const Expr *e)
 {
     if (!e)

@@ -16,7 +16,6 @@
 #include "emit.h"
 #include "../lower/knobs.h"
 
-int emit_c_file(Program *p, FILE *f, Diag *d);
 
 struct EmbeddedFile {
     const char *name;
@@ -24,15 +23,6 @@ struct EmbeddedFile {
     size_t size;
 };
 extern const struct EmbeddedFile embedded_files[];
-
-const char *emit_upper(Arena *a, const char *s)
-{
-    char *u = arena_strdup(a, s);
-    char *c;
-    for (c = u; *c; c++)
-        *c = (char)toupper((unsigned char)*c);
-    return u;
-}
 
 static int64_t value_bytes(const Value *v)
 {
