@@ -12,6 +12,7 @@
 #include "../lower/program.h"
 #include "../lower/te.h"
 #include "names.h"
+#include "printer.h"
 
 /* A readable table of kernels and memory (tvmcc --report), to f. */
 void emit_report(const Program *p, FILE *f);
@@ -48,10 +49,7 @@ int emit_weights(Program *p, FILE *f, Diag *d);
  * (emit_ext.c). */
 void emit_ext_kernel(FILE *f, const Program *p, const Kernel *k);
 /* Expressions as C (emit_expr.c). */
-void emit_expr(FILE *f, const Kernel *k, const Expr *e);
-/* Function printed for float32 exp and sigmoid instead of expf (the
- * portable target's inline exp, emit_ctile.c); NULL restores expf. */
-void emit_expr_set_expf(const char *name);
-void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec);
+void emit_expr(Printer *pr, FILE *f, const Kernel *k, const Expr *e);
+void emit_index(Printer *pr, FILE *f, const Kernel *k, const Expr *e, int prec);
 
 #endif
