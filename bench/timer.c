@@ -23,63 +23,19 @@
 
 #include "model.h"
 
-#define ALIGN 64u
+#define MODEL_IO_PROG "timer"
+#include "../test/model_io.h"
+
 #define MAX_FILES 64
 
 static const unsigned long input_bytes[] = MODEL_INPUT_BYTES;
 static const unsigned long output_bytes[] = MODEL_OUTPUT_BYTES;
-
-/* n bytes (n may be 0) aligned to ALIGN, or NULL; never freed. */
-static void *alloc_aligned(unsigned long n)
-{
-    unsigned char *p = malloc((size_t)n + ALIGN);
-    if (!p)
-        return NULL;
-    return p + (ALIGN - (unsigned long)(size_t)p % ALIGN) % ALIGN;
-}
 
 static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int read_input(const char *path, void *buf, unsigned long want)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned long got;
-    int extra;
-
-    if (!f) {
-        fprintf(stderr, "timer: cannot open %s\n", path);
-        return -1;
-    }
-    got = want ? (unsigned long)fread(buf, 1, (size_t)want, f) : 0;
-    extra = fgetc(f);
-    fclose(f);
-    if (got != want || extra != EOF) {
-        fprintf(stderr, "timer: %s: expected %lu bytes\n", path, want);
-        return -1;
-    }
-    return 0;
-}
-
-static int write_output(const char *path, const void *buf, unsigned long n)
-{
-    FILE *f = fopen(path, "wb");
-    int bad;
-
-    if (!f) {
-        fprintf(stderr, "timer: cannot create %s\n", path);
-        return -1;
-    }
-    bad = n && fwrite(buf, 1, (size_t)n, f) != (size_t)n;
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "timer: cannot write %s\n", path);
-        return -1;
-    }
-    return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -149,7 +105,7 @@ int main(int argc, char **argv)
 
     for (i = 0; i < MODEL_NUM_INPUTS; i++) {
         void *buf = alloc_aligned(input_bytes[i]);
-        if (!buf || read_input(in_paths[i], buf, input_bytes[i]) != 0)
+        if (!buf || read_file(in_paths[i], buf, input_bytes[i]) != 0)
             return 1;
         inputs[i] = buf;
     }
@@ -205,7 +161,7 @@ int main(int argc, char **argv)
             printf("%.4f\n", times[i]);
     }
     for (i = 0; i < n_out; i++)
-        if (write_output(out_paths[i], outputs[i], output_bytes[i]) != 0)
+        if (write_file(out_paths[i], outputs[i], output_bytes[i]) != 0)
             return 1;
     return 0;
 }

@@ -67,11 +67,7 @@ int main(int argc, char **argv)
 {
     Options o;
     int i, dumps = 0, have_out = 0;
-    memset(&o, 0, sizeof o);
-    o.target = "c";
-    o.name = "model";
-    o.out_dir = "out";
-    o.opt_level = 2;
+    options_init(&o);
     if (argc > 1 && !strcmp(argv[1], "tune"))
         return tune_main(argc - 2, argv + 2);
     for (i = 1; i < argc; i++) {
@@ -130,14 +126,10 @@ int main(int argc, char **argv)
                     return usage_error("--string-bytes needs a number from 1 to 16777216, got "
                                        "'%s'", val);
                 o.string_bytes = v;
-            } else if (!strncmp(opt, "--input-value", 13)) {
-                if (o.n_values >= MAX_SHAPE_BINDINGS)
-                    return usage_error("too many --input-value options (max %s)", "64");
-                o.values[o.n_values++] = val;
             } else {
-                if (o.n_shapes >= MAX_SHAPE_BINDINGS)
-                    return usage_error("too many --input-shape options (max %s)", "64");
-                o.shapes[o.n_shapes++] = val;
+                const char *err = options_bind(&o, opt, val); /* --input-shape, --input-value */
+                if (err)
+                    return usage_error("%s", err);
             }
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option %s", a);

@@ -207,6 +207,8 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     Program bp = *tu->p;
     KnobEntry ent;
     KnobTable tab;
+    Graph *pg = tu->p->g;
+    const KnobTable *saved = pg->settings.knobs;
     Kernel *k;
     Kernel *ks[1];
     const Graph *g;
@@ -223,9 +225,9 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     tab.source = NULL;
     tab.n = 1;
     tab.entries = &ent;
-    lower_knob_table = &tab;
-    k = lower_group(tu->p->g, k0->nodes, k0->n_nodes, k0->name, tu->p->target, &d);
-    lower_knob_table = NULL;
+    pg->settings.knobs = &tab;
+    k = lower_group(pg, k0->nodes, k0->n_nodes, k0->name, tu->p->target, &d);
+    pg->settings.knobs = saved;
     if (!k)
         return *why = "lowering failed", 1;
     if (!k->knobs || strcmp(k->knobs->key, info->key) != 0 || !same_knobs(&k->knobs->used, kn))
@@ -257,7 +259,7 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     bp.workspace_bytes = off;
     bp.lower_bound_bytes = off;
     bp.name = "tb";
-    if (emit_program(&bp, tu->dir, &d))
+    if (pipeline_write(&bp, tu->dir, &d))
         return *why = "emitting failed", 1;
     snprintf(path, sizeof path, "%s/bench", tu->dir);
     unlink(path);
@@ -540,7 +542,8 @@ int tune_main(int argc, char **argv)
     Options o;
     Arena arena;
     Diag d;
-    Program p;
+    Pipeline pl;
+    Program *p = &pl.prog;
     Tuner tu;
     const char *log_file = NULL, *env;
     long trials = 16;
@@ -552,11 +555,10 @@ int tune_main(int argc, char **argv)
     FILE *f;
     double t0;
     struct timespec ts;
-    memset(&o, 0, sizeof o);
+    options_init(&o);
     memset(&tu, 0, sizeof tu);
-    o.target = "c";
     o.name = "tb";
-    o.opt_level = 2;
+    o.out_dir = NULL;
     for (i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -584,14 +586,10 @@ int tune_main(int argc, char **argv)
                 seed = strtoull(v, &end, 10);
                 if (*end || end == v)
                     return usage_err("--seed needs a non-negative integer, got ", v);
-            } else if (!strcmp(a, "--input-value")) {
-                if (o.n_values >= MAX_SHAPE_BINDINGS)
-                    return usage_err("too many --input-value options", "");
-                o.values[o.n_values++] = v;
             } else {
-                if (o.n_shapes >= MAX_SHAPE_BINDINGS)
-                    return usage_err("too many --input-shape options", "");
-                o.shapes[o.n_shapes++] = v;
+                const char *err = options_bind(&o, a, v); /* --input-shape, --input-value */
+                if (err)
+                    return usage_err(err, "");
             }
         } else if (a[0] == '-' && a[1]) {
             return usage_err("unknown option ", a);
@@ -609,24 +607,24 @@ int tune_main(int argc, char **argv)
     t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
     arena_init(&arena, (size_t)16 << 30);
     diag_init(&d, o.model);
-    lower_knob_table = NULL;
-    if (compile_front(&o, &arena, &d, &p))
+    pipeline_init(&pl, &o, &arena, &d);
+    if (pipeline_front(&pl))
         goto done;
     env = getenv("TVMCC_TUNE_CC");
-    tu.cc = env && *env ? env : p.target->cc && *p.target->cc ? p.target->cc : "cc";
+    tu.cc = env && *env ? env : p->target->cc && *p->target->cc ? p->target->cc : "cc";
     snprintf(cmd, sizeof cmd, "%s --version > /dev/null 2>&1", tu.cc);
     if (system(cmd) != 0) {
         fprintf(stderr, "tvmcc tune: C compiler '%s' (target %s's cc%s) not found or not working\n", tu.cc,
-                p.target->name, env && *env ? ", from TVMCC_TUNE_CC" : "");
+                p->target->name, env && *env ? ", from TVMCC_TUNE_CC" : "");
         goto done;
     }
-    if (compile_lower(&o, &arena, &d, &p))
+    if (pipeline_lower(&pl))
         goto done;
-    work = arena_array(&arena, (size_t)p.n_kernels + 1, sizeof *work);
+    work = arena_array(&arena, (size_t)p->n_kernels + 1, sizeof *work);
     if (!work)
         die("compile arena exhausted");
-    for (i = 0; i < p.n_kernels; i++) {
-        const Kernel *k = p.kernels[i];
+    for (i = 0; i < p->n_kernels; i++) {
+        const Kernel *k = p->kernels[i];
         if (!k || !k->knobs)
             continue;
         n_tunable++;
@@ -640,7 +638,7 @@ int tune_main(int argc, char **argv)
         fprintf(stderr, "tvmcc tune: warning: no tunable kernels for target %s (the packed-panel template "
                         "takes float32 Conv/MatMul/Gemm with constant weights on c, x86-64-avx2 and "
                         "x86-64-avx512); the log will list no workloads\n",
-                p.target->name);
+                p->target->name);
     {
         const char *tmpdir = getenv("TMPDIR");
         snprintf(tmpl, sizeof tmpl, "%s/tvmcc-tune-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -661,31 +659,30 @@ int tune_main(int argc, char **argv)
     }
     tu.arena = &arena;
     tu.d = &d;
-    tu.p = &p;
+    tu.p = p;
     tu.dir = tmpl;
     if (write_text(arena_printf(&arena, "%s/bench.c", tmpl), bench_main(&tu))) {
         fprintf(stderr, "tvmcc tune: cannot write %s/bench.c\n", tmpl);
-        compile_remove_tree(tmpl);
+        pipeline_remove_tree(tmpl);
         goto done;
     }
     fprintf(stderr, "tvmcc tune: %d tunable kernels, %d workloads, %ld trials each, compiler %s\n",
             n_tunable, n_work, trials, tu.cc);
     root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "tvmcc_version", TVMCC_VERSION);
-    cJSON_AddStringToObject(root, "target", p.target->name);
+    cJSON_AddStringToObject(root, "target", p->target->name);
     cJSON_AddStringToObject(root, "model", o.model);
     cJSON_AddNumberToObject(root, "seed", (double)seed);
     cJSON_AddNumberToObject(root, "trials", (double)trials);
     arr = cJSON_AddArrayToObject(root, "workloads");
     for (w = 0; w < n_work && !stop_sig; w++)
         tune_workload(&tu, work[w], (int)trials, (uint64_t)seed, arr);
-    compile_remove_tree(tmpl);
+    pipeline_remove_tree(tmpl);
     if (stop_sig) {
         int sig = stop_sig;
         fprintf(stderr, "tvmcc tune: interrupted (signal %d): work directory removed, %s not written\n", sig,
                 log_file);
         cJSON_Delete(root);
-        lower_knob_table = NULL;
         arena_free(&arena);
         signal(sig, SIG_DFL);
         raise(sig);
@@ -712,7 +709,6 @@ int tune_main(int argc, char **argv)
     fprintf(stderr, "tvmcc tune: wrote %s (%d workloads)\n", log_file, n_work);
     rc = 0;
 done:
-    lower_knob_table = NULL;
     arena_free(&arena);
     return rc;
 }

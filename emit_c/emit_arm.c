@@ -37,40 +37,37 @@
 #define DSP_MAX_STORES 64
 #define DSP_MAX_OPS 128
 
-static int dsp_on;
-/* float32 vectors: the target's declared "lanes" intrinsic (NEON on
- * AArch64, MVE on the Cortex-M55: targets/NAME.json), or NULL */
-static const LaneIntrin *vec;
-/* Local float32 buffers (register tiles) declared as vector variables
- * NAME_v0, NAME_v1... inside the vector branch being printed. */
-#define MAX_REG_LOCALS 8
-static int reg_locals[MAX_REG_LOCALS], n_reg_locals;
+/* The Printer's state for this file: arm_dsp (SMLAD pair loops);
+ * arm_vec, the float32 vectors: the target's declared "lanes" intrinsic
+ * (NEON on AArch64, MVE on the Cortex-M55: targets/NAME.json), or NULL;
+ * pr->reg_locals, the local float32 buffers (register tiles) declared as
+ * vector variables NAME_v0, NAME_v1... inside the vector branch being
+ * printed; arm_fallback, the loop whose portable form is being printed
+ * (not taken again). */
 
-static int is_reg_local(int buf)
+static int is_reg_local(const Printer *pr, int buf)
 {
     int i;
-    for (i = 0; i < n_reg_locals; i++)
-        if (reg_locals[i] == buf)
+    for (i = 0; i < pr->n_reg_locals; i++)
+        if (pr->reg_locals[i] == buf)
             return 1;
     return 0;
 }
-/* The loop whose portable form is being printed (not taken again). */
-static const Stmt *fallback;
 
-void emit_arm_begin(FILE *f, const Target *t)
+void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
 {
-    dsp_on = 0;
-    vec = NULL;
-    fallback = NULL;
+    pr->arm_dsp = 0;
+    pr->arm_vec = NULL;
+    pr->arm_fallback = NULL;
     if (!t || !t->isa)
         return;
-    vec = t->lane_ops;
-    if (vec && *vec->header)
-        fprintf(f, "#if %s\n%s\n#endif\n\n", vec->guard, vec->header);
+    pr->arm_vec = t->lane_ops;
+    if (pr->arm_vec && *pr->arm_vec->header)
+        fprintf(f, "#if %s\n%s\n#endif\n\n", pr->arm_vec->guard, pr->arm_vec->header);
     /* Armv7E-M is Armv7-M plus the DSP extension; Armv8.1-M cores with
      * Helium (Cortex-M55) have it too */
-    dsp_on = !strcmp(t->isa, "armv7e-m") || !strcmp(t->isa, "armv8.1-m");
-    if (dsp_on)
+    pr->arm_dsp = !strcmp(t->isa, "armv7e-m") || !strcmp(t->isa, "armv8.1-m");
+    if (pr->arm_dsp)
         fprintf(f, DSP_GUARD "#include <arm_acle.h>\n#endif\n\n");
 }
 
@@ -206,7 +203,7 @@ static int op_index(const Expr **ops, int *n, const Expr *e)
     return (*n)++;
 }
 
-static void print_acc(FILE *f, const Kernel *k, const Stmt *s)
+static void print_acc(Printer *pr, FILE *f, const Kernel *k, const Stmt *s)
 {
     const Buffer *b = &k->bufs[s->buf];
     if (b->numel == 1) {
@@ -214,11 +211,11 @@ static void print_acc(FILE *f, const Kernel *k, const Stmt *s)
         return;
     }
     fprintf(f, "%s[", b->name);
-    emit_index(f, k, s->index, 0);
+    emit_index(pr, f, k, s->index, 0);
     fprintf(f, "]");
 }
 
-static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+static int dsp_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     const Stmt *st[DSP_MAX_STORES];
     const Expr *ops[DSP_MAX_OPS];
@@ -266,7 +263,7 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmt
         for (i = 0; i < nops; i++) {
             indent(f, depth + 3);
             fprintf(f, "dsp_%s[%d] = ", h ? "hi" : "lo", i);
-            emit_expr(f, k, sub[i] ? ops_x[i]->a : ops[i]);
+            emit_expr(pr, f, k, sub[i] ? ops_x[i]->a : ops[i]);
             fprintf(f, ";\n");
         }
         indent(f, depth + 2);
@@ -281,16 +278,16 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmt
         if (sub[i] && !zero) {
             /* z in both halves */
             fprintf(f, ", (int32_t)(((uint32_t)(");
-            emit_expr(f, k, ops_x[i]->b);
+            emit_expr(pr, f, k, ops_x[i]->b);
             fprintf(f, ") & 0xFFFFu) * 0x10001u))");
         }
         fprintf(f, ";\n");
     }
     for (i = 0; i < n; i++) {
         indent(f, depth + 2);
-        print_acc(f, k, st[i]);
+        print_acc(pr, f, k, st[i]);
         fprintf(f, " = __smlad(dsp_p[%d], dsp_p[%d], ", ia[i], ib[i]);
-        print_acc(f, k, st[i]);
+        print_acc(pr, f, k, st[i]);
         fprintf(f, ");\n");
     }
     indent(f, depth + 1);
@@ -302,7 +299,7 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmt
         fprintf(f, "const int32_t %s = %lld;\n", r, (long long)(s->extent - 1));
         indent(f, depth + 2);
         fprintf(f, "(void)%s;\n", r);
-        emit(f, k, s->body[0], depth + 2);
+        emit(pr, f, k, s->body[0], depth + 2);
         indent(f, depth + 1);
         fprintf(f, "}\n");
     }
@@ -320,7 +317,7 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmt
         fprintf(f, "const int32_t %s = 2 * %s_pair%s;\n", r, r, h ? " + 1" : "");
         indent(f, depth + 2);
         fprintf(f, "(void)%s;\n", r);
-        emit(f, k, s->body[0], depth + 2);
+        emit(pr, f, k, s->body[0], depth + 2);
         indent(f, depth + 1);
         fprintf(f, "}\n");
     }
@@ -333,7 +330,7 @@ static int dsp_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmt
         fprintf(f, "const int32_t %s = %lld;\n", r, (long long)(s->extent - 1));
         indent(f, depth + 1);
         fprintf(f, "(void)%s;\n", r);
-        emit(f, k, s->body[0], depth + 1);
+        emit(pr, f, k, s->body[0], depth + 1);
         indent(f, depth);
         fprintf(f, "}\n");
     }
@@ -376,15 +373,15 @@ static int64_t block_base(const Expr *idx)
 
 /* An access to local buf inside vector loop var: a whole block
  * buf[L*j .. L*j + L-1] (L lanes) at lane 0 = v. */
-static int block_access(const Kernel *k, int buf, const Expr *idx, int var)
+static int block_access(const Printer *pr, const Kernel *k, int buf, const Expr *idx, int var)
 {
     int64_t c = block_base(idx);
     const Expr *v = idx->kind == EX_VAR ? idx : idx->a->kind == EX_VAR ? idx->a : idx->b;
-    return c >= 0 && c % vec->lanes == 0 && c + vec->lanes <= k->bufs[buf].numel && v->kind == EX_VAR &&
+    return c >= 0 && c % pr->arm_vec->lanes == 0 && c + pr->arm_vec->lanes <= k->bufs[buf].numel && v->kind == EX_VAR &&
            v->var == var;
 }
 
-static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
+static int vec_expr_ok(const Printer *pr, const Kernel *k, const Stmt *body, const Expr *e, int var)
 {
     const Expr *sidx;
     if (!lq_uses_var(e, var))
@@ -399,30 +396,30 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
     case EX_BINARY:
         switch (e->op) {
         case BIN_DIV:
-            if (!vec->tpl[LT_DIV]) /* (MVE has no vector divide) */
+            if (!pr->arm_vec->tpl[LT_DIV]) /* (MVE has no vector divide) */
                 return 0;
             /* fall through */
         case BIN_ADD: case BIN_SUB: case BIN_MUL: case BIN_MIN: case BIN_MAX:
-            return vec_expr_ok(k, body, e->a, var) && vec_expr_ok(k, body, e->b, var);
+            return vec_expr_ok(pr, k, body, e->a, var) && vec_expr_ok(pr, k, body, e->b, var);
         default:
             return 0;
         }
     case EX_CAST:
-        return e->a->dtype == DT_FLOAT32 && vec_expr_ok(k, body, e->a, var);
+        return e->a->dtype == DT_FLOAT32 && vec_expr_ok(pr, k, body, e->a, var);
     case EX_SELECT:
         return !lq_uses_var(e->a, var) && !lq_loads_stored(body, e->a) &&
-               vec_expr_ok(k, body, e->b, var) && vec_expr_ok(k, body, e->c, var);
+               vec_expr_ok(pr, k, body, e->b, var) && vec_expr_ok(pr, k, body, e->c, var);
     default:
         return 0;
     }
 }
 
-static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var)
+static int vec_stmt_ok(const Printer *pr, const Kernel *k, const Stmt *body, const Stmt *s, int var)
 {
     int i;
     if (s->kind == ST_SEQ) {
         for (i = 0; i < s->n_body; i++)
-            if (!s->body[i] || !vec_stmt_ok(k, body, s->body[i], var))
+            if (!s->body[i] || !vec_stmt_ok(pr, k, body, s->body[i], var))
                 return 0;
         return s->n_body > 0;
     }
@@ -432,10 +429,10 @@ static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var
         (k->bufs[s->buf].scope == BUF_LOCAL && k->bufs[s->buf].numel == 1))
         return 0;
     return lq_unit_stride(s->index, var) && !lq_loads_stored(body, s->index) &&
-           vec_expr_ok(k, body, s->value, var);
+           vec_expr_ok(pr, k, body, s->value, var);
 }
 
-static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var);
+static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Expr *e, int var);
 
 /* The operands of one template: printed as vectors, or as scalar C. */
 typedef struct VecArgs {
@@ -445,18 +442,18 @@ typedef struct VecArgs {
     int scalar[3];
 } VecArgs;
 
-static void vec_arg(FILE *f, int i, const void *ctx)
+static void vec_arg(Printer *pr, FILE *f, int i, const void *ctx)
 {
     const VecArgs *v = ctx;
     if (v->scalar[i])
-        emit_expr(f, v->k, v->e[i]);
+        emit_expr(pr, f, v->k, v->e[i]);
     else
-        vec_expr(f, v->k, v->e[i], v->var);
+        vec_expr(pr, f, v->k, v->e[i], v->var);
 }
 
 /* Prints operation op of the declared templates on operands e0, e1, e2
  * (those in `scalar`, a bit mask, printed as scalar C). */
-static void vec_op(FILE *f, const Kernel *k, int var, int op, const Expr *e0, const Expr *e1, const Expr *e2,
+static void vec_op(Printer *pr, FILE *f, const Kernel *k, int var, int op, const Expr *e0, const Expr *e1, const Expr *e2,
                    unsigned scalar)
 {
     static const char *const ab[] = {"a", "b"}, *const fma[] = {"acc", "a", "b"},
@@ -470,11 +467,11 @@ static void vec_op(FILE *f, const Kernel *k, int var, int op, const Expr *e0, co
     v.e[2] = e2;
     for (i = 0; i < 3; i++)
         v.scalar[i] = (scalar >> i) & 1u;
-    emit_template(f, vec->tpl[op], op == LT_BROADCAST ? x : op == LT_FMA ? fma : op == LT_FMA_SCALAR ? fmas : ab,
+    emit_template(pr, f, pr->arm_vec->tpl[op], op == LT_BROADCAST ? x : op == LT_FMA ? fma : op == LT_FMA_SCALAR ? fmas : ab,
                   op == LT_BROADCAST ? 1 : op == LT_FMA || op == LT_FMA_SCALAR ? 3 : 2, vec_arg, &v);
 }
 
-static void str_arg(FILE *f, int i, const void *ctx)
+static void str_arg(Printer *pr, FILE *f, int i, const void *ctx)
 {
     fputs(((const char *const *)ctx)[i], f);
 }
@@ -486,71 +483,71 @@ typedef struct PtrArg {
     const Expr *index;
 } PtrArg;
 
-static void ptr_arg(FILE *f, int i, const void *ctx)
+static void ptr_arg(Printer *pr, FILE *f, int i, const void *ctx)
 {
     const PtrArg *p = ctx;
     (void)i;
     fprintf(f, "&%s[", p->k->bufs[p->buf].name);
-    emit_index(f, p->k, p->index, 0);
+    emit_index(pr, f, p->k, p->index, 0);
     fprintf(f, "]");
 }
 
-static void vec_expr(FILE *f, const Kernel *k, const Expr *e, int var)
+static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Expr *e, int var)
 {
     static const int ops[] = {LT_ADD, LT_SUB, LT_MUL, LT_DIV};
     if (!lq_uses_var(e, var)) {
-        vec_op(f, k, var, LT_BROADCAST, e, NULL, NULL, 1u);
+        vec_op(pr, f, k, var, LT_BROADCAST, e, NULL, NULL, 1u);
         return;
     }
     switch (e->kind) {
     case EX_LOAD: {
         static const char *const ptr[] = {"ptr"};
         PtrArg p;
-        if (is_reg_local(e->buf)) {
-            fprintf(f, "%s_v%lld", k->bufs[e->buf].name, (long long)(block_base(e->a) / vec->lanes));
+        if (is_reg_local(pr, e->buf)) {
+            fprintf(f, "%s_v%lld", k->bufs[e->buf].name, (long long)(block_base(e->a) / pr->arm_vec->lanes));
             return;
         }
         p.k = k;
         p.buf = e->buf;
         p.index = e->a;
-        emit_template(f, vec->tpl[LT_LOAD], ptr, 1, ptr_arg, &p);
+        emit_template(pr, f, pr->arm_vec->tpl[LT_LOAD], ptr, 1, ptr_arg, &p);
         return;
     }
     case EX_CAST:
-        vec_expr(f, k, e->a, var);
+        vec_expr(pr, f, k, e->a, var);
         return;
     case EX_SELECT:
         fprintf(f, "((");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, ") ? ");
-        vec_expr(f, k, e->b, var);
+        vec_expr(pr, f, k, e->b, var);
         fprintf(f, " : ");
-        vec_expr(f, k, e->c, var);
+        vec_expr(pr, f, k, e->c, var);
         fprintf(f, ")");
         return;
     case EX_BINARY:
         if (e->op == BIN_MIN || e->op == BIN_MAX) {
             /* the templates keep tvmrt_minf / tvmrt_maxf's rule: a where
              * a < b (a > b) or a is NaN, else b */
-            vec_op(f, k, var, e->op == BIN_MIN ? LT_MIN : LT_MAX, e->a, e->b, NULL, 0u);
+            vec_op(pr, f, k, var, e->op == BIN_MIN ? LT_MIN : LT_MAX, e->a, e->b, NULL, 0u);
             return;
         }
         if (e->op == BIN_ADD && e->b->kind == EX_BINARY && e->b->op == BIN_MUL &&
-            e->b->dtype == DT_FLOAT32 && (vec->tpl[LT_FMA] || vec->tpl[LT_FMA_SCALAR])) {
+            e->b->dtype == DT_FLOAT32 && (pr->arm_vec->tpl[LT_FMA] || pr->arm_vec->tpl[LT_FMA_SCALAR])) {
             /* x + a * b: one fused multiply-add (the scalar one is
              * contracted too, under the target's -ffp-contract=fast) */
             const Expr *a = e->b->a, *b = e->b->b;
-            if (vec->tpl[LT_FMA_SCALAR] && (!lq_uses_var(b, var) || !lq_uses_var(a, var))) {
+            if (pr->arm_vec->tpl[LT_FMA_SCALAR] && (!lq_uses_var(b, var) || !lq_uses_var(a, var))) {
                 const Expr *sc = lq_uses_var(b, var) ? a : b;
-                vec_op(f, k, var, LT_FMA_SCALAR, e->a, sc == a ? b : a, sc, 4u);
+                vec_op(pr, f, k, var, LT_FMA_SCALAR, e->a, sc == a ? b : a, sc, 4u);
                 return;
             }
-            if (vec->tpl[LT_FMA]) {
-                vec_op(f, k, var, LT_FMA, e->a, a, b, 0u);
+            if (pr->arm_vec->tpl[LT_FMA]) {
+                vec_op(pr, f, k, var, LT_FMA, e->a, a, b, 0u);
                 return;
             }
         }
-        vec_op(f, k, var, ops[e->op - BIN_ADD], e->a, e->b, NULL, 0u);
+        vec_op(pr, f, k, var, ops[e->op - BIN_ADD], e->a, e->b, NULL, 0u);
         return;
     default:
         return;
@@ -564,27 +561,27 @@ typedef struct StoreArgs {
     int var;
 } StoreArgs;
 
-static void store_arg(FILE *f, int i, const void *ctx)
+static void store_arg(Printer *pr, FILE *f, int i, const void *ctx)
 {
     const StoreArgs *a = ctx;
     if (i == 0)
-        ptr_arg(f, 0, &a->p);
+        ptr_arg(pr, f, 0, &a->p);
     else
-        vec_expr(f, a->p.k, a->value, a->var);
+        vec_expr(pr, f, a->p.k, a->value, a->var);
 }
 
-static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth)
+static void vec_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int var, int depth)
 {
     int i;
     if (s->kind == ST_SEQ) {
         for (i = 0; i < s->n_body; i++)
-            vec_stmt(f, k, s->body[i], var, depth);
+            vec_stmt(pr, f, k, s->body[i], var, depth);
         return;
     }
     indent(f, depth);
-    if (is_reg_local(s->buf)) {
-        fprintf(f, "%s_v%lld = ", k->bufs[s->buf].name, (long long)(block_base(s->index) / vec->lanes));
-        vec_expr(f, k, s->value, var);
+    if (is_reg_local(pr, s->buf)) {
+        fprintf(f, "%s_v%lld = ", k->bufs[s->buf].name, (long long)(block_base(s->index) / pr->arm_vec->lanes));
+        vec_expr(pr, f, k, s->value, var);
         fprintf(f, ";\n");
         return;
     }
@@ -596,62 +593,62 @@ static void vec_stmt(FILE *f, const Kernel *k, const Stmt *s, int var, int depth
         a.p.index = s->index;
         a.value = s->value;
         a.var = var;
-        emit_template(f, vec->tpl[LT_STORE], names, 2, store_arg, &a);
+        emit_template(pr, f, pr->arm_vec->tpl[LT_STORE], names, 2, store_arg, &a);
     }
     fprintf(f, ";\n");
 }
 
-static int vec_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+static int vec_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
-    if (s->for_kind != FOR_VECTORIZE || s->extent != vec->lanes || !s->body[0] || !small_kernel(k) ||
-        !vec_stmt_ok(k, s->body[0], s->body[0], s->var))
+    if (s->for_kind != FOR_VECTORIZE || s->extent != pr->arm_vec->lanes || !s->body[0] || !small_kernel(k) ||
+        !vec_stmt_ok(pr, k, s->body[0], s->body[0], s->var))
         return 0;
-    fprintf(f, "#if %s\n", vec->guard);
+    fprintf(f, "#if %s\n", pr->arm_vec->guard);
     indent(f, depth);
     fprintf(f, "{\n");
     indent(f, depth + 1);
-    fprintf(f, "const int32_t %s = 0; /* lane 0 of a %s (%s) */\n", k->var_names[s->var], vec->vector_type,
-            vec->name);
+    fprintf(f, "const int32_t %s = 0; /* lane 0 of a %s (%s) */\n", k->var_names[s->var], pr->arm_vec->vector_type,
+            pr->arm_vec->name);
     indent(f, depth + 1);
     fprintf(f, "(void)%s;\n", k->var_names[s->var]);
-    vec_stmt(f, k, s->body[0], s->var, depth + 1);
+    vec_stmt(pr, f, k, s->body[0], s->var, depth + 1);
     indent(f, depth);
     fprintf(f, "}\n");
-    lq_print_else(f, k, s, depth, emit, &fallback);
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
     return 1;
 }
 
 /* Whether every access to local buf in e is a whole block in a vector
  * loop (var >= 0: the innermost qualifying vector loop around e, else -1). */
-static int expr_blocks(const Kernel *k, const Expr *e, int buf, int var)
+static int expr_blocks(const Printer *pr, const Kernel *k, const Expr *e, int buf, int var)
 {
     if (!e)
         return 1;
-    if (e->kind == EX_LOAD && e->buf == buf && (var < 0 || !block_access(k, buf, e->a, var)))
+    if (e->kind == EX_LOAD && e->buf == buf && (var < 0 || !block_access(pr, k, buf, e->a, var)))
         return 0;
-    return expr_blocks(k, e->a, buf, var) && expr_blocks(k, e->b, buf, var) &&
-           expr_blocks(k, e->c, buf, var);
+    return expr_blocks(pr, k, e->a, buf, var) && expr_blocks(pr, k, e->b, buf, var) &&
+           expr_blocks(pr, k, e->c, buf, var);
 }
 
-static int stmt_blocks(const Kernel *k, const Stmt *s, int buf, int var)
+static int stmt_blocks(const Printer *pr, const Kernel *k, const Stmt *s, int buf, int var)
 {
     int i;
     if (!s)
         return 1;
-    if (s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent == vec->lanes && s->body[0] &&
-        vec_stmt_ok(k, s->body[0], s->body[0], s->var))
+    if (s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent == pr->arm_vec->lanes && s->body[0] &&
+        vec_stmt_ok(pr, k, s->body[0], s->body[0], s->var))
         var = s->var;
     else if (s->kind == ST_FOR)
         var = -1; /* (a loop inside a vector loop is not printed as vectors) */
     if (s->kind == ST_DECL && s->buf == buf)
         return 0;
-    if (s->kind == ST_STORE && s->buf == buf && (var < 0 || !block_access(k, buf, s->index, var)))
+    if (s->kind == ST_STORE && s->buf == buf && (var < 0 || !block_access(pr, k, buf, s->index, var)))
         return 0;
-    if (!expr_blocks(k, s->index, buf, var) || !expr_blocks(k, s->value, buf, var) ||
-        !expr_blocks(k, s->cond, buf, var))
+    if (!expr_blocks(pr, k, s->index, buf, var) || !expr_blocks(pr, k, s->value, buf, var) ||
+        !expr_blocks(pr, k, s->cond, buf, var))
         return 0;
     for (i = 0; i < s->n_body; i++)
-        if (!stmt_blocks(k, s->body[i], buf, var))
+        if (!stmt_blocks(pr, k, s->body[i], buf, var))
             return 0;
     return 1;
 }
@@ -660,52 +657,52 @@ static int stmt_blocks(const Kernel *k, const Stmt *s, int buf, int var)
  * vector in a loop printed as vectors is declared as float32x4_t variables
  * in the vector branch, so the accumulators stay in vector registers (the
  * compiler would keep an array whose address vld1q/vst1q take in memory). */
-static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+static int vec_decl(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     const Buffer *b = &k->bufs[s->buf];
     int64_t j;
-    if (b->dtype != DT_FLOAT32 || b->scope != BUF_LOCAL || b->numel % vec->lanes || b->numel > 16 * vec->lanes ||
-        n_reg_locals >= MAX_REG_LOCALS || !small_kernel(k) || !stmt_blocks(k, s->body[0], s->buf, -1))
+    if (b->dtype != DT_FLOAT32 || b->scope != BUF_LOCAL || b->numel % pr->arm_vec->lanes || b->numel > 16 * pr->arm_vec->lanes ||
+        pr->n_reg_locals >= MAX_REG_LOCALS || !small_kernel(k) || !stmt_blocks(pr, k, s->body[0], s->buf, -1))
         return 0;
-    fprintf(f, "#if %s\n", vec->guard);
+    fprintf(f, "#if %s\n", pr->arm_vec->guard);
     indent(f, depth);
     fprintf(f, "{\n");
     indent(f, depth + 1);
-    fprintf(f, "%s", vec->vector_type);
-    for (j = 0; j < b->numel / vec->lanes; j++) {
+    fprintf(f, "%s", pr->arm_vec->vector_type);
+    for (j = 0; j < b->numel / pr->arm_vec->lanes; j++) {
         static const char *const x[] = {"x"}, *const zero = "0.0f";
         fprintf(f, "%s %s_v%lld = ", j ? "," : "", b->name, (long long)j);
-        emit_template(f, vec->tpl[LT_BROADCAST], x, 1, str_arg, &zero);
+        emit_template(pr, f, pr->arm_vec->tpl[LT_BROADCAST], x, 1, str_arg, &zero);
     }
     fprintf(f, ";\n");
     /* (a partial tile uses the first rows only) */
     indent(f, depth + 1);
-    for (j = 0; j < b->numel / vec->lanes; j++)
+    for (j = 0; j < b->numel / pr->arm_vec->lanes; j++)
         fprintf(f, "%s(void)%s_v%lld;", j ? " " : "", b->name, (long long)j);
     fprintf(f, "\n");
-    reg_locals[n_reg_locals++] = s->buf;
-    emit(f, k, s->body[0], depth + 1);
-    n_reg_locals--;
+    pr->reg_locals[pr->n_reg_locals++] = s->buf;
+    emit(pr, f, k, s->body[0], depth + 1);
+    pr->n_reg_locals--;
     indent(f, depth);
     fprintf(f, "}\n");
-    lq_print_else(f, k, s, depth, emit, &fallback);
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
     return 1;
 }
 
-int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+int emit_arm_decl(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
-    if (s == fallback || s->kind != ST_DECL || !vec)
+    if (s == pr->arm_fallback || s->kind != ST_DECL || !pr->arm_vec)
         return 0;
-    return vec_decl(f, k, s, depth, emit);
+    return vec_decl(pr, f, k, s, depth, emit);
 }
 
-int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+int emit_arm_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
-    if (s == fallback || s->kind != ST_FOR)
+    if (s == pr->arm_fallback || s->kind != ST_FOR)
         return 0;
-    if (dsp_on && dsp_loop(f, k, s, depth, emit))
+    if (pr->arm_dsp && dsp_loop(pr, f, k, s, depth, emit))
         return 1;
-    if (vec && vec_loop(f, k, s, depth, emit))
+    if (pr->arm_vec && vec_loop(pr, f, k, s, depth, emit))
         return 1;
     return 0;
 }

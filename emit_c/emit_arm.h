@@ -22,15 +22,15 @@
 /* Chooses the intrinsics for target t (none unless an Arm target) and
  * prints the headers they need, guarded. Call once per NAME.c, before any
  * kernel. */
-void emit_arm_begin(FILE *f, const Target *t);
+void emit_arm_begin(Printer *pr, FILE *f, const Target *t);
 /* Prints loop s with intrinsics (and its portable form under #else) at
  * indentation depth and returns 1, or prints nothing and returns 0 when the
  * target has no intrinsics for it or the loop does not qualify. */
-int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit);
+int emit_arm_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit);
 
 /* Prints local-buffer declaration s (ST_DECL) as vector variables when it
  * is a register tile all of whose accesses are whole vectors (and the
  * plain array under #else) and returns 1, else prints nothing, returns 0. */
-int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit);
+int emit_arm_decl(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit);
 
 #endif

@@ -18,29 +18,6 @@
 #include "emit_arm.h"
 #include "emit_ctile.h"
 
-/* float32 lanes of the target's vectors when vectorized loops are printed
- * as intrinsics (emit_intrin.c), else 0; set per NAME.c */
-static int vec_lanes;
-
-/* On the portable `c` target: the upper-case model name (prefix of the
- * tile macros, emit_ctile.c), else NULL; in_tile is set while the body of
- * a FOR_TENSORIZE loop is printed */
-static const char *ctile_upper;
-static int in_tile;
-/* the row loop of a tile printed through a local copy (emit_ctile.c) */
-static const Stmt *offset_row;
-/* whether NAME.c is for the portable `c` target; whether the kernel being
- * printed has a packed tile (its other loops are left to the compiler:
- * it keeps their small vector loops in registers whole) */
-static int c_portable, kernel_tiled;
-static const char *noinline_upper; /* NAME, when kernels are printed NAME_NOINLINE */
-
-/* C type of the loop variables of the kernel being printed: int32_t, or
- * int64_t when a buffer or loop is so large (2^30 elements or more) that
- * index arithmetic could leave the int32_t range (ONNX tensors may have up
- * to 2^31 elements). */
-static const char *idx_type = "int32_t";
-
 static int64_t max_extent(const Stmt *s)
 {
     int64_t m = 0, x;
@@ -103,7 +80,7 @@ static int stmt_uses_var(const Kernel *k, const Stmt *s, int var)
     return 0;
 }
 
-static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
+static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth)
 {
     int i;
     if (!s)
@@ -113,29 +90,29 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
         for (i = 0; i < s->n_body; i++) {
             /* an init nest and the tile after it: one tile starting from
              * the init value (emit_tile.c) */
-            if (i + 1 < s->n_body && emit_tile_init_loop(f, k, s->body[i], s->body[i + 1], depth)) {
+            if (i + 1 < s->n_body && emit_tile_init_loop(pr, f, k, s->body[i], s->body[i + 1], depth)) {
                 i++;
                 continue;
             }
-            emit_stmt(f, k, s->body[i], depth);
+            emit_stmt(pr, f, k, s->body[i], depth);
         }
         break;
     case ST_FOR:
-        if (s->for_kind == FOR_TENSORIZE && emit_tile_loop(f, k, s, depth, emit_stmt)) /* emit_tile.c */
+        if (s->for_kind == FOR_TENSORIZE && emit_tile_loop(pr, f, k, s, depth, emit_stmt)) /* emit_tile.c */
             break;
-        if (s->for_kind == FOR_TENSORIZE && ctile_upper && !in_tile) {
+        if (s->for_kind == FOR_TENSORIZE && pr->ctile_upper && !pr->in_tile) {
             /* the `c` target's tile: plain loops (emit_ctile.c) */
             const Stmt *row = NULL;
             int off = ctile_offset_tile(k, s, &row);
             if (off)
-                ctile_offset_open(f, k, row, depth, idx_type);
-            in_tile = 1;
-            offset_row = off ? row : NULL;
-            emit_stmt(f, k, s, off ? depth + 1 : depth);
-            in_tile = 0;
-            offset_row = NULL;
+                ctile_offset_open(pr, f, k, row, depth, pr->idx_type);
+            pr->in_tile = 1;
+            pr->offset_row = off ? row : NULL;
+            emit_stmt(pr, f, k, s, off ? depth + 1 : depth);
+            pr->in_tile = 0;
+            pr->offset_row = NULL;
             if (off)
-                ctile_offset_close(f, k, row, depth, idx_type);
+                ctile_offset_close(pr, f, k, row, depth, pr->idx_type);
             break;
         }
         if (s->extent == 1) {
@@ -143,63 +120,63 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             indent(f, depth);
             fprintf(f, "{\n");
             indent(f, depth + 1);
-            fprintf(f, "const %s %s = 0;\n", idx_type, k->var_names[s->var]);
+            fprintf(f, "const %s %s = 0;\n", pr->idx_type, k->var_names[s->var]);
             if (!stmt_uses_var(k, s->body[0], s->var)) {
                 indent(f, depth + 1);
                 fprintf(f, "(void)%s;\n", k->var_names[s->var]);
             }
-            emit_stmt(f, k, s->body[0], depth + 1);
+            emit_stmt(pr, f, k, s->body[0], depth + 1);
             indent(f, depth);
             fprintf(f, "}\n");
             break;
         }
-        if (s->for_kind == FOR_VECTORIZE && s->extent <= vec_lanes &&
-            emit_intrin_loop(f, k, s, depth, vec_lanes))
+        if (s->for_kind == FOR_VECTORIZE && s->extent <= pr->vec_lanes &&
+            emit_intrin_loop(pr, f, k, s, depth, pr->vec_lanes))
             break;
-        if (emit_arm_loop(f, k, s, depth, emit_stmt)) /* Arm targets: emit_arm.c */
+        if (emit_arm_loop(pr, f, k, s, depth, emit_stmt)) /* Arm targets: emit_arm.c */
             break;
-        if (c_portable && s->for_kind != FOR_PARALLEL && ctile_guarded_loop(f, k, s, depth, idx_type, emit_stmt))
+        if (pr->c_portable && s->for_kind != FOR_PARALLEL && ctile_guarded_loop(pr, f, k, s, depth, pr->idx_type, emit_stmt))
             break;
         /* annotations from the schedule: guarded so that a build without
          * OpenMP sees no unknown pragma */
-        if (in_tile && ctile_row_loop(k, s))
+        if (pr->in_tile && ctile_row_loop(k, s))
             ctile_unroll_pragma(f, s->extent); /* rows unrolled: one vector loop each */
-        else if ((in_tile && ctile_vector_loop(k, s)) ||
-                 (c_portable && !kernel_tiled && s->for_kind == FOR_VECTORIZE && s->extent <= 16))
+        else if ((pr->in_tile && ctile_vector_loop(k, s)) ||
+                 (pr->c_portable && !pr->kernel_tiled && s->for_kind == FOR_VECTORIZE && s->extent <= 16))
             ctile_unroll_pragma(f, 1); /* kept whole for the loop vectorizer */
         if (s->for_kind == FOR_VECTORIZE)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
         else if (s->for_kind == FOR_PARALLEL)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
         indent(f, depth);
-        fprintf(f, "for (%s %s = 0; %s < %lld; %s++) {\n", idx_type, k->var_names[s->var],
+        fprintf(f, "for (%s %s = 0; %s < %lld; %s++) {\n", pr->idx_type, k->var_names[s->var],
                 k->var_names[s->var], (long long)s->extent, k->var_names[s->var]);
-        emit_stmt(f, k, s->body[0], depth + 1);
+        emit_stmt(pr, f, k, s->body[0], depth + 1);
         indent(f, depth);
         fprintf(f, "}\n");
         break;
     case ST_STORE: {
         const Buffer *b = &k->bufs[s->buf];
-        if (in_tile && ctile_update(f, k, s, depth, ctile_upper, offset_row))
+        if (pr->in_tile && ctile_update(pr, f, k, s, depth, pr->ctile_upper, pr->offset_row))
             break;
         indent(f, depth);
         if (b->scope == BUF_LOCAL && b->numel == 1) {
             fprintf(f, "%s = ", b->name);
         } else {
             fprintf(f, "%s[", b->name);
-            emit_index(f, k, s->index, 0);
+            emit_index(pr, f, k, s->index, 0);
             fprintf(f, "] = ");
         }
         if (b->dtype == DT_FLOAT16 || b->dtype == DT_BFLOAT16) {
             fprintf(f, "tvmrt_f32_to_%s(", b->dtype == DT_FLOAT16 ? "f16" : "bf16");
-            emit_expr(f, k, s->value);
+            emit_expr(pr, f, k, s->value);
             fprintf(f, ");\n");
         } else if (b->dtype == DT_BOOL || dtype_size(b->dtype) < 4) {
             fprintf(f, "(%s)", emit_ctype(b->dtype));
-            emit_expr(f, k, s->value);
+            emit_expr(pr, f, k, s->value);
             fprintf(f, ";\n");
         } else {
-            emit_expr(f, k, s->value);
+            emit_expr(pr, f, k, s->value);
             fprintf(f, ";\n");
         }
         break;
@@ -207,13 +184,13 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
     case ST_IF:
         indent(f, depth);
         fprintf(f, "if (");
-        emit_expr(f, k, s->cond);
+        emit_expr(pr, f, k, s->cond);
         fprintf(f, ") {\n");
-        emit_stmt(f, k, s->body[0], depth + 1);
+        emit_stmt(pr, f, k, s->body[0], depth + 1);
         if (s->n_body > 1 && s->body[1]) {
             indent(f, depth);
             fprintf(f, "} else {\n");
-            emit_stmt(f, k, s->body[1], depth + 1);
+            emit_stmt(pr, f, k, s->body[1], depth + 1);
         }
         indent(f, depth);
         fprintf(f, "}\n");
@@ -221,7 +198,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
     case ST_DECL: {
         const Buffer *b = &k->bufs[s->buf];
         const char *ct = emit_compute_ctype(b->dtype);
-        if (emit_arm_decl(f, k, s, depth, emit_stmt)) /* Arm vector tiles */
+        if (emit_arm_decl(pr, f, k, s, depth, emit_stmt)) /* Arm vector tiles */
             break;
         indent(f, depth);
         fprintf(f, "{\n");
@@ -232,7 +209,7 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             fprintf(f, "%s %s[%lld];\n", ct, b->name, (long long)b->numel);
         else
             fprintf(f, "%s %s[%lld] = {0};\n", ct, b->name, (long long)b->numel);
-        emit_stmt(f, k, s->body[0], depth + 1);
+        emit_stmt(pr, f, k, s->body[0], depth + 1);
         indent(f, depth);
         fprintf(f, "}\n");
         break;
@@ -276,7 +253,7 @@ static int buf_used(const Stmt *s, int buf)
     return 0;
 }
 
-static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
+static void emit_kernel(Printer *pr, FILE *f, const Program *p, const Kernel *k)
 {
     int i, first = 1;
     const Graph *g = p->g;
@@ -296,8 +273,8 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
             fprintf(f, " scratch");
         fprintf(f, "\n");
     }
-    if (noinline_upper)
-        fprintf(f, " */\nstatic %s_NOINLINE void %s(", noinline_upper, k->name);
+    if (pr->noinline_upper)
+        fprintf(f, " */\nstatic %s_NOINLINE void %s(", pr->noinline_upper, k->name);
     else
         fprintf(f, " */\nstatic void %s(", k->name);
     for (i = 0; i < k->n_bufs; i++) {
@@ -314,10 +291,10 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
     for (i = 0; i < k->n_bufs; i++)
         if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED && !buf_used(k->body, i))
             fprintf(f, "    (void)%s;\n", k->bufs[i].name);
-    idx_type = kernel_idx_type(k);
-    kernel_tiled = ctile_any(&k, 1);
-    emit_stmt(f, k, k->body, 1);
-    idx_type = "int32_t";
+    pr->idx_type = kernel_idx_type(k);
+    pr->kernel_tiled = ctile_any(&k, 1);
+    emit_stmt(pr, f, k, k->body, 1);
+    pr->idx_type = "int32_t";
     fprintf(f, "}\n\n");
 }
 
@@ -379,43 +356,42 @@ static void emit_const_decls(FILE *f, const Program *p)
     free(used);
 }
 
-int emit_c_file(Program *p, FILE *f, Diag *d);
 int emit_c_file(Program *p, FILE *f, Diag *d)
 {
     const Graph *g = p->g;
+    Printer printer, *pr = &printer;
     int ki, bi, j;
     (void)d;
+    memset(pr, 0, sizeof *pr);
+    pr->idx_type = "int32_t";
     fprintf(f, "/* %s.c: generated by tvmcc %s from %s for target %s. Do not edit. */\n",
             p->name, p->version, emit_safe(g->arena, p->model_base), p->target->name);
     fprintf(f, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
-    emit_tile_begin(f, p->target); /* the declared tile intrinsics' headers */
-    vec_lanes = emit_intrin_lanes(p->target);
-    if (vec_lanes) {
+    emit_tile_begin(pr, f, p->target); /* the declared tile intrinsics' headers */
+    pr->vec_lanes = emit_intrin_lanes(p->target);
+    if (pr->vec_lanes) {
         if (!emit_tile_has_header(p->target, "<immintrin.h>"))
             fprintf(f, "#include <immintrin.h>\n\n");
-        emit_intrin_helpers(f, vec_lanes);
+        emit_intrin_helpers(f, pr->vec_lanes);
     }
-    emit_arm_begin(f, p->target);
-    ctile_upper = NULL;
-    c_portable = p->target && p->target->isa && !strcmp(p->target->isa, "c");
-    emit_expr_set_expf(NULL);
-    if (c_portable && ctile_uses_expf((const Kernel *const *)p->kernels, p->n_kernels)) {
+    emit_arm_begin(pr, f, p->target);
+    pr->c_portable = p->target && p->target->isa && !strcmp(p->target->isa, "c");
+    if (pr->c_portable && ctile_uses_expf((const Kernel *const *)p->kernels, p->n_kernels)) {
         const char *u = emit_upper(g->arena, p->name);
         char *nm = arena_alloc(g->arena, strlen(u) + 6);
         if (!nm)
             die("out of memory");
         sprintf(nm, "%s_expf", u);
         ctile_expf_helper(f, u);
-        emit_expr_set_expf(nm);
+        pr->expf = nm;
     }
-    if (c_portable && ctile_any((const Kernel *const *)p->kernels, p->n_kernels)) {
-        ctile_upper = emit_upper(g->arena, p->name);
-        ctile_begin(f, ctile_upper);
+    if (pr->c_portable && ctile_any((const Kernel *const *)p->kernels, p->n_kernels)) {
+        pr->ctile_upper = emit_upper(g->arena, p->name);
+        ctile_begin(f, pr->ctile_upper);
     }
-    noinline_upper = NULL;
-    if (c_portable) {
-        noinline_upper = emit_upper(g->arena, p->name);
-        ctile_noinline(f, noinline_upper);
+    if (pr->c_portable) {
+        pr->noinline_upper = emit_upper(g->arena, p->name);
+        ctile_noinline(f, pr->noinline_upper);
     }
     fprintf(f, "#include \"%s.h\"\n#include \"tvmrt.h\"\n\n", p->name);
     emit_const_decls(f, p);
@@ -437,7 +413,7 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
     }
     for (ki = 0; ki < p->n_kernels; ki++)
         if (p->kernels[ki] && !kernel_is_empty(p->kernels[ki]))
-            emit_kernel(f, p, p->kernels[ki]);
+            emit_kernel(pr, f, p, p->kernels[ki]);
 
     fprintf(f, "int %s_run(const void *const inputs[], void *const outputs[], void *workspace)\n{\n",
             p->name);
@@ -496,6 +472,5 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             fprintf(f, "    memmove(outputs[%d], inputs[%d], %lld);\n", j, (int)v->input_index, (long long)bytes);
     }
     fprintf(f, "    return TVMRT_OK;\n}\n");
-    emit_expr_set_expf(NULL);
     return 0;
 }

@@ -121,7 +121,7 @@ void ctile_unroll_pragma(FILE *f, int64_t n)
             (long long)n);
 }
 
-int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper, const Stmt *offset_row)
+int ctile_update(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper, const Stmt *offset_row)
 {
     const Expr *m = update_product(k, s);
     const char *an;
@@ -133,20 +133,20 @@ int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char 
         const char *pn = k->var_names[offset_row->var], *vn = k->var_names[offset_row->body[0]->var];
         long long vl = (long long)offset_row->body[0]->extent;
         fprintf(f, "%*s%s_t[%s * %lld + %s] = %s_FMA(", depth * 4, "", an, pn, vl, vn, upper);
-        emit_expr(f, k, m->a);
+        emit_expr(pr, f, k, m->a);
         fprintf(f, ", ");
-        emit_expr(f, k, m->b);
+        emit_expr(pr, f, k, m->b);
         fprintf(f, ", %s_t[%s * %lld + %s]);\n", an, pn, vl, vn);
         return 1;
     }
     fprintf(f, "%*s%s[", depth * 4, "", an);
-    emit_index(f, k, s->index, 0);
+    emit_index(pr, f, k, s->index, 0);
     fprintf(f, "] = %s_FMA(", upper);
-    emit_expr(f, k, m->a);
+    emit_expr(pr, f, k, m->a);
     fprintf(f, ", ");
-    emit_expr(f, k, m->b);
+    emit_expr(pr, f, k, m->b);
     fprintf(f, ", %s[", an);
-    emit_index(f, k, s->index, 0);
+    emit_index(pr, f, k, s->index, 0);
     fprintf(f, "]);\n");
     return 1;
 }
@@ -160,7 +160,7 @@ static int has_load(const Expr *e)
     return has_load(e->a) || has_load(e->b) || has_load(e->c);
 }
 
-int ctile_guarded_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, const char *idx_type,
+int ctile_guarded_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int depth, const char *idx_type,
                        EmitStmtFn emit_body)
 {
     const Stmt *g;
@@ -183,15 +183,15 @@ int ctile_guarded_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, co
     fprintf(f, "%*s{\n", (depth + 1) * 4, "");
     fprintf(f, "%*sconst %s %s = 0;\n", (depth + 2) * 4, "", idx_type, vn);
     fprintf(f, "%*s%s_end = (%s)(", (depth + 2) * 4, "", vn, idx_type);
-    emit_expr(f, k, c->b);
+    emit_expr(pr, f, k, c->b);
     fprintf(f, " - ");
-    emit_index(f, k, c->a, 2);
+    emit_index(pr, f, k, c->a, 2);
     fprintf(f, ");\n");
     fprintf(f, "%*s}\n", (depth + 1) * 4, "");
     fprintf(f, "%*sif (%s_end > %lld)\n", (depth + 1) * 4, "", vn, (long long)loop->extent);
     fprintf(f, "%*s%s_end = %lld;\n", (depth + 2) * 4, "", vn, (long long)loop->extent);
     fprintf(f, "%*sfor (%s %s = 0; %s < %s_end; %s++) {\n", (depth + 1) * 4, "", idx_type, vn, vn, vn, vn);
-    emit_body(f, k, g->body[0], depth + 2);
+    emit_body(pr, f, k, g->body[0], depth + 2);
     fprintf(f, "%*s}\n", (depth + 1) * 4, "");
     fprintf(f, "%*s}\n", depth * 4, "");
     return 1;
@@ -344,7 +344,7 @@ int ctile_offset_tile(const Kernel *k, const Stmt *nest, const Stmt **row_out)
     return 1;
 }
 
-void ctile_offset_open(FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type)
+void ctile_offset_open(Printer *pr, FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type)
 {
     const Stmt *vec = row->body[0], *st = vec->body[0];
     const char *an = k->bufs[st->buf].name;
@@ -356,14 +356,14 @@ void ctile_offset_open(FILE *f, const Kernel *k, const Stmt *row, int depth, con
     fprintf(f, "%*sconst %s %s = 0, %s = 0;\n", (depth + 2) * 4, "", idx_type, k->var_names[row->var],
             k->var_names[vec->var]);
     fprintf(f, "%*s%s_base = (%s)(", (depth + 2) * 4, "", an, idx_type);
-    emit_index(f, k, st->index, 0);
+    emit_index(pr, f, k, st->index, 0);
     fprintf(f, ");\n");
     fprintf(f, "%*s}\n", (depth + 1) * 4, "");
     fprintf(f, "%*sfor (%s %s_i = 0; %s_i < %lld; %s_i++)\n", (depth + 1) * 4, "", idx_type, an, an, n, an);
     fprintf(f, "%*s%s_t[%s_i] = %s[%s_base + %s_i];\n", (depth + 2) * 4, "", an, an, an, an, an);
 }
 
-void ctile_offset_close(FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type)
+void ctile_offset_close(Printer *pr, FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type)
 {
     const Stmt *vec = row->body[0], *st = vec->body[0];
     const char *an = k->bufs[st->buf].name;

@@ -27,7 +27,7 @@ void ctile_unroll_pragma(FILE *f, int64_t n);
 /* Prints s if it is a tile update `acc[i] = acc[i] + x * y` as
  * `acc[i] = NAME_FMA(x, y, acc[i]);` (with indentation) and returns 1,
  * else prints nothing and returns 0. */
-int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper, const Stmt *offset_row);
+int ctile_update(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, const char *upper, const Stmt *offset_row);
 /* Whether the tile under the FOR_TENSORIZE loop nest updates acc[base +
  * p*VL + v] with base fixed in the nest, in a larger array (a matmul's row
  * group keeps its tiles side by side): gcc keeps such a tile in memory.
@@ -36,8 +36,8 @@ int ctile_update(FILE *f, const Kernel *k, const Stmt *s, int depth, const char 
  * and stored back to acc[base + i], that the updates use (ctile_update with
  * offset_row). */
 int ctile_offset_tile(const Kernel *k, const Stmt *nest, const Stmt **row);
-void ctile_offset_open(FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type);
-void ctile_offset_close(FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type);
+void ctile_offset_open(Printer *pr, FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type);
+void ctile_offset_close(Printer *pr, FILE *f, const Kernel *k, const Stmt *row, int depth, const char *idx_type);
 
 /* Whether a kernel computes a float32 exp or sigmoid. */
 int ctile_uses_expf(const Kernel *const *kernels, int n);
@@ -50,7 +50,7 @@ void ctile_expf_helper(FILE *f, const char *upper);
  * returns 0. The bounds test left inside the tiles' epilogues (the last
  * tile of a row runs past its end) keeps compilers from vectorizing
  * them. */
-int ctile_guarded_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, const char *idx_type,
+int ctile_guarded_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int depth, const char *idx_type,
                        EmitStmtFn emit_body);
 
 #endif

@@ -19,34 +19,6 @@
 
 #include "emit.h"
 
-const char *emit_safe(Arena *a, const char *s)
-{
-    size_t n = strlen(s), i, j = 0;
-    char *out = arena_alloc(a, 2 * n + 1);
-    if (!out)
-        die("compile arena exhausted");
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        out[j++] = (c >= 32 && c < 127) ? (char)c : '?';
-        if (c == '*' && s[i + 1] == '/')
-            out[j++] = ' ';
-    }
-    out[j] = 0;
-    return out;
-}
-
-const char *emit_ctype(DType t)
-{
-    return dtype_ctype(t);
-}
-
-const char *emit_compute_ctype(DType t)
-{
-    if (t == DT_BOOL)
-        return "int";
-    return dtype_compute_ctype(t);
-}
-
 static int has_var(const Expr *e)
 {
     if (!e)
@@ -155,16 +127,7 @@ static const char *fsfx(DType t)
     return t == DT_FLOAT64 ? "" : "f";
 }
 
-/* Name printed for float32 exp (and sigmoid through it) instead of expf,
- * or NULL (emit_expr_set_expf) */
-static const char *expf_name;
-
-void emit_expr_set_expf(const char *name)
-{
-    expf_name = name;
-}
-
-static void unary(FILE *f, const Kernel *k, const Expr *e)
+static void unary(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
 {
     static const char *const fn[] = {
         [UN_EXP] = "exp", [UN_LOG] = "log", [UN_SQRT] = "sqrt", [UN_TANH] = "tanh",
@@ -180,54 +143,54 @@ static void unary(FILE *f, const Kernel *k, const Expr *e)
     case UN_NEG:
         if (fl) {
             fprintf(f, "(-");
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, ")");
         } else {
             fprintf(f, "((%s)(0u - (%s)", ct, unsigned_of(t));
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, "))");
         }
         return;
     case UN_ABS:
         if (!fl) {
             if (dtype_is_unsigned_int(t)) {
-                emit_expr(f, k, e->a);
+                emit_expr(pr, f, k, e->a);
                 return;
             }
             fprintf(f, "((%s)(", ct);
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, " < 0 ? 0u - (%s)", unsigned_of(t));
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, " : (%s)", unsigned_of(t));
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, "))");
             return;
         }
         break;
     case UN_SIGMOID:
-        if (expf_name && t == DT_FLOAT32) {
-            fprintf(f, "(1.0f / (1.0f + %s(-", expf_name);
-            emit_expr(f, k, e->a);
+        if (pr->expf && t == DT_FLOAT32) {
+            fprintf(f, "(1.0f / (1.0f + %s(-", pr->expf);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, ")))");
             return;
         }
         fprintf(f, "(1.0%s / (1.0%s + exp%s(-", fsfx(t), fsfx(t), fsfx(t));
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, ")))");
         return;
     case UN_RECIP:
         fprintf(f, "(1.0%s / ", fsfx(t));
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, ")");
         return;
     case UN_NOT:
         fprintf(f, "(!");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, ")");
         return;
     case UN_BITNOT:
         fprintf(f, "((%s)~", ct);
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, ")");
         return;
     case UN_ISNAN:
@@ -236,7 +199,7 @@ static void unary(FILE *f, const Kernel *k, const Expr *e)
             return;
         }
         fprintf(f, "(isnan(");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, ") != 0)");
         return;
     case UN_ISINF:
@@ -245,17 +208,17 @@ static void unary(FILE *f, const Kernel *k, const Expr *e)
             return;
         }
         fprintf(f, "(isinf(");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, ") != 0)");
         return;
     case UN_SIGN:
         fprintf(f, "(%s)(", ct);
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, " > 0 ? 1 : ");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, " < 0 ? -1 : ");
         if (fl)
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
         else
             fprintf(f, "0");
         fprintf(f, ")");
@@ -265,15 +228,15 @@ static void unary(FILE *f, const Kernel *k, const Expr *e)
     }
     if (!fl || (size_t)e->op >= sizeof fn / sizeof fn[0] || !fn[e->op])
         die("no C for unary op %d on %s", e->op, dtype_name(t));
-    if (e->op == UN_EXP && expf_name && t == DT_FLOAT32)
-        fprintf(f, "%s(", expf_name);
+    if (e->op == UN_EXP && pr->expf && t == DT_FLOAT32)
+        fprintf(f, "%s(", pr->expf);
     else
         fprintf(f, "%s%s(", fn[e->op], fsfx(t));
-    emit_expr(f, k, e->a);
+    emit_expr(pr, f, k, e->a);
     fprintf(f, ")");
 }
 
-static void binary(FILE *f, const Kernel *k, const Expr *e)
+static void binary(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
 {
     static const char *const sym[] = {
         [BIN_ADD] = "+", [BIN_SUB] = "-", [BIN_MUL] = "*", [BIN_DIV] = "/", [BIN_MOD] = "%",
@@ -290,9 +253,9 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
     case BIN_MUL:
         if (!fl && !is_index_arith(e) && t != DT_BOOL) {
             fprintf(f, "((%s)((%s)", ct, unsigned_of(t));
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, " %s (%s)", sym[op], unsigned_of(t));
-            emit_expr(f, k, e->b);
+            emit_expr(pr, f, k, e->b);
             fprintf(f, "))");
             return;
         }
@@ -304,18 +267,18 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
                 fprintf(f, "fmod%s(", fsfx(t));
             else
                 fprintf(f, "tvmrt_mod_i%d(", (int)dtype_size(t) * 8);
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, ", ");
-            emit_expr(f, k, e->b);
+            emit_expr(pr, f, k, e->b);
             fprintf(f, ")");
             return;
         }
         break;
     case BIN_FLOORDIV:
         fprintf(f, "tvmrt_floordiv(");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, ", ");
-        emit_expr(f, k, e->b);
+        emit_expr(pr, f, k, e->b);
         fprintf(f, ")");
         return;
     case BIN_POW: {
@@ -326,9 +289,9 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
             close = open_float_to_int(f, DT_FLOAT64, t);
             fprintf(f, "pow((double)");
         }
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, fl ? ", " : ", (double)");
-        emit_expr(f, k, e->b);
+        emit_expr(pr, f, k, e->b);
         fprintf(f, ")");
         close_parens(f, close);
         return;
@@ -338,9 +301,9 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
         if (dtype_is_signed_int(t) && dtype_size(t) >= 4 &&
             !(e->b->kind == EX_INT && e->b->ival != -1)) {
             fprintf(f, "tvmrt_div_i%d(", (int)dtype_size(t) * 8);
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, ", ");
-            emit_expr(f, k, e->b);
+            emit_expr(pr, f, k, e->b);
             fprintf(f, ")");
             return;
         }
@@ -349,37 +312,37 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
     case BIN_MAX:
         if (fl) {
             fprintf(f, "tvmrt_%s%s(", op == BIN_MIN ? "min" : "max", t == DT_FLOAT64 ? "d" : "f");
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, ", ");
-            emit_expr(f, k, e->b);
+            emit_expr(pr, f, k, e->b);
             fprintf(f, ")");
         } else {
             fprintf(f, "(");
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, op == BIN_MIN ? " < " : " > ");
-            emit_expr(f, k, e->b);
+            emit_expr(pr, f, k, e->b);
             fprintf(f, " ? ");
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, " : ");
-            emit_expr(f, k, e->b);
+            emit_expr(pr, f, k, e->b);
             fprintf(f, ")");
         }
         return;
     case BIN_XOR:
         fprintf(f, "((");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, " != 0) != (");
-        emit_expr(f, k, e->b);
+        emit_expr(pr, f, k, e->b);
         fprintf(f, " != 0))");
         return;
     case BIN_SHL:
     case BIN_SHR:
         fprintf(f, "(%s)(", ct);
-        emit_expr(f, k, e->b);
+        emit_expr(pr, f, k, e->b);
         fprintf(f, " >= %d ? 0 : ", (int)dtype_size(t) * 8);
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, " %s ", sym[op]);
-        emit_expr(f, k, e->b);
+        emit_expr(pr, f, k, e->b);
         fprintf(f, ")");
         return;
     case BIN_BITAND:
@@ -391,33 +354,33 @@ static void binary(FILE *f, const Kernel *k, const Expr *e)
         break;
     }
     fprintf(f, "(");
-    emit_expr(f, k, e->a);
+    emit_expr(pr, f, k, e->a);
     fprintf(f, " %s ", sym[op]);
-    emit_expr(f, k, e->b);
+    emit_expr(pr, f, k, e->b);
     fprintf(f, ")");
 }
 
 /* Index arithmetic (loop variables, + - *) printed with only the
  * parentheses C's precedence needs: i0 * 20 + i1 * 5 + i2. */
-void emit_index(FILE *f, const Kernel *k, const Expr *e, int prec)
+void emit_index(Printer *pr, FILE *f, const Kernel *k, const Expr *e, int prec)
 {
     int mine;
     if (e->kind != EX_BINARY || !has_var(e) || dtype_is_float(e->dtype) ||
         (e->op != BIN_ADD && e->op != BIN_SUB && e->op != BIN_MUL)) {
-        emit_expr(f, k, e);
+        emit_expr(pr, f, k, e);
         return;
     }
     mine = e->op == BIN_MUL ? 2 : 1;
     if (mine < prec)
         fputc('(', f);
-    emit_index(f, k, e->a, mine);
+    emit_index(pr, f, k, e->a, mine);
     fprintf(f, e->op == BIN_MUL ? " * " : e->op == BIN_ADD ? " + " : " - ");
-    emit_index(f, k, e->b, mine + 1);
+    emit_index(pr, f, k, e->b, mine + 1);
     if (mine < prec)
         fputc(')', f);
 }
 
-void emit_expr(FILE *f, const Kernel *k, const Expr *e)
+void emit_expr(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
 {
     switch (e->kind) {
     case EX_INT:
@@ -441,7 +404,7 @@ void emit_expr(FILE *f, const Kernel *k, const Expr *e)
             fputs(b->name, f);
         } else {
             fprintf(f, "%s[", b->name);
-            emit_index(f, k, e->a, 0);
+            emit_index(pr, f, k, e->a, 0);
             fputc(']', f);
         }
         if (conv)
@@ -449,32 +412,32 @@ void emit_expr(FILE *f, const Kernel *k, const Expr *e)
         return;
     }
     case EX_UNARY:
-        unary(f, k, e);
+        unary(pr, f, k, e);
         return;
     case EX_BINARY:
-        binary(f, k, e);
+        binary(pr, f, k, e);
         return;
     case EX_SELECT:
         fprintf(f, "(");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, " ? ");
-        emit_expr(f, k, e->b);
+        emit_expr(pr, f, k, e->b);
         fprintf(f, " : ");
-        emit_expr(f, k, e->c);
+        emit_expr(pr, f, k, e->c);
         fprintf(f, ")");
         return;
     case EX_CAST:
         if (e->dtype == DT_BOOL) {
             fprintf(f, "(");
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             fprintf(f, " != 0)");
         } else if (dtype_is_float(e->a->dtype) && !dtype_is_float(e->dtype)) {
             int close = open_float_to_int(f, e->a->dtype, e->dtype);
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
             close_parens(f, close);
         } else {
             fprintf(f, "(%s)", emit_compute_ctype(e->dtype));
-            emit_expr(f, k, e->a);
+            emit_expr(pr, f, k, e->a);
         }
         return;
     }

@@ -16,7 +16,6 @@
 #include "emit.h"
 #include "../lower/knobs.h"
 
-int emit_c_file(Program *p, FILE *f, Diag *d);
 
 struct EmbeddedFile {
     const char *name;
@@ -24,15 +23,6 @@ struct EmbeddedFile {
     size_t size;
 };
 extern const struct EmbeddedFile embedded_files[];
-
-const char *emit_upper(Arena *a, const char *s)
-{
-    char *u = arena_strdup(a, s);
-    char *c;
-    for (c = u; *c; c++)
-        *c = (char)toupper((unsigned char)*c);
-    return u;
-}
 
 static int64_t value_bytes(const Value *v)
 {
@@ -268,89 +258,70 @@ static char *emit_json(const Program *p)
     return s;
 }
 
-typedef void (*Writer)(const Program *, FILE *);
-
-static FILE *open_out(const char *dir, const char *file, Diag *d)
+/* A new temporary file `name` of the output, or NULL after reporting. */
+static FILE *new_file(EmitFiles *out, const char *name, Diag *d)
 {
-    char path[4096];
     FILE *f;
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    f = fopen(path, "wb");
-    if (!f)
-        diag_error(d, NULL, NULL, "cannot write %s: %s", path, strerror(errno));
+    if (out->n >= EMIT_MAX_FILES)
+        die("more than %d output files", EMIT_MAX_FILES);
+    f = tmpfile();
+    if (!f) {
+        diag_error(d, NULL, NULL, "cannot create a temporary file for %s: %s", name, strerror(errno));
+        return NULL;
+    }
+    out->file[out->n].name = name;
+    out->file[out->n++].f = f;
     return f;
 }
 
-static int close_out(FILE *f, const char *dir, const char *file, Diag *d)
+int emit_program(Program *p, EmitFiles *out, Diag *d)
 {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        diag_error(d, NULL, NULL, "error writing %s/%s: %s", dir, file, strerror(errno));
-        return 1;
-    }
-    return 0;
-}
-
-int emit_program(Program *p, const char *dir, Diag *d)
-{
+    Arena *a = p->g->arena;
     const struct EmbeddedFile *ef;
-    const char *file;
     FILE *f;
     char *json;
+    int i;
 
-    file = arena_printf(p->g->arena, "%s_weights.c", p->name);
-    if (!(f = open_out(dir, file, d)))
+    out->n = 0;
+    if (!(f = new_file(out, arena_printf(a, "%s_weights.c", p->name), d)))
         return 1;
     emit_weights(p, f, d);
-    if (close_out(f, dir, file, d))
-        return 1;
-
-    file = arena_printf(p->g->arena, "%s.c", p->name);
-    if (!(f = open_out(dir, file, d)))
+    if (!(f = new_file(out, arena_printf(a, "%s.c", p->name), d)))
         return 1;
     emit_c_file(p, f, d);
-    if (close_out(f, dir, file, d))
-        return 1;
-
-    file = arena_printf(p->g->arena, "%s.h", p->name);
-    if (!(f = open_out(dir, file, d)))
+    if (!(f = new_file(out, arena_printf(a, "%s.h", p->name), d)))
         return 1;
     emit_header(p, f);
-    if (close_out(f, dir, file, d))
-        return 1;
-
-    file = arena_printf(p->g->arena, "%s.mk", p->name);
-    if (!(f = open_out(dir, file, d)))
+    if (!(f = new_file(out, arena_printf(a, "%s.mk", p->name), d)))
         return 1;
     emit_mk(p, f);
-    if (close_out(f, dir, file, d))
-        return 1;
-
-    file = arena_printf(p->g->arena, "%s.cmake", p->name);
-    if (!(f = open_out(dir, file, d)))
+    if (!(f = new_file(out, arena_printf(a, "%s.cmake", p->name), d)))
         return 1;
     emit_cmake(p, f);
-    if (close_out(f, dir, file, d))
-        return 1;
-
-    file = arena_printf(p->g->arena, "%s.json", p->name);
-    if (!(f = open_out(dir, file, d)))
+    if (!(f = new_file(out, arena_printf(a, "%s.json", p->name), d)))
         return 1;
     json = emit_json(p);
     fputs(json, f);
     fputc('\n', f);
     cJSON_free(json);
-    if (close_out(f, dir, file, d))
-        return 1;
-
     for (ef = embedded_files; ef->name; ef++) {
         if (strncmp(ef->name, "tvmrt.", 6) != 0)
             continue;
-        if (!(f = open_out(dir, ef->name, d)))
+        if (!(f = new_file(out, ef->name, d)))
             return 1;
         fwrite(ef->data, 1, ef->size, f);
-        if (close_out(f, dir, ef->name, d))
-            return 1;
     }
+    for (i = 0; i < out->n; i++)
+        if (fflush(out->file[i].f) != 0 || ferror(out->file[i].f))
+            return diag_error(d, NULL, NULL, "error writing a temporary file for %s: %s",
+                              out->file[i].name, strerror(errno));
     return d->errors ? 1 : 0;
+}
+
+void emit_files_close(EmitFiles *out)
+{
+    int i;
+    for (i = 0; i < out->n; i++)
+        fclose(out->file[i].f);
+    out->n = 0;
 }

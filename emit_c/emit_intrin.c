@@ -40,13 +40,6 @@ typedef struct Isa {
                          the true arm of a lane-wise select, else NULL */
 } Isa;
 
-/* vector width of the loop being checked (lane-wise selects need AVX-512) */
-static int cur_lanes;
-/* The body is one store. Buffers sharing memory (in-place reuse, see
- * fuse_inplace_pair()) are then fine: the input is read only at the
- * element the store writes, and the vector statement reads all its lanes
- * before it writes any. */
-static int cur_single;
 
 int emit_intrin_lanes(const Target *t)
 {
@@ -98,7 +91,12 @@ static int lane_cond_ok(const Stmt *body, const Expr *c, int var)
     return ok;
 }
 
-static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var)
+/* (pr->intrin_lanes: lane-wise selects need AVX-512; pr->intrin_single:
+ * the body is one store, and buffers sharing memory (in-place reuse, see
+ * fuse_inplace_pair()) are then fine: the input is read only at the
+ * element the store writes, and the vector statement reads all its lanes
+ * before it writes any) */
+static int vec_expr_ok(const Printer *pr, const Kernel *k, const Stmt *body, const Expr *e, int var)
 {
     const Expr *sidx;
     if (!e || e->dtype != DT_FLOAT32)
@@ -107,13 +105,13 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
         return !lq_loads_stored(body, e);
     switch (e->kind) {
     case EX_LOAD:
-        if (k->bufs[e->buf].dtype != DT_FLOAT32 || (k->bufs[e->buf].inplace && !cur_single))
+        if (k->bufs[e->buf].dtype != DT_FLOAT32 || (k->bufs[e->buf].inplace && !pr->intrin_single))
             return 0;
         if (!lq_unit_stride(e->a, var)) {
             /* strided (a convolution's stride): AVX-512 permute or gather */
             int ok = 1;
             int64_t c = lq_coef(e->a, var, &ok);
-            if (!ok || cur_lanes != 16 || c < 2 || c > 64 ||
+            if (!ok || pr->intrin_lanes != 16 || c < 2 || c > 64 ||
                 (k->bufs[e->buf].scope == BUF_LOCAL && k->bufs[e->buf].numel == 1) ||
                 lq_stored_at(body, e->buf, &sidx))
                 return 0;
@@ -124,25 +122,25 @@ static int vec_expr_ok(const Kernel *k, const Stmt *body, const Expr *e, int var
     case EX_BINARY:
         switch (e->op) {
         case BIN_ADD: case BIN_SUB: case BIN_MUL: case BIN_DIV: case BIN_MIN: case BIN_MAX:
-            return vec_expr_ok(k, body, e->a, var) && vec_expr_ok(k, body, e->b, var);
+            return vec_expr_ok(pr, k, body, e->a, var) && vec_expr_ok(pr, k, body, e->b, var);
         default:
             return 0;
         }
     case EX_CAST:
-        return vec_expr_ok(k, body, e->a, var);
+        return vec_expr_ok(pr, k, body, e->a, var);
     case EX_UNARY:
         /* exp (and sigmoid through it) by tvmcc_exp16/8 below: within a
          * few ulp of expf, not bit-identical */
-        return (e->op == UN_EXP || e->op == UN_SIGMOID || e->op == UN_NEG) && vec_expr_ok(k, body, e->a, var);
+        return (e->op == UN_EXP || e->op == UN_SIGMOID || e->op == UN_NEG) && vec_expr_ok(pr, k, body, e->a, var);
     case EX_SELECT:
         if (!lq_uses_var(e->a, var))
-            return !lq_loads_stored(body, e->a) && vec_expr_ok(k, body, e->b, var) &&
-                   vec_expr_ok(k, body, e->c, var);
+            return !lq_loads_stored(body, e->a) && vec_expr_ok(pr, k, body, e->b, var) &&
+                   vec_expr_ok(pr, k, body, e->c, var);
         /* lane-wise: a mask from affine index tests; the true arm loads
          * only under the mask, the false arm loads nothing */
-        return cur_lanes == 16 && lane_cond_ok(body, e->a, var) && !has_load(e->c) &&
-               all_loads_vary(e->b, var) && vec_expr_ok(k, body, e->b, var) &&
-               vec_expr_ok(k, body, e->c, var);
+        return pr->intrin_lanes == 16 && lane_cond_ok(body, e->a, var) && !has_load(e->c) &&
+               all_loads_vary(e->b, var) && vec_expr_ok(pr, k, body, e->b, var) &&
+               vec_expr_ok(pr, k, body, e->c, var);
     default:
         return 0;
     }
@@ -160,22 +158,22 @@ static const Stmt *lane_guard(const Stmt *body, const Stmt *s, int var)
     return s;
 }
 
-static int vec_stmt_ok(const Kernel *k, const Stmt *body, const Stmt *s, int var)
+static int vec_stmt_ok(const Printer *pr, const Kernel *k, const Stmt *body, const Stmt *s, int var)
 {
     int i;
     if (s->kind == ST_SEQ) {
         for (i = 0; i < s->n_body; i++)
-            if (!vec_stmt_ok(k, body, s->body[i], var))
+            if (!vec_stmt_ok(pr, k, body, s->body[i], var))
                 return 0;
         return 1;
     }
     if (s->kind != ST_STORE)
         return 0;
-    if (k->bufs[s->buf].dtype != DT_FLOAT32 || (k->bufs[s->buf].inplace && !cur_single))
+    if (k->bufs[s->buf].dtype != DT_FLOAT32 || (k->bufs[s->buf].inplace && !pr->intrin_single))
         return 0;
     if (k->bufs[s->buf].scope == BUF_LOCAL && k->bufs[s->buf].numel == 1)
         return 0;
-    return lq_unit_stride(s->index, var) && vec_expr_ok(k, body, s->value, var);
+    return lq_unit_stride(s->index, var) && vec_expr_ok(pr, k, body, s->value, var);
 }
 
 static void indent(FILE *f, int depth)
@@ -252,22 +250,22 @@ static int whole_vector(const Kernel *k, const Isa *x, int buf)
 }
 
 /* Prints condition c (lane_cond_ok) as an __mmask16. */
-static void mask_expr(FILE *f, const Kernel *k, const Expr *c, int var)
+static void mask_expr(Printer *pr, FILE *f, const Kernel *k, const Expr *c, int var)
 {
     int ok = 1, l;
     int64_t d;
     const char *cmp;
     if (!lq_uses_var(c, var)) {
         fprintf(f, "((");
-        emit_expr(f, k, c);
+        emit_expr(pr, f, k, c);
         fprintf(f, ") ? (__mmask16)0xFFFF : (__mmask16)0)");
         return;
     }
     if (c->op == BIN_AND) {
         fprintf(f, "(");
-        mask_expr(f, k, c->a, var);
+        mask_expr(pr, f, k, c->a, var);
         fprintf(f, " & ");
-        mask_expr(f, k, c->b, var);
+        mask_expr(pr, f, k, c->b, var);
         fprintf(f, ")");
         return;
     }
@@ -276,21 +274,21 @@ static void mask_expr(FILE *f, const Kernel *k, const Expr *c, int var)
     cmp = c->op == BIN_GE ? "_MM_CMPINT_NLT" : c->op == BIN_GT ? "_MM_CMPINT_NLE"
         : c->op == BIN_LT ? "_MM_CMPINT_LT" : "_MM_CMPINT_LE";
     fprintf(f, "_mm512_cmp_epi32_mask(_mm512_add_epi32(_mm512_set1_epi32((int32_t)((");
-    emit_index(f, k, c->a, 0);
+    emit_index(pr, f, k, c->a, 0);
     fprintf(f, ") - (");
-    emit_index(f, k, c->b, 0);
+    emit_index(pr, f, k, c->b, 0);
     fprintf(f, "))), _mm512_setr_epi32(");
     for (l = 0; l < 16; l++)
         fprintf(f, "%s%lld", l ? ", " : "", (long long)(d * l));
     fprintf(f, ")), _mm512_setzero_si512(), %s)", cmp);
 }
 
-static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int var)
+static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const Expr *e, int var)
 {
     static const char *const names[] = {"add", "sub", "mul", "div"};
     if (!lq_uses_var(e, var)) {
         fprintf(f, "%s_set1_ps(", x->p);
-        emit_expr(f, k, e);
+        emit_expr(pr, f, k, e);
         fprintf(f, ")");
         return;
     }
@@ -321,7 +319,7 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
                     else
                         fprintf(f, "_mm512_maskz_loadu_ps((__mmask16)0x%X, &%s[", half ? m1 : m0,
                                 k->bufs[e->buf].name);
-                    emit_index(f, k, e->a, 0);
+                    emit_index(pr, f, k, e->a, 0);
                     fprintf(f, half ? " + 16])" : "])");
                 }
                 fprintf(f, ")");
@@ -336,7 +334,7 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
             for (l = 0; l < 16; l++)
                 fprintf(f, "%s%lld", l ? ", " : "", (long long)(c * l));
             fprintf(f, "), &%s[", k->bufs[e->buf].name);
-            emit_index(f, k, e->a, 0);
+            emit_index(pr, f, k, e->a, 0);
             fprintf(f, "], 4)");
             return;
         }
@@ -349,7 +347,7 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
             fprintf(f, "_mm256_maskload_ps(&%s[", k->bufs[e->buf].name);
         else
             fprintf(f, "%s_loadu_ps(&%s[", x->p, k->bufs[e->buf].name);
-        emit_index(f, k, e->a, 0);
+        emit_index(pr, f, k, e->a, 0);
         fprintf(f, m && strcmp(x->p, "_mm512") ? "], vmask)" : "])");
         return;
     }
@@ -364,28 +362,28 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
             fprintf(mf, "(");
             if (x->mask)
                 fprintf(mf, "%s & ", x->mask);
-            mask_expr(mf, k, e->a, var);
+            mask_expr(pr, mf, k, e->a, var);
             fprintf(mf, ")");
             fclose(mf);
             in.mask = mtext;
             fprintf(f, "_mm512_mask_blend_ps(%s, ", mtext);
-            vec_expr(f, k, x, e->c, var);
+            vec_expr(pr, f, k, x, e->c, var);
             fprintf(f, ", ");
-            vec_expr(f, k, &in, e->b, var);
+            vec_expr(pr, f, k, &in, e->b, var);
             fprintf(f, ")");
             free(mtext);
             return;
         }
         fprintf(f, "(");
-        emit_expr(f, k, e->a);
+        emit_expr(pr, f, k, e->a);
         fprintf(f, " ? ");
-        vec_expr(f, k, x, e->b, var);
+        vec_expr(pr, f, k, x, e->b, var);
         fprintf(f, " : ");
-        vec_expr(f, k, x, e->c, var);
+        vec_expr(pr, f, k, x, e->c, var);
         fprintf(f, ")");
         return;
     case EX_CAST:
-        vec_expr(f, k, x, e->a, var);
+        vec_expr(pr, f, k, x, e->a, var);
         return;
     case EX_UNARY: {
         const char *ex = x->lanes == 16 ? "tvmcc_exp16" : "tvmcc_exp8";
@@ -393,7 +391,7 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
         /* -a: the sign bit flipped, exactly the scalar negation */
         if (e->op == UN_SIGMOID && x->lanes == 16) {
             fprintf(f, "tvmcc_sigmoid16(");
-            vec_expr(f, k, x, e->a, var);
+            vec_expr(pr, f, k, x, e->a, var);
             fprintf(f, ")");
             return;
         }
@@ -405,7 +403,7 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
                            "_mm512_castps_si512(");
             else
                 fprintf(f, "_mm256_xor_ps(_mm256_set1_ps(-0.0f), (");
-            vec_expr(f, k, x, e->a, var);
+            vec_expr(pr, f, k, x, e->a, var);
             fprintf(f, x->lanes == 16 ? ")))" : "))");
             if (e->op == UN_SIGMOID)
                 fprintf(f, ")))");
@@ -413,7 +411,7 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
             return;
         }
         fprintf(f, "%s(", ex);
-        vec_expr(f, k, x, e->a, var);
+        vec_expr(pr, f, k, x, e->a, var);
         fprintf(f, ")");
         return;
     }
@@ -425,38 +423,38 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
                 /* _mm512_max_ps(a, b) is (a > b) ? a : b, the rule itself
                  * but for a NaN a, whose lanes the mask keeps as a */
                 fprintf(f, "_mm512_mask_%s_ps(", e->op == BIN_MIN ? "min" : "max");
-                vec_expr(f, k, x, e->a, var);
+                vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", _mm512_cmp_ps_mask(");
-                vec_expr(f, k, x, e->a, var);
+                vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", ");
-                vec_expr(f, k, x, e->a, var);
+                vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", _CMP_ORD_Q), ");
-                vec_expr(f, k, x, e->a, var);
+                vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", ");
-                vec_expr(f, k, x, e->b, var);
+                vec_expr(pr, f, k, x, e->b, var);
                 fprintf(f, ")");
                 (void)cmp;
             } else {
                 fprintf(f, "_mm256_blendv_ps(");
-                vec_expr(f, k, x, e->b, var);
+                vec_expr(pr, f, k, x, e->b, var);
                 fprintf(f, ", ");
-                vec_expr(f, k, x, e->a, var);
+                vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", _mm256_or_ps(_mm256_cmp_ps(");
-                vec_expr(f, k, x, e->a, var);
+                vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", ");
-                vec_expr(f, k, x, e->b, var);
+                vec_expr(pr, f, k, x, e->b, var);
                 fprintf(f, ", %s), _mm256_cmp_ps(", cmp);
-                vec_expr(f, k, x, e->a, var);
+                vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", ");
-                vec_expr(f, k, x, e->a, var);
+                vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", _CMP_UNORD_Q)))");
             }
             return;
         }
         fprintf(f, "%s_%s_ps(", x->p, names[e->op - BIN_ADD]);
-        vec_expr(f, k, x, e->a, var);
+        vec_expr(pr, f, k, x, e->a, var);
         fprintf(f, ", ");
-        vec_expr(f, k, x, e->b, var);
+        vec_expr(pr, f, k, x, e->b, var);
         fprintf(f, ")");
         return;
     default:
@@ -464,12 +462,12 @@ static void vec_expr(FILE *f, const Kernel *k, const Isa *x, const Expr *e, int 
     }
 }
 
-static void vec_stmt(FILE *f, const Kernel *k, const Isa *x, const Stmt *s, int var, int depth)
+static void vec_stmt(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const Stmt *s, int var, int depth)
 {
     int i, m;
     if (s->kind == ST_SEQ) {
         for (i = 0; i < s->n_body; i++)
-            vec_stmt(f, k, x, s->body[i], var, depth);
+            vec_stmt(pr, f, k, x, s->body[i], var, depth);
         return;
     }
     m = x->masked && !whole_vector(k, x, s->buf);
@@ -480,9 +478,9 @@ static void vec_stmt(FILE *f, const Kernel *k, const Isa *x, const Stmt *s, int 
         fprintf(f, "_mm256_maskstore_ps(&%s[", k->bufs[s->buf].name);
     else
         fprintf(f, "%s_storeu_ps(&%s[", x->p, k->bufs[s->buf].name);
-    emit_index(f, k, s->index, 0);
+    emit_index(pr, f, k, s->index, 0);
     fprintf(f, m ? "], vmask, " : "], ");
-    vec_expr(f, k, x, s->value, var);
+    vec_expr(pr, f, k, x, s->value, var);
     fprintf(f, ");\n");
 }
 
@@ -497,19 +495,19 @@ static int has_store(const Stmt *s)
     return 0;
 }
 
-int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes)
+int emit_intrin_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes)
 {
     Isa x;
     const Stmt *body, *guard;
     if (!lanes || loop->kind != ST_FOR || loop->extent > lanes || loop->extent < 2 || !loop->body[0])
         return 0;
     body = loop->body[0];
-    cur_lanes = lanes;
+    pr->intrin_lanes = lanes;
     guard = lane_guard(body, body, loop->var);
     if (guard)
         body = guard->body[0];
-    cur_single = body && body->kind == ST_STORE;
-    if (!body || !has_store(body) || !vec_stmt_ok(k, body, body, loop->var))
+    pr->intrin_single = body && body->kind == ST_STORE;
+    if (!body || !has_store(body) || !vec_stmt_ok(pr, k, body, body, loop->var))
         return 0;
     x.p = lanes == 16 ? "_mm512" : "_mm256";
     x.masked = guard || loop->extent < lanes;
@@ -525,9 +523,9 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
         indent(f, depth + 1);
         if (guard) {
             fprintf(f, "const int32_t vg = (int32_t)(");
-            emit_index(f, k, guard->cond->b, 0);
+            emit_index(pr, f, k, guard->cond->b, 0);
             fprintf(f, " - (");
-            emit_index(f, k, guard->cond->a, 0);
+            emit_index(pr, f, k, guard->cond->a, 0);
             fprintf(f, "));\n");
             indent(f, depth + 1);
             fprintf(f, "const int32_t vn = vg < %lld ? vg : %lld;\n", (long long)loop->extent,
@@ -545,11 +543,11 @@ int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int 
         fprintf(f, "(void)vmask; /* unused when only the register tile is accessed */\n");
         indent(f, depth + 1);
         fprintf(f, "if (vn > 0) {\n");
-        vec_stmt(f, k, &x, body, loop->var, depth + 2);
+        vec_stmt(pr, f, k, &x, body, loop->var, depth + 2);
         indent(f, depth + 1);
         fprintf(f, "}\n");
     } else {
-        vec_stmt(f, k, &x, body, loop->var, depth + 1);
+        vec_stmt(pr, f, k, &x, body, loop->var, depth + 1);
     }
     indent(f, depth);
     fprintf(f, "}\n");

@@ -16,13 +16,14 @@
 
 #include "../ir/target.h"
 #include "../lower/te.h"
+#include "printer.h"
 
 /* Vector width in float32 lanes for which target t gets intrinsics, or 0. */
 int emit_intrin_lanes(const Target *t);
 /* Prints loop (extent == lanes) as vector statements at indentation depth
  * and returns 1, or prints nothing and returns 0 when the body does not
  * qualify (the caller then prints the scalar loop). */
-int emit_intrin_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes);
+int emit_intrin_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes);
 
 /* Prints the static inline vector helpers (tvmcc_exp16 / tvmcc_exp8) that
  * vectorized loops may call; nothing when lanes is 0. */

@@ -91,12 +91,12 @@ int lq_loads_stored(const Stmt *body, const Expr *e)
            lq_loads_stored(body, e->c);
 }
 
-void lq_print_else(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit, const Stmt **fallback)
+void lq_print_else(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit, const Stmt **fallback)
 {
     const Stmt *prev = *fallback;
     fprintf(f, "#else\n");
     *fallback = s;
-    emit(f, k, s, depth);
+    emit(pr, f, k, s, depth);
     *fallback = prev;
     fprintf(f, "#endif\n");
 }

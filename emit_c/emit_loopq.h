@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "../lower/te.h"
+#include "printer.h"
 
 /* Whether e refers to loop variable var. */
 int lq_uses_var(const Expr *e, int var);
@@ -21,12 +22,10 @@ int lq_stored_at(const Stmt *s, int buf, const Expr **idx);
 /* Whether e loads a buffer that body stores. */
 int lq_loads_stored(const Stmt *body, const Expr *e);
 
-/* How a printer prints a statement (emit_c.c's emit_stmt). */
-typedef void (*EmitStmtFn)(FILE *f, const Kernel *k, const Stmt *s, int depth);
 /* The portable branch after an intrinsic form printed under `#if GUARD`:
  * prints "#else", s again through emit with *fallback set to s while it
  * prints (the calling printer declines s then, so the branch is the plain
  * C), and "#endif". */
-void lq_print_else(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit, const Stmt **fallback);
+void lq_print_else(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit, const Stmt **fallback);
 
 #endif

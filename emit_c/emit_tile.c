@@ -39,9 +39,6 @@
 #include "emit.h"
 #include "emit_loopq.h"
 
-static const Target *cur_target;
-/* The loop whose portable form is being printed (not taken again). */
-static const Stmt *fallback;
 
 typedef struct Tile {
     const TileIntrin *ti;
@@ -61,11 +58,11 @@ static void indent(FILE *f, int depth)
     fprintf(f, "%*s", depth * 4, "");
 }
 
-void emit_tile_begin(FILE *f, const Target *t)
+void emit_tile_begin(Printer *pr, FILE *f, const Target *t)
 {
     int i, j;
-    cur_target = t;
-    fallback = NULL;
+    pr->tile_target = t;
+    pr->tile_fallback = NULL;
     for (i = 0; t && i < t->n_tiles; i++) {
         const TileIntrin *ti = &t->tiles[i];
         for (j = 0; j < i; j++)
@@ -90,7 +87,7 @@ int emit_tile_has_header(const Target *t, const char *text)
     return 0;
 }
 
-void emit_template(FILE *f, const char *tpl, const char *const *names, int n, EmitTplArgFn arg, const void *ctx)
+void emit_template(Printer *pr, FILE *f, const char *tpl, const char *const *names, int n, EmitTplArgFn arg, const void *ctx)
 {
     const char *p = tpl;
     int i;
@@ -111,53 +108,53 @@ void emit_template(FILE *f, const char *tpl, const char *const *names, int n, Em
             len++;
         for (i = 0; i < n; i++)
             if (strlen(names[i]) == len && !strncmp(names[i], p, len)) {
-                arg(f, i, ctx);
+                arg(pr, f, i, ctx);
                 break;
             }
         p += len;
     }
 }
 
-static void str_arg(FILE *f, int i, const void *ctx)
+static void str_arg(Printer *pr, FILE *f, int i, const void *ctx)
 {
     fputs(((const char *const *)ctx)[i], f);
 }
 
 /* Prints template tpl with each $names[i] replaced by vals[i]. */
-static void tpl_print(FILE *f, const char *tpl, const char *const *names, const char *const *vals, int n)
+static void tpl_print(Printer *pr, FILE *f, const char *tpl, const char *const *names, const char *const *vals, int n)
 {
-    emit_template(f, tpl, names, n, str_arg, vals);
+    emit_template(pr, f, tpl, names, n, str_arg, vals);
 }
 
 /* The four operations of the printer, each from its template. */
-static void op_load(FILE *f, const TileIntrin *ti, const char *ptr)
+static void op_load(Printer *pr, FILE *f, const TileIntrin *ti, const char *ptr)
 {
     static const char *const n[] = {"ptr"};
-    tpl_print(f, ti->tpl[TT_LOAD], n, &ptr, 1);
+    tpl_print(pr, f, ti->tpl[TT_LOAD], n, &ptr, 1);
 }
 
-static void op_store(FILE *f, const TileIntrin *ti, const char *ptr, const char *x)
+static void op_store(Printer *pr, FILE *f, const TileIntrin *ti, const char *ptr, const char *x)
 {
     static const char *const n[] = {"ptr", "x"};
     const char *v[2];
     v[0] = ptr;
     v[1] = x;
-    tpl_print(f, ti->tpl[TT_STORE], n, v, 2);
+    tpl_print(pr, f, ti->tpl[TT_STORE], n, v, 2);
 }
 
-static void op_broadcast(FILE *f, const TileIntrin *ti, const char *x)
+static void op_broadcast(Printer *pr, FILE *f, const TileIntrin *ti, const char *x)
 {
     static const char *const n[] = {"x"};
-    tpl_print(f, ti->tpl[TT_BROADCAST], n, &x, 1);
+    tpl_print(pr, f, ti->tpl[TT_BROADCAST], n, &x, 1);
 }
 
-static void op_fma(FILE *f, const TileIntrin *ti, const char *bcast, const char *vec, const char *acc)
+static void op_fma(Printer *pr, FILE *f, const TileIntrin *ti, const char *bcast, const char *vec, const char *acc)
 {
     const char *v[TILE_ROLES];
     v[TILE_ACC] = acc;
     v[TILE_BCAST] = bcast;
     v[TILE_VEC] = vec;
-    tpl_print(f, ti->tpl[TT_FMA], ti->role_name, v, TILE_ROLES);
+    tpl_print(pr, f, ti->tpl[TT_FMA], ti->role_name, v, TILE_ROLES);
 }
 
 /* ---- the matcher ---- */
@@ -248,24 +245,24 @@ static int match_tile(const Kernel *k, const Stmt *loop, const TileIntrin *ti, T
  * registers, so that the loads the unrolled steps share fit in the rest
  * without spilling. A small tile (e.g. 7 positions of a 7x7 output)
  * otherwise spends as much on the short loop's control as on its FMAs. */
-static int tile_unroll_inner(const Tile *t, int64_t nv, int64_t extent)
+static int tile_unroll_inner(const Printer *pr, const Tile *t, int64_t nv, int64_t extent)
 {
-    int regs = cur_target && cur_target->vector_registers > 0 ? cur_target->vector_registers : 16;
+    int regs = pr->tile_target && pr->tile_target->vector_registers > 0 ? pr->tile_target->vector_registers : 16;
     return extent <= 4 && 2 * t->P * nv <= regs;
 }
 
 /* Prints a float32 expression e (for an intrinsic template's argument). */
-static void expr_arg(FILE *f, int i, const void *ctx)
+static void expr_arg(Printer *pr, FILE *f, int i, const void *ctx)
 {
     const void *const *c = ctx;
     (void)i;
-    emit_expr(f, (const Kernel *)c[0], (const Expr *)c[1]);
+    emit_expr(pr, f, (const Kernel *)c[0], (const Expr *)c[1]);
 }
 
 /* The tile; init (or NULL) is the constant its accumulators start from
  * (broadcast to every lane) instead of loads from acc
  * (emit_tile_init_loop). */
-static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const Expr *init)
+static void print_tile(Printer *pr, FILE *f, const Kernel *k, const Tile *t, int depth, const Expr *init)
 {
     const TileIntrin *ti = t->ti;
     const char *an = k->bufs[t->acc].name, *vt = ti->vector_type;
@@ -285,7 +282,7 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
     fprintf(f, "const int32_t %s = 0, %s = 0;\n", pn, vn);
     indent(f, depth + 2);
     fprintf(f, "tc = &%s[", an);
-    emit_index(f, k, t->store->index, 0);
+    emit_index(pr, f, k, t->store->index, 0);
     fprintf(f, "];\n");
     indent(f, depth + 1);
     fprintf(f, "}\n");
@@ -298,10 +295,10 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
                 const void *ctx[2];
                 ctx[0] = k;
                 ctx[1] = init;
-                emit_template(f, ti->tpl[TT_BROADCAST], bn, 1, expr_arg, ctx);
+                emit_template(pr, f, ti->tpl[TT_BROADCAST], bn, 1, expr_arg, ctx);
             } else {
                 snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->rs + j * lanes));
-                op_load(f, ti, ptr);
+                op_load(pr, f, ti, ptr);
             }
             fprintf(f, ";\n");
         }
@@ -309,7 +306,7 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
     for (i = 0; i < t->nred; i++) {
         const char *rn = k->var_names[t->red[i]->var];
         if (*ti->loop_prefix &&
-            !(i > 0 && (tile_unroll_inner(t, nv, t->red[i]->extent) || t->red[i]->for_kind == FOR_UNROLL)))
+            !(i > 0 && (tile_unroll_inner(pr, t, nv, t->red[i]->extent) || t->red[i]->for_kind == FOR_UNROLL)))
             fprintf(f, "%s\n", ti->loop_prefix);
         indent(f, d);
         fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", rn, rn, (long long)t->red[i]->extent, rn);
@@ -327,11 +324,11 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
     fprintf(f, "(void)%s;\n", vn);
     indent(f, d + 1);
     fprintf(f, "ta = &%s[", k->bufs[t->op[TILE_BCAST]->buf].name);
-    emit_index(f, k, t->op[TILE_BCAST]->a, 0);
+    emit_index(pr, f, k, t->op[TILE_BCAST]->a, 0);
     fprintf(f, "];\n");
     indent(f, d + 1);
     fprintf(f, "tb = &%s[", k->bufs[t->op[TILE_VEC]->buf].name);
-    emit_index(f, k, t->op[TILE_VEC]->a, 0);
+    emit_index(pr, f, k, t->op[TILE_VEC]->a, 0);
     fprintf(f, "];\n");
     indent(f, d);
     fprintf(f, "}\n");
@@ -356,13 +353,13 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
         indent(f, d);
         fprintf(f, "const %s w%lld = ", vt, (long long)j);
         snprintf(ptr, sizeof ptr, "tb + %lld", (long long)(j * lanes));
-        op_load(f, ti, ptr);
+        op_load(pr, f, ti, ptr);
         fprintf(f, ";\n");
     }
     if (!astep) {
         indent(f, d);
         fprintf(f, "const %s a = ", vt);
-        op_broadcast(f, ti, "ta[0]");
+        op_broadcast(pr, f, ti, "ta[0]");
         fprintf(f, ";\n");
     }
     for (r = 0; r < t->P; r++) {
@@ -372,14 +369,14 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
             indent(f, d + 1);
             fprintf(f, "const %s w%lld = ", vt, (long long)j);
             snprintf(ptr, sizeof ptr, "tb + %lld", (long long)(r * bstep + j * lanes));
-            op_load(f, ti, ptr);
+            op_load(pr, f, ti, ptr);
             fprintf(f, ";\n");
         }
         if (astep) {
             indent(f, d + 1);
             fprintf(f, "const %s a = ", vt);
             snprintf(x, sizeof x, "ta[%lld]", (long long)(r * astep));
-            op_broadcast(f, ti, x);
+            op_broadcast(pr, f, ti, x);
             fprintf(f, ";\n");
         }
         for (j = 0; j < nv; j++) {
@@ -387,7 +384,7 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
             snprintf(acc, sizeof acc, "c%lld_%lld", (long long)r, (long long)j);
             snprintf(x, sizeof x, "w%lld", (long long)j);
             fprintf(f, "%s = ", acc);
-            op_fma(f, ti, "a", x, acc);
+            op_fma(pr, f, ti, "a", x, acc);
             fprintf(f, ";\n");
         }
         indent(f, d);
@@ -403,39 +400,39 @@ static void print_tile(FILE *f, const Kernel *k, const Tile *t, int depth, const
             indent(f, depth + 1);
             snprintf(ptr, sizeof ptr, "tc + %lld", (long long)(r * t->rs + j * lanes));
             snprintf(acc, sizeof acc, "c%lld_%lld", (long long)r, (long long)j);
-            op_store(f, ti, ptr, acc);
+            op_store(pr, f, ti, ptr, acc);
             fprintf(f, ";\n");
         }
     indent(f, depth);
     fprintf(f, "}\n");
 }
 
-int emit_tile_loop(FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitStmtFn emit)
+int emit_tile_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int depth, EmitStmtFn emit)
 {
     Tile t;
     int i;
-    if (!cur_target || loop == fallback || loop->kind != ST_FOR)
+    if (!pr->tile_target || loop == pr->tile_fallback || loop->kind != ST_FOR)
         return 0;
-    for (i = 0; i < cur_target->n_tiles; i++)
-        if (match_tile(k, loop, &cur_target->tiles[i], &t))
+    for (i = 0; i < pr->tile_target->n_tiles; i++)
+        if (match_tile(k, loop, &pr->tile_target->tiles[i], &t))
             break;
-    if (i == cur_target->n_tiles)
+    if (i == pr->tile_target->n_tiles)
         return 0;
     if (t.ti->guard)
         fprintf(f, "#if %s\n", t.ti->guard);
-    print_tile(f, k, &t, depth, NULL);
+    print_tile(pr, f, k, &t, depth, NULL);
     if (!t.ti->guard)
         return 1;
-    lq_print_else(f, k, loop, depth, emit, &fallback);
+    lq_print_else(pr, f, k, loop, depth, emit, &pr->tile_fallback);
     return 1;
 }
 
-int emit_tile_init_loop(FILE *f, const Kernel *k, const Stmt *init, const Stmt *loop, int depth)
+int emit_tile_init_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *init, const Stmt *loop, int depth)
 {
     Tile t;
     const Stmt *iv, *st;
     int i;
-    if (!cur_target || !init || !loop || loop == fallback || loop->kind != ST_FOR ||
+    if (!pr->tile_target || !init || !loop || loop == pr->tile_fallback || loop->kind != ST_FOR ||
         loop->for_kind != FOR_TENSORIZE || init->kind != ST_FOR || !init->body[0] ||
         init->body[0]->kind != ST_FOR)
         return 0;
@@ -443,15 +440,15 @@ int emit_tile_init_loop(FILE *f, const Kernel *k, const Stmt *init, const Stmt *
     st = iv->body[0];
     if (!st || st->kind != ST_STORE)
         return 0;
-    for (i = 0; i < cur_target->n_tiles; i++)
-        if (match_tile(k, loop, &cur_target->tiles[i], &t))
+    for (i = 0; i < pr->tile_target->n_tiles; i++)
+        if (match_tile(k, loop, &pr->tile_target->tiles[i], &t))
             break;
-    if (i == cur_target->n_tiles || t.ti->guard)
+    if (i == pr->tile_target->n_tiles || t.ti->guard)
         return 0;
     if (init->var != t.ploop->var || iv->var != t.vloop->var || init->extent != t.P || iv->extent != t.VL ||
         st->buf != t.acc || !lq_same_expr(st->index, t.store->index) || !st->value ||
         st->value->kind != EX_FLOAT || st->value->dtype != DT_FLOAT32)
         return 0;
-    print_tile(f, k, &t, depth, st->value);
+    print_tile(pr, f, k, &t, depth, st->value);
     return 1;
 }

@@ -2,13 +2,13 @@
  * Writes NAME_weights.c: every constant a kernel reads (or a graph output
  * that is constant) as a `const` object with its exact bit pattern.
  *
- * Small constants (up to SMALL_BYTES) are arrays of integers, readable in
+ * Small constants (up to EMIT_SMALL_BYTES, names.h) are arrays of integers, readable in
  * the file: floating types are a union of the bits as hex integers and the
  * typed view `.v`, so the value is exact and reading it through the union
  * is well defined C99; integer types are plain arrays of decimal values.
  *
  * Large constants are a union of rows of bytes, each row a string literal
- * of ROW_BYTES bytes (within C99's 4095-character limit for one literal),
+ * of EMIT_ROW_BYTES bytes (within C99's 4095-character limit for one literal),
  * and the typed view `.v`. A compiler reads a string literal an order of
  * magnitude faster than an initializer list of integers (resnet18: about 6 s
  * instead of 55 s with gcc -O2), and the bytes are still exact. The bytes
@@ -23,59 +23,14 @@
 #include <string.h>
 
 #include "emit.h"
-
-#define SMALL_BYTES 4096
-#define ROW_BYTES 1024
-
-const char *emit_const_name(const Program *p, int32_t vi)
-{
-    return arena_printf(p->g->arena, "%s_w%d", p->name, (int)vi);
-}
-
-static int64_t const_bytes(const Value *v)
-{
-    return value_numel(v) * (int64_t)dtype_size(v->dtype);
-}
-
-static int is_rows(const Value *v)
-{
-    return const_bytes(v) > SMALL_BYTES;
-}
-
-static int is_union(const Value *v)
-{
-    return is_rows(v) || v->dtype == DT_FLOAT32 || v->dtype == DT_FLOAT64;
-}
-
-const char *emit_const_decl(const Program *p, int32_t vi)
-{
-    const Value *v = &p->g->values[vi];
-    const char *name = emit_const_name(p, vi);
-    int64_t n = value_numel(v), alloc_n = n ? n : 1;
-    Arena *a = p->g->arena;
-    if (is_rows(v))
-        return arena_printf(a, "const union %s_u { unsigned char rows[%lld][%d]; %s v[%lld]; } %s",
-                            name, (long long)((const_bytes(v) + ROW_BYTES - 1) / ROW_BYTES),
-                            ROW_BYTES, emit_ctype(v->dtype), (long long)alloc_n, name);
-    if (is_union(v))
-        return arena_printf(a, "const union %s_u { %s bits[%lld]; %s v[%lld]; } %s", name,
-                            dtype_size(v->dtype) == 8 ? "uint64_t" : "uint32_t",
-                            (long long)alloc_n, emit_ctype(v->dtype), (long long)alloc_n, name);
-    return arena_printf(a, "const %s %s[%lld]", emit_ctype(v->dtype), name, (long long)alloc_n);
-}
-
-const char *emit_const_ref(const Program *p, int32_t vi)
-{
-    const char *name = emit_const_name(p, vi);
-    return is_union(&p->g->values[vi]) ? arena_printf(p->g->arena, "%s.v", name) : name;
-}
+#include "names.h"
 
 /* One row as a string literal: printable bytes as themselves, the rest as
  * three-digit octal escapes (which cannot run into a following digit). */
 static void write_row(FILE *f, const unsigned char *b, size_t n)
 {
     static const char digits[] = "01234567";
-    char buf[ROW_BYTES * 4 + 4];
+    char buf[EMIT_ROW_BYTES * 4 + 4];
     size_t i, j = 0;
     buf[j++] = '"';
     for (i = 0; i < n; i++) {
@@ -167,41 +122,6 @@ static void write_values(FILE *f, const Value *v, int64_t n)
     fputs("\n", f);
 }
 
-/* Marks in used[] every value emitted as a constant: read by a kernel, or
- * a graph output that is constant. */
-void emit_mark_used_consts(const Program *p, char *used)
-{
-    const Graph *g = p->g;
-    int ki, bi, j;
-    for (ki = 0; ki < p->n_kernels; ki++) {
-        const Kernel *k = p->kernels[ki];
-        if (!k)
-            continue;
-        for (bi = 0; bi < k->n_bufs; bi++)
-            if (k->bufs[bi].scope == BUF_CONST)
-                used[k->bufs[bi].value] = 1;
-    }
-    for (j = 0; j < g->n_outputs; j++)
-        if (g->values[g->outputs[j]].data)
-            used[g->outputs[j]] = 1;
-}
-
-int64_t emit_weights_bytes(const Program *p)
-{
-    const Graph *g = p->g;
-    char *used = calloc((size_t)g->n_values + 1, 1);
-    int64_t sum = 0;
-    int32_t vi;
-    if (!used)
-        die("out of memory");
-    emit_mark_used_consts(p, used);
-    for (vi = 0; vi < g->n_values; vi++)
-        if (used[vi])
-            sum += const_bytes(&g->values[vi]);
-    free(used);
-    return sum;
-}
-
 int emit_weights(Program *p, FILE *f, Diag *d)
 {
     const Graph *g = p->g;
@@ -242,21 +162,21 @@ int emit_weights(Program *p, FILE *f, Diag *d)
         for (k = 0; k < v->rank; k++)
             fprintf(f, "%s%lld", k ? "," : "", (long long)v->dims[k]);
         fprintf(f, "] */\n");
-        if (is_rows(v)) {
-            int64_t off, total = const_bytes(v);
+        if (emit_const_is_rows(v)) {
+            int64_t off, total = emit_const_bytes(v);
             fprintf(f, "%s %s_WEIGHTS_PLACE = {{\n", emit_const_decl(p, vi),
                     emit_upper(g->arena, p->name));
-            for (off = 0; off < total; off += ROW_BYTES) {
+            for (off = 0; off < total; off += EMIT_ROW_BYTES) {
                 write_row(f, (const unsigned char *)v->data + off,
-                          (size_t)(total - off < ROW_BYTES ? total - off : ROW_BYTES));
-                fputs(off + ROW_BYTES < total ? ",\n" : "\n", f);
+                          (size_t)(total - off < EMIT_ROW_BYTES ? total - off : EMIT_ROW_BYTES));
+                fputs(off + EMIT_ROW_BYTES < total ? ",\n" : "\n", f);
             }
             fprintf(f, "}};\n\n");
         } else {
             fprintf(f, "%s %s_WEIGHTS_PLACE = {%s\n", emit_const_decl(p, vi),
-                    emit_upper(g->arena, p->name), is_union(v) ? "{" : "");
+                    emit_upper(g->arena, p->name), emit_const_is_union(v) ? "{" : "");
             write_values(f, v, n);
-            fprintf(f, "}%s;\n\n", is_union(v) ? "}" : "");
+            fprintf(f, "}%s;\n\n", emit_const_is_union(v) ? "}" : "");
         }
     }
     if (p->weights_bytes == 0 && !memchr(used, 1, (size_t)g->n_values))

@@ -16,11 +16,9 @@
 #include "../ir/ops.h"
 #undef OP
 
-/* Called after each node's inference when set (the driver sets it to the
- * constant folder, so that shape computations become constants before
- * their consumers are inferred). Returns the number of errors. */
-extern int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
-/* Runs inference over the whole graph; returns the number of errors. Nodes
+/* Runs inference over the whole graph; returns the number of errors. After
+ * each node's inference, g->settings.fold (when set: the constant folder)
+ * runs on it and its errors count too. Nodes
  * already inferred by an earlier call are skipped. Gradient nodes are then
  * expanded (below) and the new nodes inferred. */
 int infer_graph(Graph *g, Diag *d);

@@ -76,8 +76,6 @@ static void shape_text(char *buf, size_t cap, const Value *v, int rank, const in
         snprintf(buf + k, cap - k, "]");
 }
 
-int (*infer_fold_hook)(Graph *g, int32_t node, Diag *d);
-
 /* A string graph output must be written by StringNormalizer itself, once:
  * copying one (from an input, or to a second output) would need the
  * target's pointer size, which the byte counts do not know. */
@@ -120,7 +118,7 @@ static int check_strings(Graph *g, const Node *n, int outputs, Diag *d)
     return 0;
 }
 
-/* Infers node ni (and folds it through infer_fold_hook). Returns nonzero
+/* Infers node ni (and folds it through g->settings.fold). Returns nonzero
  * after reporting an error. */
 static int infer_node(Graph *g, int32_t ni, Diag *d)
 {
@@ -155,7 +153,7 @@ static int infer_node(Graph *g, int32_t ni, Diag *d)
     if (rc || d->errors > before || infer_seq_check_outputs(g, n, d) ||
         check_strings(g, n, 1, d))
         return 1;
-    if (infer_fold_hook && infer_fold_hook(g, ni, d))
+    if (g->settings.fold && g->settings.fold(g, ni, d))
         return 1;
     n = &g->nodes[ni];
     n->inferred = 1;

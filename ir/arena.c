@@ -111,15 +111,9 @@ char *arena_printf(Arena *a, const char *fmt, ...)
     return p;
 }
 
-void (*die_hook)(void);
-
 void die_at(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
-    void (*hook)(void) = die_hook;
-    die_hook = NULL; /* a failure inside the hook must not recurse */
-    if (hook)
-        hook();
     fprintf(stderr, "tvmcc: internal error at %s:%d: ", file, line);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

@@ -40,9 +40,6 @@ __attribute__((noreturn, format(printf, 3, 4)))
 #endif
 void die_at(const char *file, int line, const char *fmt, ...);
 #define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
-/* Called by die_at before it aborts (e.g. to remove a temporary output
- * directory); NULL by default. */
-extern void (*die_hook)(void);
 #define unreachable() die_at(__FILE__, __LINE__, "unreachable")
 
 /* Checked int64 arithmetic: return 1 on overflow, else store the result. */

@@ -106,8 +106,31 @@ typedef struct Node {
                               * messages (a branch of a run-time If) */
 } Node;
 
+/* What one compilation tells the stages that work on its graph, carried
+ * by the graph instead of globals: the pipeline (pipeline/pipeline.c) sets
+ * it right after loading. Zero (as graph_new leaves it) means no folding
+ * during inference, no target for the passes, the default string pool and
+ * no tuned knobs, which is what the unit tests' hand-built graphs get. */
+typedef struct Diag Diag;
+struct Target;
+struct KnobTable;
+
+typedef struct GraphSettings {
+    /* run by infer_graph on each node it has just typed (the constant
+     * folder, passes/fold_constants.c: shape computations become
+     * constants before their readers are inferred); NULL: none */
+    int (*fold)(Graph *g, int32_t node, Diag *d);
+    const struct Target *target;   /* the target the passes compile for
+                                    * (layout reads its preferred layout) */
+    int64_t string_bytes;          /* --string-bytes: character pool per
+                                    * string a string operator makes; 0: 64 */
+    const struct KnobTable *knobs; /* template knobs by workload key
+                                    * (lower/knobs.h); NULL: the defaults */
+} GraphSettings;
+
 struct Graph {
     Arena *arena;            /* owns everything below */
+    GraphSettings settings;  /* this compilation's settings (above) */
     const char *path;        /* model file as given on the command line */
     const char *dir;         /* directory of the model file (external data) */
     int64_t opset;           /* default-domain opset */
@@ -125,13 +148,13 @@ struct Graph {
  *   FILE: node 'NAME' (OP, #INDEX): FIELD: message
  * node may be NULL (then the node part is left out), field may be NULL.
  * A node's note, when set, follows the message in parentheses. */
-typedef struct Diag {
+struct Diag {
     const char *file;
     int errors;
     int warnings;
     int quiet;               /* suppress printing (fuzzing, tests) */
     FILE *out;               /* stderr by default */
-} Diag;
+};
 
 void diag_init(Diag *d, const char *file);
 #ifdef __GNUC__

@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const KnobTable *lower_knob_table;
-
 /* The fma_tile intrinsic (emit_intrin.c) keeps at most 28 rows and takes
  * tiles of one or two vectors per row. */
 #define MAX_P 28
@@ -137,7 +135,7 @@ void knobs_choose(Lower *L, const Target *t, const char *op, const char *desc, c
                   TileKnobs *kn)
 {
     KnobInfo *ki = arena_alloc(L->arena, sizeof *ki);
-    const KnobTable *tab = lower_knob_table;
+    const KnobTable *tab = L->g->settings.knobs;
     int i;
     if (!ki)
         die("compile arena exhausted");

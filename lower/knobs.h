@@ -6,7 +6,7 @@
  * The template derives default knobs from the target as it always did,
  * then calls knobs_choose() with the workload (op kind and shapes): that
  * records the workload key and knob space in the kernel and replaces the
- * defaults by the knobs of a matching entry of lower_knob_table when they
+ * defaults by the knobs of a matching entry of the graph's knob table (GraphSettings.knobs, ir/graph.h) when they
  * are legal for the workload.
  */
 #ifndef TVMCC_KNOBS_H
@@ -65,9 +65,6 @@ typedef struct KnobTable {
     int n;
     const KnobEntry *entries;
 } KnobTable;
-
-/* The overrides the lowering consults (NULL: none). Set by the driver. */
-extern const KnobTable *lower_knob_table;
 
 /* Called by the template once its defaults are known: records the workload
  * (key built from op and the shape description `desc`) in L->k and returns

@@ -27,8 +27,4 @@ Kernel *lower_node(Graph *g, int32_t ni, const char *name, const Target *target,
 Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *name,
                     const Target *target, Diag *d);
 
-/* Bytes of character storage per output string for string operators that
- * make new strings (tvmcc --string-bytes; lower/op_string.c). */
-extern int64_t lower_string_bytes;
-
 #endif

@@ -7,9 +7,6 @@
 
 #include <string.h>
 
-/* Bytes of the character pool per output string (--string-bytes). */
-int64_t lower_string_bytes = 64;
-
 static void arg_buf(ExternCall *c, int buf)
 {
     c->args[c->n_args].kind = EXT_BUF;
@@ -35,6 +32,8 @@ int lower_StringNormalizer(Lower *L, Node *n)
     int in = lower_buf_value(L, n->in[0]);
     int out = lower_buf_value(L, n->out[0]);
     int64_t pool_bytes = 0;
+    /* bytes of the character pool per output string (--string-bytes) */
+    int64_t string_bytes = g->settings.string_bytes > 0 ? g->settings.string_bytes : 64;
     if (!c)
         die("compile arena exhausted");
     memset(c, 0, sizeof *c);
@@ -46,10 +45,10 @@ int lower_StringNormalizer(Lower *L, Node *n)
     arg_int(c, n_out);
     if (strcmp(action, "NONE") != 0) {
         int pool;
-        if (ck_mul(lower_string_bytes, n_out, &pool_bytes) || pool_bytes >= ((int64_t)1 << 31))
+        if (ck_mul(string_bytes, n_out, &pool_bytes) || pool_bytes >= ((int64_t)1 << 31))
             return diag_error(L->d, n, "output[0]", "character pool of %lld x %lld bytes is too "
                               "large (--string-bytes)", (long long)n_out,
-                              (long long)lower_string_bytes);
+                              (long long)string_bytes);
         pool = lower_buf_temp(L, "pool", DT_UINT8, pool_bytes);
         L->k->bufs[pool].persist = 1;
         L->k->bufs[pool].written = 1;

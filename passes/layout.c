@@ -29,8 +29,6 @@
 #include "../lower/fuse.h"
 #include "../lower/lower.h"
 
-const Target *passes_target;
-
 static const int64_t to_nhwc[4] = {0, 2, 3, 1};
 static const int64_t to_nchw[4] = {0, 3, 1, 2};
 
@@ -574,11 +572,11 @@ static int layout_nchwc(Graph *g, Diag *d, int b)
         if (n->dead)
             continue;
         if (n->op == OP_Conv)
-            blocked_conv(g, ni, blk, b, passes_target->preferred_layout);
+            blocked_conv(g, ni, blk, b, g->settings.target->preferred_layout);
         else if (n->op == OP_Concat)
             blocked_concat(g, ni, blk, b);
         else if (n->op == OP_MaxPool)
-            blocked_maxpool(g, ni, blk, b, passes_target->preferred_layout);
+            blocked_maxpool(g, ni, blk, b, g->settings.target->preferred_layout);
         else
             blocked_elementwise(g, ni, blk, b, d);
         if (d->errors) {
@@ -597,10 +595,10 @@ int pass_layout(Graph *g, Diag *d)
 {
     int32_t ni, n0 = g->n_nodes;
     int changed = 1, rounds = 0;
-    if (passes_target && block_of(passes_target->preferred_layout))
-        return layout_nchwc(g, d, block_of(passes_target->preferred_layout));
-    if (!passes_target || !passes_target->preferred_layout ||
-        strcmp(passes_target->preferred_layout, "NHWC") != 0)
+    if (g->settings.target && block_of(g->settings.target->preferred_layout))
+        return layout_nchwc(g, d, block_of(g->settings.target->preferred_layout));
+    if (!g->settings.target || !g->settings.target->preferred_layout ||
+        strcmp(g->settings.target->preferred_layout, "NHWC") != 0)
         return 0;
     for (ni = 0; ni < n0; ni++) {
         const Node *n = &g->nodes[ni];

@@ -25,11 +25,6 @@ int pass_fuse(Graph *g, Diag *d);
 int pass_simplify(Graph *g, Diag *d);
 int pass_layout(Graph *g, Diag *d);
 
-/* The target the passes compile for (layout reads its preferred layout);
- * set by the driver before the passes run. */
-#include "../ir/target.h"
-extern const Target *passes_target;
-
 /* Folds node ni if all its inputs are constants and its outputs are small
  * enough (budget below); returns 0 (folded or not foldable) or the number
  * of errors. Called by shape inference as nodes get their shapes, so that

@@ -25,7 +25,10 @@
 
 #include "model.h"
 
-#define ALIGN 64u
+#define MODEL_IO_PROG "driver"
+#include "model_io.h"
+
+#define ALIGN MODEL_IO_ALIGN
 
 /* Byte sizes of each buffer; the macros expand to brace initialisers. */
 static const unsigned long input_bytes[] = MODEL_INPUT_BYTES;
@@ -36,63 +39,6 @@ static const char *const output_dtypes[] = MODEL_OUTPUT_DTYPES;
 /* The caller-supplied workspace; ALIGN spare bytes allow aligning by hand
  * because C99 has no alignment specifier. */
 static unsigned char workspace_store[MODEL_WORKSPACE_BYTES + ALIGN];
-
-/* Rounds p up to the next multiple of ALIGN. */
-static void *align_up(void *p)
-{
-    unsigned long a = (unsigned long)(size_t)p;
-    return (unsigned char *)p + ((ALIGN - a % ALIGN) % ALIGN);
-}
-
-/* Returns n bytes aligned to ALIGN (n may be 0), or NULL; never freed. */
-static void *alloc_aligned(unsigned long n)
-{
-    void *p = malloc((size_t)n + ALIGN);
-    return p ? align_up(p) : NULL;
-}
-
-/* Reads exactly want bytes of path into buf; complains and returns -1 if
- * the file cannot be read or has another size. */
-static int read_file(const char *path, void *buf, unsigned long want)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned long got;
-    int extra;
-
-    if (!f) {
-        fprintf(stderr, "driver: cannot open %s\n", path);
-        return -1;
-    }
-    got = want ? (unsigned long)fread(buf, 1, (size_t)want, f) : 0;
-    extra = fgetc(f);
-    fclose(f);
-    if (got != want || extra != EOF) {
-        fprintf(stderr, "driver: %s: expected %lu bytes, got %s%lu\n", path, want,
-                extra != EOF ? "more than " : "", got);
-        return -1;
-    }
-    return 0;
-}
-
-/* Writes n bytes of buf to path; returns -1 on failure. */
-static int write_file(const char *path, const void *buf, unsigned long n)
-{
-    FILE *f = fopen(path, "wb");
-    int bad;
-
-    if (!f) {
-        fprintf(stderr, "driver: cannot create %s\n", path);
-        return -1;
-    }
-    bad = n && fwrite(buf, 1, (size_t)n, f) != (size_t)n;
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad) {
-        fprintf(stderr, "driver: cannot write %s\n", path);
-        return -1;
-    }
-    return 0;
-}
 
 /* Reads a file of NUL-terminated strings into a new array of `count`
  * pointers at *buf; complains and returns -1 on a read error or when the

@@ -1,12 +1,17 @@
 /*
- * libFuzzer harness for the whole compile: bytes -> onnx_load_buffer ->
- * input check (nothing bound) -> shape inference with constant folding ->
- * every pass of the table, as at -O2 (verifier after each) -> one kernel
- * per fused group and the arena plan (program_lower, program_plan: the
- * driver's own, emit_c/program.c) -> emit_program into a private temporary
- * directory, which is emptied after every input. Diagnostics are quiet. A
- * model error anywhere must end in a Diag error; a die(), crash, sanitizer
- * report, hang or runaway allocation is a finding.
+ * libFuzzer harness for the whole compile, exactly as `tvmcc` runs it: the
+ * input's bytes are the model, compiled by pipeline_run (pipeline/) at -O2
+ * for one of the embedded targets, chosen by a hash of the input's first
+ * 64 bytes (mod the number of targets, in target_names() order: aarch64
+ * arm c cortex-m0 ...), so the seeds spread over every target family's
+ * templates and printers while a mutation past the model's header keeps
+ * its target; binding, control-flow inlining, sequence resolution, inference
+ * with folding, the passes (a graph the verifier rejects after a pass is a
+ * die()), lowering, the plan and the output directory, installed in a
+ * private temporary directory and removed after every input.
+ * Diagnostics are quiet. A model error anywhere must end in a Diag error;
+ * a die(), crash, sanitizer report, hang or runaway allocation is a
+ * finding.
  */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
@@ -16,85 +21,70 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../emit_c/emit.h"
-#include "../../frontend/infer.h"
 #include "../../frontend/onnx.h"
-#include "../../ir/target.h"
-#include "../../passes/passes.h"
+#include "../../pipeline/pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char out_dir[64];
+/* a private directory; each input's output directory is work/out */
+static char work[64], out_dir[80];
 
-static void empty_dir(const char *dir)
+static void remove_work(void)
 {
-    DIR *dp = opendir(dir);
-    struct dirent *e;
-    char path[256];
-    if (!dp)
-        return;
-    while ((e = readdir(dp)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(dp);
+    pipeline_remove_tree(out_dir);
+    rmdir(work);
 }
 
-static void remove_out_dir(void)
+/* FNV-1a of the first 64 bytes. */
+static unsigned header_hash(const uint8_t *data, size_t size)
 {
-    empty_dir(out_dir);
-    rmdir(out_dir);
+    uint32_t h = 2166136261u;
+    size_t i;
+    for (i = 0; i < size && i < 64; i++)
+        h = (h ^ data[i]) * 16777619u;
+    return (unsigned)h;
 }
 
-static void compile(const uint8_t *data, size_t size, Arena *a, Diag *d)
+/* The name of embedded target number `pick` (mod their count). */
+static const char *pick_target(Arena *a, unsigned pick)
 {
-    Graph *g;
-    Program p;
-    const char *err = NULL;
-    int i;
-    memset(&p, 0, sizeof p);
-    p.target = target_load(a, "c", &err);
-    if (!p.target)
-        die("target c: %s", err);
-    g = onnx_load_buffer(a, data, size, "fuzz.onnx", d);
-    if (!g || onnx_check_inputs_static(g, d))
-        return;
-    infer_fold_hook = fold_node;
-    if (infer_graph(g, d))
-        return;
-    for (i = 0; i < pass_count; i++) {
-        if (pass_table[i].run(g, d))
-            return;
-        if (graph_verify(g, d))
-            die("graph_verify failed after pass %s", pass_table[i].name);
-    }
-    p.g = g;
-    p.name = "model";
-    p.model_base = "fuzz.onnx";
-    p.version = "fuzz";
-    if (program_lower(&p, a, NULL, d) || program_plan(&p, d))
-        return;
-    emit_program(&p, out_dir, d);
-    empty_dir(out_dir);
+    const char *names = target_names(a), *s;
+    unsigned n = 1;
+    for (s = names; *s; s++)
+        n += *s == ' ';
+    pick %= n;
+    for (s = names; pick > 0; s++)
+        pick -= *s == ' ';
+    return arena_strndup(a, s, strcspn(s, " "));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Arena a;
     Diag d;
-    if (!out_dir[0]) {
-        snprintf(out_dir, sizeof out_dir, "/tmp/tvmcc-fuzz-XXXXXX");
-        if (!mkdtemp(out_dir))
+    Options o;
+    Pipeline pl;
+    if (!work[0]) {
+        snprintf(work, sizeof work, "/tmp/tvmcc-fuzz-XXXXXX");
+        if (!mkdtemp(work))
             die("mkdtemp failed");
-        atexit(remove_out_dir);
+        snprintf(out_dir, sizeof out_dir, "%s/out", work);
+        atexit(remove_work);
     }
     onnx_set_parse_budget((size_t)256 << 20);
     arena_init(&a, (size_t)1 << 30);
     diag_init(&d, "fuzz.onnx");
     d.quiet = 1;
-    compile(data, size, &a, &d);
+    options_init(&o);
+    o.model = "fuzz.onnx";
+    o.model_data = data;
+    o.model_size = size;
+    o.target = pick_target(&a, header_hash(data, size));
+    o.out_dir = out_dir;
+    o.verify_dies = 1;
+    pipeline_init(&pl, &o, &a, &d);
+    pipeline_run(&pl);
+    pipeline_remove_tree(out_dir); /* the next input starts afresh */
     arena_free(&a);
     return 0;
 }

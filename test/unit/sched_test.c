@@ -804,13 +804,13 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
                     tab.source = NULL;
                     tab.n = 1;
                     tab.entries = &ent;
-                    lower_knob_table = &tab;
+                    g->settings.knobs = &tab;
                     forced = 1;
                 }
             }
         }
         template_apply(&L[1], &t);
-        lower_knob_table = NULL;
+        g->settings.knobs = NULL;
         /* the flat depthwise tile stores output rows from a loop "oh"; the
          * plane sum runs its accumulator blocks in a loop "qo" */
         last_flat_dw = last_plane_sum = last_dw_band = last_dw_group = last_parallel = last_prefetch = 0;

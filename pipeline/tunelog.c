@@ -4,7 +4,7 @@
  * lowering's override table (lower/knobs.h). The format is described in
  * docs/user-guide.md (Tuning).
  */
-#include "compile.h"
+#include "pipeline.h"
 
 #include <errno.h>
 #include <math.h>

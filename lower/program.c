@@ -1,14 +1,14 @@
 /*
  * From a graph after the passes to what emit_program() prints: one kernel
- * per fused group (program_lower) and the arena plan (program_plan). The
- * driver (cmd/compile.c), tvmcc tune and the fuzz harness share them.
+ * per fused group (program_lower) and the arena plan (program_plan), run
+ * by the pipeline (pipeline/pipeline.c).
  */
-#include "emit.h"
+#include "program.h"
 
 #include <stdio.h>
 
-#include "../lower/fuse.h"
-#include "../lower/lower.h"
+#include "fuse.h"
+#include "lower.h"
 #include "../passes/plan.h"
 
 static const char *kernel_name(Arena *a, int idx, const char *op)
