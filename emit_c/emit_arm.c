@@ -62,14 +62,14 @@ void emit_arm_begin(FILE *f, const Target *t)
     dsp_on = 0;
     vec = NULL;
     fallback = NULL;
-    if (!t || !t->isa)
+    if (!t)
         return;
     vec = t->lane_ops;
     if (vec && *vec->header)
         fprintf(f, "#if %s\n%s\n#endif\n\n", vec->guard, vec->header);
-    /* Armv7E-M is Armv7-M plus the DSP extension; Armv8.1-M cores with
-     * Helium (Cortex-M55) have it too */
-    dsp_on = !strcmp(t->isa, "armv7e-m") || !strcmp(t->isa, "armv8.1-m");
+    /* the "dsp" knob: Armv7E-M is Armv7-M plus the DSP extension;
+     * Armv8.1-M cores with Helium (Cortex-M55) have it too */
+    dsp_on = t->knobs.dsp;
     if (dsp_on)
         fprintf(f, DSP_GUARD "#include <arm_acle.h>\n#endif\n\n");
 }
@@ -692,16 +692,13 @@ static int vec_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmt
     return 1;
 }
 
-int emit_arm_decl(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+int emit_arm_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
-    if (s == fallback || s->kind != ST_DECL || !vec)
+    if (s == fallback)
         return 0;
-    return vec_decl(f, k, s, depth, emit);
-}
-
-int emit_arm_loop(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
-{
-    if (s == fallback || s->kind != ST_FOR)
+    if (s->kind == ST_DECL)
+        return vec && vec_decl(f, k, s, depth, emit);
+    if (s->kind != ST_FOR)
         return 0;
     if (dsp_on && dsp_loop(f, k, s, depth, emit))
         return 1;

@@ -12,15 +12,13 @@
 #include <string.h>
 
 #include "emit.h"
-#include "emit_intrin.h"
 #include "emit_tile.h"
 #include "emit_loopq.h"
-#include "emit_arm.h"
 #include "emit_ctile.h"
 
-/* float32 lanes of the target's vectors when vectorized loops are printed
- * as intrinsics (emit_intrin.c), else 0; set per NAME.c */
-static int vec_lanes;
+/* the target's family (ir/family.c), whose print_stmt hook prints loops
+ * and declarations with its intrinsics; set per NAME.c */
+static const TargetFamily *family;
 
 /* On the portable `c` target: the upper-case model name (prefix of the
  * tile macros, emit_ctile.c), else NULL; in_tile is set while the body of
@@ -153,11 +151,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
             fprintf(f, "}\n");
             break;
         }
-        if (s->for_kind == FOR_VECTORIZE && s->extent <= vec_lanes &&
-            emit_intrin_loop(f, k, s, depth, vec_lanes))
-            break;
-        if (emit_arm_loop(f, k, s, depth, emit_stmt)) /* Arm targets: emit_arm.c */
-            break;
+        if (family && family->print_stmt && family->print_stmt(f, k, s, depth, emit_stmt))
+            break; /* the family's intrinsics (emit_intrin.c, emit_arm.c) */
         if (c_portable && s->for_kind != FOR_PARALLEL && ctile_guarded_loop(f, k, s, depth, idx_type, emit_stmt))
             break;
         /* annotations from the schedule: guarded so that a build without
@@ -221,8 +216,8 @@ static void emit_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth)
     case ST_DECL: {
         const Buffer *b = &k->bufs[s->buf];
         const char *ct = emit_compute_ctype(b->dtype);
-        if (emit_arm_decl(f, k, s, depth, emit_stmt)) /* Arm vector tiles */
-            break;
+        if (family && family->print_stmt && family->print_stmt(f, k, s, depth, emit_stmt))
+            break; /* the family's vector tiles (emit_arm.c) */
         indent(f, depth);
         fprintf(f, "{\n");
         indent(f, depth + 1);
@@ -389,15 +384,11 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             p->name, p->version, emit_safe(g->arena, p->model_base), p->target->name);
     fprintf(f, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
     emit_tile_begin(f, p->target); /* the declared tile intrinsics' headers */
-    vec_lanes = emit_intrin_lanes(p->target);
-    if (vec_lanes) {
-        if (!emit_tile_has_header(p->target, "<immintrin.h>"))
-            fprintf(f, "#include <immintrin.h>\n\n");
-        emit_intrin_helpers(f, vec_lanes);
-    }
-    emit_arm_begin(f, p->target);
+    family = p->target ? p->target->family : NULL;
+    if (family && family->print_begin)
+        family->print_begin(f, p->target); /* its printers' headers */
     ctile_upper = NULL;
-    c_portable = p->target && p->target->isa && !strcmp(p->target->isa, "c");
+    c_portable = family && family->portable;
     emit_expr_set_expf(NULL);
     if (c_portable && ctile_uses_expf((const Kernel *const *)p->kernels, p->n_kernels)) {
         const char *u = emit_upper(g->arena, p->name);

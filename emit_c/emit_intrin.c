@@ -25,6 +25,7 @@
  */
 #include "emit_intrin.h"
 #include "emit_loopq.h"
+#include "emit_tile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,15 +49,34 @@ static int cur_lanes;
  * before it writes any. */
 static int cur_single;
 
+/* float32 lanes of the vector loops printed as intrinsics in the NAME.c
+ * being written (emit_intrin_begin), else 0 */
+static int file_lanes;
+
 int emit_intrin_lanes(const Target *t)
 {
-    if (!t || !t->isa || strcmp(t->isa, "x86-64"))
-        return 0;
+    /* the x86 family's hook (ir/family.c): AVX-512, AVX2, else none */
     if (t->vector_bits >= 512)
         return 16;
     if (t->vector_bits >= 256)
         return 8;
     return 0;
+}
+
+void emit_intrin_begin(FILE *f, const Target *t)
+{
+    file_lanes = emit_intrin_lanes(t);
+    if (!file_lanes)
+        return;
+    if (!emit_tile_has_header(t, "<immintrin.h>"))
+        fprintf(f, "#include <immintrin.h>\n\n");
+    emit_intrin_helpers(f, file_lanes);
+}
+
+int emit_intrin_stmt(FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    return s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent <= file_lanes &&
+           emit_intrin_loop(f, k, s, depth, file_lanes);
 }
 
 static int has_load(const Expr *e)
