@@ -26,8 +26,6 @@
  */
 #include "emit_arm.h"
 
-#include <string.h>
-
 #include "emit.h"
 #include "emit_loopq.h"
 #include "emit_tile.h"

@@ -1,6 +1,6 @@
 /*
  * Schedule templates: which primitives (sched.c) each stage of a kernel gets,
- * chosen from the stage's structure and a few knobs derived from the target.
+ * chosen from the stage's structure and a few knobs of the target.
  *
  * On targets that declare the fma_tile intrinsic (x86 AVX2/AVX-512), and on
  * the portable `c` target (the same tiles printed as plain loops), a
@@ -54,16 +54,20 @@
  * vector accumulators updated by broadcast-FMA, which is why those targets
  * keep the vector loop instead of unrolling it.
  *
- * Knobs: lanes = vector_bits / 32 (8 for the portable `c` target, which is
- * expected to be built with -march=native; 2 on scalar microcontrollers),
- * rows = 4 (2 on microcontrollers, where registers and flash are scarce;
- * 8 on AVX-512 and 6 on AVX2, whose 32 / 16 vector registers hold that many
- * accumulators next to the operands). On x86 and `c`, `rows` of a kernel's
- * first contraction stage may be replaced per workload by a tuning log's
- * (generic_knobs(), lower/knobs.h).
+ * Knobs: the target file's "schedule" object (ir/target.c reads it; the
+ * defaults are in target_default_knobs()): lanes = vector_bits / 32 (8 for
+ * the portable `c` target, which is expected to be built with
+ * -march=native; 2 on scalar microcontrollers), rows = 4 (2 on
+ * microcontrollers, where registers and flash are scarce; 8 on AVX-512 and
+ * 6 on AVX2, whose 32 / 16 vector registers hold that many accumulators
+ * next to the operands). In the tunable families (ir/family.c: x86 and
+ * `c`), `rows` of a kernel's first contraction stage may be replaced per
+ * workload by a tuning log's (generic_knobs(), lower/knobs.h).
+ *
+ * template_generic() is the schedule hook of the families that use these
+ * templates; template_apply() calls the target family's hook.
  */
 #include "sched.h"
-#include "templates_arm.h"
 #include "knobs.h"
 
 #include <string.h>
