@@ -5,7 +5,10 @@
  * a compute definition (parsed here into a TilePat tree), the extents the
  * tile accepts and the C templates it is printed with (emit_c/emit_tile.c).
  * Every declaration is checked here, so the printer can trust it: a bad
- * one is an error naming the file and the field.
+ * one is an error naming the file and the field. So are the "isa", which
+ * picks the target's family (ir/family.c), the "schedule" knobs (only
+ * those the family's templates read for this target, each in range) and
+ * that the family prints every declared intrinsic.
  */
 #include "target.h"
 

@@ -2,10 +2,11 @@
  * Target descriptions. Each target is one JSON file in targets/ (embedded in
  * the binary at build time, see scripts/embedtool.c), or a JSON file given
  * by path (`-t dir/NAME.json`). A file may be an alias
- * ({"alias": "cortex-m4"}). Fields used so far: isa, vector_bits, fpu,
- * alignment, preferred_layout, cflags (for NAME.mk), cc (suggested compiler),
- * vector_registers, l1_bytes, l2_bytes, intrinsics (declarations: see TileIntrin and
- * docs/adding-a-target.md).
+ * ({"alias": "cortex-m4"}). Fields used so far: isa (which picks the
+ * family: TargetFamily, ir/family.c), vector_bits, fpu, alignment,
+ * preferred_layout, cflags (for NAME.mk), cc (suggested compiler),
+ * vector_registers, l1_bytes, l2_bytes, schedule (knobs: TargetKnobs),
+ * intrinsics (declarations: see TileIntrin and docs/adding-a-target.md).
  */
 #ifndef TVMCC_TARGET_H
 #define TVMCC_TARGET_H
@@ -190,7 +191,7 @@ const char *target_names(Arena *a);
 const TargetFamily *target_family(const char *isa);
 /* The families and their isa values, for messages. */
 const char *target_isas(Arena *a);
-/* Fills t->knobs with the defaults for t's family, vector_bits and fpu
+/* Fills t->knobs with the defaults, which depend on t->vector_bits only
  * (what a target file that omits "schedule" gets). */
 void target_default_knobs(Target *t);
 
