@@ -26,8 +26,6 @@
  */
 #include "emit_arm.h"
 
-#include <string.h>
-
 #include "emit.h"
 #include "emit_loopq.h"
 #include "emit_tile.h"
@@ -59,14 +57,14 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
     pr->arm_dsp = 0;
     pr->arm_vec = NULL;
     pr->arm_fallback = NULL;
-    if (!t || !t->isa)
+    if (!t)
         return;
     pr->arm_vec = t->lane_ops;
     if (pr->arm_vec && *pr->arm_vec->header)
         fprintf(f, "#if %s\n%s\n#endif\n\n", pr->arm_vec->guard, pr->arm_vec->header);
-    /* Armv7E-M is Armv7-M plus the DSP extension; Armv8.1-M cores with
-     * Helium (Cortex-M55) have it too */
-    pr->arm_dsp = !strcmp(t->isa, "armv7e-m") || !strcmp(t->isa, "armv8.1-m");
+    /* the "dsp" knob: Armv7E-M is Armv7-M plus the DSP extension;
+     * Armv8.1-M cores with Helium (Cortex-M55) have it too */
+    pr->arm_dsp = t->knobs.dsp;
     if (pr->arm_dsp)
         fprintf(f, DSP_GUARD "#include <arm_acle.h>\n#endif\n\n");
 }
@@ -689,16 +687,13 @@ static int vec_decl(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int de
     return 1;
 }
 
-int emit_arm_decl(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
-    if (s == pr->arm_fallback || s->kind != ST_DECL || !pr->arm_vec)
+    if (s == pr->arm_fallback)
         return 0;
-    return vec_decl(pr, f, k, s, depth, emit);
-}
-
-int emit_arm_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
-{
-    if (s == pr->arm_fallback || s->kind != ST_FOR)
+    if (s->kind == ST_DECL)
+        return pr->arm_vec && vec_decl(pr, f, k, s, depth, emit);
+    if (s->kind != ST_FOR)
         return 0;
     if (pr->arm_dsp && dsp_loop(pr, f, k, s, depth, emit))
         return 1;

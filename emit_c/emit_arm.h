@@ -8,7 +8,8 @@
  * template there). Every
  * intrinsic sits under the preprocessor test of the ACLE feature macro it
  * needs, next to the portable loop, so the C stays valid for any compiler.
- * Other targets (`c` included) get nothing from this file.
+ * The families without these hooks (portable `c`, x86) get nothing from
+ * this file.
  */
 #ifndef TVMCC_EMIT_ARM_H
 #define TVMCC_EMIT_ARM_H
@@ -19,18 +20,15 @@
 #include "../lower/te.h"
 #include "emit_loopq.h"
 
-/* Chooses the intrinsics for target t (none unless an Arm target) and
- * prints the headers they need, guarded. Call once per NAME.c, before any
- * kernel. */
-void emit_arm_begin(Printer *pr, FILE *f, const Target *t);
-/* Prints loop s with intrinsics (and its portable form under #else) at
- * indentation depth and returns 1, or prints nothing and returns 0 when the
- * target has no intrinsics for it or the loop does not qualify. */
-int emit_arm_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit);
-
-/* Prints local-buffer declaration s (ST_DECL) as vector variables when it
- * is a register tile all of whose accesses are whole vectors (and the
- * plain array under #else) and returns 1, else prints nothing, returns 0. */
-int emit_arm_decl(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit);
+/* The hooks of the arm and generic families (declared in ir/target.h,
+ * listed in ir/family.c): emit_arm_begin(pr, f, t) chooses the intrinsics for
+ * target t (SMLAD when its "dsp" knob is 1, its "lanes" declaration) and
+ * prints the headers they need, guarded; call once per NAME.c, before any
+ * kernel. emit_arm_stmt(pr, f, k, s,
+ * depth, emit) prints loop s with
+ * intrinsics (and its portable form under #else), or local-buffer
+ * declaration s as vector variables when it is a register tile all of
+ * whose accesses are whole vectors (the plain array under #else), at
+ * indentation depth and returns 1; else prints nothing and returns 0. */
 
 #endif

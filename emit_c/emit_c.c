@@ -12,10 +12,8 @@
 #include <string.h>
 
 #include "emit.h"
-#include "emit_intrin.h"
 #include "emit_tile.h"
 #include "emit_loopq.h"
-#include "emit_arm.h"
 #include "emit_ctile.h"
 
 static int64_t max_extent(const Stmt *s)
@@ -130,11 +128,8 @@ static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
             fprintf(f, "}\n");
             break;
         }
-        if (s->for_kind == FOR_VECTORIZE && s->extent <= pr->vec_lanes &&
-            emit_intrin_loop(pr, f, k, s, depth, pr->vec_lanes))
-            break;
-        if (emit_arm_loop(pr, f, k, s, depth, emit_stmt)) /* Arm targets: emit_arm.c */
-            break;
+        if (pr->family && pr->family->print_stmt && pr->family->print_stmt(pr, f, k, s, depth, emit_stmt))
+            break; /* the family's intrinsics (emit_intrin.c, emit_arm.c) */
         if (pr->c_portable && s->for_kind != FOR_PARALLEL && ctile_guarded_loop(pr, f, k, s, depth, pr->idx_type, emit_stmt))
             break;
         /* annotations from the schedule: guarded so that a build without
@@ -198,8 +193,8 @@ static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
     case ST_DECL: {
         const Buffer *b = &k->bufs[s->buf];
         const char *ct = emit_compute_ctype(b->dtype);
-        if (emit_arm_decl(pr, f, k, s, depth, emit_stmt)) /* Arm vector tiles */
-            break;
+        if (pr->family && pr->family->print_stmt && pr->family->print_stmt(pr, f, k, s, depth, emit_stmt))
+            break; /* the family's vector tiles (emit_arm.c) */
         indent(f, depth);
         fprintf(f, "{\n");
         indent(f, depth + 1);
@@ -368,14 +363,10 @@ int emit_c_file(Program *p, FILE *f, Diag *d)
             p->name, p->version, emit_safe(g->arena, p->model_base), p->target->name);
     fprintf(f, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
     emit_tile_begin(pr, f, p->target); /* the declared tile intrinsics' headers */
-    pr->vec_lanes = emit_intrin_lanes(p->target);
-    if (pr->vec_lanes) {
-        if (!emit_tile_has_header(p->target, "<immintrin.h>"))
-            fprintf(f, "#include <immintrin.h>\n\n");
-        emit_intrin_helpers(f, pr->vec_lanes);
-    }
-    emit_arm_begin(pr, f, p->target);
-    pr->c_portable = p->target && p->target->isa && !strcmp(p->target->isa, "c");
+    pr->family = p->target ? p->target->family : NULL;
+    if (pr->family && pr->family->print_begin)
+        pr->family->print_begin(pr, f, p->target); /* its printers' headers */
+    pr->c_portable = pr->family && pr->family->portable;
     if (pr->c_portable && ctile_uses_expf((const Kernel *const *)p->kernels, p->n_kernels)) {
         const char *u = emit_upper(g->arena, p->name);
         char *nm = arena_alloc(g->arena, strlen(u) + 6);

@@ -25,6 +25,7 @@
  */
 #include "emit_intrin.h"
 #include "emit_loopq.h"
+#include "emit_tile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +44,28 @@ typedef struct Isa {
 
 int emit_intrin_lanes(const Target *t)
 {
-    if (!t || !t->isa || strcmp(t->isa, "x86-64"))
-        return 0;
+    /* the x86 family's hook (ir/family.c): AVX-512, AVX2, else none */
     if (t->vector_bits >= 512)
         return 16;
     if (t->vector_bits >= 256)
         return 8;
     return 0;
+}
+
+void emit_intrin_begin(Printer *pr, FILE *f, const Target *t)
+{
+    pr->vec_lanes = emit_intrin_lanes(t);
+    if (!pr->vec_lanes)
+        return;
+    if (!emit_tile_has_header(t, "<immintrin.h>"))
+        fprintf(f, "#include <immintrin.h>\n\n");
+    emit_intrin_helpers(f, pr->vec_lanes);
+}
+
+int emit_intrin_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    return s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent <= pr->vec_lanes &&
+           emit_intrin_loop(pr, f, k, s, depth, pr->vec_lanes);
 }
 
 static int has_load(const Expr *e)

@@ -17,6 +17,8 @@
 
 typedef struct Printer {
     /* chosen once per NAME.c (emit_c_file and the *_begin functions) */
+    const TargetFamily *family; /* the target's family (ir/family.c): its print_stmt
+                                 * prints loops and declarations with intrinsics */
     int vec_lanes;              /* float32 lanes of x86 intrinsic loops (emit_intrin.c), or 0 */
     int c_portable;             /* NAME.c is for the portable `c` target */
     const char *ctile_upper;    /* on `c`: NAME upper-cased, prefix of the tile macros

@@ -5,7 +5,10 @@
  * a compute definition (parsed here into a TilePat tree), the extents the
  * tile accepts and the C templates it is printed with (emit_c/emit_tile.c).
  * Every declaration is checked here, so the printer can trust it: a bad
- * one is an error naming the file and the field.
+ * one is an error naming the file and the field. So are the "isa", which
+ * picks the target's family (ir/family.c), the "schedule" knobs (only
+ * those the family's templates read for this target, each in range) and
+ * that the family prints every declared intrinsic.
  */
 #include "target.h"
 
@@ -13,6 +16,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +402,63 @@ static int parse_axis(const Ctx *c, const cJSON *axes, const char *field, TileAx
     return 0;
 }
 
+/* What tiles and lane-wise vectors declare alike. */
+typedef struct DeclHead {
+    int lanes;
+    const char *vector_type, *header;
+} DeclHead;
+
+/* The keys allowed (keys), dtype, lanes (at least min_lanes, filling the
+ * target's vector_bits), vector_type and header of declaration o. */
+static int parse_head(const Ctx *c, const Target *t, const cJSON *o, const char *base, const char *const *keys,
+                      int min_lanes, DeclHead *h)
+{
+    const cJSON *it;
+    int64_t v;
+#define FIELD(k) arena_printf(c->a, "%s.%s", base, k)
+    if (only_keys(c, o, base, keys))
+        return 1;
+    it = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+    if (it && (!cJSON_IsString(it) || strcmp(it->valuestring, "float32")))
+        return fail(c, FIELD("dtype"), "must be \"float32\" (the only vector type so far)");
+    if (int_field(c, o, "lanes", FIELD("lanes"), min_lanes, 64, 0, &v))
+        return 1;
+    h->lanes = (int)v;
+    if (h->lanes * 32 != t->vector_bits)
+        return fail(c, FIELD("lanes"), "%d float32 lanes do not fill the target's vector_bits (%d)", h->lanes,
+                    t->vector_bits);
+    it = cJSON_GetObjectItemCaseSensitive(o, "vector_type");
+    if (!cJSON_IsString(it) || !*it->valuestring)
+        return fail(c, FIELD("vector_type"), "missing (the C type of one vector)");
+    h->vector_type = arena_strdup(c->a, it->valuestring);
+    h->header = "";
+    if ((it = cJSON_GetObjectItemCaseSensitive(o, "header")) && !(h->header = json_lines(c->a, it)))
+        return fail(c, FIELD("header"), "must be a string or an array of strings (lines)");
+#undef FIELD
+    return 0;
+}
+
+/* The object "c" of declaration o (field: its name), whose keys must be
+ * among the n in `keys`; NULL after an error. */
+static const cJSON *tpl_object(const Ctx *c, const cJSON *o, const char *field, const char *const *keys, int n)
+{
+    const cJSON *tpl = cJSON_GetObjectItemCaseSensitive(o, "c"), *it;
+    const char *known = "";
+    int i;
+    for (i = 0; i < n; i++)
+        known = arena_printf(c->a, "%s%s%s", known, i ? ", " : "", keys[i]);
+    if (!cJSON_IsObject(tpl))
+        return fail(c, field, "missing (an object of C templates: %s)", known), NULL;
+    cJSON_ArrayForEach(it, tpl) {
+        for (i = 0; i < n && strcmp(it->string, keys[i]); i++)
+            ;
+        if (i == n)
+            return fail(c, arena_printf(c->a, "%s.%s", field, it->string), "unknown template (known: %s)", known),
+                   NULL;
+    }
+    return tpl;
+}
+
 static int parse_tile(const Ctx *c, const Target *t, const cJSON *o, const char *name, TileIntrin *ti)
 {
     static const char *const keys[] = {"kind", "description", "compute", "axes", "reduce_loops", "dtype",
@@ -405,29 +466,24 @@ static int parse_tile(const Ctx *c, const Target *t, const cJSON *o, const char 
                                        NULL};
     const char *base = arena_printf(c->a, "intrinsics.%s", name);
     const cJSON *it, *axes, *tpl;
+    DeclHead h;
     int64_t v;
     int i;
 #define FIELD(k) arena_printf(c->a, "%s.%s", base, k)
     memset(ti, 0, sizeof *ti);
     ti->name = arena_strdup(c->a, name);
-    if (only_keys(c, o, base, keys))
-        return 1;
-    it = cJSON_GetObjectItemCaseSensitive(o, "dtype");
-    if (it && (!cJSON_IsString(it) || strcmp(it->valuestring, "float32")))
-        return fail(c, FIELD("dtype"), "must be \"float32\" (the only tile type so far)");
     ti->ctype = "float";
+    if (parse_head(c, t, o, base, keys, 1, &h))
+        return 1;
+    ti->lanes = h.lanes;
+    ti->vector_type = h.vector_type;
+    ti->header = h.header;
     it = cJSON_GetObjectItemCaseSensitive(o, "compute");
     if (!cJSON_IsString(it))
         return fail(c, FIELD("compute"), "missing (a string such as \"acc[p,v] = acc[p,v] + a[p] * b[v]\")");
     ti->compute = arena_strdup(c->a, it->valuestring);
     if (parse_compute(c, FIELD("compute"), ti->compute, ti))
         return 1;
-    if (int_field(c, o, "lanes", FIELD("lanes"), 1, 64, 0, &v))
-        return 1;
-    ti->lanes = (int)v;
-    if (ti->lanes * 32 != t->vector_bits)
-        return fail(c, FIELD("lanes"), "%d float32 lanes do not fill the target's vector_bits (%d)", ti->lanes,
-                    t->vector_bits);
     axes = cJSON_GetObjectItemCaseSensitive(o, "axes");
     if (!cJSON_IsObject(axes))
         return fail(c, FIELD("axes"), "missing (an object with an entry for each axis of the compute)");
@@ -449,13 +505,6 @@ static int parse_tile(const Ctx *c, const Target *t, const cJSON *o, const char 
     if (int_field(c, o, "reduce_loops", FIELD("reduce_loops"), 1, 3, 3, &v))
         return 1;
     ti->reduce_loops = (int)v;
-    it = cJSON_GetObjectItemCaseSensitive(o, "vector_type");
-    if (!cJSON_IsString(it) || !*it->valuestring)
-        return fail(c, FIELD("vector_type"), "missing (the C type of one vector)");
-    ti->vector_type = arena_strdup(c->a, it->valuestring);
-    ti->header = "";
-    if ((it = cJSON_GetObjectItemCaseSensitive(o, "header")) && !(ti->header = json_lines(c->a, it)))
-        return fail(c, FIELD("header"), "must be a string or an array of strings (lines)");
     if ((it = cJSON_GetObjectItemCaseSensitive(o, "guard"))) {
         if (!cJSON_IsString(it) || !*it->valuestring || strchr(it->valuestring, '\n'))
             return fail(c, FIELD("guard"), "must be a one-line preprocessor condition");
@@ -465,16 +514,8 @@ static int parse_tile(const Ctx *c, const Target *t, const cJSON *o, const char 
     if ((it = cJSON_GetObjectItemCaseSensitive(o, "reduce_loop_prefix")) &&
         !(ti->loop_prefix = json_lines(c->a, it)))
         return fail(c, FIELD("reduce_loop_prefix"), "must be a string or an array of strings (lines)");
-    tpl = cJSON_GetObjectItemCaseSensitive(o, "c");
-    if (!cJSON_IsObject(tpl))
-        return fail(c, FIELD("c"), "missing (an object of C templates: load, store, broadcast, fma)");
-    cJSON_ArrayForEach(it, tpl) {
-        for (i = 0; i < TT_COUNT && strcmp(it->string, tpl_keys[i]); i++)
-            ;
-        if (i == TT_COUNT)
-            return fail(c, arena_printf(c->a, "%s.%s", FIELD("c"), it->string),
-                        "unknown template (known: load, store, broadcast, fma)");
-    }
+    if (!(tpl = tpl_object(c, o, FIELD("c"), tpl_keys, TT_COUNT)))
+        return 1;
     for (i = 0; i < TT_COUNT; i++) {
         static const char *const ptr[] = {"ptr"}, *const st[] = {"ptr", "x"}, *const x[] = {"x"};
         const char *f = arena_printf(c->a, "%s.%s", FIELD("c"), tpl_keys[i]);
@@ -509,45 +550,23 @@ static int parse_lanes(const Ctx *c, const Target *t, const cJSON *o, const char
                              *const fmas[] = {"acc", "a", "x"};
     const char *base = arena_printf(c->a, "intrinsics.%s", name);
     const cJSON *it, *tpl;
-    int64_t v;
+    DeclHead h;
     int i;
 #define FIELD(k) arena_printf(c->a, "%s.%s", base, k)
     memset(li, 0, sizeof *li);
     li->name = arena_strdup(c->a, name);
-    if (only_keys(c, o, base, keys))
+    if (parse_head(c, t, o, base, keys, 2, &h))
         return 1;
-    it = cJSON_GetObjectItemCaseSensitive(o, "dtype");
-    if (it && (!cJSON_IsString(it) || strcmp(it->valuestring, "float32")))
-        return fail(c, FIELD("dtype"), "must be \"float32\" (the only vector type so far)");
-    if (int_field(c, o, "lanes", FIELD("lanes"), 2, 64, 0, &v))
-        return 1;
-    li->lanes = (int)v;
-    if (li->lanes * 32 != t->vector_bits)
-        return fail(c, FIELD("lanes"), "%d float32 lanes do not fill the target's vector_bits (%d)", li->lanes,
-                    t->vector_bits);
-    it = cJSON_GetObjectItemCaseSensitive(o, "vector_type");
-    if (!cJSON_IsString(it) || !*it->valuestring)
-        return fail(c, FIELD("vector_type"), "missing (the C type of one vector)");
-    li->vector_type = arena_strdup(c->a, it->valuestring);
-    li->header = "";
-    if ((it = cJSON_GetObjectItemCaseSensitive(o, "header")) && !(li->header = json_lines(c->a, it)))
-        return fail(c, FIELD("header"), "must be a string or an array of strings (lines)");
+    li->lanes = h.lanes;
+    li->vector_type = h.vector_type;
+    li->header = h.header;
     it = cJSON_GetObjectItemCaseSensitive(o, "guard");
     if (!cJSON_IsString(it) || !*it->valuestring || strchr(it->valuestring, '\n'))
         return fail(c, FIELD("guard"), "missing (a one-line preprocessor condition: the portable loop stays "
                                        "under #else)");
     li->guard = arena_strdup(c->a, it->valuestring);
-    tpl = cJSON_GetObjectItemCaseSensitive(o, "c");
-    if (!cJSON_IsObject(tpl))
-        return fail(c, FIELD("c"), "missing (an object of C templates, one per operation)");
-    cJSON_ArrayForEach(it, tpl) {
-        for (i = 0; i < LT_COUNT && strcmp(it->string, lane_keys[i]); i++)
-            ;
-        if (i == LT_COUNT)
-            return fail(c, arena_printf(c->a, "%s.%s", FIELD("c"), it->string),
-                        "unknown template (known: load, store, broadcast, add, sub, mul, div, min, max, fma, "
-                        "fma_scalar)");
-    }
+    if (!(tpl = tpl_object(c, o, FIELD("c"), lane_keys, LT_COUNT)))
+        return 1;
     for (i = 0; i < LT_COUNT; i++) {
         const char *f = arena_printf(c->a, "%s.%s", FIELD("c"), lane_keys[i]);
         const char *const *names = i == LT_LOAD ? ptr : i == LT_STORE ? st : i == LT_BROADCAST ? x
@@ -606,6 +625,98 @@ static int parse_intrinsics(const Ctx *c, const cJSON *in, Target *t)
     return 0;
 }
 
+/* ---- the "schedule" knobs ---- */
+
+typedef struct KnobField {
+    const char *key;
+    int lo, hi;
+    size_t off; /* in TargetKnobs */
+} KnobField;
+
+static const KnobField knob_fields[] = {
+    {"lanes", 2, 64, offsetof(TargetKnobs, lanes)},
+    {"rows", 1, 64, offsetof(TargetKnobs, rows)},
+    {"unroll_vec", 0, 256, offsetof(TargetKnobs, unroll_vec)},
+    {"pad", 0, 64, offsetof(TargetKnobs, pad)},
+    {"part_vec", 0, 1, offsetof(TargetKnobs, part_vec)},
+    {"acc", 1, 64, offsetof(TargetKnobs, acc)},
+    {"vec", 0, 64, offsetof(TargetKnobs, vec)},
+    {"unroll_red", 0, 64, offsetof(TargetKnobs, unroll_red)},
+    {"dsp", 0, 1, offsetof(TargetKnobs, dsp)},
+    {"int_acc", 1, 64, offsetof(TargetKnobs, int_acc)},
+    {"int_lanes", 1, 64, offsetof(TargetKnobs, int_lanes)},
+};
+
+static int has_key(const char *const *keys, const char *key)
+{
+    for (; *keys; keys++)
+        if (!strcmp(*keys, key))
+            return 1;
+    return 0;
+}
+
+/* The "schedule" object o (NULL: absent) into t->knobs over the defaults:
+ * only the keys the family's templates read for t, each in its range;
+ * acc is required by the Arm templates, int_acc and int_lanes with dsp 1
+ * and only then. */
+static int parse_knobs(const Ctx *c, const cJSON *o, Target *t)
+{
+    const char *const *keys = t->family->knob_keys(t);
+    const char *list = "";
+    const cJSON *it;
+    size_t i;
+    target_default_knobs(t);
+    for (i = 0; keys[i]; i++)
+        list = arena_printf(c->a, "%s%s%s", list, i ? ", " : "", keys[i]);
+    if (o && !cJSON_IsObject(o))
+        return fail(c, "schedule", "must be an object of knobs (%s)", list);
+    cJSON_ArrayForEach(it, o) {
+        const char *f = arena_printf(c->a, "schedule.%s", it->string);
+        int64_t v;
+        for (i = 0; i < sizeof knob_fields / sizeof knob_fields[0] && strcmp(knob_fields[i].key, it->string); i++)
+            ;
+        if (!has_key(keys, it->string))
+            return fail(c, f, "%s (the templates of family %s%s read: %s)",
+                        i < sizeof knob_fields / sizeof knob_fields[0] ? "not read by this target" : "unknown knob",
+                        t->family->name, t->has_fpu ? "" : " without an FPU", list);
+        if (int_field(c, o, it->string, f, knob_fields[i].lo, knob_fields[i].hi, 0, &v))
+            return 1;
+        *(int *)(void *)((char *)&t->knobs + knob_fields[i].off) = (int)v;
+    }
+    if (has_key(keys, "acc") && !cJSON_GetObjectItemCaseSensitive(o, "acc"))
+        return fail(c, "schedule.acc", "missing (float accumulators per register tile of the Arm templates)");
+    if (t->knobs.vec == 1)
+        return fail(c, "schedule.vec", "must be 0 (scalar tiles) or the lanes of the vector tiles (2..64)");
+    for (i = 0; i < 2; i++) {
+        const char *k = i ? "int_lanes" : "int_acc";
+        if (has_key(keys, k) && !t->knobs.dsp != !cJSON_GetObjectItemCaseSensitive(o, k))
+            return fail(c, arena_printf(c->a, "schedule.%s", k), t->knobs.dsp ? "missing (dsp is 1)"
+                                                                             : "read only with dsp 1");
+    }
+    return 0;
+}
+
+/* The family of the file's "isa" (default "c"). */
+static int parse_family(const Ctx *c, const cJSON *root, Target *t)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "isa");
+    if (it && !cJSON_IsString(it))
+        return fail(c, "isa", "must be a string (%s)", target_isas(c->a));
+    t->isa = arena_strdup(c->a, it ? it->valuestring : "c");
+    t->family = target_family(t->isa);
+    if (!t->family)
+        return fail(c, "isa", "unknown ISA \"%s\" (families: %s); a new ISA is a new family "
+                              "(docs/adding-a-target.md)", t->isa, target_isas(c->a));
+    return 0;
+}
+
+/* Every declared intrinsic must be printed somewhere by the family. */
+static int check_printed(const Ctx *c, const Target *t)
+{
+    const char *field = NULL, *why = t->family->unprinted(c->a, t, &field);
+    return why ? fail(c, field, "%s (isa \"%s\": family %s)", why, t->isa, t->family->name) : 0;
+}
+
 const Target *target_parse(Arena *a, const char *file, const char *name, const char *json, size_t len,
                            const char **err)
 {
@@ -642,7 +753,6 @@ const Target *target_parse(Arena *a, const char *file, const char *name, const c
     memset(t, 0, sizeof *t);
     t->name = arena_strdup(a, name);
     t->file = file;
-    t->isa = json_str(a, root, "isa", "c");
     t->cflags = json_str(a, root, "cflags", "");
     t->cc = json_str(a, root, "cc", "cc");
     t->preferred_layout = json_str(a, root, "preferred_layout", "NCHW");
@@ -652,7 +762,8 @@ const Target *target_parse(Arena *a, const char *file, const char *name, const c
     t->vector_registers = json_int(root, "vector_registers", 0);
     t->l1_bytes = json_int(root, "l1_bytes", 0);
     t->l2_bytes = json_int(root, "l2_bytes", 0);
-    if (parse_intrinsics(&c, cJSON_GetObjectItemCaseSensitive(root, "intrinsics"), t)) {
+    if (parse_family(&c, root, t) || parse_intrinsics(&c, cJSON_GetObjectItemCaseSensitive(root, "intrinsics"), t) ||
+        parse_knobs(&c, cJSON_GetObjectItemCaseSensitive(root, "schedule"), t) || check_printed(&c, t)) {
         cJSON_Delete(root);
         return NULL;
     }

@@ -2,13 +2,16 @@
  * Target descriptions. Each target is one JSON file in targets/ (embedded in
  * the binary at build time, see scripts/embedtool.c), or a JSON file given
  * by path (`-t dir/NAME.json`). A file may be an alias
- * ({"alias": "cortex-m4"}). Fields used so far: isa, vector_bits, fpu,
- * alignment, preferred_layout, cflags (for NAME.mk), cc (suggested compiler),
- * vector_registers, l1_bytes, l2_bytes, intrinsics (declarations: see TileIntrin and
- * docs/adding-a-target.md).
+ * ({"alias": "cortex-m4"}). Fields used so far: isa (which picks the
+ * family: TargetFamily, ir/family.c), vector_bits, fpu, alignment,
+ * preferred_layout, cflags (for NAME.mk), cc (suggested compiler),
+ * vector_registers, l1_bytes, l2_bytes, schedule (knobs: TargetKnobs),
+ * intrinsics (declarations: see TileIntrin and docs/adding-a-target.md).
  */
 #ifndef TVMCC_TARGET_H
 #define TVMCC_TARGET_H
+
+#include <stdio.h>
 
 #include "arena.h"
 
@@ -76,10 +79,87 @@ typedef struct LaneIntrin {
     const char *tpl[LT_COUNT]; /* NULL: the operation is not declared */
 } LaneIntrin;
 
+/* Schedule knobs: the "schedule" object of the target file, checked when
+ * the target is loaded (docs/adding-a-target.md lists the keys, which
+ * templates read them and their defaults). Which half applies is the
+ * family's choice (TargetFamily.knob_keys). */
+typedef struct TargetKnobs {
+    /* the generic templates (lower/templates.c) */
+    int lanes;      /* vector tile in floats (also the Arm templates' tile
+                       width along the vector axis) */
+    int rows;       /* row tile */
+    int unroll_vec; /* a tile's vector loop is unrolled up to this extent
+                       (0: it stays a vectorized loop) */
+    int pad;        /* local tile rows padded to this many floats (whole
+                       vectors for an intrinsic printer), 0: none */
+    int part_vec;   /* the vector axis is partitioned into border and
+                       interior pieces before it is split (else its
+                       padding tests stay, as lane masks) */
+    /* the Arm templates (lower/templates_arm.c) */
+    int acc;        /* float accumulators per register tile */
+    int vec;        /* > 1: float32 vector tiles of exactly vec lanes */
+    int unroll_red; /* innermost reduce loops up to this extent unrolled */
+    int dsp;        /* integer sums of products paired for SMLAD */
+    int int_acc, int_lanes; /* the integer tiles with dsp */
+} TargetKnobs;
+
+struct Target;
+struct Lower;
+struct Kernel;
+struct Printer;
+struct Stmt;
+
+/* A family of targets: everything that differs between ISAs in code,
+ * chosen once from the file's "isa" when the target is loaded. The
+ * table of families is in ir/family.c, the only place that looks at an
+ * isa string; the hooks are defined by the layer that runs them. */
+typedef struct TargetFamily {
+    const char *name;             /* "portable", "x86", "arm", "generic" */
+    const char *const *isas;      /* the "isa" values it takes, NULL-ended */
+    int portable;                 /* the portable C target: tiles printed as
+                                     plain C loops the compiler vectorizes
+                                     (emit_c/emit_ctile.c), 8-float tiles */
+    int tunable;                  /* the generic templates' row tile comes
+                                     from tuning logs (lower/knobs.h) */
+    /* which "schedule" keys target t reads (NULL-ended) */
+    const char *const *(*knob_keys)(const struct Target *t);
+    /* why some intrinsic target t declares would never be printed (a
+     * message, and the field to blame in *field), or NULL */
+    const char *(*unprinted)(Arena *a, const struct Target *t, const char **field);
+    /* lower/: schedules the kernel L->k (template_apply calls it) */
+    void (*schedule)(struct Lower *L, const struct Target *t);
+    /* float32 lanes of the vector loops its printer takes whole (the
+     * templates cut loops into such vectors), 0: none */
+    int (*loop_lanes)(const struct Target *t);
+    /* emit_c/: prints the headers its printers need, once per NAME.c */
+    void (*print_begin)(struct Printer *pr, FILE *f, const struct Target *t);
+    /* prints statement s (a loop, or a local declaration) with the
+     * family's intrinsics and returns 1, or prints nothing and returns 0;
+     * emit is the caller's statement printer (for bodies and fallbacks) */
+    int (*print_stmt)(struct Printer *pr, FILE *f, const struct Kernel *k, const struct Stmt *s,
+                      int depth, void (*emit)(struct Printer *, FILE *, const struct Kernel *,
+                                              const struct Stmt *, int));
+} TargetFamily;
+
+/* The hooks of the families, defined in lower/ and emit_c/. */
+void template_generic(struct Lower *L, const struct Target *t);  /* lower/templates.c */
+void template_arm(struct Lower *L, const struct Target *t);      /* lower/templates_arm.c */
+int emit_intrin_lanes(const struct Target *t);                   /* emit_c/emit_intrin.c */
+void emit_intrin_begin(struct Printer *pr, FILE *f, const struct Target *t);
+int emit_intrin_stmt(struct Printer *pr, FILE *f, const struct Kernel *k, const struct Stmt *s,
+                     int depth, void (*emit)(struct Printer *, FILE *, const struct Kernel *,
+                                             const struct Stmt *, int));
+void emit_arm_begin(struct Printer *pr, FILE *f, const struct Target *t); /* emit_c/emit_arm.c */
+int emit_arm_stmt(struct Printer *pr, FILE *f, const struct Kernel *k, const struct Stmt *s,
+                  int depth, void (*emit)(struct Printer *, FILE *, const struct Kernel *,
+                                          const struct Stmt *, int));
+
 typedef struct Target {
     const char *name;             /* canonical name, e.g. "cortex-m4" */
     const char *file;             /* the description's file, for messages */
     const char *isa;              /* "c", "x86-64", "armv7e-m", "aarch64"... */
+    const TargetFamily *family;   /* chosen from isa (never NULL once loaded) */
+    TargetKnobs knobs;            /* the "schedule" object, defaults filled */
     const char *cflags;           /* flags NAME.mk passes to the compiler */
     const char *cc;               /* suggested compiler command */
     const char *preferred_layout; /* "NCHW", "NHWC", "NCHW16c" (blocked channels, passes/layout.c) */
@@ -111,5 +191,12 @@ const Target *target_parse(Arena *a, const char *file, const char *name, const c
                            const char **err);
 /* Space-separated list of known target names, sorted. */
 const char *target_names(Arena *a);
+/* The family of isa, or NULL when no family takes it (ir/family.c). */
+const TargetFamily *target_family(const char *isa);
+/* The families and their isa values, for messages. */
+const char *target_isas(Arena *a);
+/* Fills t->knobs with the defaults, which depend on t->vector_bits only
+ * (what a target file that omits "schedule" gets). */
+void target_default_knobs(Target *t);
 
 #endif

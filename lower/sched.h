@@ -114,8 +114,10 @@ Stmt **sched_find_loop(Stmt **root, int var);
 /* Extent of the first loop over var, or -1. */
 int64_t sched_extent(const Stmt *root, int var);
 
-/* Schedule templates (templates.c): picks primitives and knobs per stage
- * structure and target. A NULL target keeps the naive schedule. */
+/* Schedule templates: runs the target family's schedule hook (ir/family.c:
+ * template_generic in templates.c, template_arm in templates_arm.c), which
+ * picks primitives per stage structure with the target's knobs. A NULL
+ * target keeps the naive schedule. */
 void template_apply(Lower *L, const Target *t);
 /* The packed-panel template for float32 Conv / MatMul / Gemm with constant
  * weights on x86 AVX2/AVX-512 (tpl_packed.c): replaces the kernel's loop

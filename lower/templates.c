@@ -1,6 +1,6 @@
 /*
  * Schedule templates: which primitives (sched.c) each stage of a kernel gets,
- * chosen from the stage's structure and a few knobs derived from the target.
+ * chosen from the stage's structure and a few knobs of the target.
  *
  * On targets that declare the fma_tile intrinsic (x86 AVX2/AVX-512), and on
  * the portable `c` target (the same tiles printed as plain loops), a
@@ -54,16 +54,20 @@
  * vector accumulators updated by broadcast-FMA, which is why those targets
  * keep the vector loop instead of unrolling it.
  *
- * Knobs: lanes = vector_bits / 32 (8 for the portable `c` target, which is
- * expected to be built with -march=native; 2 on scalar microcontrollers),
- * rows = 4 (2 on microcontrollers, where registers and flash are scarce;
- * 8 on AVX-512 and 6 on AVX2, whose 32 / 16 vector registers hold that many
- * accumulators next to the operands). On x86 and `c`, `rows` of a kernel's
- * first contraction stage may be replaced per workload by a tuning log's
- * (generic_knobs(), lower/knobs.h).
+ * Knobs: the target file's "schedule" object (ir/target.c reads it; the
+ * defaults are in target_default_knobs()): lanes = vector_bits / 32 (8 for
+ * the portable `c` target, which is expected to be built with
+ * -march=native; 2 on scalar microcontrollers), rows = 4 (2 on
+ * microcontrollers, where registers and flash are scarce; 8 on AVX-512 and
+ * 6 on AVX2, whose 32 / 16 vector registers hold that many accumulators
+ * next to the operands). In the tunable families (ir/family.c: x86 and
+ * `c`), `rows` of a kernel's first contraction stage may be replaced per
+ * workload by a tuning log's (generic_knobs(), lower/knobs.h).
+ *
+ * template_generic() is the schedule hook of the families that use these
+ * templates; template_apply() calls the target family's hook.
  */
 #include "sched.h"
-#include "templates_arm.h"
 #include "knobs.h"
 
 #include <string.h>
@@ -82,42 +86,34 @@ typedef struct Knobs {
     int portable; /* the portable `c` target */
 } Knobs;
 
+/* The target's "schedule" knobs (targets/NAME.json, checked by
+ * ir/target.c): on x86 with AVX2/AVX-512, whose printer takes a vector
+ * loop of one vector width whole (emit_c/emit_intrin.c), the vector loop
+ * is kept (unroll_vec 0), the tile rows are padded to whole vectors and as
+ * many rows of vector accumulators as the register file holds next to the
+ * operands (6 ymm rows of 16 registers, 8 zmm of 32); AVX-512 masks make a
+ * padding test along the vector axis cheaper than border pieces of one
+ * column (part_vec 0). The portable target keeps its 8-float vector loop
+ * for the C compiler's vectorizer (unrolled, its lanes would become
+ * separate statements that gcc only vectorizes across when they are
+ * branch-free, which NaN-propagating max/min are not). */
 static Knobs knobs_of(const Target *t)
 {
     Knobs k;
-    k.lanes = t->vector_bits / 32;
-    k.rows = 4;
+    k.lanes = t->knobs.lanes;
+    k.rows = t->knobs.rows;
     k.unroll = 1;
-    k.unroll_vec = 16;
-    k.pad = 0;
-    k.part_vec = 1;
-    k.portable = 0;
-    if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256) {
-        /* emit_c prints a vectorized loop of one vector width as
-         * intrinsics: keep the vector loop, and as many rows of vector
-         * accumulators as the register file holds next to the operands
-         * (32 zmm on AVX-512, 16 ymm on AVX2) */
-        k.rows = t->vector_bits >= 512 ? 8 : 6;
-        k.unroll_vec = 0;
-        k.pad = k.lanes;
-        /* AVX-512 masks: a padding test along the vector axis costs a
-         * compare, cheaper than border pieces of one column */
-        k.part_vec = t->vector_bits < 512;
-    }
-    if (t->vector_bits == 0 && !strcmp(t->isa, "c")) {
-        /* the portable target: the vector loop stays a loop that the C
-         * compiler vectorizes (unrolled, its lanes become separate
-         * statements that gcc only vectorizes across when they are
-         * branch-free, which NaN-propagating max/min are not) */
-        k.lanes = 8;
-        k.unroll_vec = 0;
-        k.portable = 1;
-    }
-    if (k.lanes < 4) {
-        k.lanes = 2;
-        k.rows = 2;
-    }
+    k.unroll_vec = t->knobs.unroll_vec;
+    k.pad = t->knobs.pad;
+    k.part_vec = t->knobs.part_vec;
+    k.portable = t->family->portable;
     return k;
+}
+
+/* Lanes of the vector loops the target's printer takes whole, or 0. */
+static int loop_lanes(const Target *t)
+{
+    return t->family->loop_lanes ? t->family->loop_lanes(t) : 0;
 }
 
 /* A tile size for an axis of extent n near `want`: the whole axis when it
@@ -338,7 +334,7 @@ static void generic_knobs(Lower *L, const Target *t, const Compute *c, Knobs *kn
     TileKnobs tk;
     int r, i;
     /* only where the benchmarks run on the machine that tunes */
-    if (strcmp(t->isa, "x86-64") != 0 && strcmp(t->isa, "c") != 0)
+    if (!t->family->tunable)
         return;
     if (tile_axes(c, &r) < 0 || r < 0 || c->n_raxes < 1)
         return;
@@ -380,7 +376,7 @@ static int flatten_inner(Sched *s, const Compute *c, const Target *t, int64_t *e
     int in = c->axes[c->n_axes - 1].var, i, f;
     *extent = c->axes[c->n_axes - 1].extent;
     *merged = 1;
-    if (strcmp(t->isa, "x86-64") || t->vector_bits < 512)
+    if (loop_lanes(t) < 16) /* (AVX-512: masks make the last vector cheap) */
         return in;
     for (i = c->n_axes - 2; i >= 0 && *extent < (int64_t)t->vector_bits / 32 * 64; i--) {
         if (sched_fuse_flat(s, c->axes[i].var, in, &f))
@@ -404,7 +400,7 @@ static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
      * near the width avoids the guard, but with AVX-512 masks the guard is
      * cheap: whole vectors and a masked last one when that takes fewer
      * vectors (a 55x55 plane: 190 of 16 lanes instead of 275 of 11). */
-    if (!strcmp(t->isa, "x86-64") && t->vector_bits >= 256 && ext > t->vector_bits / 32) {
+    if (loop_lanes(t) && ext > t->vector_bits / 32) {
         int whole = in;
         const int64_t lanes = t->vector_bits / 32;
         int64_t f = pick_factor(ext, lanes);
@@ -523,16 +519,15 @@ static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
 
 void template_apply(Lower *L, const Target *t)
 {
+    if (t)
+        t->family->schedule(L, t);
+}
+
+void template_generic(Lower *L, const Target *t)
+{
     Sched s;
     Knobs kn;
-    ArmKnobs ak;
     int i;
-    if (!t)
-        return;
-    if (template_arm_knobs(t, &ak)) { /* Cortex-M with FPU: templates_arm.c */
-        template_arm_apply(L, &ak);
-        return;
-    }
     if (!template_packed(L, t))
         return;
     kn = knobs_of(t);

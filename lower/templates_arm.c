@@ -47,53 +47,34 @@
 /* Most multiply-add statements an unrolled reduce loop may leave. */
 #define ARM_MAX_UNROLLED 64
 
-int template_arm_knobs(const Target *t, ArmKnobs *k)
+/* The family hook (ir/family.c): with an FPU, these templates with the
+ * target's "schedule" knobs (targets/NAME.json: on Cortex-M4/M7, 32 S
+ * registers hold 12 accumulators (3 x 4) next to the operands of an
+ * unrolled reduce loop, larger tiles spill on the depthwise and
+ * first-layer convs of bench/arm's models; the integer tiles of the DSP
+ * pairs are a row of 8 (core registers, 13 usable, also hold the packed
+ * operand pairs, pointers and loop counters: measured on bench/arm's
+ * convint and int8cnn under qemu, a row of 8 beats 3 x 4, which spills
+ * every accumulator, 2 x 2 and 4 x 4 by 10-25%); the Cortex-M55's Helium
+ * has 8 Q registers: 4 rows x 4 lanes; AArch64's NEON 32: 6 rows of one
+ * float32x4_t next to the operands); without one, the generic
+ * templates. */
+void template_arm(Lower *L, const Target *t)
 {
-    memset(k, 0, sizeof *k);
-    if (!t || !t->isa || !t->has_fpu)
-        return 0;
-    if (!strcmp(t->isa, "aarch64")) {
-        /* NEON: 32 vector registers; 6 rows of one float32x4_t leave
-         * room for the operands (vld1q per row, one broadcast weight) */
-        k->vec = 4;
-        k->acc = 24;
-        k->lanes = 4;
-        k->unroll_red = 4;
-        k->int_acc = 8;
-        k->int_lanes = 8;
-        return 1;
+    ArmKnobs k;
+    if (!t->has_fpu) {
+        template_generic(L, t);
+        return;
     }
-    if (!strcmp(t->isa, "armv8.1-m")) {
-        /* Helium (MVE): 8 Q registers, so a tile of 4 rows x 4 lanes; the
-         * DSP extension is there too */
-        k->vec = 4;
-        k->acc = 16;
-        k->lanes = 4;
-        k->unroll_red = 0;
-        k->dsp = 1;
-        k->int_acc = 8;
-        k->int_lanes = 8;
-        return 1;
-    }
-    if (strncmp(t->isa, "armv7e-m", 8) != 0)
-        return 0;
-    /* 32 S registers: 12 accumulators (3 x 4) leave room for the operands
-     * of an unrolled reduce loop (larger tiles spill on the depthwise and
-     * first-layer convs of bench/arm's models). */
-    k->acc = 12;
-    k->lanes = 4;
-    k->unroll_red = 4;
-    /* Armv7E-M is Armv7-M with the DSP extension: integer sums of products
-     * pair reduce iterations for SMLAD. Their accumulators are core
-     * registers (13 usable) that also hold the packed operand pairs, the
-     * pointers and the loop counters. Measured on bench/arm's convint and
-     * int8cnn (instructions under qemu): a row of 8 (one weight pair
-     * shared by 8 input pairs) beats 3 x 4 (which spills every
-     * accumulator), 2 x 2 and 4 x 4 by 10-25%. */
-    k->dsp = 1;
-    k->int_acc = 8;
-    k->int_lanes = 8;
-    return 1;
+    memset(&k, 0, sizeof k);
+    k.acc = t->knobs.acc;
+    k.lanes = t->knobs.lanes;
+    k.unroll_red = t->knobs.unroll_red;
+    k.dsp = t->knobs.dsp;
+    k.int_acc = t->knobs.int_acc;
+    k.int_lanes = t->knobs.int_lanes;
+    k.vec = t->knobs.vec;
+    template_arm_apply(L, &k);
 }
 
 /* A divisor of n in [want/2, want] above 1, n itself when n <= want, else

@@ -28,9 +28,8 @@ typedef struct ArmKnobs {
                        intrinsics); the tile is rows x vec, rows = acc / vec */
 } ArmKnobs;
 
-/* Whether t is an Arm target these templates apply to (Cortex-M with an
- * FPU: M4, M7, M55; AArch64); sets *k to the target's default knobs. */
-int template_arm_knobs(const Target *t, ArmKnobs *k);
+/* (template_arm(L, t), the arm family's schedule hook, is declared in
+ * ir/target.h: these templates with t's knobs when t has an FPU.) */
 /* Schedules every stage of the kernel with knobs k (any values >= 1 are
  * legal; results equal the naive schedule's). */
 void template_arm_apply(Lower *L, const ArmKnobs *k);

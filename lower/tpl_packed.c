@@ -622,7 +622,7 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
  * and stores, 14% of mobilenet_v2's stride-2 depthwise convs). */
 static int copy_lanes(const Target *t)
 {
-    return !strcmp(t->isa, "c") ? 0 : t->vector_bits / 32;
+    return t->family->portable ? 0 : t->vector_bits / 32;
 }
 
 /* Zero-padded copy of image n of x (Ci planes of H x W) into xp (Ci planes
@@ -768,7 +768,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
      * positions: 1000 channels as 77 tiles of 13 x 32 ran ~15% faster than
      * 40 tiles of 25 x 16 although they compute 192 instead of 176 positions) */
     V = ceil_div(Q, 2 * lanes) * 2 * lanes * 5 <= ceil_div(Q, lanes) * lanes * 6 ? 2 : 1;
-    if (!strcmp(t->isa, "c") && Q >= 4 * lanes)
+    if (t->family->portable && Q >= 4 * lanes)
         V = 2; /* the portable target: a 16-float row is one zmm with AVX-512
                   (7x7 planes: 4 instead of 7 FMAs per row and step; AVX2
                   runs 8 ymm instead of 7) */
@@ -865,7 +865,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
         map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, q, ex_int(L, OW));
         map[c->axes[3].var] = flat_sub ? q : ex_binary(L, BIN_MOD, q, ex_int(L, OW));
         index = lower_out_index(L, c);
-        if (!strcmp(t->isa, "c")) {
+        if (t->family->portable) {
             /* the portable target: one loop over the VL positions (a
              * 16-float zmm of AVX-512 where gcc otherwise makes two ymm
              * of the 8-lane halves, for an exp and a division per
@@ -1076,7 +1076,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
 static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w)
 {
     Kernel *k = L->k;
-    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, band, cvec = !strcmp(t->isa, "c");
+    int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, band, cvec = t->family->portable;
     int64_t VL, T, OT, S = w->s[1], Hp, Hb, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
@@ -1661,7 +1661,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             map[c->axes[3].var] = q;
         }
         index = lower_out_index(L, c);
-        if (c->post && !strcmp(t->isa, "c")) {
+        if (c->post && t->family->portable) {
             /* the portable target: the stored column of the tile is a
              * strided gather that the C compiler leaves scalar, so the
              * post (bias, activation, residual: a Swish's exp) first runs
@@ -1999,7 +1999,7 @@ static int mm_direct(Lower *L, const Target *t, const Compute *c, int mvar, int 
     Expr **map;
     Aff o;
     int i, vars[2];
-    if (!strcmp(t->isa, "c") || Nn % VL)
+    if (t->family->portable || Nn % VL)
         return 0;
     for (i = 0; i < k->n_bufs; i++)
         if (k->bufs[i].inplace)
@@ -2544,7 +2544,7 @@ int template_packed(Lower *L, const Target *t)
     Compute *c;
     const Expr *b;
     Target portable;
-    if (t && !strcmp(t->isa, "c") && t->vector_bits == 0) {
+    if (t && t->family->portable && t->vector_bits == 0) {
         /* The portable target gets the same tiles, printed as plain loops
          * (emit_ctile.c) that the C compiler vectorizes: sized for 8-float
          * vectors (what -march=native gives on x86, AVX2 or better, and

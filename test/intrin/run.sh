@@ -22,7 +22,9 @@
 #     13-row and an 11-row tile, starting from zero in registers, two
 #     reduction steps per iteration, no local accumulator array; its results
 #     (when the CPU has AVX-512) match numpy;
-#   - bad declarations exit 1 naming the file and the field.
+#   - bad declarations exit 1 naming the file and the field, as do an
+#     unknown isa and a declared intrinsic that the target's family prints
+#     nowhere (the JSON-only RISC-V vector target of issue 15).
 # (The parser's refusals are unit-tested in test/unit/unit.c.)
 # Prints one line per check and "N passed, N failed"; exit 1 on a failure.
 #
@@ -346,6 +348,44 @@ refuse compute 's/x\[row\] \* y/x[row] * * y/' 'intrinsics.toy_tile.compute: exp
 refuse template 's/"fma": /"fmadd": /' 'intrinsics.toy_tile.c.fmadd: unknown template'
 refuse lanes-guard '/"guard": "!defined(TOYVEC_PORTABLE)",$/d' 'intrinsics.toy_lanes.guard: missing'
 refuse lanes 's/"lanes": 8/"lanes": 4/' 'intrinsics.toy_tile.lanes'
+# families (ir/family.c): an unknown isa; a "lanes" intrinsic the family
+# prints nowhere (x86 prints its vector loops with emit_intrin.c)
+refuse isa 's/"isa": "generic"/"isa": "riscv64-v"/' 'isa: unknown ISA "riscv64-v"'
+refuse x86-lanes 's/"isa": "generic"/"isa": "x86-64"/' 'intrinsics.toy_lanes.kind: this family prints no "lanes"'
+refuse knob 's/"cflags": /"schedule": {"acc": 12}, "cflags": /' 'schedule.acc: not read by this target'
+# the JSON-only RISC-V vector target of issue 15 (docs/adding-a-target.md's
+# fields, a valid "lanes" intrinsic): refused at its isa, and as isa
+# "generic", at the intrinsic that family would print nowhere (the generic
+# templates leave whole-vector loops only around a declared tile)
+rv="$work/riscv64-v.json"
+cat > "$rv" <<'JSON'
+{
+  "isa": "riscv64-v",
+  "vector_bits": 128,
+  "intrinsics": {
+    "rvv": {
+      "kind": "lanes", "lanes": 4, "vector_type": "vfloat32m1_t",
+      "header": "#include <riscv_vector.h>", "guard": "defined(__riscv_v_intrinsic)",
+      "c": {"load": "__riscv_vle32_v_f32m1($ptr, 4)", "store": "__riscv_vse32_v_f32m1($ptr, $x, 4)",
+            "broadcast": "__riscv_vfmv_v_f_f32m1($x, 4)", "add": "__riscv_vfadd_vv_f32m1($a, $b, 4)",
+            "sub": "__riscv_vfsub_vv_f32m1($a, $b, 4)", "mul": "__riscv_vfmul_vv_f32m1($a, $b, 4)",
+            "min": "__riscv_vfmin_vv_f32m1($a, $b, 4)", "max": "__riscv_vfmax_vv_f32m1($a, $b, 4)"}
+    }
+  }
+}
+JSON
+for isa in riscv64-v generic; do
+    f="$work/rv-$isa.json"
+    sed "s/\"riscv64-v\"/\"$isa\"/" "$rv" > "$f"
+    "$tvmcc" "$model" -t "$f" -o "$work/bad-out" > "$work/rv-$isa.log" 2>&1
+    rc=$?
+    if [ $isa = riscv64-v ]; then want="target file $f: isa: unknown ISA"; else want="target file $f: intrinsics.rvv.kind: "; fi
+    if [ $rc = 1 ] && [ "$(wc -l < "$work/rv-$isa.log")" = 1 ] && grep -q "$want" "$work/rv-$isa.log"; then
+        ok "refuses the RISC-V vector target as isa $isa (exit 1): $(cut -c1-120 "$work/rv-$isa.log")"
+    else
+        bad "RISC-V vector target as isa $isa: exit $rc, $(head -1 "$work/rv-$isa.log")"
+    fi
+done
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -325,8 +325,17 @@ static int run_case(const Case *t, int seed)
     memset(&tg, 0, sizeof tg);
     tg.name = "cortex-m4-like";
     tg.isa = "armv7e-m";
+    tg.family = target_family(tg.isa);
     tg.vector_bits = 32;
     tg.has_fpu = 1;
+    /* the knobs of targets/cortex-m4.json */
+    target_default_knobs(&tg);
+    tg.knobs.acc = 12;
+    tg.knobs.lanes = 4;
+    tg.knobs.unroll_red = 4;
+    tg.knobs.dsp = 1;
+    tg.knobs.int_acc = 8;
+    tg.knobs.int_lanes = 8;
     for (i = 0; i < 2; i++) {
         L[i].g = NULL;
         L[i].d = NULL;

@@ -753,7 +753,22 @@ static int run_case(const Shape *sh, int mode, int vbits, int seed)
     memset(&t, 0, sizeof t);
     t.name = "test";
     t.isa = vbits < 0 ? "c" : "x86-64";
+    t.family = target_family(t.isa);
     t.vector_bits = vbits < 0 ? 0 : vbits;
+    /* the knobs of targets/c.json, x86-64-avx2.json and -avx512.json,
+     * else the defaults (targets/x86-64.json) */
+    target_default_knobs(&t);
+    if (vbits < 0) {
+        t.knobs.lanes = 8;
+        t.knobs.rows = 4;
+        t.knobs.unroll_vec = 0;
+    } else if (vbits >= 256) {
+        t.knobs.lanes = vbits / 32;
+        t.knobs.rows = vbits >= 512 ? 8 : 6;
+        t.knobs.unroll_vec = 0;
+        t.knobs.pad = vbits / 32;
+        t.knobs.part_vec = vbits < 512;
+    }
     t.fma_tile = vbits >= 256; /* as targets/x86-64-avx2.json and -avx512.json declare */
     t.l1_bytes = sh->l1;
     for (i = 0; i < 2; i++) {

@@ -206,13 +206,14 @@ static void test_builders(void)
     arena_free(&a);
 }
 
-/* A good tile declaration for a 4-lane target; the refusal cases below
- * each change one piece of it (first occurrence of `from` -> `to`). */
+/* A good tile declaration for an 8-lane target of the generic family;
+ * the refusal cases below each change one piece of it (first occurrence
+ * of `from` -> `to`). */
 static const char tile_base[] =
-    "{\"isa\": \"toy\", \"vector_bits\": 128, \"intrinsics\": {\"t\": {"
+    "{\"isa\": \"generic\", \"vector_bits\": 256, \"intrinsics\": {\"t\": {"
     "\"kind\": \"tile\", \"compute\": \"acc[p,v] = acc[p,v] + a[p] * b[p,v]\","
-    "\"axes\": {\"p\": {\"min\": 1, \"max\": 8}, \"v\": {\"min\": 4, \"max\": 8, \"multiple_of\": 4}},"
-    "\"lanes\": 4, \"vector_type\": \"v4\", \"header\": [\"#include <v4.h>\"],"
+    "\"axes\": {\"p\": {\"min\": 1, \"max\": 8}, \"v\": {\"min\": 8, \"max\": 16, \"multiple_of\": 8}},"
+    "\"lanes\": 8, \"vector_type\": \"v4\", \"header\": [\"#include <v4.h>\"],"
     "\"c\": {\"load\": \"v4_ld($ptr)\", \"store\": \"v4_st($ptr, $x)\", \"broadcast\": \"v4_dup($x)\","
     "\"fma\": \"v4_fma($acc, $a, $b)\"}}}}";
 
@@ -281,8 +282,8 @@ static void test_target_decls(void)
     CHECK(tile_variant(&a, "\"t\"", "\"t\"", &t) == NULL);
     if (t) {
         const TileIntrin *ti = &t->tiles[0];
-        CHECK(t->n_tiles == 1 && ti->lanes == 4 && ti->reduce_loops == 3 && !strcmp(ti->ctype, "float"));
-        CHECK(!strcmp(ti->axes[0].name, "p") && !strcmp(ti->axes[1].name, "v") && ti->axes[1].multiple == 4);
+        CHECK(t->n_tiles == 1 && ti->lanes == 8 && ti->reduce_loops == 3 && !strcmp(ti->ctype, "float"));
+        CHECK(!strcmp(ti->axes[0].name, "p") && !strcmp(ti->axes[1].name, "v") && ti->axes[1].multiple == 8);
         CHECK(!strcmp(ti->role_name[TILE_ACC], "acc") && !strcmp(ti->role_name[TILE_BCAST], "a") &&
               !strcmp(ti->role_name[TILE_VEC], "b"));
         CHECK(ti->value->kind == TPAT_ADD && ti->value->a->role == TILE_ACC && ti->value->b->kind == TPAT_MUL &&
@@ -312,9 +313,9 @@ static void test_target_decls(void)
     CHECK(refused(&a, "acc[p,v] + a[p] * b[p,v]", "a[p] * b[p,v]", "intrinsics.t.compute", "not a sum"));
     CHECK(refused(&a, "acc[p,v] + a[p]", "acc[p] + a[p]", "intrinsics.t.compute", "accumulator"));
     CHECK(refused(&a, "acc[p,v] =", "acc[p] =", "intrinsics.t.compute", "two axes"));
-    CHECK(refused(&a, "\"lanes\": 4", "\"lanes\": 8", "intrinsics.t.lanes", "vector_bits"));
-    CHECK(refused(&a, "\"lanes\": 4,", "", "intrinsics.t.lanes", "missing"));
-    CHECK(refused(&a, "\"multiple_of\": 4", "\"multiple_of\": 2", "intrinsics.t.axes.v.multiple_of",
+    CHECK(refused(&a, "\"lanes\": 8", "\"lanes\": 4", "intrinsics.t.lanes", "vector_bits"));
+    CHECK(refused(&a, "\"lanes\": 8,", "", "intrinsics.t.lanes", "missing"));
+    CHECK(refused(&a, "\"multiple_of\": 8", "\"multiple_of\": 4", "intrinsics.t.axes.v.multiple_of",
                   "multiple of lanes"));
     CHECK(refused(&a, "\"p\": {\"min\": 1, \"max\": 8}, ", "", "intrinsics.t.axes.p", "missing"));
     CHECK(refused(&a, "\"max\": 8}", "\"max\": 0}", "intrinsics.t.axes.p.max", "integer"));
@@ -336,7 +337,8 @@ static void test_target_decls(void)
     /* lane-wise declarations ("kind": "lanes") */
     {
         static const char lanes_ok[] =
-            "{\"vector_bits\": 128, \"intrinsics\": {\"L\": {\"kind\": \"lanes\", \"lanes\": 4,"
+            "{\"isa\": \"aarch64\", \"vector_bits\": 128, \"schedule\": {\"acc\": 16, \"vec\": 4},"
+            "\"intrinsics\": {\"L\": {\"kind\": \"lanes\", \"lanes\": 4,"
             "\"vector_type\": \"v4\", \"guard\": \"defined(V4)\", \"c\": {\"load\": \"ld($ptr)\","
             "\"store\": \"st($ptr, $x)\", \"broadcast\": \"dup($x)\", \"add\": \"add($a, $b)\","
             "\"sub\": \"sub($a, $b)\", \"mul\": \"mul($a, $b)\", \"min\": \"mn($a, $b)\","
@@ -367,6 +369,80 @@ static void test_target_decls(void)
             if (t || !e || !strstr(e, bad[i].field) || !strstr(e, bad[i].why))
                 printf("  lanes refusal %d: got \"%s\"\n", (int)i, e ? e : "(accepted)");
         }
+    }
+    /* families (ir/family.c) and the "schedule" knobs: an unknown isa, an
+     * intrinsic no family prints, a knob the target's templates do not
+     * read or out of range: each refused naming the field */
+    {
+#define LANES_DECL "\"intrinsics\": {\"V\": {\"kind\": \"lanes\", \"lanes\": 4, \"vector_type\": \"v4\"," \
+                   "\"guard\": \"defined(V4)\", \"c\": {\"load\": \"ld($ptr)\", \"store\": \"st($ptr, $x)\"," \
+                   "\"broadcast\": \"dup($x)\", \"add\": \"add($a, $b)\", \"sub\": \"sub($a, $b)\"," \
+                   "\"mul\": \"mul($a, $b)\", \"min\": \"mn($a, $b)\", \"max\": \"mx($a, $b)\"}}}"
+        struct { const char *json, *field, *why; } fam[] = {
+            /* the RISC-V vector target of issue 15, JSON only */
+            {"{\"isa\": \"riscv64-v\", \"vector_bits\": 128, " LANES_DECL "}", "isa", "unknown ISA \"riscv64-v\""},
+            {"{\"isa\": 64, \"vector_bits\": 128}", "isa", "must be a string"},
+            {"{\"isa\": \"generic\", \"vector_bits\": 128, " LANES_DECL "}", "intrinsics.V.kind",
+             "needs a \"tile\" intrinsic too"},
+            {"{\"isa\": \"x86-64\", \"vector_bits\": 128, " LANES_DECL "}", "intrinsics.V.kind",
+             "prints no \"lanes\""},
+            {"{\"isa\": \"c\", \"vector_bits\": 128, " LANES_DECL "}", "intrinsics.V.kind", "prints no \"lanes\""},
+            {"{\"isa\": \"aarch64\", \"fpu\": 0, \"vector_bits\": 128, " LANES_DECL "}", "fpu", "fpu must be 1"},
+            {"{\"isa\": \"aarch64\", \"vector_bits\": 128, \"schedule\": {\"acc\": 16}, " LANES_DECL "}",
+             "schedule.vec", "vec must equal"},
+            {"{\"isa\": \"aarch64\", \"vector_bits\": 128, " LANES_DECL "}", "schedule.acc", "missing"},
+            {"{\"isa\": \"armv7e-m\", \"schedule\": {\"acc\": 12, \"rows\": 4}}", "schedule.rows",
+             "not read by this target"},
+            {"{\"isa\": \"armv6-m\", \"fpu\": 0, \"schedule\": {\"acc\": 12}}", "schedule.acc",
+             "not read by this target"},
+            {"{\"isa\": \"armv7e-m\", \"schedule\": {\"acc\": 12, \"int_acc\": 8}}", "schedule.int_acc",
+             "only with dsp 1"},
+            {"{\"isa\": \"armv7e-m\", \"schedule\": {\"acc\": 12, \"dsp\": 1, \"int_acc\": 8}}",
+             "schedule.int_lanes", "missing"},
+            {"{\"isa\": \"armv7e-m\", \"schedule\": {\"acc\": 12, \"vec\": 1}}", "schedule.vec", "must be 0"},
+            {"{\"isa\": \"x86-64\", \"schedule\": {\"lanse\": 4}}", "schedule.lanse", "unknown knob"},
+            {"{\"isa\": \"x86-64\", \"schedule\": {\"rows\": 0}}", "schedule.rows", "integer in 1..64"},
+            {"{\"isa\": \"x86-64\", \"schedule\": [4]}", "schedule", "must be an object"},
+            {"{\"isa\": \"aarch64\", \"fpu\": 0, \"vector_bits\": 256, \"intrinsics\": {\"T\": {\"kind\": \"tile\","
+             "\"compute\": \"acc[p,v] = acc[p,v] + a[p] * b[p,v]\", \"axes\": {\"p\": {\"min\": 1, \"max\": 8},"
+             "\"v\": {\"min\": 8, \"max\": 8, \"multiple_of\": 8}}, \"lanes\": 8, \"vector_type\": \"v8\", \"c\": {\"load\": \"ld($ptr)\","
+             "\"store\": \"st($ptr, $x)\", \"broadcast\": \"dup($x)\", \"fma\": \"fma($acc, $a, $b)\"}}}}",
+             "intrinsics.T.kind", "prints no \"tile\""},
+            /* a tile on 128-bit vectors: the packed-panel template takes 256 bits or more */
+            {"{\"isa\": \"x86-64\", \"vector_bits\": 128, \"intrinsics\": {\"T\": {\"kind\": \"tile\","
+             "\"compute\": \"acc[p,v] = acc[p,v] + a[p] * b[p,v]\", \"axes\": {\"p\": {\"min\": 1, \"max\": 8},"
+             "\"v\": {\"min\": 4, \"max\": 8, \"multiple_of\": 4}}, \"lanes\": 4, \"vector_type\": \"v4\","
+             "\"c\": {\"load\": \"ld($ptr)\", \"store\": \"st($ptr, $x)\", \"broadcast\": \"dup($x)\","
+             "\"fma\": \"fma($acc, $a, $b)\"}}}}",
+             "vector_bits", "256-bit vectors or wider"},
+        };
+        const char *e;
+        size_t i;
+#undef LANES_DECL
+        for (i = 0; i < sizeof fam / sizeof fam[0]; i++) {
+            e = NULL;
+            t = target_parse(&a, "test/toy.json", "toy", fam[i].json, strlen(fam[i].json), &e);
+            CHECK(!t && e && strstr(e, "test/toy.json") && strstr(e, fam[i].field) && strstr(e, fam[i].why));
+            if (t || !e || !strstr(e, fam[i].field) || !strstr(e, fam[i].why))
+                printf("  family refusal %d: got \"%s\"\n", (int)i, e ? e : "(accepted)");
+        }
+        /* the shipped families and knobs */
+        t = target_load(&a, "cortex-m0", &e);
+        CHECK(t && !strcmp(t->family->name, "arm") && t->knobs.lanes == 2 && t->knobs.rows == 2 && !t->knobs.dsp);
+        t = target_load(&a, "cortex-m55", &e);
+        CHECK(t && !strcmp(t->family->name, "arm") && t->knobs.vec == 4 && t->knobs.acc == 16 && t->knobs.dsp &&
+              t->knobs.int_acc == 8);
+        t = target_load(&a, "x86-64-avx512", &e);
+        CHECK(t && !strcmp(t->family->name, "x86") && t->knobs.rows == 8 && t->knobs.pad == 16 &&
+              !t->knobs.part_vec && t->family->loop_lanes(t) == 16);
+        t = target_load(&a, "c", &e);
+        CHECK(t && t->family->portable && t->knobs.lanes == 8 && !t->family->print_stmt);
+        /* defaults where the file has no "schedule" */
+        {
+            static const char x86[] = "{\"isa\": \"x86-64\", \"vector_bits\": 128}";
+            t = target_parse(&a, "test/toy.json", "toy", x86, strlen(x86), &e);
+        }
+        CHECK(t && t->knobs.lanes == 4 && t->knobs.rows == 4 && t->knobs.unroll_vec == 16 && t->knobs.part_vec);
     }
     /* $$ is a literal dollar sign, not a placeholder */
     CHECK(tile_variant(&a, "v4_ld($ptr)", "v4_ld$$($ptr)", NULL) == NULL);
