@@ -3,12 +3,12 @@
  * Gemm and MatMul, the pooling family, BatchNormalization, the Reduce*
  * family, Softmax/LogSoftmax and Resize.
  *
- * Convolution and pooling share one sliding-window rule (window_geometry):
- * kernel, strides, dilations and pads are read, auto_pad is resolved into
- * explicit begin/end pads, and each spatial output extent is computed from
- * them (ceil_mode included). lower/op_nn.c repeats the small part of that
- * rule it needs (it may not call back into the frontend); both follow the
- * ONNX operator definitions.
+ * Convolution and pooling share one sliding-window rule (infer_conv_window in
+ * infer_util.c): kernel, strides, dilations and pads are read, auto_pad is
+ * resolved into explicit begin/end pads, and each spatial output extent is
+ * computed from them (ceil_mode included). The result is stored on the node
+ * as its ConvWindow (ir/params.h), which lower/op_nn.c reads; the Reduce*
+ * axes likewise become the node's ReduceParams.
  *
  * Shape-like inputs that are not compile-time constants (Reduce axes,
  * Resize scales/sizes) fall back to the declared output shape, and the
@@ -20,130 +20,10 @@
 #include <math.h>
 #include <string.h>
 
-/* Resolved sliding-window parameters of one Conv or pooling node. */
-typedef struct Window {
-    int nsp;                          /* number of spatial dimensions */
-    int64_t k[TVMCC_MAX_RANK];        /* kernel extent */
-    int64_t s[TVMCC_MAX_RANK];        /* stride */
-    int64_t dil[TVMCC_MAX_RANK];      /* dilation */
-    int64_t pb[TVMCC_MAX_RANK];       /* pad before */
-    int64_t pe[TVMCC_MAX_RANK];       /* pad after */
-    int64_t out[TVMCC_MAX_RANK];      /* output extent */
-} Window;
-
-/* Reads an INTS attribute of exactly `want` entries into dst, or fills dst
- * with `def` when the attribute is absent. Values must be >= lo. */
-static int read_ints(const Node *n, const char *name, int want, int64_t def, int64_t lo,
-                     int64_t *dst, Diag *d)
-{
-    int64_t cnt, i;
-    const int64_t *v = attr_ints(n, name, &cnt, d);
-    if (cnt < 0 || !v) {
-        for (i = 0; i < want; i++)
-            dst[i] = def;
-        return 0;
-    }
-    if (cnt != want)
-        return diag_error(d, n, name, "has %lld entries, expected %d", (long long)cnt, want);
-    for (i = 0; i < want; i++) {
-        if (v[i] < lo)
-            return diag_error(d, n, name, "entry %lld is %lld, must be at least %lld",
-                              (long long)i, (long long)v[i], (long long)lo);
-        dst[i] = v[i];
-    }
-    return 0;
-}
-
-/* Fills w for input x (rank >= 3, layout N C D1..Dn). `kernel` gives the
- * kernel extents when they come from weights (Conv), else NULL and the
- * kernel_shape attribute is required. */
-static int window_geometry(const Node *n, const Value *x, const int64_t *kernel, int ceil_ok,
-                           Window *w, Diag *d)
-{
-    const char *ap;
-    int i, ceil_mode = 0;
-    int64_t pads[2 * TVMCC_MAX_RANK];
-    w->nsp = x->rank - 2;
-    if (w->nsp < 1)
-        return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x spatial",
-                          x->rank);
-    if (kernel) {
-        int64_t kc;
-        const int64_t *ka = attr_ints(n, "kernel_shape", &kc, d);
-        for (i = 0; i < w->nsp; i++)
-            w->k[i] = kernel[i];
-        if (kc >= 0 && ka) {
-            if (kc != w->nsp)
-                return diag_error(d, n, "kernel_shape", "has %lld entries, expected %d",
-                                  (long long)kc, w->nsp);
-            for (i = 0; i < w->nsp; i++)
-                if (ka[i] != kernel[i])
-                    return diag_error(d, n, "kernel_shape",
-                                      "entry %d is %lld but the weights say %lld", i,
-                                      (long long)ka[i], (long long)kernel[i]);
-        }
-    } else {
-        int64_t kc;
-        attr_ints(n, "kernel_shape", &kc, d);
-        if (kc < 0)
-            return diag_error(d, n, "kernel_shape", "required attribute is missing");
-        if (read_ints(n, "kernel_shape", w->nsp, 1, 1, w->k, d))
-            return 1;
-    }
-    for (i = 0; i < w->nsp; i++)
-        if (w->k[i] < 1)
-            return diag_error(d, n, "kernel_shape", "entry %d is %lld, must be positive", i,
-                              (long long)w->k[i]);
-    if (read_ints(n, "strides", w->nsp, 1, 1, w->s, d) ||
-        read_ints(n, "dilations", w->nsp, 1, 1, w->dil, d) ||
-        read_ints(n, "pads", 2 * w->nsp, 0, 0, pads, d))
-        return 1;
-    if (ceil_ok)
-        ceil_mode = attr_int(n, "ceil_mode", 0, d) != 0;
-    ap = attr_string(n, "auto_pad", "NOTSET", d);
-    for (i = 0; i < w->nsp; i++) {
-        int64_t in = x->dims[2 + i], dk;
-        if (ck_mul(w->k[i] - 1, w->dil[i], &dk) || ck_add(dk, 1, &dk) || w->s[i] > INT32_MAX)
-            return diag_error(d, n, "kernel_shape", "dilated kernel extent overflows");
-        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-            int64_t total;
-            w->out[i] = (in + w->s[i] - 1) / w->s[i];
-            total = (w->out[i] - 1) * w->s[i] + dk - in;
-            if (total < 0)
-                total = 0;
-            w->pb[i] = ap[5] == 'U' ? total / 2 : total - total / 2;
-            w->pe[i] = total - w->pb[i];
-        } else if (!strcmp(ap, "VALID") || !strcmp(ap, "NOTSET")) {
-            int64_t span;
-            w->pb[i] = ap[0] == 'V' ? 0 : pads[i];
-            w->pe[i] = ap[0] == 'V' ? 0 : pads[w->nsp + i];
-            if (w->pb[i] > INT32_MAX || w->pe[i] > INT32_MAX)
-                return diag_error(d, n, "pads", "entry %d is too large", i);
-            span = in + w->pb[i] + w->pe[i] - dk;
-            if (span < 0)
-                return diag_error(d, n, "kernel_shape",
-                                  "dilated kernel %lld is larger than the padded input %lld "
-                                  "(spatial dimension %d)",
-                                  (long long)dk, (long long)(in + w->pb[i] + w->pe[i]), i);
-            if (ceil_mode) {
-                w->out[i] = (span + w->s[i] - 1) / w->s[i] + 1;
-                /* the last window must start inside the input or the left pad */
-                if ((w->out[i] - 1) * w->s[i] >= in + w->pb[i])
-                    w->out[i]--;
-            } else {
-                w->out[i] = span / w->s[i] + 1;
-            }
-        } else {
-            return diag_error(d, n, "auto_pad", "unknown value '%s'", ap);
-        }
-    }
-    return 0;
-}
-
 int infer_Conv(Graph *g, Node *n, Diag *d)
 {
     Value *x, *w, *b;
-    Window win;
+    ConvWindow win;
     int64_t dims[TVMCC_MAX_RANK], group;
     int i;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
@@ -170,8 +50,9 @@ int infer_Conv(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[1]", "weights expect %lld channels per group, the input "
                           "has %lld in %lld groups", (long long)w->dims[1],
                           (long long)x->dims[1], (long long)group);
-    if (window_geometry(n, x, w->dims + 2, 0, &win, d))
+    if (infer_conv_window(n, x, w->dims + 2, 0, &win, d))
         return 1;
+    win.group = group;
     if (n->n_in > 2 && n->in[2] >= 0) {
         if (need_input(g, n, 2, d))
             return 1;
@@ -189,6 +70,7 @@ int infer_Conv(Graph *g, Node *n, Diag *d)
         dims[2 + i] = win.out[i];
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }
 
@@ -296,7 +178,7 @@ int infer_MatMul(Graph *g, Node *n, Diag *d)
 static int infer_pool(Graph *g, Node *n, Diag *d, int is_max)
 {
     Value *x;
-    Window win;
+    ConvWindow win;
     int64_t dims[TVMCC_MAX_RANK];
     int i;
     if (need_input(g, n, 0, d))
@@ -304,12 +186,15 @@ static int infer_pool(Graph *g, Node *n, Diag *d, int is_max)
     x = in_val(g, n, 0);
     if (is_max ? check_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
         return 1;
-    if (window_geometry(n, x, NULL, 1, &win, d))
+    if (infer_conv_window(n, x, NULL, 1, &win, d))
         return 1;
     if (is_max) {
         int64_t so = attr_int(n, "storage_order", 0, d);
         if (so != 0 && so != 1)
             return diag_error(d, n, "storage_order", "must be 0 or 1, not %lld", (long long)so);
+        win.storage_order = (uint8_t)so;
+    } else {
+        win.count_include_pad = attr_int(n, "count_include_pad", 0, d) != 0;
     }
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
@@ -317,6 +202,7 @@ static int infer_pool(Graph *g, Node *n, Diag *d, int is_max)
         dims[2 + i] = win.out[i];
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
     if (value_set(g, n->out[0], x->dtype, x->rank, dims, d, n))
         return 1;
     if (is_max && out_val(g, n, 1))
@@ -419,22 +305,28 @@ static int infer_reduce(Graph *g, Node *n, Diag *d)
 {
     Value *x;
     const int64_t *axes = NULL;
-    int64_t na = -1, keep, noop, dims[TVMCC_MAX_RANK];
-    int red[TVMCC_MAX_RANK], i, r = 0;
+    int64_t na = -1, dims[TVMCC_MAX_RANK];
+    int i, r = 0;
+    ReduceParams p;
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     if (check_numeric(n, x, "input[0]", d))
         return 1;
-    keep = attr_int(n, "keepdims", 1, d);
-    noop = attr_int(n, "noop_with_empty_axes", 0, d);
+    memset(&p, 0, sizeof p);
+    p.keepdims = attr_int(n, "keepdims", 1, d) != 0;
+    p.identity = attr_int(n, "noop_with_empty_axes", 0, d) != 0; /* until axes are read */
     if (axes_from_input(n)) {
         if (n->n_in > 1 && n->in[1] >= 0) {
             if (need_input(g, n, 1, d))
                 return 1;
             na = value_const_ints(g, n->in[1], &axes);
-            if (na < 0)
+            if (na < 0) {
+                p.identity = 0;
+                p.runtime_axes = 1;
+                node_set_params(g, n, PARAMS_REDUCE, &p, sizeof p);
                 return infer_use_declared(g, n, 0, d, "axes input is computed at run time");
+            }
         }
     } else {
         if (n->n_in > 1 && n->in[1] >= 0)
@@ -442,22 +334,24 @@ static int infer_reduce(Graph *g, Node *n, Diag *d)
                               n->op == OP_ReduceSum ? 13 : 18);
         axes = attr_ints(n, "axes", &na, d);
     }
-    for (i = 0; i < x->rank; i++)
-        red[i] = na <= 0 && !noop;
+    if (na <= 0 && !p.identity)
+        p.mask = (1u << x->rank) - 1;
     for (i = 0; i < na; i++) {
         int ax;
         if (infer_axis(n, axes[i], x->rank, &ax, d, "axes"))
             return 1;
-        red[ax] = 1;
+        p.mask |= 1u << ax;
     }
+    p.identity = na <= 0 && p.identity;
     for (i = 0; i < x->rank; i++) {
-        if (!red[i])
+        if (!((p.mask >> i) & 1))
             dims[r++] = x->dims[i];
-        else if (keep)
+        else if (p.keepdims)
             dims[r++] = 1;
     }
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    node_set_params(g, n, PARAMS_REDUCE, &p, sizeof p);
     return value_set(g, n->out[0], x->dtype, r, dims, d, n);
 }
 

@@ -16,6 +16,7 @@
 
 #include "arena.h"
 #include "dtype.h"
+#include "params.h"
 
 #define TVMCC_MAX_RANK 8
 
@@ -104,6 +105,8 @@ typedef struct Node {
                               * kernel it is fused into (the group's last node) */
     const char *note;        /* NULL, or where the node came from, added to its
                               * messages (a branch of a run-time If) */
+    uint8_t param_kind;      /* ParamKind: what params points to */
+    const void *params;      /* parsed attributes (ir/params.h), set by inference */
 } Node;
 
 struct Graph {
@@ -180,6 +183,12 @@ int graph_verify(const Graph *g, Diag *d);
 /* Puts nodes back in an order where every producer precedes its readers,
  * keeping the existing order where it already does; updates producers. */
 void graph_toposort(Graph *g);
+/* Parsed parameters (ir/params.h). node_set_params copies the struct into
+ * the graph's arena; the getters die when the node has none of that kind
+ * (inference sets them for every node it accepts). */
+void node_set_params(Graph *g, Node *n, ParamKind kind, const void *p, size_t size);
+const ConvWindow *node_window(const Node *n);
+const ReduceParams *node_reduce(const Node *n);
 /* Appends attribute a to node ni (the node's attribute array is copied). */
 void node_add_attr(Graph *g, int32_t ni, Attr a);
 /* Stable text dump (golden tests read it). */

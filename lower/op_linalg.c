@@ -20,54 +20,29 @@
 #include <ctype.h>
 #include <string.h>
 
-static void ints_or(const Node *n, const char *name, int cnt, int64_t def, int64_t *dst, Diag *d)
-{
-    int64_t c;
-    const int64_t *v = attr_ints(n, name, &c, d);
-    int i;
-    for (i = 0; i < cnt; i++)
-        dst[i] = (v && c == cnt) ? v[i] : def;
-}
-
 int lower_ConvTranspose(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
-    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
-    int64_t group = attr_int(n, "group", 1, L->d), mg = w->dims[1], cg = x->dims[1] / group;
-    int64_t s[TVMCC_MAX_RANK], dil[TVMCC_MAX_RANK], op[TVMCC_MAX_RANK], pads[2 * TVMCC_MAX_RANK];
-    int64_t cnt, kvol = 1;
-    int nsp = x->rank - 2, i, have_os;
+    const ConvWindow *win = node_window(n);
+    int64_t group = win->group, mg = w->dims[1], cg = x->dims[1] / group;
+    const int64_t *s = win->strides, *dil = win->dilations;
+    int64_t kvol = 1;
+    int nsp = win->nsp, i;
     int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
     Compute *c = lower_stage(L, "convtranspose", lower_buf_value(L, n->out[0]), y->rank, y->dims);
     IterVar *rc = lower_raxis(L, c, cg);
     Expr *xi[TVMCC_MAX_RANK], *wi[TVMCC_MAX_RANK], *cond = ex_const_int(L, DT_BOOL, 1), *grp;
-    attr_ints(n, "output_shape", &cnt, L->d);
-    have_os = cnt >= 0;
-    ints_or(n, "strides", nsp, 1, s, L->d);
-    ints_or(n, "dilations", nsp, 1, dil, L->d);
-    ints_or(n, "output_padding", nsp, 0, op, L->d);
-    ints_or(n, "pads", 2 * nsp, 0, pads, L->d);
     grp = ex_binary(L, BIN_DIV, ex_var(L, &c->axes[1]), ex_int(L, mg));
     xi[0] = ex_var(L, &c->axes[0]);
     xi[1] = ex_add(L, ex_mul(L, grp, ex_int(L, cg)), ex_var(L, rc));
     wi[0] = xi[1];
     wi[1] = ex_binary(L, BIN_MOD, ex_var(L, &c->axes[1]), ex_int(L, mg));
     for (i = 0; i < nsp; i++) {
-        int64_t in = x->dims[2 + i], k = w->dims[2 + i], pb;
-        int64_t full = s[i] * (in - 1) + op[i] + (k - 1) * dil[i] + 1;
+        int64_t in = x->dims[2 + i], k = win->kernel[i], pb = win->pad_begin[i];
         IterVar *rk = lower_raxis(L, c, k);
         Expr *pos;
-        if (have_os || !strncmp(ap, "SAME_", 5)) {
-            /* floor division as in the ONNX definition: a negative total
-             * (output_shape beyond the full extent) pads at the end */
-            int64_t total = full - y->dims[2 + i];
-            int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
-            pb = !strcmp(ap, "SAME_UPPER") ? half : total - half;
-        } else {
-            pb = !strcmp(ap, "VALID") ? 0 : pads[i];
-        }
         kvol *= k;
         pos = ex_sub(L, ex_add(L, ex_var(L, &c->axes[2 + i]), ex_int(L, pb)),
                      ex_mul(L, ex_var(L, rk), ex_int(L, dil[i])));
