@@ -110,6 +110,7 @@ int lower_conv_nchwc(Lower *L, Node *n)
                        : ex_var(L, rc);
     wi[2] = ex_var(L, rh);
     wi[3] = ex_var(L, rw);
+    c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, ex_load_nd(L, wb, 4, w->dims, wi));
     if (n->n_in > 2 && n->in[2] >= 0)
@@ -181,6 +182,7 @@ int lower_conv_nhwc(Lower *L, Node *n)
     wi[1] = ex_var(L, rh);
     wi[2] = ex_var(L, rw);
     wi[3] = ex_var(L, rc);
+    c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, ex_load_nd(L, wb, 4, w->dims, wi));
     if (n->n_in > 2 && n->in[2] >= 0)

@@ -107,6 +107,7 @@ int lower_Conv(Lower *L, Node *n)
     wi[1] = ex_var(L, rc);
     for (i = 0; i < win->nsp; i++)
         wi[2 + i] = ex_var(L, &rk[i]);
+    c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, ex_load_nd(L, wb, w->rank, w->dims, wi));
     if (n->n_in > 2 && n->in[2] >= 0) {

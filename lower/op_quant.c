@@ -249,6 +249,7 @@ static void int_conv(Lower *L, const Node *n, int ix, int ixz, int iw, int iwz, 
         wi[2 + i] = ex_var(L, &rk[i]);
     wv = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[iw]), w->rank, w->dims, wi));
     wv = ex_sub(L, wv, param(L, n, iwz, c, 1, DT_INT32, 0));
+    c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, wv);
     if (ib >= 0 && present(n, ib))
