@@ -21,9 +21,11 @@
 #include <string.h>
 
 const OpInfo op_info[OP_COUNT] = {
-    {"Unknown", 0, -1, 0, -1, CAT_OPAQUE},
-#define OP(name, mi, ma, mo, mao, cat) {#name, mi, ma, mo, mao, CAT_##cat},
+    {"Unknown", 0, -1, 0, -1, CAT_OPAQUE, 0},
+#define OP(name, mi, ma, mo, mao, cat) {#name, mi, ma, mo, mao, CAT_##cat, 1},
+#define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat) {#name, mi, ma, mo, mao, CAT_##cat, 0},
 #include "ops.h"
+#undef OP_NOT_LOWERED
 #undef OP
 };
 

@@ -35,6 +35,7 @@ typedef struct OpInfo {
     int min_in, max_in; /* max_in -1: variadic */
     int min_out, max_out;
     OpCategory category;
+    uint8_t lowered;    /* 0 for OP_NOT_LOWERED rows (control flow, training) */
 } OpInfo;
 
 extern const OpInfo op_info[OP_COUNT];

@@ -15,7 +15,9 @@
 #include "../ir/target.h"
 
 #define OP(name, mi, ma, mo, mao, cat) int lower_##name(Lower *L, Node *n);
+#define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat)
 #include "../ir/ops.h"
+#undef OP_NOT_LOWERED
 #undef OP
 
 /* Lower node `ni` of g into a new kernel named `name`, scheduled for target
