@@ -74,14 +74,6 @@ int infer_Conv(Graph *g, Node *n, Diag *d)
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }
 
-static int check_numeric(const Node *n, const Value *v, const char *field, Diag *d)
-{
-    if (v->dtype == DT_BOOL || !dtype_size(v->dtype))
-        return diag_error(d, n, field, "element type %s is not supported",
-                          dtype_name(v->dtype) ? dtype_name(v->dtype) : "?");
-    return 0;
-}
-
 int infer_Gemm(Graph *g, Node *n, Diag *d)
 {
     Value *a, *b;
@@ -90,7 +82,7 @@ int infer_Gemm(Graph *g, Node *n, Diag *d)
         return 1;
     a = in_val(g, n, 0);
     b = in_val(g, n, 1);
-    if (check_numeric(n, a, "input[0]", d))
+    if (infer_need_numeric(n, a, "input[0]", d))
         return 1;
     /* integer Gemm multiplies by alpha and beta as integer constants */
     if (infer_attr_fits(n, "alpha", a->dtype, d) || infer_attr_fits(n, "beta", a->dtype, d))
@@ -142,7 +134,7 @@ int infer_MatMul(Graph *g, Node *n, Diag *d)
         return 1;
     a = in_val(g, n, 0);
     b = in_val(g, n, 1);
-    if (check_numeric(n, a, "input[0]", d))
+    if (infer_need_numeric(n, a, "input[0]", d))
         return 1;
     if (b->dtype != a->dtype)
         return diag_error(d, n, "input[1]", "type %s differs from input[0]'s %s",
@@ -184,7 +176,7 @@ static int infer_pool(Graph *g, Node *n, Diag *d, int is_max)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (is_max ? check_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
+    if (is_max ? infer_need_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
         return 1;
     if (infer_conv_window(n, x, NULL, 1, &win, d))
         return 1;
@@ -228,7 +220,7 @@ static int infer_global_pool(Graph *g, Node *n, Diag *d, int is_max)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (is_max ? check_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
+    if (is_max ? infer_need_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
         return 1;
     if (x->rank < 3)
         return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x spatial",
@@ -311,7 +303,7 @@ static int infer_reduce(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (check_numeric(n, x, "input[0]", d))
+    if (infer_need_numeric(n, x, "input[0]", d))
         return 1;
     memset(&p, 0, sizeof p);
     p.keepdims = attr_int(n, "keepdims", 1, d) != 0;
@@ -447,7 +439,7 @@ int infer_Resize(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (check_numeric(n, x, "input[0]", d) || check_resize_attrs(n, d) ||
+    if (infer_need_numeric(n, x, "input[0]", d) || check_resize_attrs(n, d) ||
         infer_attr_fits(n, "extrapolation_value", x->dtype, d))
         return 1;
     have_scales = in_val(g, n, scales_in) && value_numel(in_val(g, n, scales_in)) > 0;

@@ -183,6 +183,14 @@ int infer_attr_fits(const Node *n, const char *name, DType t, Diag *d)
     return 0;
 }
 
+int infer_need_numeric(const Node *n, const Value *v, const char *field, Diag *d)
+{
+    if (v->dtype == DT_BOOL || !dtype_size(v->dtype))
+        return diag_error(d, n, field, "element type %s is not supported",
+                          dtype_name(v->dtype) ? dtype_name(v->dtype) : "?");
+    return 0;
+}
+
 int infer_need_float(const Node *n, const Value *v, const char *field, Diag *d)
 {
     if (!dtype_is_float(v->dtype))
