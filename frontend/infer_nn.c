@@ -11,7 +11,6 @@
  */
 #include "infer.h"
 
-
 int infer_Conv(Graph *g, Node *n, Diag *d)
 {
     Value *x, *w, *b;
