@@ -49,6 +49,8 @@ int infer_broadcast(const Node *n, int ra, const int64_t *da, int rb, const int6
 const char *infer_type_name(DType t);
 /* Reports and returns 1 if output i of n is omitted. */
 int infer_need_output(Graph *g, const Node *n, int i, Diag *d);
+/* Output i gets x's dtype and shape; reports a missing output. */
+int infer_same_shape_out(Graph *g, Node *n, int i, const Value *x, Diag *d);
 /* Reports and returns 1 if v is bool or of a type tvmcc does not support. */
 int infer_need_numeric(const Node *n, const Value *v, const char *field, Diag *d);
 /* Reports and returns 1 if v is not of a floating type. */

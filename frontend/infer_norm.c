@@ -13,13 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int same_shape_out(Graph *g, Node *n, int i, const Value *x, Diag *d)
-{
-    if (!out_val(g, n, i))
-        return diag_error(d, n, "output[0]", "required output is missing");
-    return value_set(g, n->out[i], x->dtype, x->rank, x->dims, d, n);
-}
-
 int infer_LayerNormalization(Graph *g, Node *n, Diag *d)
 {
     Value *x, *p;
@@ -45,7 +38,7 @@ int infer_LayerNormalization(Graph *g, Node *n, Diag *d)
             if (od[j] != x->dims[j])
                 return diag_error(d, n, field, "does not broadcast to the input's shape");
     }
-    if (same_shape_out(g, n, 0, x, d))
+    if (infer_same_shape_out(g, n, 0, x, d))
         return 1;
     for (i = 0; i < x->rank; i++)
         dims[i] = i < axis ? x->dims[i] : 1;
@@ -79,7 +72,7 @@ int infer_InstanceNormalization(Graph *g, Node *n, Diag *d)
             return diag_error(d, n, i == 1 ? "input[1]" : "input[2]",
                               "must be 1-D with %lld channels", (long long)x->dims[1]);
     }
-    return same_shape_out(g, n, 0, x, d);
+    return infer_same_shape_out(g, n, 0, x, d);
 }
 
 int infer_MeanVarianceNormalization(Graph *g, Node *n, Diag *d)
@@ -99,7 +92,7 @@ int infer_MeanVarianceNormalization(Graph *g, Node *n, Diag *d)
             return 1;
     if (!axes && x->rank != 4)
         return diag_error(d, n, "axes", "the default axes [0,2,3] need a rank-4 input");
-    return same_shape_out(g, n, 0, x, d);
+    return infer_same_shape_out(g, n, 0, x, d);
 }
 
 int infer_LRN(Graph *g, Node *n, Diag *d)
@@ -114,7 +107,7 @@ int infer_LRN(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "rank %d is below 3 (N x C x spatial)", x->rank);
     if (attr_int(n, "size", 0, d) < 1)
         return diag_error(d, n, "size", "required positive attribute is missing or invalid");
-    return same_shape_out(g, n, 0, x, d);
+    return infer_same_shape_out(g, n, 0, x, d);
 }
 
 int infer_CumSum(Graph *g, Node *n, Diag *d)
@@ -132,7 +125,7 @@ int infer_CumSum(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[1]", "axis must be one int32 or int64 value");
     if (value_const_ints(g, n->in[1], &av) == 1 && infer_axis(n, av[0], x->rank, &ax, d, "axis"))
         return 1;
-    return same_shape_out(g, n, 0, x, d);
+    return infer_same_shape_out(g, n, 0, x, d);
 }
 
 int infer_OneHot(Graph *g, Node *n, Diag *d)
@@ -204,7 +197,7 @@ static int infer_scatter_el(Graph *g, Node *n, Diag *d)
         if (i != axis && idx->dims[i] > x->dims[i])
             return diag_error(d, n, "input[1]", "indices dimension %d exceeds the data's", i);
     }
-    return same_shape_out(g, n, 0, x, d);
+    return infer_same_shape_out(g, n, 0, x, d);
 }
 
 int infer_ScatterElements(Graph *g, Node *n, Diag *d) { return infer_scatter_el(g, n, d); }
@@ -240,7 +233,7 @@ int infer_ScatterND(Graph *g, Node *n, Diag *d)
             return diag_error(d, n, "input[2]", "updates dimension %d is %lld, expected %lld", i,
                               (long long)u->dims[i], (long long)want);
     }
-    return same_shape_out(g, n, 0, x, d);
+    return infer_same_shape_out(g, n, 0, x, d);
 }
 
 static int infer_window(Graph *g, Node *n, Diag *d)

@@ -183,6 +183,13 @@ int infer_attr_fits(const Node *n, const char *name, DType t, Diag *d)
     return 0;
 }
 
+int infer_same_shape_out(Graph *g, Node *n, int i, const Value *x, Diag *d)
+{
+    if (!out_val(g, n, i))
+        return diag_error(d, n, "output[0]", "required output is missing");
+    return value_set(g, n->out[i], x->dtype, x->rank, x->dims, d, n);
+}
+
 int infer_need_numeric(const Node *n, const Value *v, const char *field, Diag *d)
 {
     if (v->dtype == DT_BOOL || !dtype_size(v->dtype))
