@@ -29,6 +29,13 @@ Kernel *lower_node(Graph *g, int32_t ni, const char *name, const Target *target,
 Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *name,
                     const Target *target, Diag *d);
 
+/* The three stages of a softmax (lower/op_reduce.c) of input buffer xb into
+ * output buffer yb, both viewed as [outer, R, inner] (v3), normalised over
+ * R in compute type ct: a row maximum and a sum of exponentials into
+ * scratch buffers, then the normalising stage (log-softmax when is_log).
+ * Also used by the schedule tests to build a softmax kernel. */
+void lower_softmax_stages(Lower *L, int xb, int yb, const int64_t *v3, DType ct, int is_log);
+
 /* Bytes of character storage per output string for string operators that
  * make new strings (tvmcc --string-bytes; lower/op_string.c). */
 extern int64_t lower_string_bytes;

@@ -253,28 +253,12 @@ int lower_ReduceL2(Lower *L, Node *n) { return lower_reduce(L, n); }
 int lower_ReduceLogSum(Lower *L, Node *n) { return lower_reduce(L, n); }
 int lower_ReduceLogSumExp(Lower *L, Node *n) { return lower_reduce(L, n); }
 
-/* Softmax and LogSoftmax over a [outer, R, inner] view of the input: before
- * opset 13 the input is coerced to 2-D at `axis` (inner = 1), from 13 only
- * dimension `axis` is normalised. */
-static int lower_softmax(Lower *L, Node *n, int is_log)
+void lower_softmax_stages(Lower *L, int xb, int yb, const int64_t *v3, DType ct, int is_log)
 {
-    Graph *g = L->g;
-    const Value *x = &g->values[n->in[0]];
-    int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
-    DType ct = dtype_compute(x->dtype);
-    int64_t axis = attr_int(n, "axis", n->opset >= 13 ? -1 : 1, L->d), v3[3] = {1, 1, 1};
     int64_t d2[2];
     int mb, sb, i;
     Compute *c;
     Expr *xi[3], *oi[2], *m, *s, *t;
-    if (axis < 0)
-        axis += x->rank;
-    if (axis < 0 || axis >= x->rank)
-        return diag_error(L->d, n, "axis", "axis is out of range for rank %d", x->rank);
-    for (i = 0; i < x->rank; i++) {
-        int slot = i < axis ? 0 : (i == axis || n->opset < 13) ? 1 : 2;
-        v3[slot] *= x->dims[i];
-    }
     d2[0] = v3[0];
     d2[1] = v3[2];
     mb = lower_buf_temp(L, "max", ct, v3[0] * v3[2]);
@@ -305,6 +289,27 @@ static int lower_softmax(Lower *L, Node *n, int is_log)
     t = ex_binary(L, BIN_SUB, ex_load_nd(L, xb, 3, v3, xi), m);
     c->body = is_log ? ex_binary(L, BIN_SUB, t, ex_unary(L, UN_LOG, s))
                      : ex_binary(L, BIN_DIV, ex_unary(L, UN_EXP, t), s);
+}
+
+/* Softmax and LogSoftmax over a [outer, R, inner] view of the input: before
+ * opset 13 the input is coerced to 2-D at `axis` (inner = 1), from 13 only
+ * dimension `axis` is normalised. */
+static int lower_softmax(Lower *L, Node *n, int is_log)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]];
+    int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
+    int64_t axis = attr_int(n, "axis", n->opset >= 13 ? -1 : 1, L->d), v3[3] = {1, 1, 1};
+    int i;
+    if (axis < 0)
+        axis += x->rank;
+    if (axis < 0 || axis >= x->rank)
+        return diag_error(L->d, n, "axis", "axis is out of range for rank %d", x->rank);
+    for (i = 0; i < x->rank; i++) {
+        int slot = i < axis ? 0 : (i == axis || n->opset < 13) ? 1 : 2;
+        v3[slot] *= x->dims[i];
+    }
+    lower_softmax_stages(L, xb, yb, v3, dtype_compute(x->dtype), is_log);
     return 0;
 }
 
