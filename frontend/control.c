@@ -72,14 +72,7 @@ static void *ctl_alloc(Ctx *C, size_t n)
 /* New value of the main graph named after base, unique. */
 static int32_t fresh_value(Ctx *C, const char *base)
 {
-    const char *name;
-    do {
-        name = arena_printf(C->g->arena, "%s~%ld", base && base[0] ? base : "v",
-                            (long)++C->serial);
-        if (!name)
-            die("compile arena exhausted");
-    } while (graph_find_value(C->g, name) >= 0);
-    return graph_add_value(C->g, name);
+    return graph_add_fresh_value(C->g, base, "", &C->serial);
 }
 
 /* A constant value (data shared, not copied). */

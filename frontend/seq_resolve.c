@@ -44,14 +44,7 @@ static void *sq_alloc(Graph *g, size_t count, size_t size)
 
 static int32_t fresh_value(SeqCtx *S, const char *base)
 {
-    const char *name;
-    do {
-        name = arena_printf(S->g->arena, "%s~seq%ld", base && base[0] ? base : "v",
-                            (long)++S->serial);
-        if (!name)
-            die("compile arena exhausted");
-    } while (graph_find_value(S->g, name) >= 0);
-    return graph_add_value(S->g, name);
+    return graph_add_fresh_value(S->g, base, "seq", &S->serial);
 }
 
 /* A constant int64 tensor of rank 0 or 1 (count entries). */

@@ -186,6 +186,18 @@ int32_t graph_find_value(const Graph *g, const char *name)
     return -1;
 }
 
+int32_t graph_add_fresh_value(Graph *g, const char *base, const char *tag, int32_t *serial)
+{
+    const char *name;
+    do {
+        name = arena_printf(g->arena, "%s~%s%ld", base && base[0] ? base : "v", tag,
+                            (long)++*serial);
+        if (!name)
+            die("compile arena exhausted");
+    } while (graph_find_value(g, name) >= 0);
+    return graph_add_value(g, name);
+}
+
 int32_t graph_add_node(Graph *g, OpKind op, const char *name, int n_in, int n_out)
 {
     Node *n;

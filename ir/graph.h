@@ -151,6 +151,9 @@ Graph *graph_new(Arena *a, const char *path);
 /* New value named `name` (copied), dtype undefined, rank -1. Returns index. */
 int32_t graph_add_value(Graph *g, const char *name);
 int32_t graph_find_value(const Graph *g, const char *name); /* -1 if absent */
+/* New value named "BASE~TAG<k>" (BASE "v" when NULL or empty) with k the
+ * next value of *serial for which no value has that name yet. */
+int32_t graph_add_fresh_value(Graph *g, const char *base, const char *tag, int32_t *serial);
 /* New node; in/out arrays allocated with the given counts, filled with -1. */
 int32_t graph_add_node(Graph *g, OpKind op, const char *name, int n_in, int n_out);
 
