@@ -11,7 +11,8 @@
  * Einsum: the equation is parsed into labels per operand ("..." stands for
  * the broadcast leading dimensions); the output labels are the explicit
  * right-hand side, or, without "->", the ellipsis then the labels used
- * once, in alphabetical order. lower/op_linalg.c has the same parser.
+ * once, in alphabetical order. The labels of every operand and of the
+ * output are stored on the node (EinsumParams) for lower/op_linalg.c.
  */
 #include "infer.h"
 
@@ -152,8 +153,14 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
     int64_t ext[64], dims[TVMCC_MAX_RANK];
     int count[64], op = 0, ell = 0, r = 0, i;
     DType t;
+    EinsumParams ep;
     if (!eq)
         return diag_error(d, n, "equation", "required attribute is missing");
+    if (n->n_in > EINSUM_MAX_OPERANDS)
+        return diag_error(d, n, "input count", "more than %d operands are not supported",
+                          EINSUM_MAX_OPERANDS);
+    memset(&ep, 0, sizeof ep);
+    ep.n_ops = n->n_in;
     {
         const char *why = einsum_syntax(eq, n->n_in);
         if (why)
@@ -193,6 +200,7 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
                     int el = 52 + (e - 1 - j); /* counted from the right */
                     if (ext[el] < 0 || ext[el] == 1)
                         ext[el] = v->dims[k];
+                    ep.lab[op][k] = (uint8_t)el;
                 }
                 p += 2;
                 continue;
@@ -205,8 +213,10 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
             if (ext[lb] < 0 || ext[lb] == 1)
                 ext[lb] = v->dims[k];
             count[lb]++;
+            ep.lab[op][k] = (uint8_t)lb;
             k++;
         }
+        ep.nlab[op] = (uint8_t)k;
         if (*p == ',')
             p++;
         else if (op + 1 < n->n_in)
@@ -222,24 +232,33 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
             if (*p == '.') {
                 if (r + ell > TVMCC_MAX_RANK)
                     return diag_error(d, n, "equation", "output rank above %d", TVMCC_MAX_RANK);
-                for (i = ell - 1; i >= 0; i--)
+                for (i = ell - 1; i >= 0; i--) {
+                    ep.out[r] = (uint8_t)(52 + i);
                     dims[r++] = ext[52 + i];
+                }
                 p += 2;
             } else if (lb >= 0) {
                 if (!count[lb] || r >= TVMCC_MAX_RANK)
                     return diag_error(d, n, "equation", "output label '%c' is invalid", *p);
+                ep.out[r] = (uint8_t)lb;
                 dims[r++] = ext[lb];
             }
         }
     } else {
-        for (i = ell - 1; i >= 0; i--)
+        for (i = ell - 1; i >= 0; i--) {
+            ep.out[r] = (uint8_t)(52 + i);
             dims[r++] = ext[52 + i];
+        }
         for (i = 0; i < 52; i++)
-            if (count[i] == 1 && r < TVMCC_MAX_RANK)
+            if (count[i] == 1 && r < TVMCC_MAX_RANK) {
+                ep.out[r] = (uint8_t)i;
                 dims[r++] = ext[i];
+            }
     }
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    ep.nout = r;
+    node_set_params(g, n, PARAMS_EINSUM, &ep, sizeof ep);
     return value_set(g, n->out[0], t, r, dims, d, n);
 }
 

@@ -2,14 +2,16 @@
  * Shape and type inference of Resize (lowered by lower/op_resize.c): the
  * output extents come from the sizes input, or from the scales input
  * (floor(in * scale)); either computed at run time falls back to the
- * declared output shape.
+ * declared output shape. The attributes become the node's ResizeParams
+ * (ir/params.h).
  */
 #include "infer.h"
 
 #include <math.h>
 #include <string.h>
 
-static int check_resize_attrs(const Node *n, Diag *d)
+/* Checks the attributes and parses them into p. */
+static int check_resize_attrs(const Node *n, ResizeParams *p, Diag *d)
 {
     static const char *const modes[] = {"nearest", "linear", "cubic", NULL};
     static const char *const ctms[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
@@ -21,21 +23,29 @@ static int check_resize_attrs(const Node *n, Diag *d)
     const char *c = attr_string(n, "coordinate_transformation_mode", "half_pixel", d);
     const char *nm = attr_string(n, "nearest_mode", "round_prefer_floor", d);
     int i;
+    memset(p, 0, sizeof *p);
     for (i = 0; modes[i] && strcmp(modes[i], m); i++)
         ;
     if (!modes[i])
         return diag_error(d, n, "mode", "unknown value '%s'", m);
+    p->mode = (uint8_t)i;
     for (i = 0; ctms[i] && strcmp(ctms[i], c); i++)
         ;
     if (!ctms[i])
         return diag_error(d, n, "coordinate_transformation_mode", "unknown value '%s'", c);
+    p->coord = (uint8_t)(n->opset >= 11 ? i : CT_ASYM);
     for (i = 0; nms[i] && strcmp(nms[i], nm); i++)
         ;
     if (!nms[i])
         return diag_error(d, n, "nearest_mode", "unknown value '%s'", nm);
+    /* Resize-10 rounds down like the Upsample it replaced */
+    p->round = (uint8_t)(n->opset >= 11 ? i : NM_FLOOR);
     if (node_attr(n, "axes") || node_attr(n, "keep_aspect_ratio_policy") || n->opset >= 18)
         return diag_error(d, n, "axes", "Resize from opset 18 (axes, aspect ratio policy) is "
                           "not supported");
+    p->exclude_outside = attr_int(n, "exclude_outside", 0, d) != 0;
+    p->cubic_coeff_a = attr_float(n, "cubic_coeff_a", -0.75, d);
+    p->extrapolation_value = attr_float(n, "extrapolation_value", 0.0, d);
     return 0;
 }
 
@@ -64,12 +74,14 @@ int infer_Resize(Graph *g, Node *n, Diag *d)
     int64_t dims[TVMCC_MAX_RANK];
     int scales_in = n->opset >= 11 ? 2 : 1, i;
     int have_scales, have_sizes;
+    ResizeParams p;
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (infer_need_numeric(n, x, "input[0]", d) || check_resize_attrs(n, d) ||
+    if (infer_need_numeric(n, x, "input[0]", d) || check_resize_attrs(n, &p, d) ||
         infer_attr_fits(n, "extrapolation_value", x->dtype, d))
         return 1;
+    node_set_params(g, n, PARAMS_RESIZE, &p, sizeof p);
     have_scales = in_val(g, n, scales_in) && value_numel(in_val(g, n, scales_in)) > 0;
     have_sizes = n->opset >= 11 && in_val(g, n, 3) && value_numel(in_val(g, n, 3)) > 0;
     if (have_scales == have_sizes)

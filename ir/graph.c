@@ -732,6 +732,16 @@ const ReduceParams *node_reduce(const Node *n)
     return params_of(n, PARAMS_REDUCE, "reduce axes");
 }
 
+const ResizeParams *node_resize(const Node *n)
+{
+    return params_of(n, PARAMS_RESIZE, "resize parameters");
+}
+
+const EinsumParams *node_einsum(const Node *n)
+{
+    return params_of(n, PARAMS_EINSUM, "einsum equation");
+}
+
 void node_add_attr(Graph *g, int32_t ni, Attr a)
 {
     Node *n = &g->nodes[ni];

@@ -16,9 +16,10 @@
 
 #include "arena.h"
 #include "dtype.h"
-#include "params.h"
 
 #define TVMCC_MAX_RANK 8
+
+#include "params.h"
 
 typedef enum OpKind {
     OP_UNKNOWN = 0,
@@ -193,6 +194,8 @@ void graph_toposort(Graph *g);
 void node_set_params(Graph *g, Node *n, ParamKind kind, const void *p, size_t size);
 const ConvWindow *node_window(const Node *n);
 const ReduceParams *node_reduce(const Node *n);
+const ResizeParams *node_resize(const Node *n);
+const EinsumParams *node_einsum(const Node *n);
 /* Appends attribute a to node ni (the node's attribute array is copied). */
 void node_add_attr(Graph *g, int32_t ni, Attr a);
 /* Stable text dump (golden tests read it). */

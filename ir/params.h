@@ -15,13 +15,15 @@
  */
 #ifndef TVMCC_PARAMS_H
 #define TVMCC_PARAMS_H
+/* included by graph.h, after TVMCC_MAX_RANK */
 
 #include <stdint.h>
 
 #define TVMCC_MAX_SPATIAL 6  /* spatial dimensions of a window (rank 8 - N - C) */
 
 /* Which struct Node.params points to. */
-typedef enum ParamKind { PARAMS_NONE = 0, PARAMS_WINDOW, PARAMS_REDUCE } ParamKind;
+typedef enum ParamKind { PARAMS_NONE = 0, PARAMS_WINDOW, PARAMS_REDUCE, PARAMS_RESIZE,
+                         PARAMS_EINSUM } ParamKind;
 
 /* The sliding window of a convolution or pooling node (Conv, ConvInteger,
  * QLinearConv, ConvTranspose, MaxPool, AveragePool, MaxUnpool), spatial
@@ -53,5 +55,34 @@ typedef struct ReduceParams {
     uint8_t runtime_axes;             /* axes input computed at run time */
     unsigned mask;                    /* bit i: input dimension i is reduced */
 } ReduceParams;
+
+/* Resize (opset 10 to 17). The enums follow the order of the ONNX value
+ * lists. Before opset 11 the coordinates are asymmetric and nearest rounds
+ * down, like the Upsample Resize-10 replaced. */
+typedef enum ResizeMode { RESIZE_NEAREST, RESIZE_LINEAR, RESIZE_CUBIC } ResizeMode;
+typedef enum ResizeCoord { CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_TF_NN, CT_CROP } ResizeCoord;
+typedef enum ResizeRound { NM_ROUND_FLOOR, NM_ROUND_CEIL, NM_FLOOR, NM_CEIL } ResizeRound;
+
+typedef struct ResizeParams {
+    uint8_t mode;                     /* ResizeMode */
+    uint8_t coord;                    /* ResizeCoord (coordinate_transformation_mode) */
+    uint8_t round;                    /* ResizeRound (nearest_mode) */
+    uint8_t exclude_outside;          /* cubic taps outside the input get weight 0 */
+    double cubic_coeff_a;
+    double extrapolation_value;       /* tf_crop_and_resize outside the input */
+} ResizeParams;
+
+/* Einsum: the equation parsed into labels, 0..51 for the letters a-z A-Z
+ * and 52 + j for the ellipsis dimension j counted from the right (they
+ * broadcast right-aligned). The output labels are the explicit right-hand
+ * side, or without "->" the ellipsis then the labels used once, in order. */
+#define EINSUM_MAX_OPERANDS 16
+typedef struct EinsumParams {
+    int n_ops;                                        /* operands (inputs) */
+    uint8_t nlab[EINSUM_MAX_OPERANDS];                /* = the operand's rank */
+    uint8_t lab[EINSUM_MAX_OPERANDS][TVMCC_MAX_RANK]; /* label of each dimension */
+    int nout;                                         /* output rank */
+    uint8_t out[TVMCC_MAX_RANK];                      /* label of each output dimension */
+} EinsumParams;
 
 #endif

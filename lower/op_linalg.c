@@ -10,14 +10,14 @@
  * Einsum is one stage too: the output labels are its axes, every other
  * label is a reduce axis, and the body is the product of the operands
  * loaded at their labels (a repeated label reads a diagonal; a dimension of
- * extent 1 broadcasts). The equation parser mirrors the frontend's.
+ * extent 1 broadcasts). The labels come parsed by frontend/infer_linalg.c
+ * (the node's EinsumParams).
  *
  * Det expands the determinant by cofactors, so it is limited to matrices
  * up to 3x3 (the frontend reports larger ones).
  */
 #include "lower.h"
 
-#include <ctype.h>
 #include <string.h>
 
 int lower_ConvTranspose(Lower *L, Node *n)
@@ -66,92 +66,43 @@ int lower_ConvTranspose(Lower *L, Node *n)
     return 0;
 }
 
-/* Labels as in frontend/infer_linalg.c: letters 0..51, ellipsis
- * dimensions 52 + j counted from the right. */
-static int label_of(int ch)
-{
-    return islower(ch) ? ch - 'a' : isupper(ch) ? 26 + ch - 'A' : -1;
-}
-
-/* Reads one term of the equation starting at p (up to ',' '-' or the end)
- * for an operand of the given rank (-1 for the output: ellipsis of `ell`
- * dimensions); fills lab[] and returns the position after the term. */
-static const char *parse_term(const char *p, int rank, int ell, int *lab, int *nlab)
-{
-    int nl = 0, e, k = 0, j;
-    const char *q;
-    for (q = p; *q && *q != ',' && *q != '-'; q++)
-        if (label_of(*q) >= 0)
-            nl++;
-    e = rank < 0 ? ell : rank - nl;
-    for (; p < q; p++) {
-        if (*p == '.') {
-            for (j = 0; j < e; j++)
-                lab[k++] = 52 + (e - 1 - j);
-            p += 2;
-        } else if (label_of(*p) >= 0) {
-            lab[k++] = label_of(*p);
-        }
-    }
-    *nlab = k;
-    return q;
-}
-
 int lower_Einsum(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *y = &g->values[n->out[0]];
-    const char *p = attr_string(n, "equation", "", L->d);
-    int lab[16][TVMCC_MAX_RANK], nlab[16], olab[TVMCC_MAX_RANK], nout = 0, ell = 0;
-    int used[64], op, i, j;
+    const EinsumParams *ep = node_einsum(n);
+    int used[64], op, i, j, nout = ep->nout;
+    const uint8_t *olab = ep->out;
     int64_t ext[64];
     Expr *var[64], *body = NULL;
     Compute *c;
-    if (n->n_in > 16)
-        return diag_error(L->d, n, "input count", "more than 16 operands are not supported");
     memset(used, 0, sizeof used);
     for (i = 0; i < 64; i++)
         ext[i] = 1;
-    for (op = 0; op < n->n_in; op++) {
+    for (op = 0; op < ep->n_ops; op++) {
         const Value *v = &g->values[n->in[op]];
-        p = parse_term(p, v->rank, 0, lab[op], &nlab[op]);
-        for (i = 0; i < nlab[op]; i++) {
-            used[lab[op][i]]++;
+        for (i = 0; i < ep->nlab[op]; i++) {
+            used[ep->lab[op][i]]++;
             if (v->dims[i] != 1)
-                ext[lab[op][i]] = v->dims[i];
-            if (lab[op][i] >= 52 && lab[op][i] - 51 > ell)
-                ell = lab[op][i] - 51;
+                ext[ep->lab[op][i]] = v->dims[i];
         }
-        if (*p == ',')
-            p++;
     }
-    if (*p == '-') {
-        parse_term(p + 2, -1, ell, olab, &nout);
-    } else {
-        for (i = ell - 1; i >= 0; i--)
-            olab[nout++] = 52 + i;
-        for (i = 0; i < 52; i++)
-            if (used[i] == 1)
-                olab[nout++] = i;
-    }
-    if (nout != y->rank)
-        die("einsum: output rank %d differs from the inferred %d", nout, y->rank);
     c = lower_stage(L, "einsum", lower_buf_value(L, n->out[0]), y->rank, y->dims);
     for (i = 0; i < nout; i++) {
         var[olab[i]] = ex_var(L, &c->axes[i]);
         used[olab[i]] = -1;
     }
-    for (op = 0; op < n->n_in; op++)
-        for (i = 0; i < nlab[op]; i++)
-            if (used[lab[op][i]] > 0) {
-                var[lab[op][i]] = ex_var(L, lower_raxis(L, c, ext[lab[op][i]]));
-                used[lab[op][i]] = -1;
+    for (op = 0; op < ep->n_ops; op++)
+        for (i = 0; i < ep->nlab[op]; i++)
+            if (used[ep->lab[op][i]] > 0) {
+                var[ep->lab[op][i]] = ex_var(L, lower_raxis(L, c, ext[ep->lab[op][i]]));
+                used[ep->lab[op][i]] = -1;
             }
     for (op = 0; op < n->n_in; op++) {
         const Value *v = &g->values[n->in[op]];
         Expr *xi[TVMCC_MAX_RANK], *ld;
         for (j = 0; j < v->rank; j++)
-            xi[j] = v->dims[j] == 1 ? ex_int(L, 0) : var[lab[op][j]];
+            xi[j] = v->dims[j] == 1 ? ex_int(L, 0) : var[ep->lab[op][j]];
         ld = ex_load_nd(L, lower_buf_value(L, n->in[op]), v->rank, v->dims, xi);
         body = body ? ex_mul(L, body, ld) : ld;
     }
