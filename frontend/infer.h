@@ -47,6 +47,10 @@ int infer_broadcast(const Node *n, int ra, const int64_t *da, int rb, const int6
 const char *infer_type_name(DType t);
 /* Reports and returns 1 if output i of n is omitted. */
 int infer_need_output(Graph *g, const Node *n, int i, Diag *d);
+/* Output i gets x's dtype and shape; reports a missing output. */
+int infer_same_shape_out(Graph *g, Node *n, int i, const Value *x, Diag *d);
+/* Reports and returns 1 if v is bool or of a type tvmcc does not support. */
+int infer_need_numeric(const Node *n, const Value *v, const char *field, Diag *d);
 /* Reports and returns 1 if v is not of a floating type. */
 int infer_need_float(const Node *n, const Value *v, const char *field, Diag *d);
 /* Float attribute `name` of n, when present and t is an integer type,
@@ -62,6 +66,22 @@ int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why);
  * 0 (or `dt` if not DT_UNDEF). Checks that inputs share input 0's dtype when
  * same_type is set. */
 int infer_elementwise(Graph *g, Node *n, Diag *d, DType dt, int same_type);
+
+/* Reads an INTS attribute of exactly `want` entries into dst, or fills dst
+ * with `def` when the attribute is absent. Values must be >= lo. */
+int infer_read_ints(const Node *n, const char *name, int want, int64_t def, int64_t lo,
+                    int64_t *dst, Diag *d);
+/* The begin part of `total` padding split as auto_pad says: SAME_UPPER
+ * (upper set) puts the extra unit at the end, SAME_LOWER at the beginning;
+ * floor division, so a negative total (ConvTranspose with an output_shape
+ * beyond the full extent) moves the extra unit the same way. */
+int64_t infer_split_pads(int64_t total, int upper);
+/* The sliding window of conv or pooling node n over input x (rank >= 3,
+ * N C D1..Dn): kernel (from `kernel` when the weights give it, else the
+ * required kernel_shape attribute), strides, dilations, pads resolved from
+ * auto_pad, ceil_mode when ceil_ok, and each output extent. group is 1. */
+int infer_conv_window(const Node *n, const Value *x, const int64_t *kernel, int ceil_ok,
+                      ConvWindow *w, Diag *d);
 
 /* Sequences (infer_seq.c): before a node's inference, refuse a sequence
  * input to an operator that takes tensors; after it, pass the sequence flag

@@ -8,7 +8,7 @@
  * further down can be read with value_const_ints(); every other op is
  * folded later by running its lowered kernel. When the inputs of
  * ConstantOfShape or Range are run-time values the output falls back to
- * its declared shape and lower/op_shape.c emits a fill / arithmetic stage.
+ * its declared shape and lower/op_const.c emits a fill / arithmetic stage.
  */
 #include "infer.h"
 #include "limits.h"

@@ -2,11 +2,11 @@
  * Shape and type inference for the operators added after the first op set:
  * the remaining unary maths (inverse and hyperbolic trigonometry, Round,
  * IsNaN/IsInf, Shrink, ThresholdedRelu, Celu), CastLike, Mod and BitShift,
- * the arg-reductions and Hardmax, Trilu and EyeLike, the element gathers
- * (GatherElements, GatherND) and the block rearrangements DepthToSpace and
- * SpaceToDepth. The maths lives in lower/op_extra.c and lower/op_index.c;
+ * the arg-reductions and Hardmax, Trilu and EyeLike, and the window
+ * generators (Hann, Hamming, Blackman). The maths lives in lower/op_extra.c;
  * here only attributes are validated and output shapes derived, following
- * the ONNX operator definitions.
+ * the ONNX operator definitions. A window's length is a shape-like input:
+ * when it is not a compile-time constant the declared output shape is used.
  */
 #include "infer.h"
 
@@ -182,105 +182,35 @@ int infer_EyeLike(Graph *g, Node *n, Diag *d)
     return value_set(g, n->out[0], t, 2, x->dims, d, n);
 }
 
-static int need_index_type(const Node *n, const Value *v, const char *field, Diag *d)
+static int infer_window(Graph *g, Node *n, Diag *d)
 {
-    if (v->dtype != DT_INT64 && v->dtype != DT_INT32)
-        return diag_error(d, n, field, "index type %s is not int32 or int64",
-                          dtype_name(v->dtype));
-    return 0;
-}
-
-int infer_GatherElements(Graph *g, Node *n, Diag *d)
-{
-    Value *x, *idx;
-    int axis, i;
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
+    Value *s;
+    double len;
+    int64_t dims[1];
+    DType t = (DType)attr_int(n, "output_datatype", 1, d);
+    if (need_input(g, n, 0, d))
         return 1;
-    x = in_val(g, n, 0);
-    idx = in_val(g, n, 1);
-    if (need_index_type(n, idx, "input[1]", d))
-        return 1;
-    if (x->rank < 1 || idx->rank != x->rank)
-        return diag_error(d, n, "input[1]", "indices rank %d differs from data rank %d",
-                          idx->rank, x->rank);
-    if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
-        return 1;
-    for (i = 0; i < x->rank; i++)
-        if (i != axis && idx->dims[i] > x->dims[i])
-            return diag_error(d, n, "input[1]", "indices dimension %d (%lld) exceeds the "
-                              "data's (%lld)", i, (long long)idx->dims[i],
-                              (long long)x->dims[i]);
-    if (x->dims[axis] == 0 && value_numel(idx) > 0)
-        return diag_error(d, n, "input[0]", "gathering from an empty axis");
-    return value_set(g, n->out[0], x->dtype, idx->rank, idx->dims, d, n);
-}
-
-int infer_GatherND(Graph *g, Node *n, Diag *d)
-{
-    Value *x, *idx;
-    int64_t b = attr_int(n, "batch_dims", 0, d), m, dims[TVMCC_MAX_RANK];
-    int i, r = 0;
-    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
-        return 1;
-    x = in_val(g, n, 0);
-    idx = in_val(g, n, 1);
-    if (idx->dtype != DT_INT64)
-        return diag_error(d, n, "input[1]", "index type %s is not int64", dtype_name(idx->dtype));
-    if (x->rank < 1 || idx->rank < 1)
-        return diag_error(d, n, "input[0]", "data and indices must have rank >= 1");
-    if (b < 0 || b >= idx->rank || b >= x->rank)
-        return diag_error(d, n, "batch_dims", "%lld is out of range", (long long)b);
-    m = idx->dims[idx->rank - 1];
-    if (m < 1 || m > x->rank - b)
-        return diag_error(d, n, "input[1]", "last indices dimension %lld must be in 1..%lld",
-                          (long long)m, (long long)(x->rank - b));
-    for (i = 0; i < b; i++)
-        if (idx->dims[i] != x->dims[i])
-            return diag_error(d, n, "input[1]", "batch dimension %d differs from the data's", i);
-    for (i = 0; i < idx->rank - 1; i++)
-        dims[r++] = idx->dims[i];
-    for (i = (int)(b + m); i < x->rank; i++) {
-        if (r >= TVMCC_MAX_RANK)
-            return diag_error(d, n, "output[0]", "rank above %d", TVMCC_MAX_RANK);
-        dims[r++] = x->dims[i];
+    s = in_val(g, n, 0);
+    if (value_numel(s) != 1 || (s->dtype != DT_INT32 && s->dtype != DT_INT64))
+        return diag_error(d, n, "input[0]", "size must be one int32 or int64 value");
+    if (!dtype_size(t) || t == DT_BOOL)
+        return diag_error(d, n, "output_datatype", "type %d is not supported", (int)t);
+    if (value_const_double(g, n->in[0], &len)) {
+        if (infer_use_declared(g, n, 0, d, "size is computed at run time"))
+            return 1;
+        if (out_val(g, n, 0)->rank != 1)
+            return diag_error(d, n, "output[0]", "a window is 1-D, the declared rank is %d",
+                              out_val(g, n, 0)->rank);
+        return 0;
     }
-    return value_set(g, n->out[0], x->dtype, r, dims, d, n);
+    if (len < 0 || len > (double)INT32_MAX)
+        return diag_error(d, n, "input[0]", "size %g is out of range", len);
+    dims[0] = (int64_t)len;
+    if (!out_val(g, n, 0))
+        return diag_error(d, n, "output[0]", "required output is missing");
+    return value_set(g, n->out[0], t, 1, dims, d, n);
 }
 
-/* DepthToSpace and SpaceToDepth on N C H W. */
-static int infer_block(Graph *g, Node *n, Diag *d, int to_space)
-{
-    Value *x;
-    int64_t b = attr_int(n, "blocksize", 0, d), dims[4];
-    const char *mode = attr_string(n, "mode", "DCR", d);
-    if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
-        return 1;
-    x = in_val(g, n, 0);
-    if (x->rank != 4)
-        return diag_error(d, n, "input[0]", "rank %d is not 4", x->rank);
-    if (b < 1 || b > 65536)
-        return diag_error(d, n, "blocksize", "%lld is not a positive block size", (long long)b);
-    if (to_space && strcmp(mode, "DCR") && strcmp(mode, "CRD"))
-        return diag_error(d, n, "mode", "must be DCR or CRD, not '%s'", mode);
-    dims[0] = x->dims[0];
-    if (to_space) {
-        if (x->dims[1] % (b * b))
-            return diag_error(d, n, "blocksize", "%lld^2 does not divide %lld channels",
-                              (long long)b, (long long)x->dims[1]);
-        dims[1] = x->dims[1] / (b * b);
-        dims[2] = x->dims[2] * b;
-        dims[3] = x->dims[3] * b;
-    } else {
-        if (x->dims[2] % b || x->dims[3] % b)
-            return diag_error(d, n, "blocksize", "%lld does not divide the height %lld and "
-                              "width %lld", (long long)b, (long long)x->dims[2],
-                              (long long)x->dims[3]);
-        dims[1] = x->dims[1] * b * b;
-        dims[2] = x->dims[2] / b;
-        dims[3] = x->dims[3] / b;
-    }
-    return value_set(g, n->out[0], x->dtype, 4, dims, d, n);
-}
-
-int infer_DepthToSpace(Graph *g, Node *n, Diag *d) { return infer_block(g, n, d, 1); }
-int infer_SpaceToDepth(Graph *g, Node *n, Diag *d) { return infer_block(g, n, d, 0); }
+int infer_HannWindow(Graph *g, Node *n, Diag *d) { return infer_window(g, n, d); }
+int infer_HammingWindow(Graph *g, Node *n, Diag *d) { return infer_window(g, n, d); }
+int infer_BlackmanWindow(Graph *g, Node *n, Diag *d) { return infer_window(g, n, d); }

@@ -5,33 +5,19 @@
  *   stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - pads,
  * unless output_shape is given (or auto_pad is SAME_*, which asks for
  * in * stride), in which case the pads are derived from it as the ONNX
- * definition says. lower/op_linalg.c repeats the pad rule.
+ * definition says. The window (with the derived begin pads) is stored on the
+ * node for lower/op_linalg.c.
  *
  * Einsum: the equation is parsed into labels per operand ("..." stands for
  * the broadcast leading dimensions); the output labels are the explicit
  * right-hand side, or, without "->", the ellipsis then the labels used
- * once, in alphabetical order. lower/op_linalg.c has the same parser.
+ * once, in alphabetical order. The labels of every operand and of the
+ * output are stored on the node (EinsumParams) for lower/op_linalg.c.
  */
 #include "infer.h"
 
 #include <ctype.h>
 #include <string.h>
-
-static int read_ints(const Node *n, const char *name, int want, int64_t def, int64_t *dst,
-                     Diag *d)
-{
-    int64_t cnt, i;
-    const int64_t *v = attr_ints(n, name, &cnt, d);
-    for (i = 0; i < want; i++)
-        dst[i] = def;
-    if (!v || cnt < 0)
-        return 0;
-    if (cnt != want)
-        return diag_error(d, n, name, "has %lld entries, expected %d", (long long)cnt, want);
-    for (i = 0; i < want; i++)
-        dst[i] = v[i];
-    return 0;
-}
 
 int infer_ConvTranspose(Graph *g, Node *n, Diag *d)
 {
@@ -40,6 +26,7 @@ int infer_ConvTranspose(Graph *g, Node *n, Diag *d)
     int64_t osh[TVMCC_MAX_RANK], dims[TVMCC_MAX_RANK], group, cnt;
     const char *ap = attr_string(n, "auto_pad", "NOTSET", d);
     int i, nsp, have_os;
+    ConvWindow win;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
     x = in_val(g, n, 0);
@@ -59,14 +46,18 @@ int infer_ConvTranspose(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "auto_pad", "unknown value '%s'", ap);
     attr_ints(n, "output_shape", &cnt, d);
     have_os = cnt >= 0;
-    if (read_ints(n, "strides", nsp, 1, s, d) || read_ints(n, "dilations", nsp, 1, dil, d) ||
-        read_ints(n, "output_padding", nsp, 0, op, d) ||
-        read_ints(n, "pads", 2 * nsp, 0, pads, d) ||
-        read_ints(n, "output_shape", nsp, 0, osh, d))
+    if (infer_read_ints(n, "strides", nsp, 1, INT64_MIN, s, d) ||
+        infer_read_ints(n, "dilations", nsp, 1, INT64_MIN, dil, d) ||
+        infer_read_ints(n, "output_padding", nsp, 0, INT64_MIN, op, d) ||
+        infer_read_ints(n, "pads", 2 * nsp, 0, INT64_MIN, pads, d) ||
+        infer_read_ints(n, "output_shape", nsp, 0, INT64_MIN, osh, d))
         return 1;
     if (have_os && cnt == x->rank) /* some exporters give N and C too */
-        read_ints(n, "output_shape", x->rank, 0, dims, d), memcpy(osh, dims + 2,
-                                                                   (size_t)nsp * sizeof *osh);
+        infer_read_ints(n, "output_shape", x->rank, 0, INT64_MIN, dims, d),
+            memcpy(osh, dims + 2, (size_t)nsp * sizeof *osh);
+    memset(&win, 0, sizeof win);
+    win.nsp = nsp;
+    win.group = group;
     for (i = 0; i < nsp; i++) {
         int64_t full = s[i] * (x->dims[2 + i] - 1) + op[i] + (w->dims[2 + i] - 1) * dil[i] + 1;
         if (s[i] < 1 || dil[i] < 1 || op[i] < 0)
@@ -83,6 +74,16 @@ int infer_ConvTranspose(Graph *g, Node *n, Diag *d)
         if (dims[2 + i] < 1)
             return diag_error(d, n, "pads", "spatial output extent %d is %lld", i,
                               (long long)dims[2 + i]);
+        win.kernel[i] = w->dims[2 + i];
+        win.strides[i] = s[i];
+        win.dilations[i] = dil[i];
+        win.output_padding[i] = op[i];
+        win.out[i] = dims[2 + i];
+        if (have_os || !strncmp(ap, "SAME_", 5))
+            win.pad_begin[i] = infer_split_pads(full - dims[2 + i], !strcmp(ap, "SAME_UPPER"));
+        else
+            win.pad_begin[i] = !strcmp(ap, "VALID") ? 0 : pads[i];
+        win.pad_end[i] = full - dims[2 + i] - win.pad_begin[i];
     }
     dims[0] = x->dims[0];
     dims[1] = w->dims[1] * group;
@@ -94,6 +95,7 @@ int infer_ConvTranspose(Graph *g, Node *n, Diag *d)
     }
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }
 
@@ -151,8 +153,14 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
     int64_t ext[64], dims[TVMCC_MAX_RANK];
     int count[64], op = 0, ell = 0, r = 0, i;
     DType t;
+    EinsumParams ep;
     if (!eq)
         return diag_error(d, n, "equation", "required attribute is missing");
+    if (n->n_in > EINSUM_MAX_OPERANDS)
+        return diag_error(d, n, "input count", "more than %d operands are not supported",
+                          EINSUM_MAX_OPERANDS);
+    memset(&ep, 0, sizeof ep);
+    ep.n_ops = n->n_in;
     {
         const char *why = einsum_syntax(eq, n->n_in);
         if (why)
@@ -192,6 +200,7 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
                     int el = 52 + (e - 1 - j); /* counted from the right */
                     if (ext[el] < 0 || ext[el] == 1)
                         ext[el] = v->dims[k];
+                    ep.lab[op][k] = (uint8_t)el;
                 }
                 p += 2;
                 continue;
@@ -204,8 +213,10 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
             if (ext[lb] < 0 || ext[lb] == 1)
                 ext[lb] = v->dims[k];
             count[lb]++;
+            ep.lab[op][k] = (uint8_t)lb;
             k++;
         }
+        ep.nlab[op] = (uint8_t)k;
         if (*p == ',')
             p++;
         else if (op + 1 < n->n_in)
@@ -221,24 +232,33 @@ int infer_Einsum(Graph *g, Node *n, Diag *d)
             if (*p == '.') {
                 if (r + ell > TVMCC_MAX_RANK)
                     return diag_error(d, n, "equation", "output rank above %d", TVMCC_MAX_RANK);
-                for (i = ell - 1; i >= 0; i--)
+                for (i = ell - 1; i >= 0; i--) {
+                    ep.out[r] = (uint8_t)(52 + i);
                     dims[r++] = ext[52 + i];
+                }
                 p += 2;
             } else if (lb >= 0) {
                 if (!count[lb] || r >= TVMCC_MAX_RANK)
                     return diag_error(d, n, "equation", "output label '%c' is invalid", *p);
+                ep.out[r] = (uint8_t)lb;
                 dims[r++] = ext[lb];
             }
         }
     } else {
-        for (i = ell - 1; i >= 0; i--)
+        for (i = ell - 1; i >= 0; i--) {
+            ep.out[r] = (uint8_t)(52 + i);
             dims[r++] = ext[52 + i];
+        }
         for (i = 0; i < 52; i++)
-            if (count[i] == 1 && r < TVMCC_MAX_RANK)
+            if (count[i] == 1 && r < TVMCC_MAX_RANK) {
+                ep.out[r] = (uint8_t)i;
                 dims[r++] = ext[i];
+            }
     }
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    ep.nout = r;
+    node_set_params(g, n, PARAMS_EINSUM, &ep, sizeof ep);
     return value_set(g, n->out[0], t, r, dims, d, n);
 }
 

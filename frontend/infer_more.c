@@ -107,6 +107,7 @@ int infer_MaxUnpool(Graph *g, Node *n, Diag *d)
     int64_t dims[TVMCC_MAX_RANK], kc, sc, pc;
     const int64_t *k = attr_ints(n, "kernel_shape", &kc, d), *s, *p, *os;
     int i, nsp;
+    ConvWindow win;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
@@ -122,6 +123,20 @@ int infer_MaxUnpool(Graph *g, Node *n, Diag *d)
     if (!k || kc != nsp || (s && sc != nsp) || (p && pc != 2 * nsp))
         return diag_error(d, n, "kernel_shape", "kernel_shape, strides or pads have the wrong "
                           "length");
+    /* the window MaxPool had: out is the default unpooled extent */
+    memset(&win, 0, sizeof win);
+    win.nsp = nsp;
+    win.group = 1;
+    for (i = 0; i < nsp; i++) {
+        win.kernel[i] = k[i];
+        win.strides[i] = s ? s[i] : 1;
+        win.dilations[i] = 1;
+        win.pad_begin[i] = p ? p[i] : 0;
+        win.pad_end[i] = p ? p[nsp + i] : 0;
+        win.out[i] = (x->dims[2 + i] - 1) * win.strides[i] - win.pad_begin[i] - win.pad_end[i] +
+                     k[i];
+    }
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
     if (n->n_in > 2 && n->in[2] >= 0) {
         if (value_const_ints(g, n->in[2], &os) == x->rank)
             return value_set(g, n->out[0], x->dtype, x->rank, os, d, n);
@@ -133,7 +148,7 @@ int infer_MaxUnpool(Graph *g, Node *n, Diag *d)
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
     for (i = 0; i < nsp; i++)
-        dims[2 + i] = (x->dims[2 + i] - 1) * (s ? s[i] : 1) - (p ? p[i] + p[nsp + i] : 0) + k[i];
+        dims[2 + i] = win.out[i];
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }
 

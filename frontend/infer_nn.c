@@ -1,149 +1,20 @@
 /*
  * Shape and type inference for the compute-heavy operators: convolution,
- * Gemm and MatMul, the pooling family, BatchNormalization, the Reduce*
- * family, Softmax/LogSoftmax and Resize.
+ * Gemm and MatMul, the pooling family and BatchNormalization (the Reduce*
+ * family and Softmax are in infer_reduce.c, Resize in infer_resize.c).
  *
- * Convolution and pooling share one sliding-window rule (window_geometry):
- * kernel, strides, dilations and pads are read, auto_pad is resolved into
- * explicit begin/end pads, and each spatial output extent is computed from
- * them (ceil_mode included). lower/op_nn.c repeats the small part of that
- * rule it needs (it may not call back into the frontend); both follow the
- * ONNX operator definitions.
- *
- * Shape-like inputs that are not compile-time constants (Reduce axes,
- * Resize scales/sizes) fall back to the declared output shape, and the
- * lowering then either reads the values at run time or derives them from the
- * two static shapes.
+ * Convolution and pooling share one sliding-window rule (infer_conv_window in
+ * infer_util.c): kernel, strides, dilations and pads are read, auto_pad is
+ * resolved into explicit begin/end pads, and each spatial output extent is
+ * computed from them (ceil_mode included). The result is stored on the node
+ * as its ConvWindow (ir/params.h), which lower/op_nn.c reads.
  */
 #include "infer.h"
-
-#include <math.h>
-#include <string.h>
-
-/* Resolved sliding-window parameters of one Conv or pooling node. */
-typedef struct Window {
-    int nsp;                          /* number of spatial dimensions */
-    int64_t k[TVMCC_MAX_RANK];        /* kernel extent */
-    int64_t s[TVMCC_MAX_RANK];        /* stride */
-    int64_t dil[TVMCC_MAX_RANK];      /* dilation */
-    int64_t pb[TVMCC_MAX_RANK];       /* pad before */
-    int64_t pe[TVMCC_MAX_RANK];       /* pad after */
-    int64_t out[TVMCC_MAX_RANK];      /* output extent */
-} Window;
-
-/* Reads an INTS attribute of exactly `want` entries into dst, or fills dst
- * with `def` when the attribute is absent. Values must be >= lo. */
-static int read_ints(const Node *n, const char *name, int want, int64_t def, int64_t lo,
-                     int64_t *dst, Diag *d)
-{
-    int64_t cnt, i;
-    const int64_t *v = attr_ints(n, name, &cnt, d);
-    if (cnt < 0 || !v) {
-        for (i = 0; i < want; i++)
-            dst[i] = def;
-        return 0;
-    }
-    if (cnt != want)
-        return diag_error(d, n, name, "has %lld entries, expected %d", (long long)cnt, want);
-    for (i = 0; i < want; i++) {
-        if (v[i] < lo)
-            return diag_error(d, n, name, "entry %lld is %lld, must be at least %lld",
-                              (long long)i, (long long)v[i], (long long)lo);
-        dst[i] = v[i];
-    }
-    return 0;
-}
-
-/* Fills w for input x (rank >= 3, layout N C D1..Dn). `kernel` gives the
- * kernel extents when they come from weights (Conv), else NULL and the
- * kernel_shape attribute is required. */
-static int window_geometry(const Node *n, const Value *x, const int64_t *kernel, int ceil_ok,
-                           Window *w, Diag *d)
-{
-    const char *ap;
-    int i, ceil_mode = 0;
-    int64_t pads[2 * TVMCC_MAX_RANK];
-    w->nsp = x->rank - 2;
-    if (w->nsp < 1)
-        return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x spatial",
-                          x->rank);
-    if (kernel) {
-        int64_t kc;
-        const int64_t *ka = attr_ints(n, "kernel_shape", &kc, d);
-        for (i = 0; i < w->nsp; i++)
-            w->k[i] = kernel[i];
-        if (kc >= 0 && ka) {
-            if (kc != w->nsp)
-                return diag_error(d, n, "kernel_shape", "has %lld entries, expected %d",
-                                  (long long)kc, w->nsp);
-            for (i = 0; i < w->nsp; i++)
-                if (ka[i] != kernel[i])
-                    return diag_error(d, n, "kernel_shape",
-                                      "entry %d is %lld but the weights say %lld", i,
-                                      (long long)ka[i], (long long)kernel[i]);
-        }
-    } else {
-        int64_t kc;
-        attr_ints(n, "kernel_shape", &kc, d);
-        if (kc < 0)
-            return diag_error(d, n, "kernel_shape", "required attribute is missing");
-        if (read_ints(n, "kernel_shape", w->nsp, 1, 1, w->k, d))
-            return 1;
-    }
-    for (i = 0; i < w->nsp; i++)
-        if (w->k[i] < 1)
-            return diag_error(d, n, "kernel_shape", "entry %d is %lld, must be positive", i,
-                              (long long)w->k[i]);
-    if (read_ints(n, "strides", w->nsp, 1, 1, w->s, d) ||
-        read_ints(n, "dilations", w->nsp, 1, 1, w->dil, d) ||
-        read_ints(n, "pads", 2 * w->nsp, 0, 0, pads, d))
-        return 1;
-    if (ceil_ok)
-        ceil_mode = attr_int(n, "ceil_mode", 0, d) != 0;
-    ap = attr_string(n, "auto_pad", "NOTSET", d);
-    for (i = 0; i < w->nsp; i++) {
-        int64_t in = x->dims[2 + i], dk;
-        if (ck_mul(w->k[i] - 1, w->dil[i], &dk) || ck_add(dk, 1, &dk) || w->s[i] > INT32_MAX)
-            return diag_error(d, n, "kernel_shape", "dilated kernel extent overflows");
-        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-            int64_t total;
-            w->out[i] = (in + w->s[i] - 1) / w->s[i];
-            total = (w->out[i] - 1) * w->s[i] + dk - in;
-            if (total < 0)
-                total = 0;
-            w->pb[i] = ap[5] == 'U' ? total / 2 : total - total / 2;
-            w->pe[i] = total - w->pb[i];
-        } else if (!strcmp(ap, "VALID") || !strcmp(ap, "NOTSET")) {
-            int64_t span;
-            w->pb[i] = ap[0] == 'V' ? 0 : pads[i];
-            w->pe[i] = ap[0] == 'V' ? 0 : pads[w->nsp + i];
-            if (w->pb[i] > INT32_MAX || w->pe[i] > INT32_MAX)
-                return diag_error(d, n, "pads", "entry %d is too large", i);
-            span = in + w->pb[i] + w->pe[i] - dk;
-            if (span < 0)
-                return diag_error(d, n, "kernel_shape",
-                                  "dilated kernel %lld is larger than the padded input %lld "
-                                  "(spatial dimension %d)",
-                                  (long long)dk, (long long)(in + w->pb[i] + w->pe[i]), i);
-            if (ceil_mode) {
-                w->out[i] = (span + w->s[i] - 1) / w->s[i] + 1;
-                /* the last window must start inside the input or the left pad */
-                if ((w->out[i] - 1) * w->s[i] >= in + w->pb[i])
-                    w->out[i]--;
-            } else {
-                w->out[i] = span / w->s[i] + 1;
-            }
-        } else {
-            return diag_error(d, n, "auto_pad", "unknown value '%s'", ap);
-        }
-    }
-    return 0;
-}
 
 int infer_Conv(Graph *g, Node *n, Diag *d)
 {
     Value *x, *w, *b;
-    Window win;
+    ConvWindow win;
     int64_t dims[TVMCC_MAX_RANK], group;
     int i;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
@@ -170,8 +41,9 @@ int infer_Conv(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[1]", "weights expect %lld channels per group, the input "
                           "has %lld in %lld groups", (long long)w->dims[1],
                           (long long)x->dims[1], (long long)group);
-    if (window_geometry(n, x, w->dims + 2, 0, &win, d))
+    if (infer_conv_window(n, x, w->dims + 2, 0, &win, d))
         return 1;
+    win.group = group;
     if (n->n_in > 2 && n->in[2] >= 0) {
         if (need_input(g, n, 2, d))
             return 1;
@@ -189,15 +61,8 @@ int infer_Conv(Graph *g, Node *n, Diag *d)
         dims[2 + i] = win.out[i];
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
-}
-
-static int check_numeric(const Node *n, const Value *v, const char *field, Diag *d)
-{
-    if (v->dtype == DT_BOOL || !dtype_size(v->dtype))
-        return diag_error(d, n, field, "element type %s is not supported",
-                          dtype_name(v->dtype) ? dtype_name(v->dtype) : "?");
-    return 0;
 }
 
 int infer_Gemm(Graph *g, Node *n, Diag *d)
@@ -208,7 +73,7 @@ int infer_Gemm(Graph *g, Node *n, Diag *d)
         return 1;
     a = in_val(g, n, 0);
     b = in_val(g, n, 1);
-    if (check_numeric(n, a, "input[0]", d))
+    if (infer_need_numeric(n, a, "input[0]", d))
         return 1;
     /* integer Gemm multiplies by alpha and beta as integer constants */
     if (infer_attr_fits(n, "alpha", a->dtype, d) || infer_attr_fits(n, "beta", a->dtype, d))
@@ -260,7 +125,7 @@ int infer_MatMul(Graph *g, Node *n, Diag *d)
         return 1;
     a = in_val(g, n, 0);
     b = in_val(g, n, 1);
-    if (check_numeric(n, a, "input[0]", d))
+    if (infer_need_numeric(n, a, "input[0]", d))
         return 1;
     if (b->dtype != a->dtype)
         return diag_error(d, n, "input[1]", "type %s differs from input[0]'s %s",
@@ -296,20 +161,23 @@ int infer_MatMul(Graph *g, Node *n, Diag *d)
 static int infer_pool(Graph *g, Node *n, Diag *d, int is_max)
 {
     Value *x;
-    Window win;
+    ConvWindow win;
     int64_t dims[TVMCC_MAX_RANK];
     int i;
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (is_max ? check_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
+    if (is_max ? infer_need_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
         return 1;
-    if (window_geometry(n, x, NULL, 1, &win, d))
+    if (infer_conv_window(n, x, NULL, 1, &win, d))
         return 1;
     if (is_max) {
         int64_t so = attr_int(n, "storage_order", 0, d);
         if (so != 0 && so != 1)
             return diag_error(d, n, "storage_order", "must be 0 or 1, not %lld", (long long)so);
+        win.storage_order = (uint8_t)so;
+    } else {
+        win.count_include_pad = attr_int(n, "count_include_pad", 0, d) != 0;
     }
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
@@ -317,6 +185,7 @@ static int infer_pool(Graph *g, Node *n, Diag *d, int is_max)
         dims[2 + i] = win.out[i];
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
     if (value_set(g, n->out[0], x->dtype, x->rank, dims, d, n))
         return 1;
     if (is_max && out_val(g, n, 1))
@@ -342,7 +211,7 @@ static int infer_global_pool(Graph *g, Node *n, Diag *d, int is_max)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (is_max ? check_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
+    if (is_max ? infer_need_numeric(n, x, "input[0]", d) : infer_need_float(n, x, "input[0]", d))
         return 1;
     if (x->rank < 3)
         return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x spatial",
@@ -405,199 +274,4 @@ int infer_BatchNormalization(Graph *g, Node *n, Diag *d)
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
     return value_set(g, n->out[0], x->dtype, x->rank, x->dims, d, n);
-}
-
-/* ---- reductions ---- */
-
-/* Axes input form: ReduceSum from opset 13, the others from opset 18. */
-static int axes_from_input(const Node *n)
-{
-    return n->op == OP_ReduceSum ? n->opset >= 13 : n->opset >= 18;
-}
-
-static int infer_reduce(Graph *g, Node *n, Diag *d)
-{
-    Value *x;
-    const int64_t *axes = NULL;
-    int64_t na = -1, keep, noop, dims[TVMCC_MAX_RANK];
-    int red[TVMCC_MAX_RANK], i, r = 0;
-    if (need_input(g, n, 0, d))
-        return 1;
-    x = in_val(g, n, 0);
-    if (check_numeric(n, x, "input[0]", d))
-        return 1;
-    keep = attr_int(n, "keepdims", 1, d);
-    noop = attr_int(n, "noop_with_empty_axes", 0, d);
-    if (axes_from_input(n)) {
-        if (n->n_in > 1 && n->in[1] >= 0) {
-            if (need_input(g, n, 1, d))
-                return 1;
-            na = value_const_ints(g, n->in[1], &axes);
-            if (na < 0)
-                return infer_use_declared(g, n, 0, d, "axes input is computed at run time");
-        }
-    } else {
-        if (n->n_in > 1 && n->in[1] >= 0)
-            return diag_error(d, n, "input[1]", "axes is an attribute before opset %d",
-                              n->op == OP_ReduceSum ? 13 : 18);
-        axes = attr_ints(n, "axes", &na, d);
-    }
-    for (i = 0; i < x->rank; i++)
-        red[i] = na <= 0 && !noop;
-    for (i = 0; i < na; i++) {
-        int ax;
-        if (infer_axis(n, axes[i], x->rank, &ax, d, "axes"))
-            return 1;
-        red[ax] = 1;
-    }
-    for (i = 0; i < x->rank; i++) {
-        if (!red[i])
-            dims[r++] = x->dims[i];
-        else if (keep)
-            dims[r++] = 1;
-    }
-    if (!out_val(g, n, 0))
-        return diag_error(d, n, "output[0]", "required output is missing");
-    return value_set(g, n->out[0], x->dtype, r, dims, d, n);
-}
-
-int infer_ReduceMean(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceSum(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceMax(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceMin(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceProd(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceSumSquare(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceL1(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceL2(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceLogSum(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-int infer_ReduceLogSumExp(Graph *g, Node *n, Diag *d) { return infer_reduce(g, n, d); }
-
-static int infer_softmax(Graph *g, Node *n, Diag *d)
-{
-    Value *x;
-    int ax;
-    if (need_input(g, n, 0, d))
-        return 1;
-    x = in_val(g, n, 0);
-    if (infer_need_float(n, x, "input[0]", d))
-        return 1;
-    if (x->rank < 1)
-        return diag_error(d, n, "input[0]", "a scalar has no axis to normalise over");
-    if (infer_axis(n, attr_int(n, "axis", n->opset >= 13 ? -1 : 1, d), x->rank, &ax, d, "axis"))
-        return 1;
-    if (!out_val(g, n, 0))
-        return diag_error(d, n, "output[0]", "required output is missing");
-    return value_set(g, n->out[0], x->dtype, x->rank, x->dims, d, n);
-}
-
-int infer_Softmax(Graph *g, Node *n, Diag *d) { return infer_softmax(g, n, d); }
-int infer_LogSoftmax(Graph *g, Node *n, Diag *d) { return infer_softmax(g, n, d); }
-
-/* ---- Resize ---- */
-
-static int check_resize_attrs(const Node *n, Diag *d)
-{
-    static const char *const modes[] = {"nearest", "linear", "cubic", NULL};
-    static const char *const ctms[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
-                                       "asymmetric", "tf_half_pixel_for_nn",
-                                       "tf_crop_and_resize", NULL};
-    static const char *const nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
-                                      "ceil", NULL};
-    const char *m = attr_string(n, "mode", "nearest", d);
-    const char *c = attr_string(n, "coordinate_transformation_mode", "half_pixel", d);
-    const char *nm = attr_string(n, "nearest_mode", "round_prefer_floor", d);
-    int i;
-    for (i = 0; modes[i] && strcmp(modes[i], m); i++)
-        ;
-    if (!modes[i])
-        return diag_error(d, n, "mode", "unknown value '%s'", m);
-    for (i = 0; ctms[i] && strcmp(ctms[i], c); i++)
-        ;
-    if (!ctms[i])
-        return diag_error(d, n, "coordinate_transformation_mode", "unknown value '%s'", c);
-    for (i = 0; nms[i] && strcmp(nms[i], nm); i++)
-        ;
-    if (!nms[i])
-        return diag_error(d, n, "nearest_mode", "unknown value '%s'", nm);
-    if (node_attr(n, "axes") || node_attr(n, "keep_aspect_ratio_policy") || n->opset >= 18)
-        return diag_error(d, n, "axes", "Resize from opset 18 (axes, aspect ratio policy) is "
-                          "not supported");
-    return 0;
-}
-
-/* Reads a constant float list (scales, roi) of any float type. Returns the
- * count, or -1 when the input is not a compile-time constant. */
-static int64_t const_floats(const Graph *g, int32_t vi, double *dst, int64_t cap)
-{
-    const Value *v = &g->values[vi];
-    int64_t cnt = value_numel(v), i;
-    if (!v->data || cnt < 0 || cnt > cap)
-        return -1;
-    for (i = 0; i < cnt; i++) {
-        if (v->dtype == DT_FLOAT32)
-            dst[i] = ((const float *)v->data)[i];
-        else if (v->dtype == DT_FLOAT64)
-            dst[i] = ((const double *)v->data)[i];
-        else
-            return -1;
-    }
-    return cnt;
-}
-
-int infer_Resize(Graph *g, Node *n, Diag *d)
-{
-    Value *x;
-    int64_t dims[TVMCC_MAX_RANK];
-    int scales_in = n->opset >= 11 ? 2 : 1, i;
-    int have_scales, have_sizes;
-    if (need_input(g, n, 0, d))
-        return 1;
-    x = in_val(g, n, 0);
-    if (check_numeric(n, x, "input[0]", d) || check_resize_attrs(n, d) ||
-        infer_attr_fits(n, "extrapolation_value", x->dtype, d))
-        return 1;
-    have_scales = in_val(g, n, scales_in) && value_numel(in_val(g, n, scales_in)) > 0;
-    have_sizes = n->opset >= 11 && in_val(g, n, 3) && value_numel(in_val(g, n, 3)) > 0;
-    if (have_scales == have_sizes)
-        return diag_error(d, n, "input[2]", "exactly one of scales and sizes must be given");
-    if (have_sizes) {
-        const int64_t *sz;
-        int64_t cnt;
-        if (need_input(g, n, 3, d))
-            return 1;
-        cnt = value_const_ints(g, n->in[3], &sz);
-        if (cnt < 0)
-            return infer_use_declared(g, n, 0, d, "sizes input is computed at run time");
-        if (cnt != x->rank)
-            return diag_error(d, n, "input[3]", "sizes has %lld entries for rank %d",
-                              (long long)cnt, x->rank);
-        for (i = 0; i < x->rank; i++) {
-            if (sz[i] < 0)
-                return diag_error(d, n, "input[3]", "size %lld is negative", (long long)sz[i]);
-            dims[i] = sz[i];
-        }
-    } else {
-        double sc[TVMCC_MAX_RANK];
-        int64_t cnt;
-        if (need_input(g, n, scales_in, d))
-            return 1;
-        if (!dtype_is_float(in_val(g, n, scales_in)->dtype))
-            return diag_error(d, n, "scales", "must be a float tensor");
-        cnt = value_numel(in_val(g, n, scales_in));
-        if (cnt != x->rank)
-            return diag_error(d, n, "scales", "has %lld entries for rank %d", (long long)cnt,
-                              x->rank);
-        if (const_floats(g, n->in[scales_in], sc, TVMCC_MAX_RANK) < 0)
-            return infer_use_declared(g, n, 0, d, "scales input is computed at run time");
-        for (i = 0; i < x->rank; i++) {
-            double o = floor((double)x->dims[i] * sc[i]);
-            if (!(sc[i] > 0) || !(o < 2147483648.0))
-                return diag_error(d, n, "scales", "scale %g for dimension %d is out of range",
-                                  sc[i], i);
-            dims[i] = (int64_t)o;
-        }
-    }
-    if (!out_val(g, n, 0))
-        return diag_error(d, n, "output[0]", "required output is missing");
-    return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }

@@ -5,9 +5,8 @@
  *
  * Scales and zero points are either scalars (one-element tensors) or, for
  * the per-axis forms, 1-D tensors as long as the quantized axis. The matmul
- * forms take numpy matmul shapes; the conv forms the usual N x C x spatial
- * window arithmetic (explicit pads or auto_pad), computed here again since
- * the conv shape rule of frontend/infer_nn.c is private to that file.
+ * forms take numpy matmul shapes; the conv forms the sliding window of
+ * infer_conv_window() (infer_util.c), stored on the node for lower/op_quant.c.
  */
 #include "infer.h"
 
@@ -191,43 +190,26 @@ int infer_QLinearMatMul(Graph *g, Node *n, Diag *d)
     return value_set(g, n->out[0], in_val(g, n, 7)->dtype, r, dims, d, n);
 }
 
-/* Output shape of a convolution of x by weights w (explicit pads or
- * auto_pad, strides, dilations, group). */
-static int conv_shape(const Node *n, const Value *x, const Value *w, int64_t *out, Diag *d)
+/* Output shape of a convolution of x by weights w (the window of
+ * infer_conv_window and group), stored on n as its ConvWindow. */
+static int conv_shape(Graph *g, Node *n, const Value *x, const Value *w, int64_t *out, Diag *d)
 {
-    int64_t cnt, group = attr_int(n, "group", 1, d);
-    const int64_t *pads = attr_ints(n, "pads", &cnt, d);
-    const int64_t *st, *dl;
-    int64_t sc, dc;
-    const char *ap = attr_string(n, "auto_pad", "NOTSET", d);
-    int i, nsp = x->rank - 2;
+    int64_t group = attr_int(n, "group", 1, d);
+    ConvWindow win;
+    int i;
     if (x->rank < 3 || w->rank != x->rank)
         return diag_error(d, n, "input[1]", "expected N x C x spatial input and weights of the "
                           "same rank");
     if (group < 1 || x->dims[1] != w->dims[1] * group || w->dims[0] % group)
         return diag_error(d, n, "group", "channel counts do not match the group count");
-    st = attr_ints(n, "strides", &sc, d);
-    dl = attr_ints(n, "dilations", &dc, d);
-    if ((pads && cnt != 2 * nsp) || (st && sc != nsp) || (dl && dc != nsp))
-        return diag_error(d, n, "pads", "pads, strides or dilations have the wrong length");
+    if (infer_conv_window(n, x, w->dims + 2, 0, &win, d))
+        return 1;
+    win.group = group;
     out[0] = x->dims[0];
     out[1] = w->dims[0];
-    for (i = 0; i < nsp; i++) {
-        int64_t s = st ? st[i] : 1, dil = dl ? dl[i] : 1, in = x->dims[2 + i];
-        int64_t k = (w->dims[2 + i] - 1) * dil + 1, span;
-        if (s < 1 || dil < 1)
-            return diag_error(d, n, "strides", "strides and dilations must be positive");
-        if (!strncmp(ap, "SAME_", 5)) {
-            out[2 + i] = (in + s - 1) / s;
-            continue;
-        }
-        span = in - k;
-        if (strcmp(ap, "VALID") && pads)
-            span += pads[i] + pads[nsp + i];
-        if (span < 0)
-            return diag_error(d, n, "input[1]", "kernel larger than the padded input");
-        out[2 + i] = span / s + 1;
-    }
+    for (i = 0; i < win.nsp; i++)
+        out[2 + i] = win.out[i];
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
     return 0;
 }
 
@@ -241,7 +223,7 @@ int infer_ConvInteger(Graph *g, Node *n, Diag *d)
     w = in_val(g, n, 1);
     if (check_param(g, n, 2, 0, d) || check_param(g, n, 3, w->dims[0], d))
         return 1;
-    if (conv_shape(n, x, w, dims, d))
+    if (conv_shape(g, n, x, w, dims, d))
         return 1;
     return value_set(g, n->out[0], DT_INT32, x->rank, dims, d, n);
 }
@@ -267,7 +249,7 @@ int infer_QLinearConv(Graph *g, Node *n, Diag *d)
             return diag_error(d, n, "input[8]", "bias must be int32 of length %lld",
                               (long long)w->dims[0]);
     }
-    if (conv_shape(n, x, w, dims, d))
+    if (conv_shape(g, n, x, w, dims, d))
         return 1;
     return value_set(g, n->out[0], in_val(g, n, 7)->dtype, x->rank, dims, d, n);
 }

@@ -1,13 +1,16 @@
 /*
  * Helpers shared by the infer_<Name>() functions: input and output access,
  * the "is this input usable" check, numpy broadcasting, axis normalisation,
- * the fallback to a declared output shape, and the generic elementwise rule.
+ * the fallback to a declared output shape, the generic elementwise rule,
+ * and the one sliding-window rule of convolutions and pooling
+ * (infer_conv_window: kernel, strides, dilations, pads, auto_pad, output extent).
  * Each helper reports its own errors through the Diag, naming the node and
  * the field, so infer functions can simply return what the helper returned.
  */
 #include "infer.h"
 
 #include <stdio.h>
+#include <string.h>
 
 Value *in_val(Graph *g, const Node *n, int i)
 {
@@ -180,10 +183,138 @@ int infer_attr_fits(const Node *n, const char *name, DType t, Diag *d)
     return 0;
 }
 
+int infer_same_shape_out(Graph *g, Node *n, int i, const Value *x, Diag *d)
+{
+    if (!out_val(g, n, i))
+        return diag_error(d, n, "output[0]", "required output is missing");
+    return value_set(g, n->out[i], x->dtype, x->rank, x->dims, d, n);
+}
+
+int infer_need_numeric(const Node *n, const Value *v, const char *field, Diag *d)
+{
+    if (v->dtype == DT_BOOL || !dtype_size(v->dtype))
+        return diag_error(d, n, field, "element type %s is not supported",
+                          dtype_name(v->dtype) ? dtype_name(v->dtype) : "?");
+    return 0;
+}
+
 int infer_need_float(const Node *n, const Value *v, const char *field, Diag *d)
 {
     if (!dtype_is_float(v->dtype))
         return diag_error(d, n, field, "element type %s is not supported (float expected)",
                           infer_type_name(v->dtype));
+    return 0;
+}
+
+int infer_read_ints(const Node *n, const char *name, int want, int64_t def, int64_t lo,
+                    int64_t *dst, Diag *d)
+{
+    int64_t cnt, i;
+    const int64_t *v = attr_ints(n, name, &cnt, d);
+    for (i = 0; i < want; i++)
+        dst[i] = def;
+    if (cnt < 0 || !v)
+        return 0;
+    if (cnt != want)
+        return diag_error(d, n, name, "has %lld entries, expected %d", (long long)cnt, want);
+    for (i = 0; i < want; i++) {
+        if (v[i] < lo)
+            return diag_error(d, n, name, "entry %lld is %lld, must be at least %lld",
+                              (long long)i, (long long)v[i], (long long)lo);
+        dst[i] = v[i];
+    }
+    return 0;
+}
+
+int64_t infer_split_pads(int64_t total, int upper)
+{
+    int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2); /* floor(total / 2) */
+    return upper ? half : total - half;
+}
+
+int infer_conv_window(const Node *n, const Value *x, const int64_t *kernel, int ceil_ok,
+                      ConvWindow *w, Diag *d)
+{
+    const char *ap;
+    int i;
+    int64_t pads[2 * TVMCC_MAX_SPATIAL];
+    memset(w, 0, sizeof *w);
+    w->nsp = x->rank - 2;
+    w->group = 1;
+    if (w->nsp < 1)
+        return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x spatial",
+                          x->rank);
+    if (kernel) {
+        int64_t kc;
+        const int64_t *ka = attr_ints(n, "kernel_shape", &kc, d);
+        for (i = 0; i < w->nsp; i++)
+            w->kernel[i] = kernel[i];
+        if (kc >= 0 && ka) {
+            if (kc != w->nsp)
+                return diag_error(d, n, "kernel_shape", "has %lld entries, expected %d",
+                                  (long long)kc, w->nsp);
+            for (i = 0; i < w->nsp; i++)
+                if (ka[i] != kernel[i])
+                    return diag_error(d, n, "kernel_shape",
+                                      "entry %d is %lld but the weights say %lld", i,
+                                      (long long)ka[i], (long long)kernel[i]);
+        }
+    } else {
+        int64_t kc;
+        attr_ints(n, "kernel_shape", &kc, d);
+        if (kc < 0)
+            return diag_error(d, n, "kernel_shape", "required attribute is missing");
+        if (infer_read_ints(n, "kernel_shape", w->nsp, 1, 1, w->kernel, d))
+            return 1;
+    }
+    for (i = 0; i < w->nsp; i++)
+        if (w->kernel[i] < 1)
+            return diag_error(d, n, "kernel_shape", "entry %d is %lld, must be positive", i,
+                              (long long)w->kernel[i]);
+    if (infer_read_ints(n, "strides", w->nsp, 1, 1, w->strides, d) ||
+        infer_read_ints(n, "dilations", w->nsp, 1, 1, w->dilations, d) ||
+        infer_read_ints(n, "pads", 2 * w->nsp, 0, 0, pads, d))
+        return 1;
+    if (ceil_ok)
+        w->ceil_mode = attr_int(n, "ceil_mode", 0, d) != 0;
+    ap = attr_string(n, "auto_pad", "NOTSET", d);
+    for (i = 0; i < w->nsp; i++) {
+        int64_t in = x->dims[2 + i], dk, s = w->strides[i];
+        if (ck_mul(w->kernel[i] - 1, w->dilations[i], &dk) || ck_add(dk, 1, &dk) ||
+            s > INT32_MAX)
+            return diag_error(d, n, "kernel_shape", "dilated kernel extent overflows");
+        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+            int64_t total;
+            w->out[i] = (in + s - 1) / s;
+            total = (w->out[i] - 1) * s + dk - in;
+            if (total < 0)
+                total = 0;
+            w->pad_begin[i] = infer_split_pads(total, ap[5] == 'U');
+            w->pad_end[i] = total - w->pad_begin[i];
+        } else if (!strcmp(ap, "VALID") || !strcmp(ap, "NOTSET")) {
+            int64_t span;
+            w->pad_begin[i] = ap[0] == 'V' ? 0 : pads[i];
+            w->pad_end[i] = ap[0] == 'V' ? 0 : pads[w->nsp + i];
+            if (w->pad_begin[i] > INT32_MAX || w->pad_end[i] > INT32_MAX)
+                return diag_error(d, n, "pads", "entry %d is too large", i);
+            span = in + w->pad_begin[i] + w->pad_end[i] - dk;
+            if (span < 0)
+                return diag_error(d, n, "kernel_shape",
+                                  "dilated kernel %lld is larger than the padded input %lld "
+                                  "(spatial dimension %d)",
+                                  (long long)dk, (long long)(in + w->pad_begin[i] + w->pad_end[i]),
+                                  i);
+            if (w->ceil_mode) {
+                w->out[i] = (span + s - 1) / s + 1;
+                /* the last window must start inside the input or the left pad */
+                if ((w->out[i] - 1) * s >= in + w->pad_begin[i])
+                    w->out[i]--;
+            } else {
+                w->out[i] = span / s + 1;
+            }
+        } else {
+            return diag_error(d, n, "auto_pad", "unknown value '%s'", ap);
+        }
+    }
     return 0;
 }

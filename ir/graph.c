@@ -21,9 +21,11 @@
 #include <string.h>
 
 const OpInfo op_info[OP_COUNT] = {
-    {"Unknown", 0, -1, 0, -1, CAT_OPAQUE},
-#define OP(name, mi, ma, mo, mao, cat) {#name, mi, ma, mo, mao, CAT_##cat},
+    {"Unknown", 0, -1, 0, -1, CAT_OPAQUE, 0},
+#define OP(name, mi, ma, mo, mao, cat) {#name, mi, ma, mo, mao, CAT_##cat, 1},
+#define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat) {#name, mi, ma, mo, mao, CAT_##cat, 0},
 #include "ops.h"
+#undef OP_NOT_LOWERED
 #undef OP
 };
 
@@ -699,6 +701,45 @@ void graph_toposort(Graph *g)
     free(order);
     free(stack);
     free(state);
+}
+
+void node_set_params(Graph *g, Node *n, ParamKind kind, const void *p, size_t size)
+{
+    void *copy = arena_alloc(g->arena, size);
+    if (!copy)
+        die("compile arena exhausted");
+    memcpy(copy, p, size);
+    n->param_kind = (uint8_t)kind;
+    n->params = copy;
+}
+
+/* The parameters of n if they are of `kind`; an internal error otherwise. */
+static const void *params_of(const Node *n, ParamKind kind, const char *what)
+{
+    if (n->param_kind != kind || !n->params)
+        die("node '%s' (%s, #%d) has no parsed %s: inference did not run on it",
+            n->name ? n->name : "", n->op_type, (int)n->index, what);
+    return n->params;
+}
+
+const ConvWindow *node_window(const Node *n)
+{
+    return params_of(n, PARAMS_WINDOW, "window");
+}
+
+const ReduceParams *node_reduce(const Node *n)
+{
+    return params_of(n, PARAMS_REDUCE, "reduce axes");
+}
+
+const ResizeParams *node_resize(const Node *n)
+{
+    return params_of(n, PARAMS_RESIZE, "resize parameters");
+}
+
+const EinsumParams *node_einsum(const Node *n)
+{
+    return params_of(n, PARAMS_EINSUM, "einsum equation");
 }
 
 void node_add_attr(Graph *g, int32_t ni, Attr a)

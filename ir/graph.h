@@ -19,6 +19,8 @@
 
 #define TVMCC_MAX_RANK 8
 
+#include "params.h"
+
 typedef enum OpKind {
     OP_UNKNOWN = 0,
 #define OP(name, mi, ma, mo, mao, cat) OP_##name,
@@ -34,6 +36,7 @@ typedef struct OpInfo {
     int min_in, max_in; /* max_in -1: variadic */
     int min_out, max_out;
     OpCategory category;
+    uint8_t lowered;    /* 0 for OP_NOT_LOWERED rows (control flow, training) */
 } OpInfo;
 
 extern const OpInfo op_info[OP_COUNT];
@@ -104,6 +107,8 @@ typedef struct Node {
                               * kernel it is fused into (the group's last node) */
     const char *note;        /* NULL, or where the node came from, added to its
                               * messages (a branch of a run-time If) */
+    uint8_t param_kind;      /* ParamKind: what params points to */
+    const void *params;      /* parsed attributes (ir/params.h), set by inference */
 } Node;
 
 /* What one compilation tells the stages that work on its graph, carried
@@ -206,6 +211,14 @@ int graph_verify(const Graph *g, Diag *d);
 /* Puts nodes back in an order where every producer precedes its readers,
  * keeping the existing order where it already does; updates producers. */
 void graph_toposort(Graph *g);
+/* Parsed parameters (ir/params.h). node_set_params copies the struct into
+ * the graph's arena; the getters die when the node has none of that kind
+ * (inference sets them for every node it accepts). */
+void node_set_params(Graph *g, Node *n, ParamKind kind, const void *p, size_t size);
+const ConvWindow *node_window(const Node *n);
+const ReduceParams *node_reduce(const Node *n);
+const ResizeParams *node_resize(const Node *n);
+const EinsumParams *node_einsum(const Node *n);
 /* Appends attribute a to node ni (the node's attribute array is copied). */
 void node_add_attr(Graph *g, int32_t ni, Attr a);
 /* Stable text dump (golden tests read it). */

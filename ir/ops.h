@@ -12,7 +12,20 @@
  * and lower/ provides  int lower_<Name>(Lower *, Node *); both declarations
  * are generated from this table (frontend/infer.h, lower/lower.h).
  * max_inputs of -1 means variadic.
+ *
+ * A row written OP_NOT_LOWERED(...) is an operator that never reaches
+ * lowering: control flow (inlined by frontend/control.c before inference)
+ * and the training operators (expanded into plain nodes by
+ * frontend/training.c after it). It has an infer_<Name>() but no
+ * lower_<Name>(); op_info[].lowered is 0, constant folding skips it, and
+ * lower_group() stops with an internal error should one reach it. A file
+ * that includes this table without defining OP_NOT_LOWERED reads those rows
+ * as ordinary OP rows.
  */
+#ifndef OP_NOT_LOWERED
+#define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat) OP(name, mi, ma, mo, mao, cat)
+#define TVMCC_OPS_DEFAULT_NOT_LOWERED
+#endif
 /* Elementwise unary */
 OP(Abs, 1, 1, 1, 1, INJECTIVE)
 OP(Neg, 1, 1, 1, 1, INJECTIVE)
@@ -169,17 +182,17 @@ OP(LSTM, 3, 8, 0, 3, OPAQUE)
 OP(DFT, 1, 3, 1, 1, OPAQUE)
 /* Control flow: inlined before inference (frontend/control.c); the rows let
  * the loader accept the nodes */
-OP(If, 1, 1, 1, -1, OPAQUE)
-OP(Loop, 2, -1, 1, -1, OPAQUE)
-OP(Scan, 1, -1, 1, -1, OPAQUE)
+OP_NOT_LOWERED(If, 1, 1, 1, -1, OPAQUE)
+OP_NOT_LOWERED(Loop, 2, -1, 1, -1, OPAQUE)
+OP_NOT_LOWERED(Scan, 1, -1, 1, -1, OPAQUE)
 /* Strings (frontend/infer_string.c, lower/op_string.c): a runtime call */
 OP(StringNormalizer, 1, 1, 1, 1, OPAQUE)
 /* Training (domain ai.onnx.preview.training): expanded into ordinary nodes
  * after inference (frontend/training.c) */
-OP(Gradient, 1, -1, 1, -1, OPAQUE)
-OP(Adagrad, 5, -1, 2, -1, OPAQUE)
-OP(Adam, 6, -1, 3, -1, OPAQUE)
-OP(Momentum, 5, -1, 2, -1, OPAQUE)
+OP_NOT_LOWERED(Gradient, 1, -1, 1, -1, OPAQUE)
+OP_NOT_LOWERED(Adagrad, 5, -1, 2, -1, OPAQUE)
+OP_NOT_LOWERED(Adam, 6, -1, 3, -1, OPAQUE)
+OP_NOT_LOWERED(Momentum, 5, -1, 2, -1, OPAQUE)
 /* Vision (frontend/infer_vision.c, lower/op_vision.c) */
 OP(GridSample, 2, 2, 1, 1, OPAQUE)
 OP(RoiAlign, 3, 3, 1, 1, OPAQUE)
@@ -198,3 +211,8 @@ OP(SequenceAt, 2, 2, 1, 1, OPAQUE)
 OP(SequenceLength, 1, 1, 1, 1, OPAQUE)
 OP(ConcatFromSequence, 1, 1, 1, 1, OPAQUE)
 OP(SplitToSequence, 1, 2, 1, 1, OPAQUE)
+
+#ifdef TVMCC_OPS_DEFAULT_NOT_LOWERED
+#undef OP_NOT_LOWERED
+#undef TVMCC_OPS_DEFAULT_NOT_LOWERED
+#endif

@@ -18,7 +18,9 @@ typedef int (*LowerFn)(Lower *, Node *);
 static const LowerFn lower_fns[OP_COUNT] = {
     NULL,
 #define OP(name, mi, ma, mo, mao, cat) lower_##name,
+#define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat) NULL,
 #include "../ir/ops.h"
+#undef OP_NOT_LOWERED
 #undef OP
 };
 
@@ -70,6 +72,9 @@ Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *nam
     L.k = k;
     for (j = 0; j < n_nodes; j++) {
         Node *n = &g->nodes[nodes[j]];
+        if (n->op > OP_UNKNOWN && n->op < OP_COUNT && !op_info[n->op].lowered)
+            die("%s node '%s' (#%d) reached lowering: it is resolved before (ir/ops.h, "
+                "OP_NOT_LOWERED)", n->op_type, n->name ? n->name : "", (int)n->index);
         if (n->op <= OP_UNKNOWN || n->op >= OP_COUNT || !lower_fns[n->op]) {
             diag_error(d, n, NULL, "operator '%s' cannot be lowered", n->op_type);
             return NULL;

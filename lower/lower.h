@@ -15,7 +15,9 @@
 #include "../ir/target.h"
 
 #define OP(name, mi, ma, mo, mao, cat) int lower_##name(Lower *L, Node *n);
+#define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat)
 #include "../ir/ops.h"
+#undef OP_NOT_LOWERED
 #undef OP
 
 /* Lower node `ni` of g into a new kernel named `name`, scheduled for target
@@ -26,5 +28,12 @@ Kernel *lower_node(Graph *g, int32_t ni, const char *name, const Target *target,
  * stages allow it (lower/fuse.c). */
 Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *name,
                     const Target *target, Diag *d);
+
+/* The three stages of a softmax (lower/op_reduce.c) of input buffer xb into
+ * output buffer yb, both viewed as [outer, R, inner] (v3), normalised over
+ * R in compute type ct: a row maximum and a sum of exponentials into
+ * scratch buffers, then the normalising stage (log-softmax when is_log).
+ * Also used by the schedule tests to build a softmax kernel. */
+void lower_softmax_stages(Lower *L, int xb, int yb, const int64_t *v3, DType ct, int is_log);
 
 #endif

@@ -6,6 +6,10 @@
  *
  *   Conv  x [N,H,W,C]  w [M,KH,KW,C/group]  y [N,OH,OW,M]
  *
+ * The window (strides, dilations, pads after auto_pad) is the node's
+ * ConvWindow, parsed by inference in ONNX's spatial order, which is the
+ * same in every layout.
+ *
  * The compute keeps the output axes in storage order (n, oh, ow, m) and
  * reduces over (kh, kw, c), so the innermost reduction and the innermost
  * output axis both walk contiguous memory. The maths is the same as the
@@ -43,15 +47,6 @@ int lower_layout_of(const Node *n)
     return strncmp(a->s, "NCHW", 4) == 0 && strlen(a->s) > 5 ? LAYOUT_NCHWC : LAYOUT_NCHW;
 }
 
-static void ints_or(const Node *n, const char *name, int cnt, int64_t def, int64_t *dst, Diag *d)
-{
-    int64_t c;
-    const int64_t *v = attr_ints(n, name, &c, d);
-    int i;
-    for (i = 0; i < cnt; i++)
-        dst[i] = (v && c == cnt) ? v[i] : def;
-}
-
 /* Index into a padded spatial dimension: the input position and, when it
  * can leave [0, size), the in-bounds condition (NULL when it cannot). */
 static Expr *spatial(Lower *L, const IterVar *o, const IterVar *k, int64_t s, int64_t dil,
@@ -73,32 +68,14 @@ static Expr *spatial(Lower *L, const IterVar *o, const IterVar *k, int64_t s, in
     return pos;
 }
 
-/* Pads (begin h, w, end h, w) of conv n from its attributes, given the
- * window, input and output sizes. */
-static void conv_pads(Lower *L, const Node *n, const int64_t *k, const int64_t *in, const int64_t *out,
-                      const int64_t *st, const int64_t *dil, int64_t *pads)
-{
-    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
-    int i;
-    ints_or(n, "pads", 4, 0, pads, L->d);
-    if (!strcmp(ap, "VALID")) {
-        memset(pads, 0, 4 * sizeof *pads);
-    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-        for (i = 0; i < 2; i++) {
-            int64_t total = (out[i] - 1) * st[i] + (k[i] - 1) * dil[i] + 1 - in[i];
-            if (total < 0)
-                total = 0;
-            pads[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
-        }
-    }
-}
-
 int lower_conv_nchwc(Lower *L, Node *n)
 {
     Graph *g = L->g;
+    const ConvWindow *win = node_window(n);
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
-    int64_t b = y->dims[4], st[2], dil[2], pads[4], k[2], in[2], out[2];
+    int64_t b = y->dims[4], k[2], in[2];
+    const int64_t *st = win->strides, *dil = win->dilations, *pads = win->pad_begin;
     int blocked_in = x->rank == 5;
     int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
     Compute *c = lower_stage(L, "conv_nchwc", lower_buf_value(L, n->out[0]), 5, y->dims);
@@ -108,11 +85,7 @@ int lower_conv_nchwc(Lower *L, Node *n)
     for (i = 0; i < 2; i++) {
         k[i] = w->dims[2 + i];
         in[i] = x->dims[2 + i];
-        out[i] = y->dims[2 + i];
     }
-    ints_or(n, "strides", 2, 1, st, L->d);
-    ints_or(n, "dilations", 2, 1, dil, L->d);
-    conv_pads(L, n, k, in, out, st, dil, pads);
     rc = lower_raxis(L, c, blocked_in ? x->dims[1] : w->dims[1]);
     rh = lower_raxis(L, c, k[0]);
     rw = lower_raxis(L, c, k[1]);
@@ -137,6 +110,7 @@ int lower_conv_nchwc(Lower *L, Node *n)
                        : ex_var(L, rc);
     wi[2] = ex_var(L, rh);
     wi[3] = ex_var(L, rw);
+    c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, ex_load_nd(L, wb, 4, w->dims, wi));
     if (n->n_in > 2 && n->in[2] >= 0)
@@ -148,21 +122,14 @@ int lower_conv_nchwc(Lower *L, Node *n)
 int lower_maxpool_nchwc(Lower *L, Node *n)
 {
     Graph *g = L->g;
+    const ConvWindow *win = node_window(n);
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
-    int64_t st[2], dil[2], pads[4], k[2], in[2], out[2];
+    const int64_t *k = win->kernel, *st = win->strides, *dil = win->dilations;
+    const int64_t *pads = win->pad_begin, *in = x->dims + 2;
     int xb = lower_buf_value(L, n->in[0]);
     Compute *c = lower_stage(L, "maxpool_nchwc", lower_buf_value(L, n->out[0]), 5, y->dims);
     IterVar *rh, *rw;
     Expr *xi[5], *ch, *cw, *cond = NULL, *xv;
-    int i;
-    ints_or(n, "kernel_shape", 2, 1, k, L->d);
-    for (i = 0; i < 2; i++) {
-        in[i] = x->dims[2 + i];
-        out[i] = y->dims[2 + i];
-    }
-    ints_or(n, "strides", 2, 1, st, L->d);
-    ints_or(n, "dilations", 2, 1, dil, L->d);
-    conv_pads(L, n, k, in, out, st, dil, pads);
     rh = lower_raxis(L, c, k[0]);
     rw = lower_raxis(L, c, k[1]);
     xi[0] = ex_var(L, &c->axes[0]);
@@ -185,21 +152,13 @@ int lower_conv_nhwc(Lower *L, Node *n)
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
-    int64_t group = attr_int(n, "group", 1, L->d), m = w->dims[0], mg = m / group, cg = w->dims[3];
-    int64_t st[2], dil[2], pads[4], k[2], in[2], out[2];
+    const ConvWindow *win = node_window(n);
+    int64_t group = win->group, m = w->dims[0], mg = m / group, cg = w->dims[3];
+    const int64_t *st = win->strides, *dil = win->dilations, *pads = win->pad_begin;
     int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
     Compute *c = lower_stage(L, "conv_nhwc", lower_buf_value(L, n->out[0]), 4, y->dims);
     IterVar *rh, *rw, *rc;
     Expr *xi[4], *wi[4], *ch, *cw, *cond = NULL, *xv;
-    int i;
-    for (i = 0; i < 2; i++) {
-        k[i] = w->dims[1 + i];
-        in[i] = x->dims[1 + i];
-        out[i] = y->dims[1 + i];
-    }
-    ints_or(n, "strides", 2, 1, st, L->d);
-    ints_or(n, "dilations", 2, 1, dil, L->d);
-    conv_pads(L, n, k, in, out, st, dil, pads);
     rh = lower_raxis(L, c, w->dims[1]);
     rw = lower_raxis(L, c, w->dims[2]);
     rc = lower_raxis(L, c, cg);
@@ -223,6 +182,7 @@ int lower_conv_nhwc(Lower *L, Node *n)
     wi[1] = ex_var(L, rh);
     wi[2] = ex_var(L, rw);
     wi[3] = ex_var(L, rc);
+    c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, ex_load_nd(L, wb, 4, w->dims, wi));
     if (n->n_in > 2 && n->in[2] >= 0)

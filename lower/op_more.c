@@ -160,17 +160,15 @@ int lower_Compress(Lower *L, Node *n)
 int lower_MaxUnpool(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
-    int64_t xs = 1, v3[3], kc, sc, pc, def[TVMCC_MAX_RANK], dplane = 1;
-    const int64_t *k = attr_ints(n, "kernel_shape", &kc, L->d);
-    const int64_t *s = attr_ints(n, "strides", &sc, L->d);
-    const int64_t *p = attr_ints(n, "pads", &pc, L->d);
-    int i, nsp = x->rank - 2;
+    const ConvWindow *win = node_window(n);
+    const int64_t *def = win->out; /* the default unpooled extents */
+    int64_t xs = 1, v3[3], dplane = 1;
+    int i, nsp = win->nsp;
     Compute *c;
     IterVar *r;
     Expr *xi[3], *ix, *hit, *pos, *inside;
     for (i = 0; i < nsp; i++) {
         xs *= x->dims[2 + i];
-        def[i] = (x->dims[2 + i] - 1) * (s ? s[i] : 1) - (p ? p[i] + p[nsp + i] : 0) + k[i];
         dplane *= def[i];
     }
     v3[0] = x->dims[0];

@@ -11,67 +11,15 @@
  * tests are only built on the sides where a window can actually leave the
  * input, so unpadded convolutions lower to plain loads.
  *
- * Shapes were checked by frontend/infer_nn.c; the window parameters are read
- * again here (auto_pad is resolved from the inferred output extent) since the
- * lowering may not call into the frontend.
+ * Shapes were checked by frontend/infer_nn.c, which also parsed each node's
+ * window (auto_pad resolved into pads) into the node's ConvWindow
+ * (ir/params.h, node_window()); the lowering reads only that.
  */
 #include "layout.h"
 #include "lower.h"
 
 #include <math.h>
 #include <string.h>
-
-/* Sliding-window parameters of one node, as far as lowering needs them. */
-typedef struct Win {
-    int nsp;                      /* spatial dimensions */
-    int64_t k[TVMCC_MAX_RANK];    /* kernel extents */
-    int64_t s[TVMCC_MAX_RANK];    /* strides */
-    int64_t dil[TVMCC_MAX_RANK];  /* dilations */
-    int64_t pb[TVMCC_MAX_RANK];   /* pad before */
-    int64_t pe[TVMCC_MAX_RANK];   /* pad after */
-} Win;
-
-static void ints_or(const Node *n, const char *name, int cnt, int64_t def, int64_t *dst, Diag *d)
-{
-    int64_t c;
-    const int64_t *v = attr_ints(n, name, &c, d);
-    int i;
-    for (i = 0; i < cnt; i++)
-        dst[i] = (v && c == cnt) ? v[i] : def;
-}
-
-/* Reads the window of node n with input x and output y; kernel gives the
- * extents when they come from the weights, else the attribute is used. */
-static void read_win(Lower *L, const Node *n, const Value *x, const Value *y,
-                     const int64_t *kernel, Win *w)
-{
-    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
-    int64_t pads[2 * TVMCC_MAX_RANK];
-    int i;
-    w->nsp = x->rank - 2;
-    if (kernel)
-        memcpy(w->k, kernel, (size_t)w->nsp * sizeof *w->k);
-    else
-        ints_or(n, "kernel_shape", w->nsp, 1, w->k, L->d);
-    ints_or(n, "strides", w->nsp, 1, w->s, L->d);
-    ints_or(n, "dilations", w->nsp, 1, w->dil, L->d);
-    ints_or(n, "pads", 2 * w->nsp, 0, pads, L->d);
-    for (i = 0; i < w->nsp; i++) {
-        int64_t in = x->dims[2 + i], out = y->dims[2 + i];
-        if (!strncmp(ap, "SAME_", 5)) {
-            int64_t total = (out - 1) * w->s[i] + (w->k[i] - 1) * w->dil[i] + 1 - in;
-            if (total < 0)
-                total = 0;
-            w->pb[i] = ap[5] == 'U' ? total / 2 : total - total / 2;
-            w->pe[i] = total - w->pb[i];
-        } else if (!strcmp(ap, "VALID")) {
-            w->pb[i] = w->pe[i] = 0;
-        } else {
-            w->pb[i] = pads[i];
-            w->pe[i] = pads[w->nsp + i];
-        }
-    }
-}
 
 static Expr *zero_of(Lower *L, DType t)
 {
@@ -101,18 +49,19 @@ static Expr *clamp(Lower *L, Expr *e, int64_t lo, int64_t hi)
 /* Builds, for output axes c->axes[2..] and reduce axes rk[], the clamped
  * input positions of a sliding window into idx[2..] and returns the
  * in-bounds condition (the constant 1 when no window leaves the input). */
-static Expr *window_index(Lower *L, const Compute *c, const IterVar *rk, const Win *w,
+static Expr *window_index(Lower *L, const Compute *c, const IterVar *rk, const ConvWindow *w,
                           const Value *x, Expr **idx)
 {
     Expr *cond = ex_const_int(L, DT_BOOL, 1);
     int i;
     for (i = 0; i < w->nsp; i++) {
         int64_t in = x->dims[2 + i], out = c->axes[2 + i].extent;
-        int64_t last = (out - 1) * w->s[i] - w->pb[i] + (w->k[i] - 1) * w->dil[i];
-        Expr *pos = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + i]), ex_int(L, w->s[i])),
-                                     ex_int(L, w->pb[i])),
-                           ex_mul(L, ex_var(L, &rk[i]), ex_int(L, w->dil[i])));
-        int low = w->pb[i] > 0, high = last >= in;
+        int64_t s = w->strides[i], dil = w->dilations[i], pb = w->pad_begin[i];
+        int64_t last = (out - 1) * s - pb + (w->kernel[i] - 1) * dil;
+        Expr *pos = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + i]), ex_int(L, s)),
+                                     ex_int(L, pb)),
+                           ex_mul(L, ex_var(L, &rk[i]), ex_int(L, dil)));
+        int low = pb > 0, high = last >= in;
         if (low)
             cond = ex_and(L, cond, ex_binary(L, BIN_GE, pos, ex_int(L, 0)));
         if (high)
@@ -131,18 +80,17 @@ int lower_Conv(Lower *L, Node *n)
         return lower_conv_nchwc(L, n); /* blocked channels, chosen by passes/layout.c */
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
-    int64_t group = attr_int(n, "group", 1, L->d), mg = w->dims[0] / group, kvol = 1;
+    const ConvWindow *win = node_window(n);
+    int64_t group = win->group, mg = w->dims[0] / group, kvol = 1;
     int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
     Compute *c = lower_stage(L, "conv", lower_buf_value(L, n->out[0]), y->rank, y->dims);
     IterVar rk[TVMCC_MAX_RANK];
     IterVar *rc = lower_raxis(L, c, w->dims[1]);
     Expr *xi[TVMCC_MAX_RANK], *wi[TVMCC_MAX_RANK], *cond, *xv;
-    Win win;
     int i;
-    read_win(L, n, x, y, w->dims + 2, &win);
-    for (i = 0; i < win.nsp; i++) {
-        rk[i] = *lower_raxis(L, c, win.k[i]);
-        kvol *= win.k[i];
+    for (i = 0; i < win->nsp; i++) {
+        rk[i] = *lower_raxis(L, c, win->kernel[i]);
+        kvol *= win->kernel[i];
     }
     /* input channel = group of the output channel * channels per group + rc */
     xi[0] = ex_var(L, &c->axes[0]);
@@ -151,14 +99,15 @@ int lower_Conv(Lower *L, Node *n)
         xi[1] = ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, ex_var(L, &c->axes[1]), ex_int(L, mg)),
                                  ex_int(L, w->dims[1])),
                        xi[1]);
-    cond = window_index(L, c, rk, &win, x, xi);
+    cond = window_index(L, c, rk, win, x, xi);
     xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
     if (cond->kind != EX_INT)
         xv = ex_select(L, cond, xv, zero_of(L, x->dtype));
     wi[0] = ex_var(L, &c->axes[1]);
     wi[1] = ex_var(L, rc);
-    for (i = 0; i < win.nsp; i++)
+    for (i = 0; i < win->nsp; i++)
         wi[2 + i] = ex_var(L, &rk[i]);
+    c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, ex_load_nd(L, wb, w->rank, w->dims, wi));
     if (n->n_in > 2 && n->in[2] >= 0) {
@@ -267,27 +216,26 @@ int lower_MaxPool(Lower *L, Node *n)
     Compute *c = lower_stage(L, "maxpool", yb, y->rank, y->dims);
     IterVar rk[TVMCC_MAX_RANK];
     Expr *xi[TVMCC_MAX_RANK], *cond, *xv;
-    Win win;
+    const ConvWindow *win = node_window(n);
     int i;
-    read_win(L, n, x, y, NULL, &win);
-    for (i = 0; i < win.nsp; i++)
-        rk[i] = *lower_raxis(L, c, win.k[i]);
+    for (i = 0; i < win->nsp; i++)
+        rk[i] = *lower_raxis(L, c, win->kernel[i]);
     xi[0] = ex_var(L, &c->axes[0]);
     xi[1] = ex_var(L, &c->axes[1]);
-    cond = window_index(L, c, rk, &win, x, xi);
+    cond = window_index(L, c, rk, win, x, xi);
     xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
     c->rop = RED_MAX;
     c->body = cond->kind != EX_INT ? ex_select(L, cond, xv, lowest_of(L, x->dtype)) : xv;
     if (n->n_out > 1 && n->out[1] >= 0) {
         /* Indices: the first window position (in scan order) holding the max */
-        int col = attr_int(n, "storage_order", 0, L->d) != 0;
+        int col = win->storage_order;
         Compute *ci = lower_stage(L, "argmax", lower_buf_value(L, n->out[1]), y->rank, y->dims);
         Expr *yv, *hit;
-        for (i = 0; i < win.nsp; i++)
-            rk[i] = *lower_raxis(L, ci, win.k[i]);
+        for (i = 0; i < win->nsp; i++)
+            rk[i] = *lower_raxis(L, ci, win->kernel[i]);
         xi[0] = ex_var(L, &ci->axes[0]);
         xi[1] = ex_var(L, &ci->axes[1]);
-        cond = window_index(L, ci, rk, &win, x, xi);
+        cond = window_index(L, ci, rk, win, x, xi);
         xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
         {
             Expr *yi[TVMCC_MAX_RANK];
@@ -319,41 +267,42 @@ int lower_AveragePool(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    const ConvWindow *win = node_window(n);
     int xb = lower_buf_value(L, n->in[0]);
     Compute *c = lower_stage(L, "avgpool", lower_buf_value(L, n->out[0]), y->rank, y->dims);
-    int incl = attr_int(n, "count_include_pad", 0, L->d) != 0, uniform = 1;
+    int incl = win->count_include_pad, uniform = 1;
     IterVar rk[TVMCC_MAX_RANK];
     Expr *xi[TVMCC_MAX_RANK], *cond, *xv, *cnt;
     DType ct = dtype_compute(y->dtype);
     int64_t kvol = 1;
-    Win win;
     int i;
-    read_win(L, n, x, y, NULL, &win);
-    for (i = 0; i < win.nsp; i++) {
-        rk[i] = *lower_raxis(L, c, win.k[i]);
-        kvol *= win.k[i];
+    for (i = 0; i < win->nsp; i++) {
+        rk[i] = *lower_raxis(L, c, win->kernel[i]);
+        kvol *= win->kernel[i];
     }
     xi[0] = ex_var(L, &c->axes[0]);
     xi[1] = ex_var(L, &c->axes[1]);
-    cond = window_index(L, c, rk, &win, x, xi);
+    cond = window_index(L, c, rk, win, x, xi);
     xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
     c->rop = RED_SUM;
     c->body = cond->kind != EX_INT ? ex_select(L, cond, xv, zero_of(L, x->dtype)) : xv;
     /* the divisor counts the taps inside the input (or inside the padded
      * input with count_include_pad); constant when every window fits */
     cnt = ex_int(L, 1);
-    for (i = 0; i < win.nsp; i++) {
+    for (i = 0; i < win->nsp; i++) {
         int64_t in = x->dims[2 + i], out = y->dims[2 + i];
-        int64_t lo = incl ? -win.pb[i] : 0, hi = incl ? in + win.pe[i] : in;
-        int64_t first = -win.pb[i], last = (out - 1) * win.s[i] - win.pb[i] +
-                                           (win.k[i] - 1) * win.dil[i];
-        Expr *start = ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + i]), ex_int(L, win.s[i])),
-                             ex_int(L, win.pb[i]));
+        int64_t lo = incl ? -win->pad_begin[i] : 0, hi = incl ? in + win->pad_end[i] : in;
+        int64_t first = -win->pad_begin[i];
+        int64_t last = (out - 1) * win->strides[i] - win->pad_begin[i] +
+                       (win->kernel[i] - 1) * win->dilations[i];
+        Expr *start = ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + i]),
+                                       ex_int(L, win->strides[i])),
+                             ex_int(L, win->pad_begin[i]));
         if (first >= lo && last < hi)
-            cnt = ex_mul(L, cnt, ex_int(L, win.k[i]));
+            cnt = ex_mul(L, cnt, ex_int(L, win->kernel[i]));
         else {
             uniform = 0;
-            cnt = ex_mul(L, cnt, tap_count(L, start, win.k[i], win.dil[i], lo, hi));
+            cnt = ex_mul(L, cnt, tap_count(L, start, win->kernel[i], win->dilations[i], lo, hi));
         }
     }
     if (uniform)

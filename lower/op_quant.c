@@ -211,13 +211,9 @@ static void int_conv(Lower *L, const Node *n, int ix, int ixz, int iw, int iwz, 
     Graph *g = L->g;
     const Value *x = &g->values[n->in[ix]], *w = &g->values[n->in[iw]];
     const Value *y = &g->values[n->out[0]];
-    int64_t group = attr_int(n, "group", 1, L->d), mg = w->dims[0] / group, kvol = 1;
-    int64_t cnt, sc, dc;
-    const int64_t *pads = attr_ints(n, "pads", &cnt, L->d);
-    const int64_t *st = attr_ints(n, "strides", &sc, L->d);
-    const int64_t *dl = attr_ints(n, "dilations", &dc, L->d);
-    const char *ap = attr_string(n, "auto_pad", "NOTSET", L->d);
-    int nsp = x->rank - 2, i;
+    const ConvWindow *win = node_window(n);
+    int64_t group = win->group, mg = w->dims[0] / group, kvol = 1;
+    int nsp = win->nsp, i;
     Compute *c = lower_stage(L, "conv_int", ob, y->rank, y->dims);
     IterVar *rc = lower_raxis(L, c, w->dims[1]), rk[TVMCC_MAX_RANK];
     Expr *xi[TVMCC_MAX_RANK], *wi[TVMCC_MAX_RANK], *cond = ex_const_int(L, DT_BOOL, 1);
@@ -233,16 +229,9 @@ static void int_conv(Lower *L, const Node *n, int ix, int ixz, int iw, int iwz, 
                                  ex_int(L, w->dims[1])),
                        xi[1]);
     for (i = 0; i < nsp; i++) {
-        int64_t s = st ? st[i] : 1, dil = dl ? dl[i] : 1, in = x->dims[2 + i], pb = 0;
+        int64_t s = win->strides[i], dil = win->dilations[i], in = x->dims[2 + i];
+        int64_t pb = win->pad_begin[i];
         Expr *pos;
-        if (!strncmp(ap, "SAME_", 5)) {
-            int64_t total = (y->dims[2 + i] - 1) * s + (w->dims[2 + i] - 1) * dil + 1 - in;
-            if (total < 0)
-                total = 0;
-            pb = ap[5] == 'U' ? total / 2 : total - total / 2;
-        } else if (strcmp(ap, "VALID") && pads) {
-            pb = pads[i];
-        }
         pos = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + i]), ex_int(L, s)),
                                ex_int(L, pb)),
                      ex_mul(L, ex_var(L, &rk[i]), ex_int(L, dil)));
@@ -260,6 +249,7 @@ static void int_conv(Lower *L, const Node *n, int ix, int ixz, int iw, int iwz, 
         wi[2 + i] = ex_var(L, &rk[i]);
     wv = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[iw]), w->rank, w->dims, wi));
     wv = ex_sub(L, wv, param(L, n, iwz, c, 1, DT_INT32, 0));
+    c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, wv);
     if (ib >= 0 && present(n, ib))

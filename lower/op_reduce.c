@@ -9,6 +9,8 @@
  * exp() cannot overflow: a max stage into a scratch buffer, a sum stage, and
  * for softmax the normalising stage.
  *
+ * The reduced dimensions and keepdims come parsed from inference (the
+ * node's ReduceParams, ir/params.h).
  * Axes given as an input that is not a compile-time constant (the backend
  * tests feed them as graph inputs) are recovered from the static input and
  * output shapes, which the frontend took from the model's declarations; that
@@ -17,12 +19,6 @@
 #include "lower.h"
 
 #include <string.h>
-
-/* Axes-as-input form: ReduceSum from opset 13, the others from opset 18. */
-static int axes_from_input(const Node *n)
-{
-    return n->op == OP_ReduceSum ? n->opset >= 13 : n->opset >= 18;
-}
 
 /* Reducing a dimension of extent 1 leaves values unchanged for these ops,
  * so such a dimension may be reduced or not without changing the result. */
@@ -103,37 +99,16 @@ static int axes_from_shapes(Lower *L, Node *n, const Value *x, const Value *y, i
     return 0;
 }
 
-/* Fills ax with the reduced dimensions; *identity is set when the op
- * reduces nothing (empty axes with noop_with_empty_axes). */
-static int reduced_dims(Lower *L, Node *n, const Value *x, const Value *y, Axes *ax,
-                        int *identity)
+/* Fills ax with the reduced dimensions parsed by inference (the node's
+ * ReduceParams), or, for axes computed at run time, with the candidates the
+ * static shapes allow. */
+static int reduced_dims(Lower *L, Node *n, const ReduceParams *p, const Value *x, const Value *y,
+                        Axes *ax)
 {
-    Graph *g = L->g;
-    const int64_t *axes = NULL;
-    int64_t na = -1, i;
-    int keep = attr_int(n, "keepdims", 1, L->d) != 0;
-    int noop = attr_int(n, "noop_with_empty_axes", 0, L->d) != 0;
-    *identity = 0;
     ax->n = 1;
-    ax->mask[0] = 0;
-    if (axes_from_input(n)) {
-        if (n->n_in > 1 && n->in[1] >= 0) {
-            na = value_const_ints(g, n->in[1], &axes);
-            if (na < 0)
-                return axes_from_shapes(L, n, x, y, keep, ax);
-        }
-    } else {
-        axes = attr_ints(n, "axes", &na, L->d);
-    }
-    if (na <= 0 && !noop)
-        ax->mask[0] = (1u << x->rank) - 1;
-    for (i = 0; i < na; i++) {
-        int64_t a = axes[i] < 0 ? axes[i] + x->rank : axes[i];
-        if (a < 0 || a >= x->rank)
-            return diag_error(L->d, n, "axes", "axis %lld is out of range", (long long)axes[i]);
-        ax->mask[0] |= 1u << a;
-    }
-    *identity = na <= 0 && noop;
+    ax->mask[0] = p->mask;
+    if (p->runtime_axes)
+        return axes_from_shapes(L, n, x, y, p->keepdims, ax);
     return 0;
 }
 
@@ -190,15 +165,16 @@ static int lower_reduce(Lower *L, Node *n)
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
     int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
-    int keep = attr_int(n, "keepdims", 1, L->d) != 0, identity, i;
+    const ReduceParams *p = node_reduce(n);
+    int keep = p->keepdims, i;
     DType ct = dtype_compute(x->dtype), ft = dtype_is_float(ct) ? ct : DT_FLOAT64;
     Expr *v, *m = NULL;
     Compute *c;
     Axes ax;
     int64_t cnt = 1, ext[TVMCC_MAX_RANK];
-    if (reduced_dims(L, n, x, y, &ax, &identity))
+    if (reduced_dims(L, n, p, x, y, &ax))
         return 1;
-    if (identity) {
+    if (p->identity) {
         c = lower_elemwise_stage(L, n, n->out[0]);
         c->body = ex_load_broadcast(L, xb, x->rank, x->dims, c);
         return 0;
@@ -277,28 +253,12 @@ int lower_ReduceL2(Lower *L, Node *n) { return lower_reduce(L, n); }
 int lower_ReduceLogSum(Lower *L, Node *n) { return lower_reduce(L, n); }
 int lower_ReduceLogSumExp(Lower *L, Node *n) { return lower_reduce(L, n); }
 
-/* Softmax and LogSoftmax over a [outer, R, inner] view of the input: before
- * opset 13 the input is coerced to 2-D at `axis` (inner = 1), from 13 only
- * dimension `axis` is normalised. */
-static int lower_softmax(Lower *L, Node *n, int is_log)
+void lower_softmax_stages(Lower *L, int xb, int yb, const int64_t *v3, DType ct, int is_log)
 {
-    Graph *g = L->g;
-    const Value *x = &g->values[n->in[0]];
-    int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
-    DType ct = dtype_compute(x->dtype);
-    int64_t axis = attr_int(n, "axis", n->opset >= 13 ? -1 : 1, L->d), v3[3] = {1, 1, 1};
     int64_t d2[2];
     int mb, sb, i;
     Compute *c;
     Expr *xi[3], *oi[2], *m, *s, *t;
-    if (axis < 0)
-        axis += x->rank;
-    if (axis < 0 || axis >= x->rank)
-        return diag_error(L->d, n, "axis", "axis is out of range for rank %d", x->rank);
-    for (i = 0; i < x->rank; i++) {
-        int slot = i < axis ? 0 : (i == axis || n->opset < 13) ? 1 : 2;
-        v3[slot] *= x->dims[i];
-    }
     d2[0] = v3[0];
     d2[1] = v3[2];
     mb = lower_buf_temp(L, "max", ct, v3[0] * v3[2]);
@@ -329,6 +289,27 @@ static int lower_softmax(Lower *L, Node *n, int is_log)
     t = ex_binary(L, BIN_SUB, ex_load_nd(L, xb, 3, v3, xi), m);
     c->body = is_log ? ex_binary(L, BIN_SUB, t, ex_unary(L, UN_LOG, s))
                      : ex_binary(L, BIN_DIV, ex_unary(L, UN_EXP, t), s);
+}
+
+/* Softmax and LogSoftmax over a [outer, R, inner] view of the input: before
+ * opset 13 the input is coerced to 2-D at `axis` (inner = 1), from 13 only
+ * dimension `axis` is normalised. */
+static int lower_softmax(Lower *L, Node *n, int is_log)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]];
+    int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
+    int64_t axis = attr_int(n, "axis", n->opset >= 13 ? -1 : 1, L->d), v3[3] = {1, 1, 1};
+    int i;
+    if (axis < 0)
+        axis += x->rank;
+    if (axis < 0 || axis >= x->rank)
+        return diag_error(L->d, n, "axis", "axis is out of range for rank %d", x->rank);
+    for (i = 0; i < x->rank; i++) {
+        int slot = i < axis ? 0 : (i == axis || n->opset < 13) ? 1 : 2;
+        v3[slot] *= x->dims[i];
+    }
+    lower_softmax_stages(L, xb, yb, v3, dtype_compute(x->dtype), is_log);
     return 0;
 }
 

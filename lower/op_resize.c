@@ -14,6 +14,7 @@
  * dimensions. Dimensions that provably map o to itself (same extent, scale
  * 1) are indexed directly, so a 4-D NCHW resize has only the H and W taps.
  *
+ * The attributes come parsed by inference (the node's ResizeParams).
  * Scales and roi that are not compile-time constants are loaded at run time
  * from their buffers; sizes only fix the output shape, so the scale is then
  * output extent / input extent.
@@ -21,9 +22,6 @@
 #include "lower.h"
 
 #include <string.h>
-
-enum { CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_TF_NN, CT_CROP };
-enum { NM_ROUND_FLOOR, NM_ROUND_CEIL, NM_FLOOR, NM_CEIL };
 
 /* What the expression builders need to know about the node. */
 typedef struct Rz {
@@ -172,29 +170,15 @@ static Expr *cubic_tap(Lower *L, Expr *t, int r, double a)
     }
 }
 
-static int mode_index(const char *s, const char *const *names)
-{
-    int i;
-    for (i = 0; names[i]; i++)
-        if (!strcmp(s, names[i]))
-            return i;
-    return -1;
-}
-
 int lower_Resize(Lower *L, Node *n)
 {
-    static const char *const ctms[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
-                                       "asymmetric", "tf_half_pixel_for_nn",
-                                       "tf_crop_and_resize", NULL};
-    static const char *const nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
-                                      "ceil", NULL};
     Graph *g = L->g;
+    const ResizeParams *rp = node_resize(n);
     Rz z;
-    const char *mode = attr_string(n, "mode", "nearest", L->d);
-    int sc_in = n->opset >= 11 ? 2 : 1, nm, cubic, i, rank, xb;
-    int excl = attr_int(n, "exclude_outside", 0, L->d) != 0;
-    double a = attr_float(n, "cubic_coeff_a", -0.75, L->d);
-    double extrap = attr_float(n, "extrapolation_value", 0.0, L->d);
+    int sc_in = n->opset >= 11 ? 2 : 1, nm = rp->round, cubic = rp->mode == RESIZE_CUBIC;
+    int excl = rp->exclude_outside, i, rank, xb;
+    double a = rp->cubic_coeff_a;
+    double extrap = rp->extrapolation_value;
     Expr *xi[TVMCC_MAX_RANK], *w = NULL, *outside = NULL, *v;
     Compute *c;
     DType ct;
@@ -205,18 +189,7 @@ int lower_Resize(Lower *L, Node *n)
     z.y = &g->values[n->out[0]];
     rank = z.x->rank;
     ct = dtype_compute(z.y->dtype);
-    z.ctm = n->opset >= 11 ? mode_index(attr_string(n, "coordinate_transformation_mode",
-                                                    "half_pixel", L->d), ctms)
-                           : CT_ASYM;
-    /* Resize-10 rounds down like the Upsample it replaced */
-    nm = n->opset >= 11 ? mode_index(attr_string(n, "nearest_mode", "round_prefer_floor",
-                                                 L->d), nms)
-                        : NM_FLOOR;
-    if (z.ctm < 0 || nm < 0)
-        return diag_error(L->d, n, "coordinate_transformation_mode", "unsupported value");
-    cubic = !strcmp(mode, "cubic");
-    if (!cubic && strcmp(mode, "linear") && strcmp(mode, "nearest"))
-        return diag_error(L->d, n, "mode", "unsupported value '%s'", mode);
+    z.ctm = rp->coord;
 
     /* scales: constant, run time, or from sizes */
     z.sc_buf = z.roi_buf = -1;
@@ -266,7 +239,7 @@ int lower_Resize(Lower *L, Node *n)
                                   ex_binary(L, BIN_GT, cx, dbl(L, (double)(in - 1))));
             outside = outside ? ex_binary(L, BIN_OR, outside, bad) : bad;
         }
-        if (!strcmp(mode, "nearest")) {
+        if (rp->mode == RESIZE_NEAREST) {
             Expr *cx = coord(&z, i, o), *r;
             switch (nm) {
             case NM_ROUND_FLOOR:

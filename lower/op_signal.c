@@ -1,7 +1,5 @@
 /*
- * Lowering of the signal-processing operators STFT and MelWeightMatrix, and
- * the entry points of the control-flow operators, which never reach
- * lowering: frontend/control.c inlines them before inference.
+ * Lowering of the signal-processing operators STFT and MelWeightMatrix.
  *
  * - STFT is one reduction per output element (batch, frame, bin, re/im)
  *   over the frame's samples, like DFT (lower/op_more.c): twiddles from
@@ -129,41 +127,4 @@ int lower_MelWeightMatrix(Lower *L, Node *n)
     down = ex_and(L, ex_binary(L, BIN_GT, j, ce), ex_binary(L, BIN_LT, j, hi));
     c->body = ex_select(L, up, rise, ex_select(L, down, fall, ex_float(L, t, 0.0)));
     return 0;
-}
-
-int lower_If(Lower *L, Node *n)
-{
-    (void)L;
-    die("control-flow node %s reached lowering", n->op_type);
-}
-
-int lower_Loop(Lower *L, Node *n)
-{
-    return lower_If(L, n);
-}
-
-int lower_Scan(Lower *L, Node *n)
-{
-    return lower_If(L, n);
-}
-
-int lower_Gradient(Lower *L, Node *n)
-{
-    (void)L;
-    die("training node %s reached lowering (it is expanded after inference)", n->name);
-}
-
-int lower_Adagrad(Lower *L, Node *n)
-{
-    return lower_Gradient(L, n);
-}
-
-int lower_Adam(Lower *L, Node *n)
-{
-    return lower_Gradient(L, n);
-}
-
-int lower_Momentum(Lower *L, Node *n)
-{
-    return lower_Gradient(L, n);
 }

@@ -114,6 +114,12 @@ typedef struct Compute {
     Expr *init;         /* accumulator start; NULL = identity of rop; may use axes */
     Expr *post;         /* NULL = EX_ACC itself; may use axes and EX_ACC */
     Expr *out_index;    /* NULL = row-major offset of the axes */
+    const ConvWindow *window; /* a convolution stage (Conv in every layout,
+                               * ConvInteger, QLinearConv): the node's parsed
+                               * window (ir/params.h: strides, dilations, pads
+                               * in ONNX spatial order), so a template need not
+                               * recover them from the index expressions;
+                               * NULL for every other stage */
 } Compute;
 
 typedef enum StmtKind {

@@ -20,7 +20,7 @@ static int64_t folded_bytes;
 static int foldable(const Graph *g, const Node *n)
 {
     int i;
-    if (n->dead || n->op == OP_UNKNOWN)
+    if (n->dead || n->op == OP_UNKNOWN || !op_info[n->op].lowered)
         return 0;
     for (i = 0; i < n->n_in; i++)
         if (n->in[i] >= 0 && !g->values[n->in[i]].data)

@@ -414,7 +414,7 @@ static int conv_blockable(Graph *g, int32_t ci, int b)
         return 0;
     if (c->n_in > 2 && c->in[2] >= 0 && !g->values[c->in[2]].data)
         return 0;
-    return attr_int(c, "group", 1, NULL) == 1 && y->dims[1] % b == 0 && w->dims[1] == x->dims[1] &&
+    return node_window(c)->group == 1 && y->dims[1] % b == 0 && w->dims[1] == x->dims[1] &&
            (b < 16 || y->dims[2] * y->dims[3] >= NCHWC_MIN_POSITIONS);
 }
 
@@ -526,7 +526,7 @@ static int blocked_maxpool(Graph *g, int32_t ni, int32_t *blk, int b, const char
     int32_t x = n->in[0];
     if (n->n_in != 1 || x < 0 || blk[x] < 0 || n->out[0] < 0 || (n->n_out > 1 && n->out[1] >= 0) ||
         g->values[n->out[0]].rank != 4 || g->values[x].dtype != DT_FLOAT32 ||
-        attr_int(n, "storage_order", 0, NULL) != 0)
+        node_window(n)->storage_order != 0)
         return 0;
     g->nodes[ni].in[0] = blk[x];
     blk[g->nodes[ni].out[0]] = retarget_output(g, ni, b);
@@ -546,7 +546,7 @@ static int blocking_pays(const Graph *g)
         const Node *n = &g->nodes[ni];
         if (n->dead || n->op != OP_Conv)
             continue;
-        if (attr_int(n, "group", 1, NULL) != 1)
+        if (node_window(n)->group != 1)
             return 0;
         convs++;
     }

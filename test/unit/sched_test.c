@@ -30,6 +30,7 @@
 #include "../../ir/arena.h"
 #include "../../lower/eval.h"
 #include "../../lower/knobs.h"
+#include "../../lower/lower.h"
 #include "../../lower/sched.h"
 
 static int passed, failed, packed_cases, knob_cases, blocked_cases;
@@ -266,35 +267,12 @@ static int build(Lower *L, const Shape *sh)
         return 1;
     }
     if (sh->kind == K_SOFT) {
-        /* softmax over the middle of [n, c, w] as lower/op_reduce.c builds
-         * it: two reductions into temps, then the elementwise stage */
-        int64_t v3[3] = {sh->n * sh->h, sh->c, sh->w}, d2[2] = {sh->n * sh->h, sh->w};
+        /* softmax over the middle of [n, c, w], built by lower/op_reduce.c:
+         * two reductions into temps, then the elementwise stage */
+        int64_t v3[3] = {sh->n * sh->h, sh->c, sh->w};
         int x = lower_buf_temp(L, "x", DT_FLOAT32, v3[0] * v3[1] * v3[2]);
-        int mb = lower_buf_temp(L, "max", DT_FLOAT32, d2[0] * d2[1]);
-        int sb = lower_buf_temp(L, "sum", DT_FLOAT32, d2[0] * d2[1]);
         int y = lower_buf_temp(L, "y", DT_FLOAT32, v3[0] * v3[1] * v3[2]);
-        Expr *oi[2];
-        c = lower_stage(L, "rowmax", mb, 2, d2);
-        idx[0] = ex_var(L, &c->axes[0]);
-        idx[1] = ex_var(L, lower_raxis(L, c, v3[1]));
-        idx[2] = ex_var(L, &c->axes[1]);
-        c->rop = RED_MAX;
-        c->body = ex_load_nd(L, x, 3, v3, idx);
-        c = lower_stage(L, "rowsum", sb, 2, d2);
-        idx[0] = oi[0] = ex_var(L, &c->axes[0]);
-        idx[1] = ex_var(L, lower_raxis(L, c, v3[1]));
-        idx[2] = oi[1] = ex_var(L, &c->axes[1]);
-        c->rop = RED_SUM;
-        c->body = ex_unary(L, UN_EXP, ex_binary(L, BIN_SUB, ex_load_nd(L, x, 3, v3, idx),
-                                                ex_load_nd(L, mb, 2, d2, oi)));
-        c = lower_stage(L, "softmax", y, 3, v3);
-        idx[0] = oi[0] = ex_var(L, &c->axes[0]);
-        idx[1] = ex_var(L, &c->axes[1]);
-        idx[2] = oi[1] = ex_var(L, &c->axes[2]);
-        c->body = ex_binary(L, BIN_DIV,
-                            ex_unary(L, UN_EXP, ex_binary(L, BIN_SUB, ex_load_nd(L, x, 3, v3, idx),
-                                                          ex_load_nd(L, mb, 2, d2, oi))),
-                            ex_load_nd(L, sb, 2, d2, oi));
+        lower_softmax_stages(L, x, y, v3, DT_FLOAT32, 0);
         return 1;
     }
     if (sh->kind == K_MEAN) {
@@ -1033,11 +1011,12 @@ static int directed_case(int kind, int prim, const char *expect)
 
 static int directed_tests(void)
 {
-    /* the max and the sum shrink to one row (2 elements) in local arrays */
+    /* the max and the sum shrink to one row (2 elements) in local arrays
+     * (the output b1 is allocated before them) */
     static const char *const softmax_at =
         "kernel directed  // softmax\n"
         "  buffer b0: float32[12] temp\n"
-        "  buffer b3: float32[12] temp\n"
+        "  buffer b1: float32[12] temp\n"
         "  for i6 in 0..2:\n"
         "    local float32 b7[2]\n"
         "    for i1 in 0..2:\n"
@@ -1055,7 +1034,7 @@ static int directed_tests(void)
         "      b6[i4] = b5[0]\n"
         "    for i7 in 0..3:\n"
         "      for i8 in 0..2:\n"
-        "        b3[((((i6 * 3) + i7) * 2) + i8)] = (exp((b0[((((i6 * 3) + i7) * 2) + i8)] - b7[i8])) / b6[i8])\n";
+        "        b1[((((i6 * 3) + i7) * 2) + i8)] = (exp((b0[((((i6 * 3) + i7) * 2) + i8)] - b7[i8])) / b6[i8])\n";
     /* one row of a copied before the row's dot products */
     static const char *const matmul_cache =
         "kernel directed  // matmul\n"
