@@ -33,26 +33,38 @@
 #include "emit_ctile.h"
 #include "emit_loopq.h"
 
-static int has_tensorize(const Stmt *s)
+/* Whether here(t) holds for s or a statement nested in it. */
+static int stmt_any(const Stmt *s, int (*here)(const Stmt *))
 {
     int i;
     if (!s)
         return 0;
-    if (s->kind == ST_FOR && s->for_kind == FOR_TENSORIZE)
+    if (here(s))
         return 1;
     for (i = 0; i < s->n_body; i++)
-        if (has_tensorize(s->body[i]))
+        if (stmt_any(s->body[i], here))
             return 1;
     return 0;
 }
 
-int ctile_any(const Kernel *const *kernels, int n)
+/* Whether here holds for a statement of a generated (not external) kernel. */
+static int kernels_any(const Kernel *const *kernels, int n, int (*here)(const Stmt *))
 {
     int i;
     for (i = 0; i < n; i++)
-        if (kernels[i] && !kernels[i]->ext && has_tensorize(kernels[i]->body))
+        if (kernels[i] && !kernels[i]->ext && stmt_any(kernels[i]->body, here))
             return 1;
     return 0;
+}
+
+static int is_tensorize_loop(const Stmt *s)
+{
+    return s->kind == ST_FOR && s->for_kind == FOR_TENSORIZE;
+}
+
+int ctile_any(const Kernel *const *kernels, int n)
+{
+    return kernels_any(kernels, n, is_tensorize_loop);
 }
 
 void ctile_begin(FILE *f, const char *upper)
@@ -210,24 +222,12 @@ static int expr_expf(const Expr *e)
 
 static int stmt_expf(const Stmt *s)
 {
-    int i;
-    if (!s)
-        return 0;
-    if (expr_expf(s->value) || expr_expf(s->index) || expr_expf(s->cond))
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (stmt_expf(s->body[i]))
-            return 1;
-    return 0;
+    return expr_expf(s->value) || expr_expf(s->index) || expr_expf(s->cond);
 }
 
 int ctile_uses_expf(const Kernel *const *kernels, int n)
 {
-    int i;
-    for (i = 0; i < n; i++)
-        if (kernels[i] && !kernels[i]->ext && stmt_expf(kernels[i]->body))
-            return 1;
-    return 0;
+    return kernels_any(kernels, n, stmt_expf);
 }
 
 /* A call of libm's expf in a loop keeps gcc and clang from vectorizing it

@@ -298,42 +298,46 @@ static void test_target_decls(void)
               t->tiles[0].value->a->a->axes == 0u && t->tiles[0].value->a->b->axes == 2u);
     }
 
-    /* refusals, each naming the field */
-    CHECK(refused(&a, "\"t\": {", "\"t\": {\"vectortype\": 1, ", "intrinsics.t.vectortype", "unknown field"));
-    CHECK(refused(&a, "\"kind\": \"tile\"", "\"kind\": \"mesh\"", "intrinsics.t.kind", "must be"));
-    CHECK(refused(&a, "\"compute\": \"acc[p,v] = acc[p,v] + a[p] * b[p,v]\",", "", "intrinsics.t.compute",
-                  "missing"));
-    CHECK(refused(&a, "a[p] * b[p,v]", "a[p] *", "intrinsics.t.compute", "expected a name"));
-    CHECK(refused(&a, "a[p] * b[p,v]", "a[p * b[p,v]", "intrinsics.t.compute", "expected ']'"));
-    CHECK(refused(&a, "acc[p,v] = acc", "acc[p,v] acc", "intrinsics.t.compute", "expected '='"));
-    CHECK(refused(&a, "a[p] * b[p,v]", "a[p] * b[p,v] )", "intrinsics.t.compute", "unexpected text"));
-    CHECK(refused(&a, "a[p] * b[p,v]", "a[q] * b[p,v]", "intrinsics.t.compute", "unknown axis"));
-    CHECK(refused(&a, "a[p] * b[p,v]", "a[p,v] * b[p,v]", "intrinsics.t.compute", "exactly one operand"));
-    CHECK(refused(&a, "a[p] * b[p,v]", "a[p] * acc[p,v]", "intrinsics.t.compute", "distinct names"));
-    CHECK(refused(&a, "acc[p,v] + a[p] * b[p,v]", "a[p] * b[p,v]", "intrinsics.t.compute", "not a sum"));
-    CHECK(refused(&a, "acc[p,v] + a[p]", "acc[p] + a[p]", "intrinsics.t.compute", "accumulator"));
-    CHECK(refused(&a, "acc[p,v] =", "acc[p] =", "intrinsics.t.compute", "two axes"));
-    CHECK(refused(&a, "\"lanes\": 8", "\"lanes\": 4", "intrinsics.t.lanes", "vector_bits"));
-    CHECK(refused(&a, "\"lanes\": 8,", "", "intrinsics.t.lanes", "missing"));
-    CHECK(refused(&a, "\"multiple_of\": 8", "\"multiple_of\": 4", "intrinsics.t.axes.v.multiple_of",
-                  "multiple of lanes"));
-    CHECK(refused(&a, "\"p\": {\"min\": 1, \"max\": 8}, ", "", "intrinsics.t.axes.p", "missing"));
-    CHECK(refused(&a, "\"max\": 8}", "\"max\": 0}", "intrinsics.t.axes.p.max", "integer"));
-    CHECK(refused(&a, "\"axes\": {", "\"axes\": {\"q\": {}, ", "intrinsics.t.axes.q", "not an axis"));
-    CHECK(refused(&a, "\"vector_type\": \"v4\",", "", "intrinsics.t.vector_type", "missing"));
-    CHECK(refused(&a, "v4_ld($ptr)", "v4_ld($pointer)", "intrinsics.t.c.load", "unknown placeholder '$pointer'"));
-    CHECK(refused(&a, "v4_st($ptr, $x)", "v4_st($ptr)", "intrinsics.t.c.store", "$x is missing"));
-    CHECK(refused(&a, "v4_dup($x)", "v4_dup($ x)", "intrinsics.t.c.broadcast", "'$' not followed"));
-    CHECK(refused(&a, "v4_fma($acc, $a, $b)", "v4_fma($acc, $a, $w)", "intrinsics.t.c.fma",
-                  "unknown placeholder '$w'"));
-    CHECK(refused(&a, ",\"fma\": \"v4_fma($acc, $a, $b)\"", "", "intrinsics.t.c.fma", "missing"));
-    CHECK(refused(&a, "\"broadcast\"", "\"zero\": \"v4_zero()\", \"broadcast\"", "intrinsics.t.c.zero",
-                  "unknown template"));
-    CHECK(refused(&a, "\"header\": [\"#include <v4.h>\"]", "\"header\": 3", "intrinsics.t.header", "string"));
-    CHECK(refused(&a, "\"header\"", "\"guard\": \"\", \"header\"", "intrinsics.t.guard", "preprocessor"));
-    CHECK(refused(&a, "\"intrinsics\": {\"t\": {", "\"intrinsics\": [\"fma_tile\"], \"x\": {\"t\": {",
-                  "intrinsics", "must be an object"));
-    CHECK(refused(&a, "{\"isa\"", "{\"isa\": }", "test/toy.json", "not valid JSON"));
+    /* refusals, each naming the field: the declaration with FROM replaced
+     * by TO is refused with a message naming FIELD and saying WHY */
+    {
+        static const struct { const char *from, *to, *field, *why; } bad[] = {
+            {"\"t\": {", "\"t\": {\"vectortype\": 1, ", "intrinsics.t.vectortype", "unknown field"},
+            {"\"kind\": \"tile\"", "\"kind\": \"mesh\"", "intrinsics.t.kind", "must be"},
+            {"\"compute\": \"acc[p,v] = acc[p,v] + a[p] * b[p,v]\",", "", "intrinsics.t.compute", "missing"},
+            {"a[p] * b[p,v]", "a[p] *", "intrinsics.t.compute", "expected a name"},
+            {"a[p] * b[p,v]", "a[p * b[p,v]", "intrinsics.t.compute", "expected ']'"},
+            {"acc[p,v] = acc", "acc[p,v] acc", "intrinsics.t.compute", "expected '='"},
+            {"a[p] * b[p,v]", "a[p] * b[p,v] )", "intrinsics.t.compute", "unexpected text"},
+            {"a[p] * b[p,v]", "a[q] * b[p,v]", "intrinsics.t.compute", "unknown axis"},
+            {"a[p] * b[p,v]", "a[p,v] * b[p,v]", "intrinsics.t.compute", "exactly one operand"},
+            {"a[p] * b[p,v]", "a[p] * acc[p,v]", "intrinsics.t.compute", "distinct names"},
+            {"acc[p,v] + a[p] * b[p,v]", "a[p] * b[p,v]", "intrinsics.t.compute", "not a sum"},
+            {"acc[p,v] + a[p]", "acc[p] + a[p]", "intrinsics.t.compute", "accumulator"},
+            {"acc[p,v] =", "acc[p] =", "intrinsics.t.compute", "two axes"},
+            {"\"lanes\": 8", "\"lanes\": 4", "intrinsics.t.lanes", "vector_bits"},
+            {"\"lanes\": 8,", "", "intrinsics.t.lanes", "missing"},
+            {"\"multiple_of\": 8", "\"multiple_of\": 4", "intrinsics.t.axes.v.multiple_of", "multiple of lanes"},
+            {"\"p\": {\"min\": 1, \"max\": 8}, ", "", "intrinsics.t.axes.p", "missing"},
+            {"\"max\": 8}", "\"max\": 0}", "intrinsics.t.axes.p.max", "integer"},
+            {"\"axes\": {", "\"axes\": {\"q\": {}, ", "intrinsics.t.axes.q", "not an axis"},
+            {"\"vector_type\": \"v4\",", "", "intrinsics.t.vector_type", "missing"},
+            {"v4_ld($ptr)", "v4_ld($pointer)", "intrinsics.t.c.load", "unknown placeholder '$pointer'"},
+            {"v4_st($ptr, $x)", "v4_st($ptr)", "intrinsics.t.c.store", "$x is missing"},
+            {"v4_dup($x)", "v4_dup($ x)", "intrinsics.t.c.broadcast", "'$' not followed"},
+            {"v4_fma($acc, $a, $b)", "v4_fma($acc, $a, $w)", "intrinsics.t.c.fma", "unknown placeholder '$w'"},
+            {",\"fma\": \"v4_fma($acc, $a, $b)\"", "", "intrinsics.t.c.fma", "missing"},
+            {"\"broadcast\"", "\"zero\": \"v4_zero()\", \"broadcast\"", "intrinsics.t.c.zero", "unknown template"},
+            {"\"header\": [\"#include <v4.h>\"]", "\"header\": 3", "intrinsics.t.header", "string"},
+            {"\"header\"", "\"guard\": \"\", \"header\"", "intrinsics.t.guard", "preprocessor"},
+            {"\"intrinsics\": {\"t\": {", "\"intrinsics\": [\"fma_tile\"], \"x\": {\"t\": {", "intrinsics", "must be an object"},
+            {"{\"isa\"", "{\"isa\": }", "test/toy.json", "not valid JSON"},
+        };
+        size_t i;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+            CHECK(refused(&a, bad[i].from, bad[i].to, bad[i].field, bad[i].why));
+    }
+
     /* lane-wise declarations ("kind": "lanes") */
     {
         static const char lanes_ok[] =
