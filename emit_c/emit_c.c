@@ -251,31 +251,6 @@ static int kernel_is_empty(const Kernel *k)
     return 1;
 }
 
-static int expr_uses(const Expr *e, int buf)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && e->buf == buf)
-        return 1;
-    return expr_uses(e->a, buf) || expr_uses(e->b, buf) || expr_uses(e->c, buf);
-}
-
-/* Whether the loop nest reads or writes buffer `buf`. */
-static int buf_used(const Stmt *s, int buf)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (s->kind == ST_STORE && (s->buf == buf || expr_uses(s->index, buf) || expr_uses(s->value, buf)))
-        return 1;
-    if (s->kind == ST_IF && expr_uses(s->cond, buf))
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (buf_used(s->body[i], buf))
-            return 1;
-    return 0;
-}
-
 static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
 {
     int i, first = 1;
@@ -312,7 +287,7 @@ static void emit_kernel(FILE *f, const Program *p, const Kernel *k)
         fprintf(f, "void");
     fprintf(f, ")\n{\n");
     for (i = 0; i < k->n_bufs; i++)
-        if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED && !buf_used(k->body, i))
+        if (k->bufs[i].scope != BUF_LOCAL && k->bufs[i].scope != BUF_UNUSED && !lq_stmt_uses_buf(k->body, i))
             fprintf(f, "    (void)%s;\n", k->bufs[i].name);
     idx_type = kernel_idx_type(k);
     kernel_tiled = ctile_any(&k, 1);

@@ -13,6 +13,7 @@
  * refuses rather than guesses.
  */
 #include "sched.h"
+#include "loopq.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,14 +21,6 @@
 
 #define MAX_UNROLL 256
 #define MAX_TILE_ELEMS 1024
-
-static void *alloc(Lower *L, size_t n)
-{
-    void *p = arena_alloc(L->arena, n);
-    if (!p)
-        die("compile arena exhausted");
-    return p;
-}
 
 static int refuse(Sched *s, const char *fmt, ...)
 {
@@ -54,87 +47,7 @@ static Stmt **root_of(Sched *s)
     return s->scope ? s->scope : &s->L->k->body;
 }
 
-static Stmt *new_stmt(Lower *L, StmtKind kind, int n_body)
-{
-    Stmt *s = alloc(L, sizeof *s);
-    s->kind = kind;
-    s->n_body = n_body;
-    if (n_body)
-        s->body = alloc(L, (size_t)n_body * sizeof *s->body);
-    return s;
-}
-
-static Stmt *mk_for(Lower *L, int var, int64_t extent, Stmt *body)
-{
-    Stmt *s = new_stmt(L, ST_FOR, 1);
-    s->var = var;
-    s->extent = extent;
-    s->body[0] = body;
-    return s;
-}
-
-static Stmt *mk_if(Lower *L, Expr *cond, Stmt *then)
-{
-    Stmt *s = new_stmt(L, ST_IF, 1);
-    s->cond = cond;
-    s->body[0] = then;
-    return s;
-}
-
-static Expr *mk_var(Lower *L, int var)
-{
-    IterVar iv;
-    iv.var = var;
-    iv.extent = 0;
-    iv.name = NULL;
-    return ex_var(L, &iv);
-}
-
 /* ---- queries ---- */
-
-static int expr_has_var(const Expr *e, int var)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_VAR && e->var == var)
-        return 1;
-    return expr_has_var(e->a, var) || expr_has_var(e->b, var) || expr_has_var(e->c, var);
-}
-
-static int expr_loads(const Expr *e, int buf)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && e->buf == buf)
-        return 1;
-    return expr_loads(e->a, buf) || expr_loads(e->b, buf) || expr_loads(e->c, buf);
-}
-
-static int stmt_loads(const Stmt *s, int buf)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (expr_loads(s->index, buf) || expr_loads(s->value, buf) || expr_loads(s->cond, buf))
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (stmt_loads(s->body[i], buf))
-            return 1;
-    return 0;
-}
-
-static int has_loop(const Stmt *s)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (s->kind == ST_FOR)
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (has_loop(s->body[i]))
-            return 1;
-    return 0;
-}
 
 /* Slot holding the first loop over var (depth first), or NULL. */
 static Stmt **find_loop(Stmt **slot, int var)
@@ -175,63 +88,15 @@ static int carries_dep(const Kernel *k, const Stmt *s, const Stmt *root, int nee
     if (!s)
         return 0;
     if (s->kind == ST_STORE && k->bufs[s->buf].scope != BUF_LOCAL) {
-        if (stmt_loads(root, s->buf))
+        if (lq_stmt_loads(root, s->buf))
             return 1;
-        if (need_var >= 0 && !expr_has_var(s->index, need_var))
+        if (need_var >= 0 && !lq_uses_var(s->index, need_var))
             return 1;
     }
     for (i = 0; i < s->n_body; i++)
         if (carries_dep(k, s->body[i], root, need_var))
             return 1;
     return 0;
-}
-
-/* ---- substitution ---- */
-
-/* Copy of e with variable var replaced by r (var < 0: plain copy of the
- * nodes that contain variables). Index arithmetic is rebuilt so it folds. */
-static Expr *subst(Lower *L, const Expr *e, int var, Expr *r)
-{
-    Expr *a, *b, *c, *n;
-    if (!e)
-        return NULL;
-    if (e->kind == EX_VAR)
-        return e->var == var ? r : (Expr *)e;
-    if (!e->a && !e->b && !e->c)
-        return (Expr *)e;
-    a = subst(L, e->a, var, r);
-    b = subst(L, e->b, var, r);
-    c = subst(L, e->c, var, r);
-    if (e->kind == EX_BINARY && e->dtype == DT_INT64 && a->dtype == DT_INT64 && b->dtype == DT_INT64)
-        return ex_binary(L, (BinaryOp)e->op, a, b);
-    if (e->kind == EX_SELECT && a->kind == EX_INT)
-        return a->ival ? b : c;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    return n;
-}
-
-/* Deep copy of a statement tree with var replaced by r. */
-static Stmt *stmt_subst(Lower *L, const Stmt *s, int var, Expr *r)
-{
-    Stmt *n;
-    int i;
-    if (!s)
-        return NULL;
-    n = alloc(L, sizeof *n);
-    *n = *s;
-    n->index = subst(L, s->index, var, r);
-    n->value = subst(L, s->value, var, r);
-    n->cond = subst(L, s->cond, var, r);
-    if (s->n_body) {
-        n->body = alloc(L, (size_t)s->n_body * sizeof *n->body);
-        for (i = 0; i < s->n_body; i++)
-            n->body[i] = stmt_subst(L, s->body[i], var, r);
-    }
-    return n;
 }
 
 /* ---- split, reorder, fuse ---- */
@@ -253,10 +118,10 @@ int sched_split(Sched *s, int var, int64_t factor, int *outer, int *inner)
     vo = lower_itervar(L, arena_printf(L->arena, "%s_o", L->k->var_names[var]), (n + factor - 1) / factor);
     vi = lower_itervar(L, arena_printf(L->arena, "%s_i", L->k->var_names[var]), factor);
     e = ex_add(L, ex_mul(L, ex_var(L, &vo), ex_int(L, factor)), ex_var(L, &vi));
-    body = stmt_subst(L, loop->body[0], var, e);
+    body = lq_stmt_subst_var(L, loop->body[0], var, e);
     if (n % factor)
-        body = mk_if(L, ex_lt(L, e, ex_int(L, n)), body);
-    *slot = mk_for(L, vo.var, vo.extent, mk_for(L, vi.var, vi.extent, body));
+        body = st_if(L, ex_lt(L, e, ex_int(L, n)), body);
+    *slot = st_loop(L, vo.var, vo.extent, st_loop(L, vi.var, vi.extent, body));
     (*slot)->for_kind = loop->for_kind == FOR_PARALLEL ? FOR_PARALLEL : FOR_SERIAL;
     if (outer)
         *outer = vo.var;
@@ -324,13 +189,13 @@ int sched_reorder(Sched *s, int n, const int *vars)
     {
         Stmt *inner = loops[n - 1]->body[0];
         for (i = n_guard - 1; i >= 0; i--)
-            inner = mk_if(L, guards[i]->cond, inner);
+            inner = st_if(L, guards[i]->cond, inner);
         for (i = n - 1; i >= 0; i--) {
             const Stmt *src = NULL;
             for (j = 0; j < n; j++)
                 if (loops[j]->var == vars[i])
                     src = loops[j];
-            inner = mk_for(L, src->var, src->extent, inner);
+            inner = st_loop(L, src->var, src->extent, inner);
             inner->for_kind = src->for_kind;
         }
         *band[0] = inner;
@@ -355,83 +220,51 @@ int sched_fuse(Sched *s, int outer, int inner, int *fused)
     f = lower_itervar(L, arena_printf(L->arena, "%s_%s_f", L->k->var_names[outer],
                                       L->k->var_names[inner]), a->extent * b->extent);
     fv = ex_var(L, &f);
-    body = stmt_subst(L, b->body[0], outer, ex_binary(L, BIN_DIV, fv, ex_int(L, b->extent)));
-    body = stmt_subst(L, body, inner, ex_binary(L, BIN_MOD, fv, ex_int(L, b->extent)));
-    *slot = mk_for(L, f.var, f.extent, body);
+    body = lq_stmt_subst_var(L, b->body[0], outer, ex_binary(L, BIN_DIV, fv, ex_int(L, b->extent)));
+    body = lq_stmt_subst_var(L, body, inner, ex_binary(L, BIN_MOD, fv, ex_int(L, b->extent)));
+    *slot = st_loop(L, f.var, f.extent, body);
     if (fused)
         *fused = f.var;
     return 0;
 }
 
-/* Coefficient of var in e when e is affine in it (sums, differences and
- * products by constants around its uses; other subexpressions must not
- * use it); 0 when e does not use it. Returns 0 when not affine. */
-static int var_coef(const Expr *e, int var, int64_t *co)
+/* Whether index e is affine in outer and inner with coef(outer) ==
+ * B * coef(inner). */
+static int flat_index(const Expr *e, int outer, int inner, int64_t B)
 {
-    int64_t a, b;
-    if (!e) {
-        *co = 0;
-        return 1;
-    }
-    switch (e->kind) {
-    case EX_VAR:
-        *co = e->var == var;
-        return 1;
-    case EX_BINARY:
-        if (e->op == BIN_ADD || e->op == BIN_SUB) {
-            if (!var_coef(e->a, var, &a) || !var_coef(e->b, var, &b))
-                return 0;
-            *co = e->op == BIN_ADD ? a + b : a - b;
-            return 1;
-        }
-        if (e->op == BIN_MUL && (e->a->kind == EX_INT || e->b->kind == EX_INT)) {
-            const Expr *k = e->a->kind == EX_INT ? e->a : e->b, *x = k == e->a ? e->b : e->a;
-            if (!var_coef(x, var, &a))
-                return 0;
-            *co = a * k->ival;
-            return 1;
-        }
-        break;
-    default:
-        break;
-    }
-    *co = 0;
-    return !expr_has_var(e, var);
+    int ok = 1;
+    int64_t co = lq_coef(e, outer, &ok), ci = lq_coef(e, inner, &ok);
+    return ok && co == B * ci;
 }
 
 /* Whether every use of outer and inner in e is inside a load index with
  * coef(outer) == B * coef(inner). */
 static int flat_uses_ok(const Expr *e, int outer, int inner, int64_t B)
 {
-    int64_t co, ci;
     if (!e)
         return 1;
     if (e->kind == EX_VAR)
         return e->var != outer && e->var != inner;
-    if (e->kind == EX_LOAD) {
-        if (!var_coef(e->a, outer, &co) || !var_coef(e->a, inner, &ci) || co != B * ci)
-            return 0;
-        return 1;
-    }
+    if (e->kind == EX_LOAD)
+        return flat_index(e->a, outer, inner, B);
     if (e->nidx)
-        return !expr_has_var(e, outer) && !expr_has_var(e, inner);
+        return !lq_uses_var(e, outer) && !lq_uses_var(e, inner);
     return flat_uses_ok(e->a, outer, inner, B) && flat_uses_ok(e->b, outer, inner, B) &&
            flat_uses_ok(e->c, outer, inner, B);
 }
 
 static int flat_stmt_ok(const Stmt *s, int outer, int inner, int64_t B)
 {
-    int64_t co, ci;
     int i;
     if (!s)
         return 1;
     switch (s->kind) {
     case ST_STORE:
-        if (!var_coef(s->index, outer, &co) || !var_coef(s->index, inner, &ci) || co != B * ci)
+        if (!flat_index(s->index, outer, inner, B))
             return 0;
         return flat_uses_ok(s->value, outer, inner, B);
     case ST_IF:
-        if (expr_has_var(s->cond, outer) || expr_has_var(s->cond, inner))
+        if (lq_uses_var(s->cond, outer) || lq_uses_var(s->cond, inner))
             return 0;
         break;
     default:
@@ -461,9 +294,9 @@ int sched_fuse_flat(Sched *s, int outer, int inner, int *fused)
                       L->k->var_names[outer], L->k->var_names[inner]);
     f = lower_itervar(L, arena_printf(L->arena, "%s_%s_f", L->k->var_names[outer],
                                       L->k->var_names[inner]), a->extent * b->extent);
-    body = stmt_subst(L, b->body[0], outer, ex_int(L, 0));
-    body = stmt_subst(L, body, inner, mk_var(L, f.var));
-    *slot = mk_for(L, f.var, f.extent, body);
+    body = lq_stmt_subst_var(L, b->body[0], outer, ex_int(L, 0));
+    body = lq_stmt_subst_var(L, body, inner, ex_var_id(L, f.var));
+    *slot = st_loop(L, f.var, f.extent, body);
     if (fused)
         *fused = f.var;
     return 0;
@@ -478,7 +311,7 @@ static int count_loops(const Stmt *s, int var, int *innermost)
         return 0;
     if (s->kind == ST_FOR && s->var == var) {
         c = 1;
-        if (has_loop(s->body[0]))
+        if (lq_has_loop(s->body[0]))
             *innermost = 0;
     }
     for (i = 0; i < s->n_body; i++)
@@ -509,10 +342,10 @@ static void unroll_in(Lower *L, Stmt **slot, int var)
     if (!s)
         return;
     if (s->kind == ST_FOR && s->var == var) {
-        Stmt *seq = new_stmt(L, ST_SEQ, (int)s->extent);
+        Stmt *seq = st_seq(L, (int)s->extent);
         int64_t v;
         for (v = 0; v < s->extent; v++) {
-            seq->body[v] = stmt_subst(L, s->body[0], var, ex_int(L, v));
+            seq->body[v] = lq_stmt_subst_var(L, s->body[0], var, ex_int(L, v));
             unroll_in(L, &seq->body[v], var);
         }
         *slot = seq;
@@ -586,44 +419,48 @@ int sched_parallel(Sched *s, int var)
 
 /* ---- cache_write ---- */
 
+typedef struct Rebuf {
+    int from, to; /* loads of buffer from become loads of to at idx */
+    Expr *idx;
+} Rebuf;
+
 /* Copy of e with every load of buffer `from` replaced by a load of `to` at idx. */
-static Expr *rebuf(Lower *L, const Expr *e, int from, int to, Expr *idx)
+static Expr *rebuf(Lower *L, const Expr *e, void *ctx)
 {
-    Expr *n;
+    const Rebuf *rb = ctx;
     if (!e)
         return NULL;
-    if (e->kind == EX_LOAD && e->buf == from)
-        return ex_load(L, to, idx);
+    if (e->kind == EX_LOAD && e->buf == rb->from)
+        return ex_load(L, rb->to, rb->idx);
     if (!e->a && !e->b && !e->c)
         return (Expr *)e;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = rebuf(L, e->a, from, to, idx);
-    n->b = rebuf(L, e->b, from, to, idx);
-    n->c = rebuf(L, e->c, from, to, idx);
-    return n;
+    return ex_with(L, e, rebuf(L, e->a, ctx), rebuf(L, e->b, ctx), rebuf(L, e->c, ctx));
 }
 
-static Stmt *stmt_rebuf(Lower *L, const Stmt *s, int from, int to, Expr *idx)
+/* The stores to `from` in the fresh copy s go to `to` at idx. */
+static void restore(Stmt *s, const Rebuf *rb)
 {
-    Stmt *n;
     int i;
     if (!s)
-        return NULL;
-    n = alloc(L, sizeof *n);
-    *n = *s;
-    n->value = rebuf(L, s->value, from, to, idx);
-    n->cond = rebuf(L, s->cond, from, to, idx);
-    n->index = rebuf(L, s->index, from, to, idx);
-    if (s->kind == ST_STORE && s->buf == from) {
-        n->buf = to;
-        n->index = idx;
+        return;
+    if (s->kind == ST_STORE && s->buf == rb->from) {
+        s->buf = rb->to;
+        s->index = rb->idx;
     }
-    if (s->n_body) {
-        n->body = alloc(L, (size_t)s->n_body * sizeof *n->body);
-        for (i = 0; i < s->n_body; i++)
-            n->body[i] = stmt_rebuf(L, s->body[i], from, to, idx);
-    }
+    for (i = 0; i < s->n_body; i++)
+        restore(s->body[i], rb);
+}
+
+/* Copy of s with buffer `from` (loads and stores) replaced by `to` at idx. */
+static Stmt *stmt_rebuf(Lower *L, const Stmt *s, int from, int to, Expr *idx)
+{
+    Rebuf rb;
+    Stmt *n;
+    rb.from = from;
+    rb.to = to;
+    rb.idx = idx;
+    n = lq_stmt_rewrite(L, s, rebuf, &rb);
+    restore(n, &rb);
     return n;
 }
 
@@ -631,7 +468,7 @@ int sched_cache_write(Sched *s, int n, const int *tile)
 {
     Lower *L = s->L;
     Kernel *k = L->k;
-    Stmt **band0, *cur, *decl, *guard = NULL, *seq, *nseq, *ndecl;
+    Stmt **band0, *cur, *decl, *guard = NULL, *seq, *nseq;
     int64_t ext[TVMCC_MAX_RANK * 4], lext[TVMCC_MAX_RANK * 4], numel = 1;
     Expr *lin;
     int i, j, acc, nacc, nphase;
@@ -675,8 +512,8 @@ int sched_cache_write(Sched *s, int n, const int *tile)
     k->bufs[nacc].scope = BUF_LOCAL;
     lin = ex_int(L, 0);
     for (i = 0; i < n; i++)
-        lin = ex_add(L, ex_mul(L, lin, ex_int(L, lext[i])), mk_var(L, tile[i]));
-    nseq = new_stmt(L, ST_SEQ, nphase);
+        lin = ex_add(L, ex_mul(L, lin, ex_int(L, lext[i])), ex_var_id(L, tile[i]));
+    nseq = st_seq(L, nphase);
     for (i = 0; i < nphase; i++) {
         Stmt *ph = stmt_rebuf(L, seq->kind == ST_SEQ ? seq->body[i] : seq, acc, nacc, lin);
         Stmt **inner = &ph;
@@ -684,15 +521,12 @@ int sched_cache_write(Sched *s, int n, const int *tile)
         while ((*inner)->kind == ST_FOR && (*inner)->n_body == 1)
             inner = &(*inner)->body[0];
         if (guard)
-            *inner = mk_if(L, guard->cond, *inner);
+            *inner = st_if(L, guard->cond, *inner);
         for (j = n - 1; j >= 0; j--)
-            *inner = mk_for(L, tile[j], ext[j], *inner);
+            *inner = st_loop(L, tile[j], ext[j], *inner);
         nseq->body[i] = ph;
     }
-    ndecl = new_stmt(L, ST_DECL, 1);
-    ndecl->buf = nacc;
-    ndecl->body[0] = nseq;
-    *band0 = ndecl;
+    *band0 = st_decl(L, nacc, nseq);
     return 0;
 }
 
@@ -700,7 +534,6 @@ int sched_cache_write(Sched *s, int n, const int *tile)
 
 static Expr *inline_loads(Lower *L, const Expr *e, const Compute *p)
 {
-    Expr *n;
     if (!e)
         return NULL;
     if (e->kind == EX_LOAD && e->buf == p->out_buf) {
@@ -712,19 +545,14 @@ static Expr *inline_loads(Lower *L, const Expr *e, const Compute *p)
             Expr *ix = stride == 1 ? off : ex_binary(L, BIN_DIV, off, ex_int(L, stride));
             if (i > 0)
                 ix = ex_binary(L, BIN_MOD, ix, ex_int(L, p->axes[i].extent));
-            body = subst(L, body, p->axes[i].var, ix);
+            body = lq_subst_var(L, body, p->axes[i].var, ix);
             stride *= p->axes[i].extent;
         }
         return ex_cast(L, e->dtype, body);
     }
     if (!e->a && !e->b && !e->c)
         return (Expr *)e;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = inline_loads(L, e->a, p);
-    n->b = inline_loads(L, e->b, p);
-    n->c = inline_loads(L, e->c, p);
-    return n;
+    return ex_with(L, e, inline_loads(L, e->a, p), inline_loads(L, e->b, p), inline_loads(L, e->c, p));
 }
 
 int sched_compute_inline(Sched *s, int stage)
@@ -741,7 +569,7 @@ int sched_compute_inline(Sched *s, int stage)
     if (dtype_compute(k->bufs[p->out_buf].dtype) != k->bufs[p->out_buf].dtype ||
         k->bufs[p->out_buf].dtype == DT_BOOL)
         return refuse(s, "compute_inline: stage '%s' stores a narrowed type", p->name);
-    if (expr_loads(p->body, p->out_buf))
+    if (lq_loads(p->body, p->out_buf))
         return refuse(s, "compute_inline: stage '%s' reads its own output", p->name);
     for (i = 0; i < k->n_stages; i++)
         if (i != stage && k->stages[i].out_buf == p->out_buf)
@@ -944,18 +772,6 @@ static int count_stmt_tests(const Stmt *s, Range *vr)
     return c;
 }
 
-static int same_expr(const Expr *a, const Expr *b)
-{
-    if (a == b)
-        return 1;
-    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->op != b->op)
-        return 0;
-    if ((a->kind == EX_INT && a->ival != b->ival) || (a->kind == EX_FLOAT && a->fval != b->fval) ||
-        (a->kind == EX_VAR && a->var != b->var) || (a->kind == EX_LOAD && a->buf != b->buf))
-        return 0;
-    return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
-}
-
 /* Whether the conjunction c contains the test `x op bound`. */
 static int has_fact(const Expr *c, int op, const Expr *x, int64_t bound)
 {
@@ -964,7 +780,7 @@ static int has_fact(const Expr *c, int op, const Expr *x, int64_t bound)
     if (c->op == BIN_AND)
         return has_fact(c->a, op, x, bound) || has_fact(c->b, op, x, bound);
     return c->op == op && c->b->kind == EX_INT && c->b->dtype == DT_INT64 &&
-           c->b->ival == bound && same_expr(c->a, x);
+           c->b->ival == bound && lq_same_expr(c->a, x);
 }
 
 /* The true arm e of a select on cond, without the index clamps that cond
@@ -973,7 +789,7 @@ static int has_fact(const Expr *c, int op, const Expr *x, int64_t bound)
  * a select picks, so the arm may assume its condition. */
 static Expr *drop_clamps(Lower *L, const Expr *e, const Expr *cond)
 {
-    Expr *a, *b, *c, *n;
+    Expr *a, *b, *c;
     if (!e || (!e->a && !e->b && !e->c))
         return (Expr *)e;
     a = drop_clamps(L, e->a, cond);
@@ -987,17 +803,12 @@ static Expr *drop_clamps(Lower *L, const Expr *e, const Expr *cond)
     }
     if (a == e->a && b == e->b && c == e->c)
         return (Expr *)e;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    return n;
+    return ex_with(L, e, a, b, c);
 }
 
 static Expr *simplify(Lower *L, const Expr *e, const Range *vr)
 {
-    Expr *a, *b, *c, *n;
+    Expr *a, *b, *c;
     int t;
     if (!e || (!e->a && !e->b && !e->c))
         return (Expr *)e;
@@ -1016,17 +827,7 @@ static Expr *simplify(Lower *L, const Expr *e, const Range *vr)
         return (Expr *)e;
     if (e->kind == EX_BINARY && e->op == BIN_AND)
         return ex_and(L, a, b);
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    return n;
-}
-
-static Stmt *empty_seq(Lower *L)
-{
-    return new_stmt(L, ST_SEQ, 0);
+    return ex_with(L, e, a, b, c);
 }
 
 /* Simplifies s in place under the ranges of its enclosing loops. */
@@ -1041,7 +842,7 @@ static Stmt *simplify_stmt(Lower *L, Stmt *s, Range *vr)
         if (t == 1)
             return simplify_stmt(L, s->body[0], vr);
         if (t == 0)
-            return s->n_body > 1 && s->body[1] ? simplify_stmt(L, s->body[1], vr) : empty_seq(L);
+            return s->n_body > 1 && s->body[1] ? simplify_stmt(L, s->body[1], vr) : st_seq(L, 0);
         s->cond = simplify(L, s->cond, vr);
     }
     s->index = simplify(L, s->index, vr);
@@ -1060,7 +861,7 @@ static Stmt *simplify_stmt(Lower *L, Stmt *s, Range *vr)
 
 static Range *var_ranges(Lower *L)
 {
-    Range *vr = alloc(L, (size_t)(L->k->n_vars + 1) * sizeof *vr);
+    Range *vr = lower_alloc(L, (size_t)(L->k->n_vars + 1) * sizeof *vr);
     return vr; /* zeroed: every variable unknown until its loop is entered */
 }
 
@@ -1095,11 +896,11 @@ static Stmt *piece(Lower *L, const Stmt *loop, int64_t lo, int64_t hi)
     IterVar v;
     Stmt *f;
     if (lo == 0) {
-        f = mk_for(L, loop->var, hi, stmt_subst(L, loop->body[0], -1, NULL));
+        f = st_loop(L, loop->var, hi, lq_stmt_subst_var(L, loop->body[0], -1, NULL));
     } else {
         v = lower_itervar(L, arena_printf(L->arena, "%s_p", L->k->var_names[loop->var]), hi - lo);
-        f = mk_for(L, v.var, hi - lo,
-                   stmt_subst(L, loop->body[0], loop->var, ex_add(L, ex_var(L, &v), ex_int(L, lo))));
+        f = st_loop(L, v.var, hi - lo,
+                   lq_stmt_subst_var(L, loop->body[0], loop->var, ex_add(L, ex_var(L, &v), ex_int(L, lo))));
     }
     f->for_kind = loop->for_kind;
     return f;
@@ -1115,7 +916,7 @@ static void partition_in(Lower *L, Stmt **slot, int var, int64_t lo, int64_t hi,
     if (!s)
         return;
     if (s->kind == ST_FOR && s->var == var && lo < hi && hi <= s->extent) {
-        Stmt *seq = new_stmt(L, ST_SEQ, 3);
+        Stmt *seq = st_seq(L, 3);
         if (lo > 0)
             seq->body[n++] = piece(L, s, 0, lo);
         seq->body[n++] = piece(L, s, lo, hi);
@@ -1189,89 +990,7 @@ int sched_partition_pieces(Sched *s, int var, int max_border, int *pieces, int *
  * L) are the region's start; they must be the same for every read, and
  * the terms over loops inside L span the region's extent. */
 
-#define MAX_TERMS 24
 #define MAX_LOCAL_ELEMS 256
-
-typedef struct Affine {
-    int n;
-    int var[MAX_TERMS];
-    int64_t coef[MAX_TERMS];
-    int64_t c0;
-} Affine;
-
-static int aff_term(Affine *a, int var, int64_t coef)
-{
-    int i;
-    for (i = 0; i < a->n; i++)
-        if (a->var[i] == var) {
-            a->coef[i] += coef;
-            if (a->coef[i] == 0) {
-                a->var[i] = a->var[a->n - 1];
-                a->coef[i] = a->coef[a->n - 1];
-                a->n--;
-            }
-            return 0;
-        }
-    if (coef == 0)
-        return 0;
-    if (a->n == MAX_TERMS)
-        return 1;
-    a->var[a->n] = var;
-    a->coef[a->n++] = coef;
-    return 0;
-}
-
-/* a += k * b */
-static int aff_addk(Affine *a, const Affine *b, int64_t k)
-{
-    int i;
-    const int64_t lim = (int64_t)1 << 40;
-    if (k > lim || k < -lim || b->c0 > lim || b->c0 < -lim)
-        return 1;
-    a->c0 += k * b->c0;
-    for (i = 0; i < b->n; i++) {
-        if (b->coef[i] > lim || b->coef[i] < -lim || aff_term(a, b->var[i], k * b->coef[i]))
-            return 1;
-    }
-    return 0;
-}
-
-/* e as c0 + sum coef * var; nonzero when e is not affine in loop variables. */
-static int affine_of(const Expr *e, Affine *out)
-{
-    Affine a, b;
-    memset(out, 0, sizeof *out);
-    if (!e || e->dtype != DT_INT64)
-        return 1;
-    switch (e->kind) {
-    case EX_INT:
-        out->c0 = e->ival;
-        return 0;
-    case EX_VAR:
-        return aff_term(out, e->var, 1);
-    case EX_BINARY:
-        if (affine_of(e->a, &a) || affine_of(e->b, &b))
-            return 1;
-        if (e->op == BIN_ADD || e->op == BIN_SUB)
-            return aff_addk(out, &a, 1) || aff_addk(out, &b, e->op == BIN_ADD ? 1 : -1);
-        if (e->op == BIN_MUL && b.n == 0)
-            return aff_addk(out, &a, b.c0);
-        if (e->op == BIN_MUL && a.n == 0)
-            return aff_addk(out, &b, a.c0);
-        return 1;
-    default:
-        return 1;
-    }
-}
-
-static Expr *aff_expr(Lower *L, const Affine *a)
-{
-    Expr *e = ex_int(L, a->c0);
-    int i;
-    for (i = 0; i < a->n; i++)
-        e = ex_add(L, e, a->coef[i] == 1 ? mk_var(L, a->var[i]) : ex_mul(L, mk_var(L, a->var[i]), ex_int(L, a->coef[i])));
-    return e;
-}
 
 static int64_t floordiv64(int64_t a, int64_t b)
 {
@@ -1288,14 +1007,14 @@ typedef struct Region {
     const char *outer;             /* outer[v]: v is L or a loop around it */
     Range *vr;                     /* ranges of the loops around the read */
     int n_reads;
-    Affine base[TVMCC_MAX_RANK];   /* outer terms of the region's start */
+    LqAffine base[TVMCC_MAX_RANK];   /* outer terms of the region's start */
     int64_t lo[TVMCC_MAX_RANK], hi[TVMCC_MAX_RANK]; /* inner span */
     const char *why;               /* the reason a read cannot be bounded */
 } Region;
 
 /* Per-dimension indices of an affine offset into r's shape; nonzero when
  * the split does not keep every index inside its dimension. */
-static int split_dims(const Region *r, const Affine *off, Affine *d, int check, const Range *vr)
+static int split_dims(const Region *r, const LqAffine *off, LqAffine *d, int check, const Range *vr)
 {
     int i, j;
     int64_t c = off->c0;
@@ -1308,7 +1027,7 @@ static int split_dims(const Region *r, const Affine *off, Affine *d, int check, 
                 pick = j;
         if (pick < 0)
             return 1;
-        if (aff_term(&d[pick], off->var[i], off->coef[i] / r->stride[pick]))
+        if (lq_aff_add(&d[pick], off->var[i], off->coef[i] / r->stride[pick]))
             return 1;
     }
     for (j = 0; j < r->rank; j++) {
@@ -1339,7 +1058,7 @@ static int split_dims(const Region *r, const Affine *off, Affine *d, int check, 
 
 /* Splits per-dimension index d into its outer terms (o) and the span of
  * the rest (constant included) over the inner loop ranges. */
-static void outer_inner(const Region *r, const Affine *d, const Range *vr, Affine *o,
+static void outer_inner(const Region *r, const LqAffine *d, const Range *vr, LqAffine *o,
                         int64_t *lo, int64_t *hi)
 {
     int i;
@@ -1348,7 +1067,7 @@ static void outer_inner(const Region *r, const Affine *d, const Range *vr, Affin
     for (i = 0; i < d->n; i++) {
         int64_t c = d->coef[i];
         if (r->outer[d->var[i]]) {
-            aff_term(o, d->var[i], c);
+            lq_aff_add(o, d->var[i], c);
         } else if (c > 0) {
             *lo += c * vr[d->var[i]].lo;
             *hi += c * vr[d->var[i]].hi;
@@ -1359,29 +1078,15 @@ static void outer_inner(const Region *r, const Affine *d, const Range *vr, Affin
     }
 }
 
-static int same_affine(const Affine *a, const Affine *b)
-{
-    int i, j;
-    if (a->n != b->n || a->c0 != b->c0)
-        return 0;
-    for (i = 0; i < a->n; i++) {
-        for (j = 0; j < b->n && b->var[j] != a->var[i]; j++)
-            ;
-        if (j == b->n || b->coef[j] != a->coef[i])
-            return 0;
-    }
-    return 1;
-}
-
 static void region_read(Region *r, const Expr *e)
 {
-    Affine off, d[TVMCC_MAX_RANK], o;
+    LqAffine off, d[TVMCC_MAX_RANK], o;
     int64_t lo, hi;
     int j;
     if (!e || r->why)
         return;
     if (e->kind == EX_LOAD && e->buf == r->buf) {
-        if (affine_of(e->a, &off)) {
+        if (!lq_affine(e->a, &off)) {
             r->why = "an index is not affine in the loops";
             return;
         }
@@ -1395,7 +1100,7 @@ static void region_read(Region *r, const Expr *e)
                 r->base[j] = o;
                 r->lo[j] = lo;
                 r->hi[j] = hi;
-            } else if (!same_affine(&r->base[j], &o)) {
+            } else if (!lq_same_affine(&r->base[j], &o)) {
                 r->why = "reads start at different places in one iteration";
                 return;
             } else {
@@ -1476,7 +1181,7 @@ static Stmt **bound_reads(Sched *s, const char *who, Region *r, int buf, int ran
 {
     Lower *L = s->L;
     Kernel *k = L->k;
-    char *outer = alloc(L, (size_t)k->n_vars + 1);
+    char *outer = lower_alloc(L, (size_t)k->n_vars + 1);
     Stmt **slot;
     int j;
     memset(r, 0, sizeof *r);
@@ -1525,11 +1230,11 @@ static int64_t region_numel(const Region *r, int64_t *ext)
 /* Row-major offset into the region (extents ext) of a read at offset off. */
 static Expr *region_index(Lower *L, const Region *r, const int64_t *ext, const Expr *off)
 {
-    Affine a, d[TVMCC_MAX_RANK], o, in;
+    LqAffine a, d[TVMCC_MAX_RANK], o, in;
     int64_t lo, hi;
     Expr *e = ex_int(L, 0);
     int j, i;
-    affine_of(off, &a);
+    lq_affine(off, &a);
     split_dims(r, &a, d, 0, NULL);
     for (j = 0; j < r->rank; j++) {
         outer_inner(r, &d[j], r->vr, &o, &lo, &hi);
@@ -1538,104 +1243,57 @@ static Expr *region_index(Lower *L, const Region *r, const int64_t *ext, const E
         in.c0 = d[j].c0 - r->lo[j];
         for (i = 0; i < d[j].n; i++)
             if (!r->outer[d[j].var[i]])
-                aff_term(&in, d[j].var[i], d[j].coef[i]);
-        e = ex_add(L, ex_mul(L, e, ex_int(L, ext[j])), aff_expr(L, &in));
+                lq_aff_add(&in, d[j].var[i], d[j].coef[i]);
+        e = ex_add(L, ex_mul(L, e, ex_int(L, ext[j])), lq_aff_expr(L, &in));
     }
     return e;
 }
 
-/* Copy of e with the reads of r->buf redirected into the region buffer nb. */
-static Expr *reread(Lower *L, const Region *r, const int64_t *ext, int nb, const Expr *e)
+/* Where reread() redirects the reads of r->buf: region buffer nb of
+ * extents ext. */
+typedef struct Reread {
+    const Region *r;
+    const int64_t *ext;
+    int nb;
+} Reread;
+
+/* Copy of e with the reads of r->buf redirected into the region buffer. */
+static Expr *reread(Lower *L, const Expr *e, void *ctx)
 {
-    Expr *n;
+    const Reread *rr = ctx;
     if (!e)
         return NULL;
-    if (e->kind == EX_LOAD && e->buf == r->buf)
-        return ex_load(L, nb, region_index(L, r, ext, e->a));
+    if (e->kind == EX_LOAD && e->buf == rr->r->buf)
+        return ex_load(L, rr->nb, region_index(L, rr->r, rr->ext, e->a));
     if (!e->a && !e->b && !e->c)
         return (Expr *)e;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = reread(L, r, ext, nb, e->a);
-    n->b = reread(L, r, ext, nb, e->b);
-    n->c = reread(L, r, ext, nb, e->c);
-    return n;
-}
-
-static Stmt *stmt_reread(Lower *L, const Region *r, const int64_t *ext, int nb, const Stmt *s)
-{
-    Stmt *n;
-    int i;
-    if (!s)
-        return NULL;
-    n = alloc(L, sizeof *n);
-    *n = *s;
-    n->index = reread(L, r, ext, nb, s->index);
-    n->value = reread(L, r, ext, nb, s->value);
-    n->cond = reread(L, r, ext, nb, s->cond);
-    if (s->n_body) {
-        n->body = alloc(L, (size_t)s->n_body * sizeof *n->body);
-        for (i = 0; i < s->n_body; i++)
-            n->body[i] = stmt_reread(L, r, ext, nb, s->body[i]);
-    }
-    return n;
+    return ex_with(L, e, reread(L, e->a, ctx), reread(L, e->b, ctx), reread(L, e->c, ctx));
 }
 
 /* Start of the region in dimension j: the outer terms plus the low end. */
 static Expr *region_start(Lower *L, const Region *r, int j)
 {
-    Affine a = r->base[j];
+    LqAffine a = r->base[j];
     a.c0 += r->lo[j];
-    return aff_expr(L, &a);
+    return lq_aff_expr(L, &a);
 }
 
 /* Puts `first` before L's body, inside a declaration of nb when it is a
  * local buffer; the body's reads of r->buf go to nb. */
 static void place(Lower *L, Stmt *loop, const Region *r, const int64_t *ext, int nb, Stmt *first)
 {
-    Stmt *seq = new_stmt(L, ST_SEQ, 2);
+    Stmt *seq = st_seq(L, 2);
+    Reread rr;
+    rr.r = r;
+    rr.ext = ext;
+    rr.nb = nb;
     seq->body[0] = first;
-    seq->body[1] = stmt_reread(L, r, ext, nb, loop->body[0]);
+    seq->body[1] = lq_stmt_rewrite(L, loop->body[0], reread, &rr);
     if (L->k->bufs[nb].scope == BUF_LOCAL) {
-        Stmt *d = new_stmt(L, ST_DECL, 1);
-        d->buf = nb;
-        d->body[0] = seq;
-        loop->body[0] = d;
+        loop->body[0] = st_decl(L, nb, seq);
     } else {
         loop->body[0] = seq;
     }
-}
-
-static int stmt_stores(const Stmt *s, int buf)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (s->kind == ST_STORE && s->buf == buf)
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (stmt_stores(s->body[i], buf))
-            return 1;
-    return 0;
-}
-
-static int count_reads_e(const Expr *e, int buf)
-{
-    if (!e)
-        return 0;
-    return (e->kind == EX_LOAD && e->buf == buf) + count_reads_e(e->a, buf) + count_reads_e(e->b, buf) +
-           count_reads_e(e->c, buf);
-}
-
-static int count_reads(const Stmt *s, int buf)
-{
-    int i, n;
-    if (!s)
-        return 0;
-    n = count_reads_e(s->index, buf) + count_reads_e(s->value, buf) + count_reads_e(s->cond, buf);
-    for (i = 0; i < s->n_body; i++)
-        n += count_reads(s->body[i], buf);
-    return n;
 }
 
 /* Whether every store to buf in s is at offset `index`. */
@@ -1644,7 +1302,7 @@ static int stores_only_at(const Stmt *s, int buf, const Expr *index)
     int i;
     if (!s)
         return 1;
-    if (s->kind == ST_STORE && s->buf == buf && !same_expr(s->index, index))
+    if (s->kind == ST_STORE && s->buf == buf && !lq_same_expr(s->index, index))
         return 0;
     for (i = 0; i < s->n_body; i++)
         if (!stores_only_at(s->body[i], buf, index))
@@ -1659,11 +1317,11 @@ static int writes_read(const Kernel *k, const Stmt *w, const Stmt *rd)
     if (!w)
         return 0;
     if (w->kind == ST_STORE && k->bufs[w->buf].scope != BUF_LOCAL) {
-        if (stmt_loads(rd, w->buf))
+        if (lq_stmt_loads(rd, w->buf))
             return 1;
         if (k->bufs[w->buf].inplace)
             for (b = 0; b < k->n_bufs; b++)
-                if (k->bufs[b].inplace && stmt_loads(rd, b))
+                if (k->bufs[b].inplace && lq_stmt_loads(rd, b))
                     return 1;
     }
     for (i = 0; i < w->n_body; i++)
@@ -1694,7 +1352,7 @@ int sched_compute_at(Sched *s, int stage, int var)
         return refuse(s, "compute_at: stage '%s' does not write a kernel temp", p->name);
     if (p->out_index)
         return refuse(s, "compute_at: stage '%s' does not store row-major over its axes", p->name);
-    if (expr_loads(p->body, buf) || expr_loads(p->init, buf) || expr_loads(p->post, buf))
+    if (lq_loads(p->body, buf) || lq_loads(p->init, buf) || lq_loads(p->post, buf))
         return refuse(s, "compute_at: stage '%s' reads its own output", p->name);
     for (i = 0; i < k->n_stages; i++)
         if (i != stage && k->stages[i].out_buf == buf)
@@ -1702,7 +1360,7 @@ int sched_compute_at(Sched *s, int stage, int var)
     if (!k->body || k->body->kind != ST_SEQ)
         return refuse(s, "compute_at: the kernel is not a sequence of stage nests");
     for (i = 0; i < k->body->n_body; i++) {
-        if (stmt_stores(k->body->body[i], buf)) {
+        if (lq_stored_at(k->body->body[i], buf, NULL)) {
             if (ip >= 0)
                 return refuse(s, "compute_at: '%s' is written by several nests", k->bufs[buf].name);
             ip = i;
@@ -1736,8 +1394,8 @@ int sched_compute_at(Sched *s, int stage, int var)
     for (j = 0; j < p->n_axes; j++)
         if (find_loop(&body, p->axes[j].var))
             return refuse(s, "compute_at: stage '%s' loops over an axis twice", p->name);
-    if (count_reads(k->body, buf) != count_reads(*find_loop(&k->body, var), buf) ||
-        count_reads((*find_loop(&k->body, var))->body[0], buf) == 0)
+    if (lq_stmt_count_loads(k->body, buf) != lq_stmt_count_loads(*find_loop(&k->body, var), buf) ||
+        lq_stmt_count_loads((*find_loop(&k->body, var))->body[0], buf) == 0)
         return refuse(s, "compute_at: %s is not an ancestor of every read of '%s'",
                       k->var_names[var], k->bufs[buf].name);
     /* moving the producer later must not change what it reads */
@@ -1771,12 +1429,12 @@ int sched_compute_at(Sched *s, int stage, int var)
     for (j = 0; j < p->n_axes; j++) {
         Expr *at = region_start(L, &r, j);
         nidx = ex_add(L, ex_mul(L, nidx, ex_int(L, ext[j])), ext[j] > 1 ? ex_var(L, &p->axes[j]) : ex_int(L, 0));
-        nest = stmt_subst(L, nest, p->axes[j].var, ext[j] > 1 ? ex_add(L, at, ex_var(L, &p->axes[j])) : at);
+        nest = lq_stmt_subst_var(L, nest, p->axes[j].var, ext[j] > 1 ? ex_add(L, at, ex_var(L, &p->axes[j])) : at);
     }
     nest = stmt_rebuf(L, nest, buf, nb, nidx);
     for (j = p->n_axes - 1; j >= 0; j--)
         if (ext[j] > 1)
-            nest = mk_for(L, p->axes[j].var, ext[j], nest);
+            nest = st_loop(L, p->axes[j].var, ext[j], nest);
     place(L, loop, &r, ext, nb, nest);
     /* drop the producer's own nest; the full temp is no longer used */
     for (i = ip; i + 1 < k->body->n_body; i++)
@@ -1809,7 +1467,7 @@ int sched_cache_read(Sched *s, int buf, int var, BufScope scope)
         return refuse(s, "cache_read: scope must be local or temp");
     if (b->scope == BUF_LOCAL || b->scope == BUF_UNUSED || b->scope == BUF_OUTPUT)
         return refuse(s, "cache_read: %s is not a tensor the kernel reads", b->name);
-    if (stmt_stores(k->body, buf) || b->inplace)
+    if (lq_stored_at(k->body, buf, NULL) || b->inplace)
         return refuse(s, "cache_read: %s is written by the kernel", b->name);
     /* the shape of the value when it is known, else one flat dimension */
     dims[0] = b->numel;
@@ -1853,13 +1511,10 @@ int sched_cache_read(Sched *s, int buf, int var, BufScope scope)
         src = ex_add(L, ex_mul(L, src, ex_int(L, dims[j])), at);
         dst = ex_add(L, ex_mul(L, dst, ex_int(L, ext[j])), ext[j] > 1 ? ex_var(L, &cv[j]) : ex_int(L, 0));
     }
-    copy = new_stmt(L, ST_STORE, 0);
-    copy->buf = nb;
-    copy->index = dst;
-    copy->value = ex_load(L, buf, src);
+    copy = st_store(L, nb, dst, ex_load(L, buf, src));
     for (j = rank - 1; j >= 0; j--)
         if (ext[j] > 1)
-            copy = mk_for(L, cv[j].var, ext[j], copy);
+            copy = st_loop(L, cv[j].var, ext[j], copy);
     place(L, *slot, &r, ext, nb, copy);
     return 0;
 }

@@ -47,47 +47,10 @@
  */
 #include "sched.h"
 #include "knobs.h"
+#include "loopq.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void *talloc(Lower *L, size_t n)
-{
-    void *p = arena_alloc(L->arena, n);
-    if (!p)
-        die("compile arena exhausted");
-    memset(p, 0, n);
-    return p;
-}
-
-static Stmt *mk(Lower *L, StmtKind kind, int n_body)
-{
-    Stmt *s = talloc(L, sizeof *s);
-    s->kind = kind;
-    s->n_body = n_body;
-    if (n_body)
-        s->body = talloc(L, (size_t)n_body * sizeof *s->body);
-    return s;
-}
-
-static Stmt *mk_for(Lower *L, const IterVar *iv, Stmt *body)
-{
-    Stmt *s = mk(L, ST_FOR, 1);
-    s->var = iv->var;
-    s->extent = iv->extent;
-    s->body[0] = body;
-    return s;
-}
-
-static Stmt *mk_store(Lower *L, int buf, Expr *index, Expr *value)
-{
-    Stmt *s = mk(L, ST_STORE, 0);
-    s->buf = buf;
-    s->index = index;
-    s->value = ex_cast(L, L->k->bufs[buf].dtype, value);
-    L->k->bufs[buf].written = 1;
-    return s;
-}
 
 /* The tile every shape shares: for r0, r1, r2 (the first marked
  * FOR_TENSORIZE, the fma_tile pattern): for p: for v:
@@ -95,98 +58,19 @@ static Stmt *mk_store(Lower *L, int buf, Expr *index, Expr *value)
 static Stmt *mk_tile(Lower *L, int acc, Expr *ai, Expr *a, Expr *b, const IterVar *rv,
                      const IterVar *pv, const IterVar *vv)
 {
-    Stmt *u = mk_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), ex_mul(L, a, b)));
+    Stmt *u = st_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), ex_mul(L, a, b)));
     int i;
-    u = mk_for(L, vv, u);
-    u = mk_for(L, pv, u);
+    u = st_for(L, vv, u);
+    u = st_for(L, pv, u);
     for (i = 2; i >= 0; i--)
-        u = mk_for(L, &rv[i], u);
+        u = st_for(L, &rv[i], u);
     u->for_kind = FOR_TENSORIZE;
     return u;
 }
 
-static Stmt *mk_if(Lower *L, Expr *cond, Stmt *then)
-{
-    Stmt *s;
-    if (cond->kind == EX_INT)
-        return cond->ival ? then : mk(L, ST_SEQ, 0);
-    s = mk(L, ST_IF, 2);
-    s->cond = cond;
-    s->body[0] = then;
-    s->body[1] = NULL;
-    return s;
-}
+/* ---- index analysis ---- */
 
-/* ---- affine index analysis ---- */
-
-typedef struct Aff {
-    int ok;
-    int64_t c0;
-    int64_t *co; /* per variable id */
-} Aff;
-
-static void aff_rec(const Expr *e, int64_t m, Aff *a)
-{
-    if (!a->ok || !e) {
-        a->ok = 0;
-        return;
-    }
-    switch (e->kind) {
-    case EX_INT:
-        a->c0 += m * e->ival;
-        return;
-    case EX_VAR:
-        a->co[e->var] += m;
-        return;
-    case EX_BINARY:
-        if (e->op == BIN_ADD) {
-            aff_rec(e->a, m, a);
-            aff_rec(e->b, m, a);
-            return;
-        }
-        if (e->op == BIN_SUB) {
-            aff_rec(e->a, m, a);
-            aff_rec(e->b, -m, a);
-            return;
-        }
-        if (e->op == BIN_MUL && e->a->kind == EX_INT) {
-            aff_rec(e->b, m * e->a->ival, a);
-            return;
-        }
-        if (e->op == BIN_MUL && e->b->kind == EX_INT) {
-            aff_rec(e->a, m * e->b->ival, a);
-            return;
-        }
-        break;
-    default:
-        break;
-    }
-    a->ok = 0;
-}
-
-static int affine(Lower *L, const Expr *e, Aff *a)
-{
-    a->ok = 1;
-    a->c0 = 0;
-    a->co = talloc(L, (size_t)(L->k->n_vars + 1) * sizeof *a->co);
-    aff_rec(e, 1, a);
-    return a->ok;
-}
-
-/* Only the listed variables (n of them) may have nonzero coefficients. */
-static int aff_only(const Lower *L, const Aff *a, const int *vars, int n)
-{
-    int v, i;
-    for (v = 0; v < L->k->n_vars; v++) {
-        int listed = 0;
-        for (i = 0; i < n; i++)
-            listed |= vars[i] == v;
-        if (a->co[v] && !listed)
-            return 0;
-    }
-    return 1;
-}
-
+/* The index inside a clamp to [0, hi] (*clamped set), or e itself. */
 static const Expr *strip_clamp(const Expr *e, int64_t hi, int *clamped)
 {
     *clamped = 0;
@@ -203,104 +87,6 @@ static const Expr *strip_clamp(const Expr *e, int64_t hi, int *clamped)
         return e->a->a;
     }
     return e;
-}
-
-static int same_expr(const Expr *a, const Expr *b)
-{
-    if (a == b)
-        return 1;
-    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype)
-        return 0;
-    switch (a->kind) {
-    case EX_INT: return a->ival == b->ival;
-    case EX_FLOAT: return a->fval == b->fval;
-    case EX_VAR: return a->var == b->var;
-    case EX_ACC: return 1;
-    case EX_LOAD: return a->buf == b->buf && same_expr(a->a, b->a);
-    default:
-        return a->op == b->op && same_expr(a->a, b->a) && same_expr(a->b, b->b) &&
-               same_expr(a->c, b->c);
-    }
-}
-
-/* ---- substitution of loop variables ---- */
-
-static Expr *subst(Lower *L, const Expr *e, Expr *const *map, Expr *acc)
-{
-    Expr *c;
-    int i;
-    if (!e)
-        return NULL;
-    if (e->kind == EX_VAR && map[e->var])
-        return map[e->var];
-    if (e->kind == EX_ACC && acc)
-        return acc;
-    if (!e->a && !e->b && !e->c)
-        return (Expr *)e;
-    c = talloc(L, sizeof *c);
-    *c = *e;
-    c->a = subst(L, e->a, map, acc);
-    c->b = subst(L, e->b, map, acc);
-    c->c = subst(L, e->c, map, acc);
-    if (e->nidx) {
-        c->idx = talloc(L, (size_t)e->nidx * sizeof *c->idx);
-        for (i = 0; i < e->nidx; i++)
-            c->idx[i] = subst(L, e->idx[i], map, acc);
-    }
-    return c;
-}
-
-/* Copy of s with variables replaced per map (loops keep their variables). */
-static Stmt *stmt_subst(Lower *L, const Stmt *s, Expr *const *map)
-{
-    Stmt *c;
-    int i;
-    if (!s)
-        return NULL;
-    c = talloc(L, sizeof *c);
-    *c = *s;
-    c->index = subst(L, s->index, map, NULL);
-    c->value = subst(L, s->value, map, NULL);
-    c->cond = subst(L, s->cond, map, NULL);
-    if (s->n_body) {
-        c->body = talloc(L, (size_t)s->n_body * sizeof *c->body);
-        for (i = 0; i < s->n_body; i++)
-            c->body[i] = stmt_subst(L, s->body[i], map);
-    }
-    return c;
-}
-
-static int expr_has_var_any(const Expr *e, int a, int b)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_VAR)
-        return e->var == a || e->var == b;
-    return expr_has_var_any(e->a, a, b) || expr_has_var_any(e->b, a, b) || expr_has_var_any(e->c, a, b);
-}
-
-static int expr_uses_buf(const Expr *e, int buf)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && e->buf == buf)
-        return 1;
-    return expr_uses_buf(e->a, buf) || expr_uses_buf(e->b, buf) || expr_uses_buf(e->c, buf);
-}
-
-static int stmt_uses_buf(const Stmt *s, int buf)
-{
-    int i;
-    if (!s)
-        return 0;
-    if ((s->kind == ST_STORE || s->kind == ST_DECL) && s->buf == buf)
-        return 1;
-    if (expr_uses_buf(s->index, buf) || expr_uses_buf(s->value, buf) || expr_uses_buf(s->cond, buf))
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (stmt_uses_buf(s->body[i], buf))
-            return 1;
-    return 0;
 }
 
 /* ---- the plan ---- */
@@ -464,7 +250,7 @@ static int pack_weights(Lower *L, Plan *pl)
         return 1;
     src = g->values[wb->value].data;
     n = pl->ncb * rtot * pl->VL;
-    dst = talloc(L, (size_t)n * sizeof *dst);
+    dst = lower_alloc(L, (size_t)n * sizeof *dst);
     for (cb = 0; cb < pl->ncb; cb++)
         for (r = 0; r < rtot; r++) {
             int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
@@ -511,11 +297,11 @@ static Stmt *update_nest(Lower *L, const Target *t, const Plan *pl, int acc, con
     widx = ex_add(L, ex_mul(L, widx, ex_int(L, pl->VL)), ex_var(L, vv));
     aix = ex_add(L, accb, ex_add(L, ex_mul(L, ex_var(L, pv), ex_int(L, pl->VL)), ex_var(L, vv)));
     prod = ex_mul(L, ex_load(L, abuf, aidx), ex_load(L, pl->pbuf, widx));
-    s = mk_store(L, acc, aix, ex_add(L, ex_load(L, acc, aix), prod));
-    s = mk_for(L, vv, s);
-    s = mk_for(L, pv, s);
+    s = st_store(L, acc, aix, ex_add(L, ex_load(L, acc, aix), prod));
+    s = st_for(L, vv, s);
+    s = st_for(L, pv, s);
     for (i = 2; i >= 0; i--)
-        s = mk_for(L, &rv[i], s);
+        s = st_for(L, &rv[i], s);
     s->for_kind = FOR_TENSORIZE;
     /* the weight panel streams through L1 once per tile (and from DRAM on
      * its first pass, where the hardware prefetchers fall behind): fetch
@@ -560,7 +346,7 @@ static int cond_terms(const Expr *c, const Expr *const *pos, const int64_t *hi, 
     if (c->kind != EX_BINARY || c->b->kind != EX_INT)
         return 0;
     for (i = 0; i < 2; i++) {
-        if (!same_expr(c->a, pos[i]))
+        if (!lq_same_expr(c->a, pos[i]))
             continue;
         if (c->op == BIN_GE && c->b->ival == 0) {
             *bits |= 1 << (2 * i);
@@ -593,22 +379,22 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
         lanes = n > 0 ? (int)n : 1; /* one loop (copy_lanes) */
     nv = n / lanes;
     unroll = nv <= VEC_ROW_UNROLL ? nv : 0;
-    seq = mk(L, ST_SEQ, (int)unroll + 2);
+    seq = st_seq(L, (int)unroll + 2);
     for (j = 0; j < nv; j += unroll ? 1 : nv) {
         IterVar zo = lower_itervar(L, "iw", unroll ? 1 : nv), zi = lower_itervar(L, "iw", lanes);
         Expr *z = ex_add(L, ex_mul(L, unroll ? ex_int(L, j) : ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
         Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, 0.0) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
-        st = mk_store(L, xp, ex_add(L, dst, z), v);
-        st = mk_for(L, &zi, st);
+        st = st_store(L, xp, ex_add(L, dst, z), v);
+        st = st_for(L, &zi, st);
         st->for_kind = FOR_VECTORIZE;
-        seq->body[m++] = unroll ? st : mk_for(L, &zo, st);
+        seq->body[m++] = unroll ? st : st_for(L, &zo, st);
     }
     if (n % lanes) {
         IterVar zt = lower_itervar(L, "iw", n % lanes);
         Expr *z = ex_add(L, ex_var(L, &zt), ex_int(L, nv * lanes));
         Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, 0.0) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
-        st = mk_store(L, xp, ex_add(L, dst, z), v);
-        st = mk_for(L, &zt, st);
+        st = st_store(L, xp, ex_add(L, dst, z), v);
+        st = st_for(L, &zt, st);
         st->for_kind = FOR_VECTORIZE;
         seq->body[m++] = st;
     }
@@ -643,11 +429,11 @@ static Stmt *copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t 
     Expr *xplane = xchan ? ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Cx)), ex_add(L, xchan, ex_var(L, &ci)))
                          : ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, Ci)), ex_var(L, &ci));
     Expr *xrow = ex_mul(L, ex_add(L, ex_mul(L, xplane, ex_int(L, H)), ir), ex_int(L, W));
-    Stmt *zrow, *part, *ifs, *st;
+    Stmt *zrow, *part, *st;
     int64_t ph;
     int n = 0;
     zrow = vec_copy(L, xp, ex_mul(L, rowbase, ex_int(L, Wj)), -1, NULL, 1, S * Wj, lanes);
-    part = mk(L, ST_SEQ, (int)(3 * S));
+    part = st_seq(L, (int)(3 * S));
     for (ph = 0; ph < S; ph++) {
         /* columns j of this phase inside the image: 0 <= S*j + ph + lo1 < W */
         int64_t j0 = 0, j1 = Wj; /* [j0, j1) */
@@ -676,7 +462,7 @@ static Stmt *copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t 
         int64_t r0 = lo0 < 0 ? -lo0 : 0, r1 = H - lo0;
         IterVar ra, rb, rc;
         Expr **map;
-        Stmt *q = mk(L, ST_SEQ, 3);
+        Stmt *q = st_seq(L, 3);
         int nq = 0;
         if (r0 > Hp)
             r0 = Hp;
@@ -687,32 +473,24 @@ static Stmt *copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t 
         ra = lower_itervar(L, "ih", r0 > 0 ? r0 : 1);
         rb = lower_itervar(L, "ih", r1 > r0 ? r1 - r0 : 1);
         rc = lower_itervar(L, "ih", Hp > r1 ? Hp - r1 : 1);
-        map = talloc(L, (size_t)(L->k->n_vars + 1) * sizeof *map);
+        map = lower_alloc(L, (size_t)(L->k->n_vars + 1) * sizeof *map);
         if (r0 > 0) {
             map[r.var] = ex_var(L, &ra);
-            q->body[nq++] = mk_for(L, &ra, stmt_subst(L, zrow, map));
+            q->body[nq++] = st_for(L, &ra, lq_stmt_subst(L, zrow, map));
         }
         if (r1 > r0) {
             map[r.var] = ex_add(L, ex_var(L, &rb), ex_int(L, r0));
-            q->body[nq++] = mk_for(L, &rb, stmt_subst(L, part, map));
+            q->body[nq++] = st_for(L, &rb, lq_stmt_subst(L, part, map));
         }
         if (Hp > r1) {
             map[r.var] = ex_add(L, ex_var(L, &rc), ex_int(L, r1));
-            q->body[nq++] = mk_for(L, &rc, stmt_subst(L, zrow, map));
+            q->body[nq++] = st_for(L, &rc, lq_stmt_subst(L, zrow, map));
         }
         q->n_body = nq;
-        return mk_for(L, &ci, q);
+        return st_for(L, &ci, q);
     }
-    if (inrow->kind == EX_INT) {
-        ifs = inrow->ival ? part : zrow;
-    } else {
-        ifs = mk(L, ST_IF, 2);
-        ifs->cond = inrow;
-        ifs->body[0] = part;
-        ifs->body[1] = zrow;
-    }
-    st = mk_for(L, &r, ifs);
-    return mk_for(L, &ci, st);
+    st = st_for(L, &r, st_if_else(L, inrow, part, zrow));
+    return st_for(L, &ci, st);
 }
 
 static Stmt *copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
@@ -733,15 +511,15 @@ static Stmt *copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
  * ow := q (the flattened position) gives the same offsets. */
 static int flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW)
 {
-    Aff a;
+    LqAffine a;
     if (!e)
         return 1;
     if (e->kind == EX_VAR)
         return e->var != oh && e->var != ow;
     if (e->kind == EX_LOAD) {
-        if (!affine(L, e->a, &a))
-            return !expr_has_var_any(e->a, oh, ow);
-        return a.co[oh] == OW * a.co[ow];
+        if (!lq_affine(e->a, &a))
+            return !lq_uses_var(e->a, oh) && !lq_uses_var(e->a, ow);
+        return lq_aff_coef(&a, oh) == OW * lq_aff_coef(&a, ow);
     }
     return flat_ok(L, e->a, oh, ow, OW) && flat_ok(L, e->b, oh, ow, OW) && flat_ok(L, e->c, oh, ow, OW);
 }
@@ -839,7 +617,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
         if (Ci * Qp * 4 > l1_budget(t))
             tile->prefetch = 2 * VL;
     }
-    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, R)), ex_var(L, &pv));
     q = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &tv), ex_int(L, VL)), ex_mul(L, ex_var(L, &vo), ex_int(L, lanes))),
                ex_var(L, &vi));
@@ -852,12 +630,12 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
         map[c->axes[1].var] = Co % R ? ex_binary(L, BIN_MIN, co, ex_int(L, Co - 1)) : co;
         map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, qc, ex_int(L, OW));
         map[c->axes[3].var] = flat_sub ? qc : ex_binary(L, BIN_MOD, qc, ex_int(L, OW));
-        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
-        init = mk_store(L, acc, accidx, iv);
-        init = mk_for(L, &vi, init);
+        iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        init = st_store(L, acc, accidx, iv);
+        init = st_for(L, &vi, init);
         init->for_kind = FOR_VECTORIZE;
-        init = mk_for(L, &vo, init);
-        init = mk_for(L, &pv, init);
+        init = st_for(L, &vo, init);
+        init = st_for(L, &pv, init);
     }
     {
         Expr *index, *accv = ex_load(L, acc, accidx);
@@ -876,44 +654,42 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
             map[c->axes[1].var] = co;
             map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, qv, ex_int(L, OW));
             map[c->axes[3].var] = flat_sub ? qv : ex_binary(L, BIN_MOD, qv, ex_int(L, OW));
-            epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, av) : av);
+            epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, av) : av);
             if (Qp != Q)
-                epi = mk_if(L, ex_lt(L, qv, ex_int(L, Q)), epi);
-            epi = mk_for(L, &vv, epi);
+                epi = st_if(L, ex_lt(L, qv, ex_int(L, Q)), epi);
+            epi = st_for(L, &vv, epi);
             epi->for_kind = FOR_VECTORIZE;
         } else {
-            epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+            epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
             if (Qp != Q)
-                epi = mk_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
-            epi = mk_for(L, &vi, epi);
+                epi = st_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
+            epi = st_for(L, &vi, epi);
             epi->for_kind = FOR_VECTORIZE;
-            epi = mk_for(L, &vo, epi);
+            epi = st_for(L, &vo, epi);
         }
         if (Co % R)
-            epi = mk_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
-        epi = mk_for(L, &pv, epi);
+            epi = st_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
+        epi = st_for(L, &pv, epi);
     }
-    seq = mk(L, ST_SEQ, 3);
+    seq = st_seq(L, 3);
     seq->body[0] = init;
     seq->body[1] = tile;
     seq->body[2] = epi;
-    decl = mk(L, ST_DECL, 1);
-    decl->buf = acc;
-    decl->body[0] = seq;
-    loops = mk_for(L, &tv, decl);
-    loops = mk_for(L, &cbv, loops);
+    decl = st_decl(L, acc, seq);
+    loops = st_for(L, &tv, decl);
+    loops = st_for(L, &cbv, loops);
     if (pl->ncb > 1)
         loops->for_kind = FOR_PARALLEL;
     else if (T > 1)
         loops->body[0]->for_kind = FOR_PARALLEL;
     if (body) {
-        Stmt *s2 = mk(L, ST_SEQ, 2);
+        Stmt *s2 = st_seq(L, 2);
         s2->body[0] = body;
         s2->body[1] = loops;
         loops = s2;
     }
-    k->body = mk_for(L, &nv, loops);
-    if (!stmt_uses_buf(k->body, pl->wbuf))
+    k->body = st_for(L, &nv, loops);
+    if (!lq_stmt_uses_buf(k->body, pl->wbuf))
         k->bufs[pl->wbuf].scope = BUF_UNUSED;
     return 0;
 }
@@ -969,7 +745,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     Expr **map, *aidx, *bidx, *ow, *iv, *ch, *acc0;
     Stmt *cp, *tile, *init, *epi, *seq, *decl, *d2, *loops, *tiles;
     if (w->s[0] != 1 || w->s[1] != 1 || w->OW >= lanes || NV >= rowvecs ||
-        NV > (regs_of(t) * 3 / 8) || expr_has_var_any(c->init, c->axes[2].var, c->axes[3].var))
+        NV > (regs_of(t) * 3 / 8) || lq_uses_var(c->init, c->axes[2].var) || lq_uses_var(c->init, c->axes[3].var))
         return 1;
     /* rows of the copy: the image and its padding, and enough zero rows
      * below that the last vector's farthest tap stays inside */
@@ -1018,20 +794,20 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
                   ex_var(L, &vv));
     tile = mk_tile(L, acc, ex_add(L, acc0, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vv))),
                    ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
-    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     map[c->axes[0].var] = ex_var(L, &nv);
     map[c->axes[1].var] = ch;
     /* init: the same value for every position of the channel */
-    iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
-    init = mk_store(L, acc, ex_add(L, acc0, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi))),
+    iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+    init = st_store(L, acc, ex_add(L, acc0, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi))),
                     iv);
-    init = mk_for(L, &vi, init);
+    init = st_for(L, &vi, init);
     init->for_kind = FOR_VECTORIZE;
-    init = mk_for(L, &pv, init);
-    seq = mk(L, ST_SEQ, 2);
+    init = st_for(L, &pv, init);
+    seq = st_seq(L, 2);
     seq->body[0] = init;
     seq->body[1] = tile;
-    tiles = mk_for(L, &gv, seq);
+    tiles = st_for(L, &gv, seq);
     {
         Expr *index, *accv;
         ow = ex_add(L, ex_mul(L, ex_var(L, &vo), ex_int(L, lanes)), ex_var(L, &vi));
@@ -1041,29 +817,25 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
         map[c->axes[2].var] = ex_var(L, &ohv);
         map[c->axes[3].var] = ow;
         index = lower_out_index(L, c);
-        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+        epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
         if (ceil_div(w->OW, lanes) * lanes != w->OW)
-            epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
-        epi = mk_for(L, &vi, epi);
+            epi = st_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
+        epi = st_for(L, &vi, epi);
         epi->for_kind = FOR_VECTORIZE;
-        epi = mk_for(L, &vo, epi);
-        epi = mk_for(L, &ohv, epi);
-        epi = mk_for(L, &ge, epi);
+        epi = st_for(L, &vo, epi);
+        epi = st_for(L, &ohv, epi);
+        epi = st_for(L, &ge, epi);
     }
-    seq = mk(L, ST_SEQ, 3);
+    seq = st_seq(L, 3);
     seq->body[0] = cp;
     seq->body[1] = tiles;
     seq->body[2] = epi;
-    decl = mk(L, ST_DECL, 1);
-    decl->buf = acc;
-    decl->body[0] = seq;
-    d2 = mk(L, ST_DECL, 1);
-    d2->buf = xp;
-    d2->body[0] = decl;
-    loops = mk_for(L, &cgv, d2);
+    decl = st_decl(L, acc, seq);
+    d2 = st_decl(L, xp, decl);
+    loops = st_for(L, &cgv, d2);
     if (C / G > 1)
         loops->for_kind = FOR_PARALLEL;
-    k->body = mk_for(L, &nv, loops);
+    k->body = st_for(L, &nv, loops);
     return 0;
 }
 
@@ -1170,7 +942,7 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         tile = mk_tile(L, acc, accix2, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv,
                        &vv);
     }
-    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     oh = ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
     ow = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &qtv), ex_int(L, VL)), ex_mul(L, ex_var(L, &vo), ex_int(L, lanes))),
                 ex_var(L, &vi));
@@ -1189,72 +961,64 @@ static int conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl,
         Expr *iv;
         map[c->axes[2].var] = OT * P != w->OH ? ex_binary(L, BIN_MIN, oh, ex_int(L, w->OH - 1)) : oh;
         map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
-        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
-        init = mk_store(L, acc, accidx, iv);
-        init = mk_for(L, cvec ? &vv : &vi, init);
+        iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        init = st_store(L, acc, accidx, iv);
+        init = st_for(L, cvec ? &vv : &vi, init);
         init->for_kind = FOR_VECTORIZE;
         if (!cvec)
-            init = mk_for(L, &vo, init);
-        init = mk_for(L, &pv, init);
+            init = st_for(L, &vo, init);
+        init = st_for(L, &pv, init);
     }
     {
         Expr *index, *accv = ex_load(L, acc, accidx);
         map[c->axes[2].var] = oh;
         map[c->axes[3].var] = ow;
         index = lower_out_index(L, c);
-        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
+        epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
         if (T * VL != w->OW)
-            epi = mk_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
-        epi = mk_for(L, cvec ? &vv : &vi, epi);
+            epi = st_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
+        epi = st_for(L, cvec ? &vv : &vi, epi);
         epi->for_kind = FOR_VECTORIZE;
         if (!cvec)
-            epi = mk_for(L, &vo, epi);
+            epi = st_for(L, &vo, epi);
         if (OT * P != w->OH)
-            epi = mk_if(L, ex_lt(L, oh, ex_int(L, w->OH)), epi);
-        epi = mk_for(L, &pv, epi);
+            epi = st_if(L, ex_lt(L, oh, ex_int(L, w->OH)), epi);
+        epi = st_for(L, &pv, epi);
     }
-    seq = mk(L, ST_SEQ, 3);
+    seq = st_seq(L, 3);
     seq->body[0] = init;
     seq->body[1] = tile;
     seq->body[2] = epi;
-    decl = mk(L, ST_DECL, 1);
-    decl->buf = acc;
-    decl->body[0] = seq;
-    loops = mk_for(L, &qtv, decl);
+    decl = st_decl(L, acc, seq);
+    loops = st_for(L, &qtv, decl);
     if (band) {
-        Stmt *d2 = mk(L, ST_DECL, 1);
-        seq = mk(L, ST_SEQ, 2);
+        seq = st_seq(L, 2);
         seq->body[0] = cp;
         seq->body[1] = loops;
-        d2->buf = xp;
-        d2->body[0] = seq;
-        loops = mk_for(L, &cv, mk_for(L, &otv, d2));
+        loops = st_for(L, &cv, st_for(L, &otv, st_decl(L, xp, seq)));
         if (C > 1)
             loops->for_kind = FOR_PARALLEL;
-        k->body = mk_for(L, &nv, loops);
+        k->body = st_for(L, &nv, loops);
         return 0;
     }
-    loops = mk_for(L, &otv, loops);
+    loops = st_for(L, &otv, loops);
     if (per_chan) {
-        Stmt *d2 = mk(L, ST_DECL, 1);
-        seq = mk(L, ST_SEQ, 2);
+        seq = st_seq(L, 2);
         seq->body[0] = cp;
         seq->body[1] = loops;
-        d2->buf = xp;
-        d2->body[0] = seq;
-        loops = mk_for(L, &cv, d2);
+        loops = st_for(L, &cv, st_decl(L, xp, seq));
         if (C > 1)
             loops->for_kind = FOR_PARALLEL;
-        k->body = mk_for(L, &nv, loops);
+        k->body = st_for(L, &nv, loops);
         return 0;
     }
-    loops = mk_for(L, &cv, loops);
+    loops = st_for(L, &cv, loops);
     if (C > 1)
         loops->for_kind = FOR_PARALLEL;
-    seq = mk(L, ST_SEQ, 2);
+    seq = st_seq(L, 2);
     seq->body[0] = cp;
     seq->body[1] = loops;
-    k->body = mk_for(L, &nv, seq);
+    k->body = st_for(L, &nv, seq);
     return 0;
 }
 
@@ -1314,7 +1078,7 @@ static int conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *c
                        int64_t *s, int64_t *d, int64_t *lo, int64_t *hi)
 {
     const Expr *pos[2];
-    Aff ap[2];
+    LqAffine ap[2];
     int i, clamped[2], bits = 0, need = 0;
     for (i = 0; i < 2; i++) {
         int vars[2];
@@ -1322,10 +1086,10 @@ static int conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *c
         vars[0] = c->axes[2 + i].var;
         vars[1] = c->raxes[1 + i].var;
         pos[i] = strip_clamp(xl->idx[2 + i], ext - 1, &clamped[i]);
-        if (!affine(L, pos[i], &ap[i]) || !aff_only(L, &ap[i], vars, 2))
+        if (!lq_affine(pos[i], &ap[i]) || !lq_aff_only(&ap[i], vars, 2))
             return 1;
-        s[i] = ap[i].co[vars[0]];
-        d[i] = ap[i].co[vars[1]];
+        s[i] = lq_aff_coef(&ap[i], vars[0]);
+        d[i] = lq_aff_coef(&ap[i], vars[1]);
         if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
             return 1;
         lo[i] = ap[i].c0;
@@ -1392,7 +1156,7 @@ static void conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *
                            const IterVar *rcbv)
 {
     Kernel *k = L->k;
-    Stmt *seq = mk(L, ST_SEQ, 3), *decl = mk(L, ST_DECL, 1), *loops, *body;
+    Stmt *seq = st_seq(L, 3), *decl, *loops, *body;
     int i;
     if (blocked) {
         Stmt *ph[3];
@@ -1402,31 +1166,30 @@ static void conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *
         for (i = 0; i < 3; i++) {
             Stmt *b = ph[i];
             if (OHx % G)
-                b = mk_if(L, ex_lt(L, ohe, ex_int(L, OHx)), b);
-            b = mk_for(L, ohv, mk_for(L, owv, b));
-            seq->body[i] = i == 1 ? mk_for(L, rcbv, b) : b;
+                b = st_if(L, ex_lt(L, ohe, ex_int(L, OHx)), b);
+            b = st_for(L, ohv, st_for(L, owv, b));
+            seq->body[i] = i == 1 ? st_for(L, rcbv, b) : b;
         }
     } else {
         seq->body[0] = init;
         seq->body[1] = tile;
         seq->body[2] = epi;
     }
-    decl->buf = acc;
-    decl->body[0] = seq;
-    loops = blocked ? mk_for(L, ogv, decl) : mk_for(L, ohv, mk_for(L, owv, decl));
-    loops = mk_for(L, cbv, loops);
+    decl = st_decl(L, acc, seq);
+    loops = blocked ? st_for(L, ogv, decl) : st_for(L, ohv, st_for(L, owv, decl));
+    loops = st_for(L, cbv, loops);
     if (pl->ncb > 1)
         loops->for_kind = FOR_PARALLEL;
     if (copy) {
-        body = mk(L, ST_SEQ, 2);
+        body = st_seq(L, 2);
         body->body[0] = copy;
         body->body[1] = loops;
     } else {
         body = loops;
     }
-    body = mk_for(L, nv, body);
+    body = st_for(L, nv, body);
     k->body = body;
-    if (!stmt_uses_buf(body, pl->wbuf))
+    if (!lq_stmt_uses_buf(body, pl->wbuf))
         k->bufs[pl->wbuf].scope = BUF_UNUSED;
 }
 
@@ -1438,7 +1201,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
     const Expr *xv, *wl, *cond = NULL, *xl;
-    Aff a0, a1, aw;
+    LqAffine a0, a1, aw;
     Plan pl;
     int i, copy, flat, dw;
     int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G;
@@ -1479,17 +1242,17 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         return 1;
     /* batch and input channel indices: the reduce channel (group 1), or
      * the output channel itself (depthwise: one input channel per group) */
-    if (!affine(L, xl->idx[0], &a0) || !affine(L, xl->idx[1], &a1) || a0.c0 || a1.c0)
+    if (!lq_affine(xl->idx[0], &a0) || !lq_affine(xl->idx[1], &a1) || a0.c0 || a1.c0)
         return 1;
     {
         int v0 = c->axes[0].var, v1 = c->raxes[0].var, vc[2];
         vc[0] = c->axes[1].var;
         vc[1] = v1;
-        if (!aff_only(L, &a0, &v0, 1) || (N > 1 && a0.co[v0] != 1))
+        if (!lq_aff_only(&a0, &v0, 1) || (N > 1 && lq_aff_coef(&a0, v0) != 1))
             return 1;
-        if (aff_only(L, &a1, &v1, 1) && a1.co[v1] == 1 && xl->dims[1] == Ci)
+        if (lq_aff_only(&a1, &v1, 1) && lq_aff_coef(&a1, v1) == 1 && xl->dims[1] == Ci)
             dw = 0;
-        else if (Ci == 1 && aff_only(L, &a1, vc, 2) && a1.co[vc[0]] == 1 && xl->dims[1] == c->axes[1].extent)
+        else if (Ci == 1 && lq_aff_only(&a1, vc, 2) && lq_aff_coef(&a1, vc[0]) == 1 && xl->dims[1] == c->axes[1].extent)
             dw = 1;
         else
             return 1;
@@ -1497,19 +1260,19 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
     if (conv_window(L, c, xl, cond, H, W, s, d, lo, hi))
         return 1;
     /* weights: affine in the output channel and the reduce axes */
-    if (!affine(L, wl->a, &aw))
+    if (!lq_affine(wl->a, &aw))
         return 1;
     {
         int vars[4];
         vars[0] = c->axes[1].var;
         for (i = 0; i < 3; i++)
             vars[1 + i] = c->raxes[i].var;
-        if (!aff_only(L, &aw, vars, 4))
+        if (!lq_aff_only(&aw, vars, 4))
             return 1;
         memset(&pl, 0, sizeof pl);
-        pl.wco = aw.co[vars[0]];
+        pl.wco = lq_aff_coef(&aw, vars[0]);
         for (i = 0; i < 3; i++)
-            pl.wr[i] = aw.co[vars[1 + i]];
+            pl.wr[i] = lq_aff_coef(&aw, vars[1 + i]);
         pl.wc0 = aw.c0;
     }
     pl.wbuf = wl->buf;
@@ -1610,7 +1373,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
         tile = update_nest(L, t, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv), r1e, accb);
     }
     /* init and epilogue: the stage's axes in terms of the tile */
-    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     {
         Expr *co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)), ex_var(L, &vv));
         Expr *q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
@@ -1630,7 +1393,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             map[c->axes[2].var] = ohe;
             map[c->axes[3].var] = T * pl.P != OW ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
         }
-        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
         {
             /* channels as vo vectors of vi lanes: a vectorized init */
             IterVar vo = lower_itervar(L, "vo", pl.V), vi = lower_itervar(L, "vi", pl.lanes);
@@ -1641,12 +1404,12 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
                                                      ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
                                            ex_var(L, &vi)));
             map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co2, ex_int(L, pl.co - 1)) : co2;
-            iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
-            init = mk_store(L, acc, ai2, iv);
-            init = mk_for(L, &vi, init);
+            iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+            init = st_store(L, acc, ai2, iv);
+            init = st_for(L, &vi, init);
             init->for_kind = FOR_VECTORIZE;
-            init = mk_for(L, &vo, init);
-            init = mk_for(L, &pv, init);
+            init = st_for(L, &vo, init);
+            init = st_for(L, &pv, init);
         }
         /* the epilogue stores only real channels and positions */
         map[c->axes[1].var] = co;
@@ -1672,7 +1435,7 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
              * so an output that aliases a residual is read before it is
              * written, as in the one-pass epilogue. */
             int64_t nq = flat ? OH * OW : OW;
-            Expr **m1 = talloc(L, (size_t)(k->n_vars + 1) * sizeof *m1);
+            Expr **m1 = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *m1);
             Expr *qc = T * pl.P != nq ? ex_binary(L, BIN_MIN, q, ex_int(L, nq - 1)) : q;
             memcpy(m1, map, (size_t)(k->n_vars + 1) * sizeof *m1);
             m1[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co;
@@ -1684,24 +1447,24 @@ static int try_conv(Lower *L, const Target *t, Compute *c)
             } else {
                 m1[c->axes[3].var] = qc;
             }
-            post1 = mk_store(L, acc, aidx, subst(L, c->post, m1, accv));
-            post1 = mk_for(L, &vv, post1);
+            post1 = st_store(L, acc, aidx, lq_subst(L, c->post, m1, accv));
+            post1 = st_for(L, &vv, post1);
             post1->for_kind = FOR_VECTORIZE;
-            post1 = mk_for(L, &pv, post1);
+            post1 = st_for(L, &pv, post1);
         }
-        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL),
-                       c->post && !post1 ? subst(L, c->post, map, accv) : accv);
+        epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
+                       c->post && !post1 ? lq_subst(L, c->post, map, accv) : accv);
         /* positions innermost: consecutive outputs of one channel, a
          * vector that gathers a column of the tile */
         if (T * pl.P != (flat ? OH * OW : OW))
-            epi = mk_if(L, ex_lt(L, q, rows), epi);
-        epi = mk_for(L, &pv, epi);
+            epi = st_if(L, ex_lt(L, q, rows), epi);
+        epi = st_for(L, &pv, epi);
         epi->for_kind = FOR_VECTORIZE;
         if (pl.co % pl.VL)
-            epi = mk_if(L, ex_lt(L, co, ex_int(L, pl.co)), epi);
-        epi = mk_for(L, &vv, epi);
+            epi = st_if(L, ex_lt(L, co, ex_int(L, pl.co)), epi);
+        epi = st_for(L, &vv, epi);
         if (post1) {
-            Stmt *s2 = mk(L, ST_SEQ, 2);
+            Stmt *s2 = st_seq(L, 2);
             s2->body[0] = post1;
             s2->body[1] = epi;
             epi = s2;
@@ -1742,7 +1505,7 @@ static int pack_nchwc(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *c
         return 1;
     src = g->values[wb->value].data;
     n = pl->ncb * rtot * pl->VL;
-    dst = talloc(L, (size_t)n * sizeof *dst);
+    dst = lower_alloc(L, (size_t)n * sizeof *dst);
     for (cb = 0; cb < pl->ncb; cb++)
         for (r = 0; r < rtot; r++) {
             int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
@@ -1771,7 +1534,7 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
     const Expr *xv, *wl, *cond = NULL, *xl;
-    Aff a0, a1, aw;
+    LqAffine a0, a1, aw;
     Plan pl;
     int i, copy, flat, blocked_in = c->n_raxes == 4;
     int64_t N, Ci, R1, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G, b, e, Co,
@@ -1816,24 +1579,24 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
     W = xl->dims[3];
     if (xl->dims[0] != N || xl->dims[1] != R1 || (blocked_in && (xl->dims[4] != b || c->raxes[3].extent != b)))
         return 1;
-    if (!affine(L, xl->idx[0], &a0) || !affine(L, xl->idx[1], &a1) || a0.c0 || a1.c0)
+    if (!lq_affine(xl->idx[0], &a0) || !lq_affine(xl->idx[1], &a1) || a0.c0 || a1.c0)
         return 1;
     {
         int v0 = c->axes[0].var, v1 = c->raxes[0].var;
-        if (!aff_only(L, &a0, &v0, 1) || (N > 1 && a0.co[v0] != 1) || !aff_only(L, &a1, &v1, 1) ||
-            a1.co[v1] != 1)
+        if (!lq_aff_only(&a0, &v0, 1) || (N > 1 && lq_aff_coef(&a0, v0) != 1) || !lq_aff_only(&a1, &v1, 1) ||
+            lq_aff_coef(&a1, v1) != 1)
             return 1;
         if (blocked_in) {
-            Aff a4;
+            LqAffine a4;
             int v4 = c->raxes[3].var;
-            if (!affine(L, xl->idx[4], &a4) || a4.c0 || !aff_only(L, &a4, &v4, 1) || a4.co[v4] != 1)
+            if (!lq_affine(xl->idx[4], &a4) || a4.c0 || !lq_aff_only(&a4, &v4, 1) || lq_aff_coef(&a4, v4) != 1)
                 return 1;
         }
     }
     if (conv_window(L, c, xl, cond, H, W, s, d, lo, hi) || (blocked_in && d[1] != 1))
         return 1;
     /* weights: affine in (mb, mi) and the reduce axes */
-    if (!affine(L, wl->a, &aw))
+    if (!lq_affine(wl->a, &aw))
         return 1;
     {
         int vars[6], nvars = 2 + c->n_raxes;
@@ -1841,10 +1604,10 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         vars[1] = c->axes[4].var;
         for (i = 0; i < c->n_raxes; i++)
             vars[2 + i] = c->raxes[i].var;
-        if (!aff_only(L, &aw, vars, nvars))
+        if (!lq_aff_only(&aw, vars, nvars))
             return 1;
         for (i = 0; i < 6; i++)
-            wco[i] = i < nvars ? aw.co[vars[i]] : 0;
+            wco[i] = i < nvars ? lq_aff_coef(&aw, vars[i]) : 0;
     }
     memset(&pl, 0, sizeof pl);
     pl.wbuf = wl->buf;
@@ -1935,7 +1698,7 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         aidx = ex_add(L, aidx, ex_mul(L, ex_var(L, &rv[2]), ex_int(L, blocked_in ? 1 : d[1])));
         tile = update_nest(L, t, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv), r1e, accb);
     }
-    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     {
         Expr *mb = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.V)), ex_var(L, &vo));
         Expr *aix = ex_add(L, accb, ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
@@ -1954,12 +1717,12 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
             map[c->axes[2].var] = ohe;
             map[c->axes[3].var] = T * pl.P != OW ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
         }
-        iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
-        init = mk_store(L, acc, aix, iv);
-        init = mk_for(L, &vi, init);
+        iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        init = st_store(L, acc, aix, iv);
+        init = st_for(L, &vi, init);
         init->for_kind = FOR_VECTORIZE;
-        init = mk_for(L, &vo, init);
-        init = mk_for(L, &pv, init);
+        init = st_for(L, &vo, init);
+        init = st_for(L, &pv, init);
         if (flat && flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) &&
             flat_ok(L, c->out_index, c->axes[2].var, c->axes[3].var, OW)) {
             map[c->axes[2].var] = ex_int(L, 0);
@@ -1972,13 +1735,13 @@ static int try_conv_nchwc(Lower *L, const Target *t, Compute *c)
         }
         index = lower_out_index(L, c);
         /* for each channel block of the tile, P contiguous vectors */
-        epi = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
-        epi = mk_for(L, &vi, epi);
+        epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
+        epi = st_for(L, &vi, epi);
         epi->for_kind = FOR_VECTORIZE;
         if (T * pl.P != rows)
-            epi = mk_if(L, ex_lt(L, q, ex_int(L, rows)), epi);
-        epi = mk_for(L, &pv, epi);
-        epi = mk_for(L, &vo, epi);
+            epi = st_if(L, ex_lt(L, q, ex_int(L, rows)), epi);
+        epi = st_for(L, &pv, epi);
+        epi = st_for(L, &vo, epi);
     }
     conv_tile_nest(L, &pl, acc, body, init, tile, epi, kc < R1, ohe, OHx, G, &nv, &cbv, &ogv, &ohv, &owv, &rcbv);
     return 0;
@@ -1997,23 +1760,23 @@ static int mm_direct(Lower *L, const Target *t, const Compute *c, int mvar, int 
 {
     Kernel *k = L->k;
     Expr **map;
-    Aff o;
+    LqAffine o;
     int i, vars[2];
     if (!strcmp(t->isa, "c") || Nn % VL)
         return 0;
     for (i = 0; i < k->n_bufs; i++)
         if (k->bufs[i].inplace)
             return 0;
-    if (expr_uses_buf(c->init, c->out_buf) || expr_uses_buf(c->post, c->out_buf))
+    if (lq_loads(c->init, c->out_buf) || lq_loads(c->post, c->out_buf))
         return 0;
-    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     for (i = 0; i + 2 < c->n_axes; i++)
         map[c->axes[i].var] = ex_int(L, 0);
-    if (!affine(L, subst(L, lower_out_index(L, c), map, NULL), &o))
+    if (!lq_affine(lq_subst(L, lower_out_index(L, c), map, NULL), &o))
         return 0;
     vars[0] = mvar;
     vars[1] = nvar;
-    return aff_only(L, &o, vars, 2) && o.co[nvar] == 1 && o.co[mvar] == Nn;
+    return lq_aff_only(&o, vars, 2) && lq_aff_coef(&o, nvar) == 1 && lq_aff_coef(&o, mvar) == Nn;
 }
 
 /* The three phases of the row tile mte (rows mte*P + p for p < R) and
@@ -2034,7 +1797,7 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
     Kernel *k = L->k;
     int direct = ob == c->out_buf, i;
     IterVar pv = lower_itervar(L, "p", R);
-    Expr **map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    Expr **map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     Expr *n = ex_add(L, ex_mul(L, ex_var(L, cbv), ex_int(L, pl->VL)), ex_var(L, vv));
     Expr *m = ex_add(L, ex_mul(L, mte, ex_int(L, pl->P)), ex_var(L, &pv));
     Expr *kk = rv[1].extent > 1 ? ex_add(L, ex_mul(L, ex_var(L, &rv[0]), ex_int(L, rv[1].extent)), ex_var(L, &rv[1]))
@@ -2052,15 +1815,15 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
     if (direct) {
         map[nvar] = n;
         map[mvar] = m;
-        oix = subst(L, index, map, NULL);
+        oix = lq_subst(L, index, map, NULL);
     } else {
         Expr *base = kbv ? ex_mul(L, ex_var(L, miv), ex_int(L, (int64_t)pl->P * pl->VL)) : ex_int(L, 0);
         oix = ex_add(L, base, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl->VL)), ex_var(L, vv)));
         map[nvar] = ex_binary(L, BIN_MIN, n, ex_int(L, Nn - 1));
         map[mvar] = ex_binary(L, BIN_MIN, m, ex_int(L, M - 1));
     }
-    iv = c->init ? subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
-    *init = mk_for(L, &pv, mk_for(L, vv, mk_store(L, ob, oix, iv)));
+    iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+    *init = st_for(L, &pv, st_for(L, vv, st_store(L, ob, oix, iv)));
     *tile = mk_tile(L, ob, oix, ex_load(L, apbuf, aidx), ex_load(L, pl->pbuf, widx), rv, &pv, vv);
     /* B's column panel streams from L2 once per row tile */
     (*tile)->prefetch = TILE_PREFETCH_STEPS * pl->VL;
@@ -2068,7 +1831,7 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
         (*tile)->body[0]->for_kind = FOR_UNROLL;
     accv = ex_load(L, ob, oix);
     if (direct) {
-        *epi = c->post ? mk_for(L, &pv, mk_for(L, vv, mk_store(L, ob, oix, subst(L, c->post, map, accv)))) : NULL;
+        *epi = c->post ? st_for(L, &pv, st_for(L, vv, st_store(L, ob, oix, lq_subst(L, c->post, map, accv)))) : NULL;
         return;
     }
     {
@@ -2079,8 +1842,8 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
             guard = ex_and(L, guard, ex_lt(L, m, ex_int(L, M)));
         map[nvar] = n;
         map[mvar] = m;
-        st = mk_store(L, c->out_buf, subst(L, index, map, NULL), c->post ? subst(L, c->post, map, accv) : accv);
-        *epi = mk_for(L, &pv, mk_for(L, vv, mk_if(L, guard, st)));
+        st = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
+        *epi = st_for(L, &pv, st_for(L, vv, st_if(L, guard, st)));
     }
 }
 
@@ -2158,7 +1921,7 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
     const Expr *al, *bl;
-    Aff aa, ab;
+    LqAffine aa, ab;
     Plan pl;
     int i, na = c->n_axes, mvar, nvar, kvar, vars[2], acc, apbuf, direct;
     int64_t M, Nn, K, T, cm, ck, nmb;
@@ -2188,26 +1951,26 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
     M = c->axes[na - 2].extent;
     Nn = c->axes[na - 1].extent;
     K = c->raxes[0].extent;
-    if (!affine(L, al->a, &aa) || !affine(L, bl->a, &ab))
+    if (!lq_affine(al->a, &aa) || !lq_affine(bl->a, &ab))
         return 1;
     /* extent-1 axes are 0: drop their coefficients */
     for (i = 0; i + 2 < na; i++) {
-        aa.co[c->axes[i].var] = 0;
-        ab.co[c->axes[i].var] = 0;
+        lq_aff_add(&aa, c->axes[i].var, -lq_aff_coef(&aa, c->axes[i].var));
+        lq_aff_add(&ab, c->axes[i].var, -lq_aff_coef(&ab, c->axes[i].var));
     }
     vars[0] = mvar;
     vars[1] = kvar;
-    if (!aff_only(L, &aa, vars, 2))
+    if (!lq_aff_only(&aa, vars, 2))
         return 1;
     vars[0] = nvar;
-    if (!aff_only(L, &ab, vars, 2))
+    if (!lq_aff_only(&ab, vars, 2))
         return 1;
-    cm = aa.co[mvar];
-    ck = aa.co[kvar];
+    cm = lq_aff_coef(&aa, mvar);
+    ck = lq_aff_coef(&aa, kvar);
     memset(&pl, 0, sizeof pl);
     pl.wbuf = bl->buf;
-    pl.wco = ab.co[nvar];
-    pl.wr[0] = ab.co[kvar];
+    pl.wco = lq_aff_coef(&ab, nvar);
+    pl.wr[0] = lq_aff_coef(&ab, kvar);
     pl.wc0 = ab.c0;
     pl.nr = 1;
     pl.rext[0] = K;
@@ -2278,9 +2041,9 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
                       ex_int(L, aa.c0));
         ps->rop = RED_NONE;
         ps->body = ex_load(L, al->buf, aoff);
-        pack = mk_store(L, apbuf, ex_offset(L, 3, pd, pidx), ps->body);
+        pack = st_store(L, apbuf, ex_offset(L, 3, pd, pidx), ps->body);
         for (i = 2; i >= 0; i--)
-            pack = mk_for(L, &pk[i], pack);
+            pack = st_for(L, &pk[i], pack);
     }
     /* the row tiles: all of P rows on the accumulator path (rows past M
      * computed from clamped copies, not stored); accumulating into the
@@ -2304,30 +2067,30 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
          * blocks, each row set's phases together: init next to its tile,
          * which the declared tile then starts from, emit_tile_init_loop) */
         for (rs_ = 0; rs_ < nset && kc == K; rs_++) {
-            Stmt *q = mk(L, ST_SEQ, ph[2][rs_] ? 3 : 2);
+            Stmt *q = st_seq(L, ph[2][rs_] ? 3 : 2);
             for (i = 0; i < q->n_body; i++)
                 q->body[i] = ph[i][rs_];
             ph[0][rs_] = q;
             ph[1][rs_] = ph[2][rs_] = NULL;
         }
         for (j = 0; j < 3; j++) {
-            Stmt *q = mk(L, ST_SEQ, nset);
+            Stmt *q = st_seq(L, nset);
             for (rs_ = 0; rs_ < nset; rs_++)
-                q->body[rs_] = ph[j][rs_] ? mk_if(L, cond[rs_], ph[j][rs_]) : NULL;
+                q->body[rs_] = ph[j][rs_] ? st_if(L, cond[rs_], ph[j][rs_]) : NULL;
             ph[j][0] = q->body[0] ? (nset == 1 ? q->body[0] : q) : NULL; /* no epilogue: none */
         }
         if (kc < K) {
             /* for mb: for cb: { for mi: init; for kb: for mi: tile;
              * for mi: epilogue } */
             IterVar mis[3];
-            seq = mk(L, ST_SEQ, ph[2][0] ? 3 : 2);
+            seq = st_seq(L, ph[2][0] ? 3 : 2);
             for (j = 0; j < seq->n_body; j++) {
-                Expr **mp = talloc(L, (size_t)(k->n_vars + 1) * sizeof *mp);
+                Expr **mp = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *mp);
                 mis[j] = j == 1 ? miv : lower_itervar(L, "mi", G);
                 mp[miv.var] = ex_var(L, &mis[j]);
-                seq->body[j] = mk_for(L, &mis[j], j == 1 ? ph[j][0] : stmt_subst(L, ph[j][0], mp));
+                seq->body[j] = st_for(L, &mis[j], j == 1 ? ph[j][0] : lq_stmt_subst(L, ph[j][0], mp));
                 if (j == 1)
-                    seq->body[j] = mk_for(L, &kbv, seq->body[j]);
+                    seq->body[j] = st_for(L, &kbv, seq->body[j]);
             }
             body = seq;
         } else {
@@ -2335,29 +2098,27 @@ static int try_matmul(Lower *L, const Target *t, Compute *c)
             body = ph[0][0];
         }
         if (!direct) {
-            decl = mk(L, ST_DECL, 1);
-            decl->buf = acc;
-            decl->body[0] = body;
+            decl = st_decl(L, acc, body);
             body = decl;
         }
         if (kc < K) {
-            loops = mk_for(L, &cbv, body);
+            loops = st_for(L, &cbv, body);
         } else {
-            loops = mk_for(L, &miv, body);
+            loops = st_for(L, &miv, body);
             if (pl.ncb == 1 && G > 1)
                 loops->for_kind = FOR_PARALLEL;
-            loops = mk_for(L, &cbv, loops);
+            loops = st_for(L, &cbv, loops);
         }
         if (pl.ncb > 1)
             loops->for_kind = FOR_PARALLEL;
-        loops = mk_for(L, &mbv, loops);
+        loops = st_for(L, &mbv, loops);
     }
-    seq = mk(L, ST_SEQ, 2);
+    seq = st_seq(L, 2);
     seq->body[0] = pack;
     seq->body[1] = loops;
     k->body = seq;
     mm_pack_schedule(L, k->n_stages - 1, pk, mbv.var);
-    if (!stmt_uses_buf(k->body, pl.wbuf))
+    if (!lq_stmt_uses_buf(k->body, pl.wbuf))
         k->bufs[pl.wbuf].scope = BUF_UNUSED;
     return 0;
 }
@@ -2399,16 +2160,16 @@ static int sum_flat_ok(Lower *L, const Expr *e, const IterVar *r, int n)
         return 1;
     }
     if (e->kind == EX_LOAD) {
-        Aff a;
+        LqAffine a;
         int uses = 0;
         for (i = 0; i < n; i++)
-            uses |= expr_has_var_any(e->a, r[i].var, r[i].var);
+            uses |= lq_uses_var(e->a, r[i].var);
         if (!uses)
             return 1;
-        if (!affine(L, e->a, &a) || a.co[r[n - 1].var] != 1)
+        if (!lq_affine(e->a, &a) || lq_aff_coef(&a, r[n - 1].var) != 1)
             return 0;
         for (i = 0; i + 1 < n; i++)
-            if (a.co[r[i].var] != r[i + 1].extent * a.co[r[i + 1].var])
+            if (lq_aff_coef(&a, r[i].var) != r[i + 1].extent * lq_aff_coef(&a, r[i + 1].var))
                 return 0;
         return 1;
     }
@@ -2444,8 +2205,7 @@ static int plane_sum(Lower *L, const Target *t, Compute *c)
     if (R < W)
         return 1;
     for (i = 0; i < c->n_raxes; i++)
-        if (expr_has_var_any(c->init, c->raxes[i].var, c->raxes[i].var) ||
-            expr_has_var_any(c->post, c->raxes[i].var, c->raxes[i].var))
+        if (lq_uses_var(c->init, c->raxes[i].var) || lq_uses_var(c->post, c->raxes[i].var))
             return 1;
     nb = R / W;
     rest = R % W;
@@ -2454,33 +2214,33 @@ static int plane_sum(Lower *L, const Target *t, Compute *c)
     k->bufs[acc].no_init = 1; /* the zero loop below writes all of it */
     tot = lower_buf_temp(L, "tot", DT_FLOAT32, 1);
     k->bufs[tot].scope = BUF_LOCAL;
-    map = talloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     for (i = 0; i + 1 < c->n_raxes; i++)
         map[c->raxes[i].var] = ex_int(L, 0);
     qo = lower_itervar(L, "qo", nb);
-    seq = mk(L, ST_SEQ, 2 * SUM_ACCS + 2 + (int)(rest / lanes) + 1 + 16);
+    seq = st_seq(L, 2 * SUM_ACCS + 2 + (int)(rest / lanes) + 1 + 16);
     /* acc = 0 */
     for (j = 0; j < SUM_ACCS; j++) {
         vi = lower_itervar(L, "vi", lanes);
-        st = mk_store(L, acc, ex_add(L, ex_int(L, j * lanes), ex_var(L, &vi)), ex_float(L, DT_FLOAT32, 0.0));
-        st = mk_for(L, &vi, st);
+        st = st_store(L, acc, ex_add(L, ex_int(L, j * lanes), ex_var(L, &vi)), ex_float(L, DT_FLOAT32, 0.0));
+        st = st_for(L, &vi, st);
         st->for_kind = FOR_VECTORIZE;
         seq->body[m++] = st;
     }
     /* for qo: acc[j*lanes + vi] += body(q = qo*W + j*lanes + vi), j unrolled */
-    body = mk(L, ST_SEQ, SUM_ACCS);
+    body = st_seq(L, SUM_ACCS);
     for (j = 0; j < SUM_ACCS; j++) {
         Expr *ai;
         vi = lower_itervar(L, "vi", lanes);
         ai = ex_add(L, ex_int(L, j * lanes), ex_var(L, &vi));
         q = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &qo), ex_int(L, W)), ex_int(L, j * lanes)), ex_var(L, &vi));
         map[c->raxes[c->n_raxes - 1].var] = q;
-        st = mk_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), subst(L, c->body, map, NULL)));
-        st = mk_for(L, &vi, st);
+        st = st_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), lq_subst(L, c->body, map, NULL)));
+        st = st_for(L, &vi, st);
         st->for_kind = FOR_VECTORIZE;
         body->body[j] = st;
     }
-    seq->body[m++] = mk_for(L, &qo, body);
+    seq->body[m++] = st_for(L, &qo, body);
     /* the rest: whole vectors into the first accumulators, then a masked one */
     for (j = 0; j * lanes < rest; j++) {
         int64_t n = rest - j * lanes < lanes ? rest - j * lanes : lanes;
@@ -2489,8 +2249,8 @@ static int plane_sum(Lower *L, const Target *t, Compute *c)
         ai = ex_add(L, ex_int(L, j * lanes), ex_var(L, &vi));
         q = ex_add(L, ex_int(L, nb * W + j * lanes), ex_var(L, &vi));
         map[c->raxes[c->n_raxes - 1].var] = q;
-        st = mk_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), subst(L, c->body, map, NULL)));
-        st = mk_for(L, &vi, st);
+        st = st_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), lq_subst(L, c->body, map, NULL)));
+        st = st_for(L, &vi, st);
         st->for_kind = FOR_VECTORIZE;
         seq->body[m++] = st;
     }
@@ -2499,31 +2259,27 @@ static int plane_sum(Lower *L, const Target *t, Compute *c)
      * out = post(tot) */
     for (j = W / 2; j >= 2; j /= 2) {
         fold = lower_itervar(L, "v", j);
-        seq->body[m++] = mk_for(L, &fold, mk_store(L, acc, ex_var(L, &fold),
+        seq->body[m++] = st_for(L, &fold, st_store(L, acc, ex_var(L, &fold),
                                                   ex_add(L, ex_load(L, acc, ex_var(L, &fold)),
                                                          ex_load(L, acc, ex_add(L, ex_var(L, &fold), ex_int(L, j))))));
     }
-    tseq = mk(L, ST_SEQ, 2);
-    tseq->body[0] = mk_store(L, tot, ex_int(L, 0),
+    tseq = st_seq(L, 2);
+    tseq->body[0] = st_store(L, tot, ex_int(L, 0),
                              ex_add(L, c->init ? ex_add(L, ex_cast(L, DT_FLOAT32, c->init), ex_load(L, acc, ex_int(L, 0)))
                                               : ex_load(L, acc, ex_int(L, 0)),
                                     ex_load(L, acc, ex_int(L, 1))));
     index = lower_out_index(L, c);
     {
         Expr *tv = ex_load(L, tot, ex_int(L, 0));
-        tseq->body[1] = mk_store(L, c->out_buf, index, c->post ? subst(L, c->post, map, tv) : tv);
+        tseq->body[1] = st_store(L, c->out_buf, index, c->post ? lq_subst(L, c->post, map, tv) : tv);
     }
-    dt = mk(L, ST_DECL, 1);
-    dt->buf = tot;
-    dt->body[0] = tseq;
+    dt = st_decl(L, tot, tseq);
     seq->body[m++] = dt;
     seq->n_body = m;
-    decl = mk(L, ST_DECL, 1);
-    decl->buf = acc;
-    decl->body[0] = seq;
+    decl = st_decl(L, acc, seq);
     st = decl;
     for (i = c->n_axes - 1; i >= 0; i--)
-        st = mk_for(L, &c->axes[i], st);
+        st = st_for(L, &c->axes[i], st);
     k->body = st;
     /* threads take whole sums, split along the first output axis longer
      * than 1, once the input has 64K elements (as elementwise kernels) */
