@@ -183,7 +183,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
         map[c->axes[1].var] = Co % R ? ex_binary(L, BIN_MIN, co, ex_int(L, Co - 1)) : co;
         map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, qc, ex_int(L, OW));
         map[c->axes[3].var] = flat_sub ? qc : ex_binary(L, BIN_MOD, qc, ex_int(L, OW));
-        iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        iv = tpl_init_value(L, c, map);
         init = st_store(L, acc, accidx, iv);
         init = st_for(L, &vi, init);
         init->for_kind = FOR_VECTORIZE;
@@ -207,13 +207,13 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
             map[c->axes[1].var] = co;
             map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, qv, ex_int(L, OW));
             map[c->axes[3].var] = flat_sub ? qv : ex_binary(L, BIN_MOD, qv, ex_int(L, OW));
-            epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, av) : av);
+            epi = tpl_store_out(L, c, index, map, av);
             if (Qp != Q)
                 epi = st_if(L, ex_lt(L, qv, ex_int(L, Q)), epi);
             epi = st_for(L, &vv, epi);
             epi->for_kind = FOR_VECTORIZE;
         } else {
-            epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
+            epi = tpl_store_out(L, c, index, map, accv);
             if (Qp != Q)
                 epi = st_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
             epi = st_for(L, &vi, epi);
@@ -324,7 +324,7 @@ int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond
     return (need & ~bits) != 0;
 }
 
-/* The reduce loops of a dense conv tile (try_conv, try_conv_nchwc) over R
+/* The reduce loops of a dense conv tile (tpl_conv, tpl_conv_nchwc) over R
  * input channels (or channel blocks), kc at a time (kc < R: conv_blocks'
  * reduction blocking): creates rv (extents pl->rext, rv[0] cut to kc) and
  * rcb, and gives the output row ohe, the first reduce index r1e and the
@@ -360,7 +360,42 @@ int tpl_conv_reduce_vars(Lower *L, const Plan *pl, int64_t R, int64_t kc, int64_
     return acc;
 }
 
-/* The loop nest of the dense conv tiles (try_conv, try_conv_nchwc):
+/* Sets the conv's row and column axes (2, 3) in map at the tile's
+ * position q for its init: over the flattened plane (flat, OW columns) or
+ * column q of row ohe; with clamp the tile runs past the last position,
+ * which those past it read. */
+void tpl_conv_map_init(Lower *L, const Compute *c, Expr **map, int flat, int clamp, Expr *q, Expr *ohe,
+                       int64_t OH, int64_t OW)
+{
+    if (flat) {
+        Expr *qq = clamp ? ex_binary(L, BIN_MIN, q, ex_int(L, OH * OW - 1)) : q;
+        map[c->axes[2].var] = ex_binary(L, BIN_DIV, qq, ex_int(L, OW));
+        map[c->axes[3].var] = ex_binary(L, BIN_MOD, qq, ex_int(L, OW));
+    } else {
+        map[c->axes[2].var] = ohe;
+        map[c->axes[3].var] = clamp ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
+    }
+}
+
+/* The same for the epilogue (only real positions are stored, unclamped):
+ * over a flattened plane that post and the output index address as one
+ * range (tpl_flat_ok), row 0 and column q; else row q / OW, column
+ * q % OW; not flat, column q (the row stays the init's). */
+void tpl_conv_map_out(Lower *L, const Compute *c, Expr **map, int flat, Expr *q, int64_t OW)
+{
+    if (flat && tpl_flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) &&
+        tpl_flat_ok(L, c->out_index, c->axes[2].var, c->axes[3].var, OW)) {
+        map[c->axes[2].var] = ex_int(L, 0);
+        map[c->axes[3].var] = q;
+    } else if (flat) {
+        map[c->axes[2].var] = ex_binary(L, BIN_DIV, q, ex_int(L, OW));
+        map[c->axes[3].var] = ex_binary(L, BIN_MOD, q, ex_int(L, OW));
+    } else {
+        map[c->axes[3].var] = q;
+    }
+}
+
+/* The loop nest of the dense conv tiles (tpl_conv, tpl_conv_nchwc):
  *   for n: copy; for cb [parallel]: decl acc {
  *     unblocked: for oh: for ot: init; tile; epilogue
  *     blocked:   for og: { for oh, ot: init; for rcb: for oh, ot: tile;
@@ -413,34 +448,19 @@ void tpl_conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *ini
 int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
 {
     Kernel *k = L->k;
-    const Expr *xv, *wl, *cond = NULL, *xl;
+    const Expr *wl, *cond, *xl;
     LqAffine a0, a1, aw;
     Plan pl;
     int i, copy, flat, dw;
     int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G;
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv;
-    Expr *map_axes[1], **map, *ohe, *r1e, *accb;
+    Expr **map, *ohe, *r1e, *accb;
     Stmt *body, *tile, *init, *epi, *post1 = NULL;
     if (c->n_axes != 4 || c->n_raxes != 3)
         return 1;
-    if (tpl_const_load(L, c->body->b)) {
-        xv = c->body->a;
-        wl = c->body->b;
-    } else if (tpl_const_load(L, c->body->a)) {
-        xv = c->body->b;
-        wl = c->body->a;
-    } else {
+    if (tpl_operands(L, c, &xl, &wl, &cond))
         return 1;
-    }
-    (void)map_axes;
-    xl = xv;
-    if (xv->kind == EX_SELECT) {
-        if (xv->c->kind != EX_FLOAT || xv->c->fval != 0.0)
-            return 1;
-        cond = xv->a;
-        xl = xv->b;
-    }
     if (!tpl_f32_load(k, xl) || xl->nidx != 4 || !xl->dims || xl->buf == c->out_buf)
         return 1;
     N = c->axes[0].extent;
@@ -598,15 +618,7 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
         map[c->axes[0].var] = ex_var(L, &nv);
         /* init may read per-channel data: clamp padded channels and rows */
         map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co;
-        if (flat) {
-            Expr *qq = ex_binary(L, BIN_MIN, q, ex_int(L, OH * OW - 1));
-            map[c->axes[2].var] = ex_binary(L, BIN_DIV, qq, ex_int(L, OW));
-            map[c->axes[3].var] = ex_binary(L, BIN_MOD, qq, ex_int(L, OW));
-        } else {
-            map[c->axes[2].var] = ohe;
-            map[c->axes[3].var] = T * pl.P != OW ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
-        }
-        iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        tpl_conv_map_init(L, c, map, flat, flat || T * pl.P != OW, q, ohe, OH, OW);
         {
             /* channels as vo vectors of vi lanes: a vectorized init */
             IterVar vo = lower_itervar(L, "vo", pl.V), vi = lower_itervar(L, "vi", pl.lanes);
@@ -617,7 +629,7 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
                                                      ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
                                            ex_var(L, &vi)));
             map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co2, ex_int(L, pl.co - 1)) : co2;
-            iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+            iv = tpl_init_value(L, c, map);
             init = st_store(L, acc, ai2, iv);
             init = st_for(L, &vi, init);
             init->for_kind = FOR_VECTORIZE;
@@ -626,16 +638,7 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
         }
         /* the epilogue stores only real channels and positions */
         map[c->axes[1].var] = co;
-        if (flat && tpl_flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) &&
-            tpl_flat_ok(L, c->out_index, c->axes[2].var, c->axes[3].var, OW)) {
-            map[c->axes[2].var] = ex_int(L, 0);
-            map[c->axes[3].var] = q;
-        } else if (flat) {
-            map[c->axes[2].var] = ex_binary(L, BIN_DIV, q, ex_int(L, OW));
-            map[c->axes[3].var] = ex_binary(L, BIN_MOD, q, ex_int(L, OW));
-        } else {
-            map[c->axes[3].var] = q;
-        }
+        tpl_conv_map_out(L, c, map, flat, q, OW);
         index = lower_out_index(L, c);
         if (c->post && !strcmp(t->isa, "c")) {
             /* the portable target: the stored column of the tile is a

@@ -109,7 +109,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     map[c->axes[0].var] = ex_var(L, &nv);
     map[c->axes[1].var] = ch;
     /* init: the same value for every position of the channel */
-    iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+    iv = tpl_init_value(L, c, map);
     init = st_store(L, acc, ex_add(L, acc0, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, lanes)), ex_var(L, &vi))),
                     iv);
     init = st_for(L, &vi, init);
@@ -128,7 +128,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
         map[c->axes[2].var] = ex_var(L, &ohv);
         map[c->axes[3].var] = ow;
         index = lower_out_index(L, c);
-        epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
+        epi = tpl_store_out(L, c, index, map, accv);
         if (tpl_ceil_div(w->OW, lanes) * lanes != w->OW)
             epi = st_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
         epi = st_for(L, &vi, epi);
@@ -272,7 +272,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         Expr *iv;
         map[c->axes[2].var] = OT * P != w->OH ? ex_binary(L, BIN_MIN, oh, ex_int(L, w->OH - 1)) : oh;
         map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
-        iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        iv = tpl_init_value(L, c, map);
         init = st_store(L, acc, accidx, iv);
         init = st_for(L, cvec ? &vv : &vi, init);
         init->for_kind = FOR_VECTORIZE;
@@ -285,7 +285,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         map[c->axes[2].var] = oh;
         map[c->axes[3].var] = ow;
         index = lower_out_index(L, c);
-        epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
+        epi = tpl_store_out(L, c, index, map, accv);
         if (T * VL != w->OW)
             epi = st_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
         epi = st_for(L, cvec ? &vv : &vi, epi);

@@ -84,7 +84,7 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
         map[nvar] = ex_binary(L, BIN_MIN, n, ex_int(L, Nn - 1));
         map[mvar] = ex_binary(L, BIN_MIN, m, ex_int(L, M - 1));
     }
-    iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+    iv = tpl_init_value(L, c, map);
     *init = st_for(L, &pv, st_for(L, vv, st_store(L, ob, oix, iv)));
     *tile = tpl_tile(L, ob, oix, ex_load(L, apbuf, aidx), ex_load(L, pl->pbuf, widx), rv, &pv, vv);
     /* B's column panel streams from L2 once per row tile */
@@ -104,7 +104,7 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
             guard = ex_and(L, guard, ex_lt(L, m, ex_int(L, M)));
         map[nvar] = n;
         map[mvar] = m;
-        st = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
+        st = tpl_store_out(L, c, index, map, accv);
         *epi = st_for(L, &pv, st_for(L, vv, st_if(L, guard, st)));
     }
 }
@@ -196,15 +196,8 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
     for (i = 0; i + 2 < na; i++)
         if (c->axes[i].extent != 1)
             return 1;
-    if (tpl_const_load(L, c->body->b)) {
-        al = c->body->a;
-        bl = c->body->b;
-    } else if (tpl_const_load(L, c->body->a)) {
-        al = c->body->b;
-        bl = c->body->a;
-    } else {
+    if (tpl_operands(L, c, &al, &bl, NULL))
         return 1;
-    }
     if (!tpl_f32_load(k, al) || al->buf == c->out_buf)
         return 1;
     mvar = c->axes[na - 2].var;

@@ -3,7 +3,7 @@
  * (tpl_packed.c): output NCHW<b>c, input NCHW or NCHW<b>c (lower/op_layout.c),
  * b the target's lanes. Window matching, reduction blocking and the loop
  * nest are the dense conv's (tpl_conv.c); what differs is the tile's
- * columns (whole channel blocks) and the weight packing (tpl_pack_nchwc).
+ * columns (whole channel blocks) and the weight packing (tpl_pack_panels).
  */
 #include "tpl_packed.h"
 
@@ -14,7 +14,7 @@
  * y[n][mb][oh][ow][mi] = post(init + sum x(..) * w[mb*b + mi][ci][kh][kw])
  * with x NCHW (reduce axes c, kh, kw) or blocked [N][C/b][H][W][b] (reduce
  * axes cb, kh, kw, ci; b = the target's lanes). The tile is P positions of
- * one output row x VL = V*b output channels, as in try_conv, but its
+ * one output row x VL = V*b output channels, as in tpl_conv, but its
  * columns are V whole channel blocks, so the epilogue stores V contiguous
  * runs of P*b floats (one vector per position and block) instead of
  * scattering a transposed tile. The input is viewed as R1 planes (C, or
@@ -27,7 +27,7 @@
 int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
-    const Expr *xv, *wl, *cond = NULL, *xl;
+    const Expr *wl, *cond, *xl;
     LqAffine a0, a1, aw;
     Plan pl;
     int i, copy, flat, blocked_in = c->n_raxes == 4;
@@ -42,22 +42,8 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     b = c->axes[4].extent;
     if (b != t->vector_bits / 32)
         return 1;
-    if (tpl_const_load(L, c->body->b)) {
-        xv = c->body->a;
-        wl = c->body->b;
-    } else if (tpl_const_load(L, c->body->a)) {
-        xv = c->body->b;
-        wl = c->body->a;
-    } else {
+    if (tpl_operands(L, c, &xl, &wl, &cond))
         return 1;
-    }
-    xl = xv;
-    if (xv->kind == EX_SELECT) {
-        if (xv->c->kind != EX_FLOAT || xv->c->fval != 0.0)
-            return 1;
-        cond = xv->a;
-        xl = xv->b;
-    }
     if (!tpl_f32_load(k, xl) || xl->nidx != 4 + blocked_in || !xl->dims || xl->buf == c->out_buf)
         return 1;
     e = blocked_in ? b : 1;
@@ -140,7 +126,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     }
     if (pl.lanes != b || pl.ncb * pl.VL != Co || pl.P < 1)
         return 1;
-    if (tpl_pack_nchwc(L, &pl, b, e, wco, aw.c0))
+    if (tpl_pack_panels(L, &pl, b, e, wco, aw.c0))
         return 1;
     T = tpl_ceil_div(rows, pl.P);
     copy = cond || T * pl.P != rows || lo[0] != 0 || lo[1] != 0;
@@ -203,33 +189,17 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
         map[c->axes[1].var] = mb;
         map[c->axes[4].var] = ex_var(L, &vi);
         /* init may read per-position data: clamp the rows past the end */
-        if (flat) {
-            Expr *qq = T * pl.P != rows ? ex_binary(L, BIN_MIN, q, ex_int(L, rows - 1)) : q;
-            map[c->axes[2].var] = ex_binary(L, BIN_DIV, qq, ex_int(L, OW));
-            map[c->axes[3].var] = ex_binary(L, BIN_MOD, qq, ex_int(L, OW));
-        } else {
-            map[c->axes[2].var] = ohe;
-            map[c->axes[3].var] = T * pl.P != OW ? ex_binary(L, BIN_MIN, q, ex_int(L, OW - 1)) : q;
-        }
-        iv = c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+        tpl_conv_map_init(L, c, map, flat, T * pl.P != rows, q, ohe, OH, OW);
+        iv = tpl_init_value(L, c, map);
         init = st_store(L, acc, aix, iv);
         init = st_for(L, &vi, init);
         init->for_kind = FOR_VECTORIZE;
         init = st_for(L, &vo, init);
         init = st_for(L, &pv, init);
-        if (flat && tpl_flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) &&
-            tpl_flat_ok(L, c->out_index, c->axes[2].var, c->axes[3].var, OW)) {
-            map[c->axes[2].var] = ex_int(L, 0);
-            map[c->axes[3].var] = q;
-        } else if (flat) {
-            map[c->axes[2].var] = ex_binary(L, BIN_DIV, q, ex_int(L, OW));
-            map[c->axes[3].var] = ex_binary(L, BIN_MOD, q, ex_int(L, OW));
-        } else {
-            map[c->axes[3].var] = q;
-        }
+        tpl_conv_map_out(L, c, map, flat, q, OW);
         index = lower_out_index(L, c);
         /* for each channel block of the tile, P contiguous vectors */
-        epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
+        epi = tpl_store_out(L, c, index, map, accv);
         epi = st_for(L, &vi, epi);
         epi->for_kind = FOR_VECTORIZE;
         if (T * pl.P != rows)

@@ -200,48 +200,66 @@ void tpl_strided_rows(Plan *pl, const Target *t, int64_t S, int64_t KW, int64_t 
         pl->P = tpl_pick_rows(rows, pmax);
 }
 
-/* New graph constant holding the weights in panels [cb][r1][r2][r3][VL]. */
+/* New graph constant holding the weights in panels [cb][r1][r2][r3][VL]
+ * (weight offset wc0 + co*wco + sum r_i*wr[i], channels past co zero). */
 int tpl_pack_weights(Lower *L, Plan *pl)
 {
-    Graph *g = L->g;
-    const Buffer *wb = &L->k->bufs[pl->wbuf];
-    const float *src;
-    float *dst;
-    int64_t rtot = pl->rext[0] * pl->rext[1] * pl->rext[2], n, cb, r, v;
-    int32_t vi;
-    Value *nv;
-    if (!g || wb->value < 0 || !g->values[wb->value].data)
-        return 1;
+    int64_t co[6];
     /* a few channels padded to whole vectors would multiply the weight
      * bytes: leave such layers to the generic template */
     if (pl->ncb * pl->VL > 2 * pl->co)
         return 1;
-    src = g->values[wb->value].data;
-    n = pl->ncb * rtot * pl->VL;
-    dst = lower_alloc(L, (size_t)n * sizeof *dst);
-    for (cb = 0; cb < pl->ncb; cb++)
-        for (r = 0; r < rtot; r++) {
-            int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
-                    r1 = r / pl->rext[2] / pl->rext[1];
-            for (v = 0; v < pl->VL; v++) {
-                int64_t co = cb * pl->VL + v, off;
-                if (co >= pl->co)
-                    continue;
-                off = pl->wc0 + co * pl->wco + r1 * pl->wr[0] + r2 * pl->wr[1] + r3 * pl->wr[2];
-                if (off < 0 || off >= wb->numel)
-                    return 1;
-                dst[(cb * rtot + r) * pl->VL + v] = src[off];
-            }
+    co[0] = pl->wco;
+    co[1] = 0;
+    co[2] = pl->wr[0];
+    co[3] = pl->wr[1];
+    co[4] = pl->wr[2];
+    co[5] = 0;
+    return tpl_pack_panels(L, pl, 1, 1, co, pl->wc0);
+}
+
+/* The operands of the stage's product: *weights the float32 load of a
+ * constant, *data the other one. With cond not NULL, a data operand
+ * `cond ? load : 0` (a conv window's padding select) gives the load in
+ * *data and the condition in *cond (else NULL). 1 when the product is not
+ * of that shape. */
+int tpl_operands(const Lower *L, const Compute *c, const Expr **data, const Expr **weights, const Expr **cond)
+{
+    const Expr *x;
+    if (tpl_const_load(L, c->body->b)) {
+        x = c->body->a;
+        *weights = c->body->b;
+    } else if (tpl_const_load(L, c->body->a)) {
+        x = c->body->b;
+        *weights = c->body->a;
+    } else {
+        return 1;
+    }
+    if (cond) {
+        *cond = NULL;
+        if (x->kind == EX_SELECT) {
+            if (x->c->kind != EX_FLOAT || x->c->fval != 0.0)
+                return 1;
+            *cond = x->a;
+            x = x->b;
         }
-    vi = graph_add_value(g, arena_printf(L->arena, "%s.packed_%s", g->values[wb->value].name,
-                                         L->k->name ? L->k->name : "k"));
-    nv = &g->values[vi];
-    nv->dtype = DT_FLOAT32;
-    nv->rank = 1;
-    nv->dims[0] = n;
-    nv->data = dst;
-    pl->pbuf = lower_buf_value(L, vi);
+    }
+    *data = x;
     return 0;
+}
+
+/* The stage's init at the tile's point map (its axes in terms of the
+ * tile's loops), or 0. */
+Expr *tpl_init_value(Lower *L, const Compute *c, Expr *const *map)
+{
+    return c->init ? lq_subst(L, ex_cast(L, DT_FLOAT32, c->init), map, NULL) : ex_float(L, DT_FLOAT32, 0.0);
+}
+
+/* out[index] = post(accv) at the tile's point map (index: the stage's
+ * output index, lower_out_index). */
+Stmt *tpl_store_out(Lower *L, const Compute *c, Expr *index, Expr *const *map, Expr *accv)
+{
+    return st_store(L, c->out_buf, lq_subst(L, index, map, NULL), c->post ? lq_subst(L, c->post, map, accv) : accv);
 }
 
 /* The update nest: for r1 [tensorized]: for r2: for r3: for p: for v:
@@ -451,10 +469,15 @@ int64_t tpl_l1_budget(const Target *t)
     return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) * 3 / 4;
 }
 
-/* wp[cbt][r1][r2][r3][VL] = w[off] with off affine in (mb, mi, r1, kh, kw,
- * ci): co[] the coefficients of (mb, mi, r1, kh, kw, ci), kw = r3 / e and
- * ci = r3 % e, mb = cbt*V + v / b, mi = v % b. */
-int tpl_pack_nchwc(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, int64_t c0)
+/* New graph constant holding the weights in panels
+ * wp[cb][r1][r2][r3][VL] = w[off], off affine in (mb, mi, r1, r2, kw, ci)
+ * with coefficients co[0..6) and constant c0, where the panel's channel
+ * cb*VL + v is block mb = (cb*VL + v) / b, lane mi = (cb*VL + v) % b, and
+ * kw = r3 / e, ci = r3 % e (a blocked conv: b the lanes, e = b for a
+ * blocked input; every other tile: b = e = 1); channels past pl->co are
+ * zero. Refuses (1) a weight the kernel has no data for or an offset out
+ * of it. */
+int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, int64_t c0)
 {
     Graph *g = L->g;
     const Buffer *wb = &L->k->bufs[pl->wbuf];
@@ -473,8 +496,10 @@ int tpl_pack_nchwc(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, 
             int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
                     r1 = r / pl->rext[2] / pl->rext[1];
             for (v = 0; v < pl->VL; v++) {
-                int64_t mb = cb * pl->V + v / b, off;
-                off = c0 + mb * co[0] + (v % b) * co[1] + r1 * co[2] + r2 * co[3] + (r3 / e) * co[4] +
+                int64_t ch = cb * pl->VL + v, off;
+                if (ch >= pl->co)
+                    continue;
+                off = c0 + ch / b * co[0] + ch % b * co[1] + r1 * co[2] + r2 * co[3] + (r3 / e) * co[4] +
                       (r3 % e) * co[5];
                 if (off < 0 || off >= wb->numel)
                     return 1;

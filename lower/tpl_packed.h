@@ -60,6 +60,9 @@ int tpl_pack_weights(Lower *L, Plan *pl);
 Stmt *tpl_update_nest(Lower *L, const Target *t, const Plan *pl, int acc, const IterVar *rv,
                       const IterVar *pv, const IterVar *vv, int abuf, Expr *aidx, Expr *cb, Expr *r1e,
                       Expr *accb);
+int tpl_operands(const Lower *L, const Compute *c, const Expr **data, const Expr **weights, const Expr **cond);
+Expr *tpl_init_value(Lower *L, const Compute *c, Expr *const *map);
+Stmt *tpl_store_out(Lower *L, const Compute *c, Expr *index, Expr *const *map, Expr *accv);
 int tpl_f32_load(const Kernel *k, const Expr *e);
 int tpl_const_load(const Lower *L, const Expr *e);
 int tpl_copy_lanes(const Target *t);
@@ -72,7 +75,7 @@ Stmt *tpl_copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, in
 Stmt *tpl_copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                       int64_t Hp, int64_t Wp, int64_t lo0, int64_t lo1, int lanes);
 int64_t tpl_l1_budget(const Target *t);
-int tpl_pack_nchwc(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, int64_t c0);
+int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, int64_t c0);
 
 /* ---- tpl_conv.c ---- */
 int tpl_flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW);
@@ -89,6 +92,10 @@ void tpl_conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *ini
                         const IterVar *rcbv);
 /* *depthwise set when it lowered a depthwise conv (tpl_dwconv.c) */
 int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise);
+
+void tpl_conv_map_init(Lower *L, const Compute *c, Expr **map, int flat, int clamp, Expr *q, Expr *ohe,
+                       int64_t OH, int64_t OW);
+void tpl_conv_map_out(Lower *L, const Compute *c, Expr **map, int flat, Expr *q, int64_t OW);
 
 /* ---- the templates, each 0 when it replaced the kernel's nest, 1 when
  * the stage is not its shape (nest untouched) ---- */
