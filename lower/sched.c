@@ -11,6 +11,10 @@
  * Legality is checked structurally and conservatively: a primitive that
  * cannot prove the transformation keeps every output point's computation
  * refuses rather than guesses.
+ *
+ * compute_at and cache_read, and the bound inference they share, are in
+ * sched_bound.c; the IR queries and substitutions both files use are
+ * lower/loopq.c's.
  */
 #include "sched_impl.h"
 #include "loopq.h"

@@ -126,7 +126,8 @@ typedef enum StmtKind {
 
 /* FOR_TENSORIZE: the nest below is printed as a target intrinsic when it
  * matches one (emit_c/emit_tile.c; on the `c` target plain C tiles,
- * emit_c/emit_ctile.c), else as plain loops. */
+ * emit_c/emit_ctile.c), else as plain loops with a warning naming the
+ * kernel (emit_c.c). */
 typedef enum ForKind { FOR_SERIAL, FOR_UNROLL, FOR_VECTORIZE, FOR_PARALLEL, FOR_TENSORIZE } ForKind;
 
 typedef struct Stmt Stmt;
