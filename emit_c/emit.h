@@ -18,6 +18,11 @@
 void emit_report(const Program *p, FILE *f);
 /* Bytes a kernel reads / writes in its non-local buffers (each once). */
 int64_t emit_kernel_bytes(const Kernel *k, int written);
+/* Prints p's C into the null device and returns how many loop nests
+ * marked FOR_TENSORIZE no printer of the target matched (printed as
+ * scalar loops), miss[ki] per kernel (n_kernels entries). Emitting NAME.c
+ * warns about each such kernel. */
+int emit_tensorize_misses(const Program *p, int *miss);
 
 /* The files of one output, each printed into an unnamed temporary file
  * (tmpfile(): deleted by the system when closed, or when tvmcc exits or

@@ -41,6 +41,10 @@ typedef struct Printer {
     int reg_locals[MAX_REG_LOCALS], n_reg_locals; /* emit_arm.c's vector variables */
     int intrin_lanes;           /* emit_intrin.c: lanes of the loop being printed */
     int intrin_single;          /* its body is one store */
+    /* FOR_TENSORIZE nests printed so far that no printer matched (printed
+     * as scalar loops), and the depth of matched tiles' portable `#else`
+     * branches being printed (emit_c.c's emit_portable: no misses there) */
+    int tensorize_missed, in_portable;
 } Printer;
 
 /* How a printer prints a statement (emit_c.c's emit_stmt). */

@@ -49,6 +49,19 @@ void emit_report(const Program *p, FILE *f)
                 kib(emit_kernel_bytes(k, 0)), kib(emit_kernel_bytes(k, 1)));
     }
     fprintf(f, "\n%d kernels (%d fused), %lld MACs\n", p->n_kernels, fused, (long long)macs);
+    {
+        int *miss = arena_alloc(g->arena, (size_t)(p->n_kernels + 1) * sizeof *miss);
+        if (!miss)
+            die("compile arena exhausted");
+        if (p->target && emit_tensorize_misses(p, miss)) {
+            fprintf(f, "tensorize misses (nests printed as scalar loops: no printer of %s matched):",
+                    p->target->name);
+            for (j = 0; j < p->n_kernels; j++)
+                if (miss[j])
+                    fprintf(f, " %s (%d)", p->kernels[j]->name, miss[j]);
+            fprintf(f, "\n");
+        }
+    }
     for (j = 0; j < p->n_pass_stats; j++)
         fprintf(f, "pass %-16s %5d -> %5d nodes\n", p->pass_stats[j].name,
                 p->pass_stats[j].nodes_before, p->pass_stats[j].nodes_after);

@@ -11,8 +11,13 @@
  * Legality is checked structurally and conservatively: a primitive that
  * cannot prove the transformation keeps every output point's computation
  * refuses rather than guesses.
+ *
+ * compute_at and cache_read, and the bound inference they share, are in
+ * sched_bound.c; the IR queries and substitutions both files use are
+ * lower/loopq.c's.
  */
-#include "sched.h"
+#include "sched_impl.h"
+#include "loopq.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,15 +26,7 @@
 #define MAX_UNROLL 256
 #define MAX_TILE_ELEMS 1024
 
-static void *alloc(Lower *L, size_t n)
-{
-    void *p = arena_alloc(L->arena, n);
-    if (!p)
-        die("compile arena exhausted");
-    return p;
-}
-
-static int refuse(Sched *s, const char *fmt, ...)
+int sched_refuse(Sched *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -54,87 +51,7 @@ static Stmt **root_of(Sched *s)
     return s->scope ? s->scope : &s->L->k->body;
 }
 
-static Stmt *new_stmt(Lower *L, StmtKind kind, int n_body)
-{
-    Stmt *s = alloc(L, sizeof *s);
-    s->kind = kind;
-    s->n_body = n_body;
-    if (n_body)
-        s->body = alloc(L, (size_t)n_body * sizeof *s->body);
-    return s;
-}
-
-static Stmt *mk_for(Lower *L, int var, int64_t extent, Stmt *body)
-{
-    Stmt *s = new_stmt(L, ST_FOR, 1);
-    s->var = var;
-    s->extent = extent;
-    s->body[0] = body;
-    return s;
-}
-
-static Stmt *mk_if(Lower *L, Expr *cond, Stmt *then)
-{
-    Stmt *s = new_stmt(L, ST_IF, 1);
-    s->cond = cond;
-    s->body[0] = then;
-    return s;
-}
-
-static Expr *mk_var(Lower *L, int var)
-{
-    IterVar iv;
-    iv.var = var;
-    iv.extent = 0;
-    iv.name = NULL;
-    return ex_var(L, &iv);
-}
-
 /* ---- queries ---- */
-
-static int expr_has_var(const Expr *e, int var)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_VAR && e->var == var)
-        return 1;
-    return expr_has_var(e->a, var) || expr_has_var(e->b, var) || expr_has_var(e->c, var);
-}
-
-static int expr_loads(const Expr *e, int buf)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && e->buf == buf)
-        return 1;
-    return expr_loads(e->a, buf) || expr_loads(e->b, buf) || expr_loads(e->c, buf);
-}
-
-static int stmt_loads(const Stmt *s, int buf)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (expr_loads(s->index, buf) || expr_loads(s->value, buf) || expr_loads(s->cond, buf))
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (stmt_loads(s->body[i], buf))
-            return 1;
-    return 0;
-}
-
-static int has_loop(const Stmt *s)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (s->kind == ST_FOR)
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (has_loop(s->body[i]))
-            return 1;
-    return 0;
-}
 
 /* Slot holding the first loop over var (depth first), or NULL. */
 static Stmt **find_loop(Stmt **slot, int var)
@@ -175,63 +92,15 @@ static int carries_dep(const Kernel *k, const Stmt *s, const Stmt *root, int nee
     if (!s)
         return 0;
     if (s->kind == ST_STORE && k->bufs[s->buf].scope != BUF_LOCAL) {
-        if (stmt_loads(root, s->buf))
+        if (lq_stmt_loads(root, s->buf))
             return 1;
-        if (need_var >= 0 && !expr_has_var(s->index, need_var))
+        if (need_var >= 0 && !lq_uses_var(s->index, need_var))
             return 1;
     }
     for (i = 0; i < s->n_body; i++)
         if (carries_dep(k, s->body[i], root, need_var))
             return 1;
     return 0;
-}
-
-/* ---- substitution ---- */
-
-/* Copy of e with variable var replaced by r (var < 0: plain copy of the
- * nodes that contain variables). Index arithmetic is rebuilt so it folds. */
-static Expr *subst(Lower *L, const Expr *e, int var, Expr *r)
-{
-    Expr *a, *b, *c, *n;
-    if (!e)
-        return NULL;
-    if (e->kind == EX_VAR)
-        return e->var == var ? r : (Expr *)e;
-    if (!e->a && !e->b && !e->c)
-        return (Expr *)e;
-    a = subst(L, e->a, var, r);
-    b = subst(L, e->b, var, r);
-    c = subst(L, e->c, var, r);
-    if (e->kind == EX_BINARY && e->dtype == DT_INT64 && a->dtype == DT_INT64 && b->dtype == DT_INT64)
-        return ex_binary(L, (BinaryOp)e->op, a, b);
-    if (e->kind == EX_SELECT && a->kind == EX_INT)
-        return a->ival ? b : c;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    return n;
-}
-
-/* Deep copy of a statement tree with var replaced by r. */
-static Stmt *stmt_subst(Lower *L, const Stmt *s, int var, Expr *r)
-{
-    Stmt *n;
-    int i;
-    if (!s)
-        return NULL;
-    n = alloc(L, sizeof *n);
-    *n = *s;
-    n->index = subst(L, s->index, var, r);
-    n->value = subst(L, s->value, var, r);
-    n->cond = subst(L, s->cond, var, r);
-    if (s->n_body) {
-        n->body = alloc(L, (size_t)s->n_body * sizeof *n->body);
-        for (i = 0; i < s->n_body; i++)
-            n->body[i] = stmt_subst(L, s->body[i], var, r);
-    }
-    return n;
 }
 
 /* ---- split, reorder, fuse ---- */
@@ -245,18 +114,18 @@ int sched_split(Sched *s, int var, int64_t factor, int *outer, int *inner)
     Expr *e;
     int64_t n;
     if (!slot)
-        return refuse(s, "split: no loop over %s", L->k->var_names[var]);
+        return sched_refuse(s, "split: no loop over %s", L->k->var_names[var]);
     loop = *slot;
     n = loop->extent;
     if (factor < 1 || factor > n)
-        return refuse(s, "split: factor %lld outside 1..%lld", (long long)factor, (long long)n);
+        return sched_refuse(s, "split: factor %lld outside 1..%lld", (long long)factor, (long long)n);
     vo = lower_itervar(L, arena_printf(L->arena, "%s_o", L->k->var_names[var]), (n + factor - 1) / factor);
     vi = lower_itervar(L, arena_printf(L->arena, "%s_i", L->k->var_names[var]), factor);
     e = ex_add(L, ex_mul(L, ex_var(L, &vo), ex_int(L, factor)), ex_var(L, &vi));
-    body = stmt_subst(L, loop->body[0], var, e);
+    body = lq_stmt_subst_var(L, loop->body[0], var, e);
     if (n % factor)
-        body = mk_if(L, ex_lt(L, e, ex_int(L, n)), body);
-    *slot = mk_for(L, vo.var, vo.extent, mk_for(L, vi.var, vi.extent, body));
+        body = st_if(L, ex_lt(L, e, ex_int(L, n)), body);
+    *slot = st_loop(L, vo.var, vo.extent, st_loop(L, vi.var, vi.extent, body));
     (*slot)->for_kind = loop->for_kind == FOR_PARALLEL ? FOR_PARALLEL : FOR_SERIAL;
     if (outer)
         *outer = vo.var;
@@ -272,14 +141,14 @@ int sched_reorder(Sched *s, int n, const int *vars)
     Stmt *loops[TVMCC_MAX_RANK * 4], *guards[TVMCC_MAX_RANK * 4];
     int i, j, top = -1, n_guard = 0;
     if (n < 1 || n > (int)(sizeof band / sizeof band[0]))
-        return refuse(s, "reorder: %d loops", n);
+        return sched_refuse(s, "reorder: %d loops", n);
     /* the band starts at the listed loop that is found first */
     for (i = 0; i < n; i++) {
         for (j = 0; j < i; j++)
             if (vars[j] == vars[i])
-                return refuse(s, "reorder: %s listed twice", L->k->var_names[vars[i]]);
+                return sched_refuse(s, "reorder: %s listed twice", L->k->var_names[vars[i]]);
         if (!find_loop(root_of(s), vars[i]))
-            return refuse(s, "reorder: no loop over %s", L->k->var_names[vars[i]]);
+            return sched_refuse(s, "reorder: no loop over %s", L->k->var_names[vars[i]]);
     }
     for (i = 0; i < n && top < 0; i++) {
         Stmt **sl = find_loop(root_of(s), vars[i]);
@@ -292,19 +161,19 @@ int sched_reorder(Sched *s, int n, const int *vars)
             top = i;
     }
     if (top < 0)
-        return refuse(s, "reorder: loops do not form one nest");
+        return sched_refuse(s, "reorder: loops do not form one nest");
     band[0] = find_loop(root_of(s), vars[top]);
     for (i = 1; i < n; i++) {
         Stmt **next = &(*band[i - 1])->body[0];
         /* step over split's guards: if (cond) without else */
         while (*next && (*next)->kind == ST_IF && ((*next)->n_body < 2 || !(*next)->body[1])) {
             if (n_guard == (int)(sizeof guards / sizeof guards[0]))
-                return refuse(s, "reorder: too many guards in the band");
+                return sched_refuse(s, "reorder: too many guards in the band");
             guards[n_guard++] = *next;
             next = &(*next)->body[0];
         }
         if (*next == NULL || (*next)->kind != ST_FOR)
-            return refuse(s, "reorder: loops are not perfectly nested");
+            return sched_refuse(s, "reorder: loops are not perfectly nested");
         band[i] = next;
     }
     for (i = 0; i < n; i++) {
@@ -313,24 +182,24 @@ int sched_reorder(Sched *s, int n, const int *vars)
             if ((*band[i])->var == vars[j])
                 found = 1;
         if (!found)
-            return refuse(s, "reorder: %s lies inside the band but is not listed",
+            return sched_refuse(s, "reorder: %s lies inside the band but is not listed",
                           L->k->var_names[(*band[i])->var]);
     }
     if (carries_dep(L->k, (*band[n - 1])->body[0], (*band[n - 1])->body[0], -1))
-        return refuse(s, "reorder: the band reads a tensor it writes");
+        return sched_refuse(s, "reorder: the band reads a tensor it writes");
     for (i = 0; i < n; i++)
         loops[i] = *band[i];
     /* rebuild the chain in the requested order with fresh nodes */
     {
         Stmt *inner = loops[n - 1]->body[0];
         for (i = n_guard - 1; i >= 0; i--)
-            inner = mk_if(L, guards[i]->cond, inner);
+            inner = st_if(L, guards[i]->cond, inner);
         for (i = n - 1; i >= 0; i--) {
             const Stmt *src = NULL;
             for (j = 0; j < n; j++)
                 if (loops[j]->var == vars[i])
                     src = loops[j];
-            inner = mk_for(L, src->var, src->extent, inner);
+            inner = st_loop(L, src->var, src->extent, inner);
             inner->for_kind = src->for_kind;
         }
         *band[0] = inner;
@@ -346,92 +215,60 @@ int sched_fuse(Sched *s, int outer, int inner, int *fused)
     IterVar f;
     Expr *fv;
     if (!slot)
-        return refuse(s, "fuse: no loop over %s", L->k->var_names[outer]);
+        return sched_refuse(s, "fuse: no loop over %s", L->k->var_names[outer]);
     a = *slot;
     b = a->body[0];
     if (!b || b->kind != ST_FOR || b->var != inner)
-        return refuse(s, "fuse: %s is not the only statement of %s", L->k->var_names[inner],
+        return sched_refuse(s, "fuse: %s is not the only statement of %s", L->k->var_names[inner],
                       L->k->var_names[outer]);
     f = lower_itervar(L, arena_printf(L->arena, "%s_%s_f", L->k->var_names[outer],
                                       L->k->var_names[inner]), a->extent * b->extent);
     fv = ex_var(L, &f);
-    body = stmt_subst(L, b->body[0], outer, ex_binary(L, BIN_DIV, fv, ex_int(L, b->extent)));
-    body = stmt_subst(L, body, inner, ex_binary(L, BIN_MOD, fv, ex_int(L, b->extent)));
-    *slot = mk_for(L, f.var, f.extent, body);
+    body = lq_stmt_subst_var(L, b->body[0], outer, ex_binary(L, BIN_DIV, fv, ex_int(L, b->extent)));
+    body = lq_stmt_subst_var(L, body, inner, ex_binary(L, BIN_MOD, fv, ex_int(L, b->extent)));
+    *slot = st_loop(L, f.var, f.extent, body);
     if (fused)
         *fused = f.var;
     return 0;
 }
 
-/* Coefficient of var in e when e is affine in it (sums, differences and
- * products by constants around its uses; other subexpressions must not
- * use it); 0 when e does not use it. Returns 0 when not affine. */
-static int var_coef(const Expr *e, int var, int64_t *co)
+/* Whether index e is affine in outer and inner with coef(outer) ==
+ * B * coef(inner). */
+static int flat_index(const Expr *e, int outer, int inner, int64_t B)
 {
-    int64_t a, b;
-    if (!e) {
-        *co = 0;
-        return 1;
-    }
-    switch (e->kind) {
-    case EX_VAR:
-        *co = e->var == var;
-        return 1;
-    case EX_BINARY:
-        if (e->op == BIN_ADD || e->op == BIN_SUB) {
-            if (!var_coef(e->a, var, &a) || !var_coef(e->b, var, &b))
-                return 0;
-            *co = e->op == BIN_ADD ? a + b : a - b;
-            return 1;
-        }
-        if (e->op == BIN_MUL && (e->a->kind == EX_INT || e->b->kind == EX_INT)) {
-            const Expr *k = e->a->kind == EX_INT ? e->a : e->b, *x = k == e->a ? e->b : e->a;
-            if (!var_coef(x, var, &a))
-                return 0;
-            *co = a * k->ival;
-            return 1;
-        }
-        break;
-    default:
-        break;
-    }
-    *co = 0;
-    return !expr_has_var(e, var);
+    int ok = 1;
+    int64_t co = lq_coef(e, outer, &ok), ci = lq_coef(e, inner, &ok);
+    return ok && co == B * ci;
 }
 
 /* Whether every use of outer and inner in e is inside a load index with
  * coef(outer) == B * coef(inner). */
 static int flat_uses_ok(const Expr *e, int outer, int inner, int64_t B)
 {
-    int64_t co, ci;
     if (!e)
         return 1;
     if (e->kind == EX_VAR)
         return e->var != outer && e->var != inner;
-    if (e->kind == EX_LOAD) {
-        if (!var_coef(e->a, outer, &co) || !var_coef(e->a, inner, &ci) || co != B * ci)
-            return 0;
-        return 1;
-    }
+    if (e->kind == EX_LOAD)
+        return flat_index(e->a, outer, inner, B);
     if (e->nidx)
-        return !expr_has_var(e, outer) && !expr_has_var(e, inner);
+        return !lq_uses_var(e, outer) && !lq_uses_var(e, inner);
     return flat_uses_ok(e->a, outer, inner, B) && flat_uses_ok(e->b, outer, inner, B) &&
            flat_uses_ok(e->c, outer, inner, B);
 }
 
 static int flat_stmt_ok(const Stmt *s, int outer, int inner, int64_t B)
 {
-    int64_t co, ci;
     int i;
     if (!s)
         return 1;
     switch (s->kind) {
     case ST_STORE:
-        if (!var_coef(s->index, outer, &co) || !var_coef(s->index, inner, &ci) || co != B * ci)
+        if (!flat_index(s->index, outer, inner, B))
             return 0;
         return flat_uses_ok(s->value, outer, inner, B);
     case ST_IF:
-        if (expr_has_var(s->cond, outer) || expr_has_var(s->cond, inner))
+        if (lq_uses_var(s->cond, outer) || lq_uses_var(s->cond, inner))
             return 0;
         break;
     default:
@@ -450,20 +287,20 @@ int sched_fuse_flat(Sched *s, int outer, int inner, int *fused)
     Stmt *a, *b, *body;
     IterVar f;
     if (!slot)
-        return refuse(s, "fuse_flat: no loop over %s", L->k->var_names[outer]);
+        return sched_refuse(s, "fuse_flat: no loop over %s", L->k->var_names[outer]);
     a = *slot;
     b = a->body[0];
     if (!b || b->kind != ST_FOR || b->var != inner)
-        return refuse(s, "fuse_flat: %s is not the only statement of %s", L->k->var_names[inner],
+        return sched_refuse(s, "fuse_flat: %s is not the only statement of %s", L->k->var_names[inner],
                       L->k->var_names[outer]);
     if (!flat_stmt_ok(b->body[0], outer, inner, b->extent))
-        return refuse(s, "fuse_flat: %s and %s are not one contiguous range in every index",
+        return sched_refuse(s, "fuse_flat: %s and %s are not one contiguous range in every index",
                       L->k->var_names[outer], L->k->var_names[inner]);
     f = lower_itervar(L, arena_printf(L->arena, "%s_%s_f", L->k->var_names[outer],
                                       L->k->var_names[inner]), a->extent * b->extent);
-    body = stmt_subst(L, b->body[0], outer, ex_int(L, 0));
-    body = stmt_subst(L, body, inner, mk_var(L, f.var));
-    *slot = mk_for(L, f.var, f.extent, body);
+    body = lq_stmt_subst_var(L, b->body[0], outer, ex_int(L, 0));
+    body = lq_stmt_subst_var(L, body, inner, ex_var_id(L, f.var));
+    *slot = st_loop(L, f.var, f.extent, body);
     if (fused)
         *fused = f.var;
     return 0;
@@ -478,7 +315,7 @@ static int count_loops(const Stmt *s, int var, int *innermost)
         return 0;
     if (s->kind == ST_FOR && s->var == var) {
         c = 1;
-        if (has_loop(s->body[0]))
+        if (lq_has_loop(s->body[0]))
             *innermost = 0;
     }
     for (i = 0; i < s->n_body; i++)
@@ -509,10 +346,10 @@ static void unroll_in(Lower *L, Stmt **slot, int var)
     if (!s)
         return;
     if (s->kind == ST_FOR && s->var == var) {
-        Stmt *seq = new_stmt(L, ST_SEQ, (int)s->extent);
+        Stmt *seq = st_seq(L, (int)s->extent);
         int64_t v;
         for (v = 0; v < s->extent; v++) {
-            seq->body[v] = stmt_subst(L, s->body[0], var, ex_int(L, v));
+            seq->body[v] = lq_stmt_subst_var(L, s->body[0], var, ex_int(L, v));
             unroll_in(L, &seq->body[v], var);
         }
         *slot = seq;
@@ -526,9 +363,9 @@ int sched_unroll(Sched *s, int var)
 {
     int innermost = 1;
     if (!count_loops(s->L->k->body, var, &innermost))
-        return refuse(s, "unroll: no loop over %s", s->L->k->var_names[var]);
+        return sched_refuse(s, "unroll: no loop over %s", s->L->k->var_names[var]);
     if (max_extent(s->L->k->body, var) > MAX_UNROLL)
-        return refuse(s, "unroll: %s has more than %d iterations", s->L->k->var_names[var], MAX_UNROLL);
+        return sched_refuse(s, "unroll: %s has more than %d iterations", s->L->k->var_names[var], MAX_UNROLL);
     unroll_in(s->L, &s->L->k->body, var);
     return 0;
 }
@@ -548,9 +385,9 @@ int sched_vectorize(Sched *s, int var)
 {
     int innermost = 1;
     if (!count_loops(s->L->k->body, var, &innermost))
-        return refuse(s, "vectorize: no loop over %s", s->L->k->var_names[var]);
+        return sched_refuse(s, "vectorize: no loop over %s", s->L->k->var_names[var]);
     if (!innermost)
-        return refuse(s, "vectorize: %s is not an innermost loop", s->L->k->var_names[var]);
+        return sched_refuse(s, "vectorize: %s is not an innermost loop", s->L->k->var_names[var]);
     mark(s->L->k->body, var, FOR_VECTORIZE);
     return 0;
 }
@@ -575,55 +412,59 @@ int sched_parallel(Sched *s, int var)
     Lower *L = s->L;
     Stmt **slot = find_loop(root_of(s), var);
     if (!slot)
-        return refuse(s, "parallel: no loop over %s", L->k->var_names[var]);
+        return sched_refuse(s, "parallel: no loop over %s", L->k->var_names[var]);
     if (inside_parallel(L->k->body, var, 0))
-        return refuse(s, "parallel: %s is inside a parallel loop", L->k->var_names[var]);
+        return sched_refuse(s, "parallel: %s is inside a parallel loop", L->k->var_names[var]);
     if (carries_dep(L->k, (*slot)->body[0], (*slot)->body[0], var))
-        return refuse(s, "parallel: iterations of %s may write the same element", L->k->var_names[var]);
+        return sched_refuse(s, "parallel: iterations of %s may write the same element", L->k->var_names[var]);
     (*slot)->for_kind = FOR_PARALLEL;
     return 0;
 }
 
 /* ---- cache_write ---- */
 
+typedef struct Rebuf {
+    int from, to; /* loads of buffer from become loads of to at idx */
+    Expr *idx;
+} Rebuf;
+
 /* Copy of e with every load of buffer `from` replaced by a load of `to` at idx. */
-static Expr *rebuf(Lower *L, const Expr *e, int from, int to, Expr *idx)
+static Expr *rebuf(Lower *L, const Expr *e, void *ctx)
 {
-    Expr *n;
+    const Rebuf *rb = ctx;
     if (!e)
         return NULL;
-    if (e->kind == EX_LOAD && e->buf == from)
-        return ex_load(L, to, idx);
+    if (e->kind == EX_LOAD && e->buf == rb->from)
+        return ex_load(L, rb->to, rb->idx);
     if (!e->a && !e->b && !e->c)
         return (Expr *)e;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = rebuf(L, e->a, from, to, idx);
-    n->b = rebuf(L, e->b, from, to, idx);
-    n->c = rebuf(L, e->c, from, to, idx);
-    return n;
+    return ex_with(L, e, rebuf(L, e->a, ctx), rebuf(L, e->b, ctx), rebuf(L, e->c, ctx));
 }
 
-static Stmt *stmt_rebuf(Lower *L, const Stmt *s, int from, int to, Expr *idx)
+/* The stores to `from` in the fresh copy s go to `to` at idx. */
+static void restore(Stmt *s, const Rebuf *rb)
 {
-    Stmt *n;
     int i;
     if (!s)
-        return NULL;
-    n = alloc(L, sizeof *n);
-    *n = *s;
-    n->value = rebuf(L, s->value, from, to, idx);
-    n->cond = rebuf(L, s->cond, from, to, idx);
-    n->index = rebuf(L, s->index, from, to, idx);
-    if (s->kind == ST_STORE && s->buf == from) {
-        n->buf = to;
-        n->index = idx;
+        return;
+    if (s->kind == ST_STORE && s->buf == rb->from) {
+        s->buf = rb->to;
+        s->index = rb->idx;
     }
-    if (s->n_body) {
-        n->body = alloc(L, (size_t)s->n_body * sizeof *n->body);
-        for (i = 0; i < s->n_body; i++)
-            n->body[i] = stmt_rebuf(L, s->body[i], from, to, idx);
-    }
+    for (i = 0; i < s->n_body; i++)
+        restore(s->body[i], rb);
+}
+
+/* Copy of s with buffer `from` (loads and stores) replaced by `to` at idx. */
+Stmt *sched_rebuf(Lower *L, const Stmt *s, int from, int to, Expr *idx)
+{
+    Rebuf rb;
+    Stmt *n;
+    rb.from = from;
+    rb.to = to;
+    rb.idx = idx;
+    n = lq_stmt_rewrite(L, s, rebuf, &rb);
+    restore(n, &rb);
     return n;
 }
 
@@ -631,19 +472,19 @@ int sched_cache_write(Sched *s, int n, const int *tile)
 {
     Lower *L = s->L;
     Kernel *k = L->k;
-    Stmt **band0, *cur, *decl, *guard = NULL, *seq, *nseq, *ndecl;
+    Stmt **band0, *cur, *decl, *guard = NULL, *seq, *nseq;
     int64_t ext[TVMCC_MAX_RANK * 4], lext[TVMCC_MAX_RANK * 4], numel = 1;
     Expr *lin;
     int i, j, acc, nacc, nphase;
     if (n < 1 || n > (int)(sizeof ext / sizeof ext[0]))
-        return refuse(s, "cache_write: %d tile loops", n);
+        return sched_refuse(s, "cache_write: %d tile loops", n);
     band0 = find_loop(root_of(s), tile[0]);
     if (!band0)
-        return refuse(s, "cache_write: no loop over %s", k->var_names[tile[0]]);
+        return sched_refuse(s, "cache_write: no loop over %s", k->var_names[tile[0]]);
     cur = *band0;
     for (i = 0; i < n; i++) {
         if (!cur || cur->kind != ST_FOR || cur->var != tile[i])
-            return refuse(s, "cache_write: tile loops are not a perfect band in the given order");
+            return sched_refuse(s, "cache_write: tile loops are not a perfect band in the given order");
         ext[i] = cur->extent;
         cur = cur->body[0];
     }
@@ -654,45 +495,42 @@ int sched_cache_write(Sched *s, int n, const int *tile)
         numel *= lext[i];
     }
     if (numel > MAX_TILE_ELEMS)
-        return refuse(s, "cache_write: tile of %lld elements", (long long)numel);
+        return sched_refuse(s, "cache_write: tile of %lld elements", (long long)numel);
     if (cur && cur->kind == ST_IF && (cur->n_body < 2 || !cur->body[1])) {
         guard = cur;
         cur = cur->body[0];
     }
     if (!cur || cur->kind != ST_DECL)
-        return refuse(s, "cache_write: the tile band does not enclose an accumulator");
+        return sched_refuse(s, "cache_write: the tile band does not enclose an accumulator");
     decl = cur;
     acc = decl->buf;
     if (k->bufs[acc].scope != BUF_LOCAL || k->bufs[acc].numel != 1)
-        return refuse(s, "cache_write: accumulator is not a local scalar");
+        return sched_refuse(s, "cache_write: accumulator is not a local scalar");
     seq = decl->body[0];
     nphase = seq->kind == ST_SEQ ? seq->n_body : 1;
     /* distribution over the phases is legal when they communicate only
      * through the accumulator */
     if (carries_dep(k, seq, seq, -1))
-        return refuse(s, "cache_write: the nest reads a tensor it writes");
+        return sched_refuse(s, "cache_write: the nest reads a tensor it writes");
     nacc = lower_buf_temp(L, "acc", k->bufs[acc].dtype, numel);
     k->bufs[nacc].scope = BUF_LOCAL;
     lin = ex_int(L, 0);
     for (i = 0; i < n; i++)
-        lin = ex_add(L, ex_mul(L, lin, ex_int(L, lext[i])), mk_var(L, tile[i]));
-    nseq = new_stmt(L, ST_SEQ, nphase);
+        lin = ex_add(L, ex_mul(L, lin, ex_int(L, lext[i])), ex_var_id(L, tile[i]));
+    nseq = st_seq(L, nphase);
     for (i = 0; i < nphase; i++) {
-        Stmt *ph = stmt_rebuf(L, seq->kind == ST_SEQ ? seq->body[i] : seq, acc, nacc, lin);
+        Stmt *ph = sched_rebuf(L, seq->kind == ST_SEQ ? seq->body[i] : seq, acc, nacc, lin);
         Stmt **inner = &ph;
         /* sink the tile loops under the phase's own (reduce) loops */
         while ((*inner)->kind == ST_FOR && (*inner)->n_body == 1)
             inner = &(*inner)->body[0];
         if (guard)
-            *inner = mk_if(L, guard->cond, *inner);
+            *inner = st_if(L, guard->cond, *inner);
         for (j = n - 1; j >= 0; j--)
-            *inner = mk_for(L, tile[j], ext[j], *inner);
+            *inner = st_loop(L, tile[j], ext[j], *inner);
         nseq->body[i] = ph;
     }
-    ndecl = new_stmt(L, ST_DECL, 1);
-    ndecl->buf = nacc;
-    ndecl->body[0] = nseq;
-    *band0 = ndecl;
+    *band0 = st_decl(L, nacc, nseq);
     return 0;
 }
 
@@ -700,7 +538,6 @@ int sched_cache_write(Sched *s, int n, const int *tile)
 
 static Expr *inline_loads(Lower *L, const Expr *e, const Compute *p)
 {
-    Expr *n;
     if (!e)
         return NULL;
     if (e->kind == EX_LOAD && e->buf == p->out_buf) {
@@ -712,19 +549,14 @@ static Expr *inline_loads(Lower *L, const Expr *e, const Compute *p)
             Expr *ix = stride == 1 ? off : ex_binary(L, BIN_DIV, off, ex_int(L, stride));
             if (i > 0)
                 ix = ex_binary(L, BIN_MOD, ix, ex_int(L, p->axes[i].extent));
-            body = subst(L, body, p->axes[i].var, ix);
+            body = lq_subst_var(L, body, p->axes[i].var, ix);
             stride *= p->axes[i].extent;
         }
         return ex_cast(L, e->dtype, body);
     }
     if (!e->a && !e->b && !e->c)
         return (Expr *)e;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = inline_loads(L, e->a, p);
-    n->b = inline_loads(L, e->b, p);
-    n->c = inline_loads(L, e->c, p);
-    return n;
+    return ex_with(L, e, inline_loads(L, e->a, p), inline_loads(L, e->b, p), inline_loads(L, e->c, p));
 }
 
 int sched_compute_inline(Sched *s, int stage)
@@ -734,18 +566,18 @@ int sched_compute_inline(Sched *s, int stage)
     Compute *p, prod;
     int i;
     if (stage < 0 || stage >= k->n_stages)
-        return refuse(s, "compute_inline: no stage %d", stage);
+        return sched_refuse(s, "compute_inline: no stage %d", stage);
     p = &k->stages[stage];
     if (p->rop != RED_NONE || p->out_index || k->bufs[p->out_buf].scope != BUF_TEMP)
-        return refuse(s, "compute_inline: stage '%s' is not an injective stage into scratch", p->name);
+        return sched_refuse(s, "compute_inline: stage '%s' is not an injective stage into scratch", p->name);
     if (dtype_compute(k->bufs[p->out_buf].dtype) != k->bufs[p->out_buf].dtype ||
         k->bufs[p->out_buf].dtype == DT_BOOL)
-        return refuse(s, "compute_inline: stage '%s' stores a narrowed type", p->name);
-    if (expr_loads(p->body, p->out_buf))
-        return refuse(s, "compute_inline: stage '%s' reads its own output", p->name);
+        return sched_refuse(s, "compute_inline: stage '%s' stores a narrowed type", p->name);
+    if (lq_loads(p->body, p->out_buf))
+        return sched_refuse(s, "compute_inline: stage '%s' reads its own output", p->name);
     for (i = 0; i < k->n_stages; i++)
         if (i != stage && k->stages[i].out_buf == p->out_buf)
-            return refuse(s, "compute_inline: another stage writes '%s'", k->bufs[p->out_buf].name);
+            return sched_refuse(s, "compute_inline: another stage writes '%s'", k->bufs[p->out_buf].name);
     prod = *p;
     for (i = stage + 1; i < k->n_stages; i++) {
         Compute *c = &k->stages[i];
@@ -772,12 +604,7 @@ int sched_compute_inline(Sched *s, int stage)
  * ranges so that the interior copy simplifies this way (the padding tests
  * of a convolution or a pooling window). */
 
-typedef struct Range {
-    int known;
-    int64_t lo, hi; /* inclusive */
-} Range;
-
-static Range rng(int64_t lo, int64_t hi)
+Range sched_range(int64_t lo, int64_t hi)
 {
     Range r;
     r.known = 1;
@@ -812,7 +639,7 @@ static Range range_of(const Expr *e, const Range *vr)
         return none;
     switch (e->kind) {
     case EX_INT:
-        return (e->ival > -lim && e->ival < lim) ? rng(e->ival, e->ival) : none;
+        return (e->ival > -lim && e->ival < lim) ? sched_range(e->ival, e->ival) : none;
     case EX_VAR:
         return vr[e->var];
     case EX_BINARY:
@@ -821,23 +648,23 @@ static Range range_of(const Expr *e, const Range *vr)
         if (!a.known || !b.known || a.lo <= -lim || a.hi >= lim || b.lo <= -lim || b.hi >= lim)
             return none;
         switch (e->op) {
-        case BIN_ADD: return rng(a.lo + b.lo, a.hi + b.hi);
-        case BIN_SUB: return rng(a.lo - b.hi, a.hi - b.lo);
+        case BIN_ADD: return sched_range(a.lo + b.lo, a.hi + b.hi);
+        case BIN_SUB: return sched_range(a.lo - b.hi, a.hi - b.lo);
         case BIN_MUL:
             if (a.hi - a.lo < lim / 2 && b.hi - b.lo < lim / 2 && (a.hi < 1 << 20 || b.hi < 1 << 20))
-                return rng(min4(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi),
+                return sched_range(min4(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi),
                            max4(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi));
             return none;
-        case BIN_MIN: return rng(a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
-        case BIN_MAX: return rng(a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+        case BIN_MIN: return sched_range(a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
+        case BIN_MAX: return sched_range(a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
         case BIN_DIV:
         case BIN_FLOORDIV:
             if (b.lo == b.hi && b.lo > 0 && a.lo >= 0)
-                return rng(a.lo / b.lo, a.hi / b.lo);
+                return sched_range(a.lo / b.lo, a.hi / b.lo);
             return none;
         case BIN_MOD:
             if (b.lo == b.hi && b.lo > 0 && a.lo >= 0)
-                return a.hi < b.lo ? a : rng(0, b.lo - 1);
+                return a.hi < b.lo ? a : sched_range(0, b.lo - 1);
             return none;
         default:
             return none;
@@ -934,7 +761,7 @@ static int count_stmt_tests(const Stmt *s, Range *vr)
     }
     if (s->kind == ST_FOR) {
         save = vr[s->var];
-        vr[s->var] = rng(0, s->extent - 1);
+        vr[s->var] = sched_range(0, s->extent - 1);
         c += count_stmt_tests(s->body[0], vr);
         vr[s->var] = save;
         return c;
@@ -942,18 +769,6 @@ static int count_stmt_tests(const Stmt *s, Range *vr)
     for (i = 0; i < s->n_body; i++)
         c += count_stmt_tests(s->body[i], vr);
     return c;
-}
-
-static int same_expr(const Expr *a, const Expr *b)
-{
-    if (a == b)
-        return 1;
-    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->op != b->op)
-        return 0;
-    if ((a->kind == EX_INT && a->ival != b->ival) || (a->kind == EX_FLOAT && a->fval != b->fval) ||
-        (a->kind == EX_VAR && a->var != b->var) || (a->kind == EX_LOAD && a->buf != b->buf))
-        return 0;
-    return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
 }
 
 /* Whether the conjunction c contains the test `x op bound`. */
@@ -964,7 +779,7 @@ static int has_fact(const Expr *c, int op, const Expr *x, int64_t bound)
     if (c->op == BIN_AND)
         return has_fact(c->a, op, x, bound) || has_fact(c->b, op, x, bound);
     return c->op == op && c->b->kind == EX_INT && c->b->dtype == DT_INT64 &&
-           c->b->ival == bound && same_expr(c->a, x);
+           c->b->ival == bound && lq_same_expr(c->a, x);
 }
 
 /* The true arm e of a select on cond, without the index clamps that cond
@@ -973,7 +788,7 @@ static int has_fact(const Expr *c, int op, const Expr *x, int64_t bound)
  * a select picks, so the arm may assume its condition. */
 static Expr *drop_clamps(Lower *L, const Expr *e, const Expr *cond)
 {
-    Expr *a, *b, *c, *n;
+    Expr *a, *b, *c;
     if (!e || (!e->a && !e->b && !e->c))
         return (Expr *)e;
     a = drop_clamps(L, e->a, cond);
@@ -987,17 +802,12 @@ static Expr *drop_clamps(Lower *L, const Expr *e, const Expr *cond)
     }
     if (a == e->a && b == e->b && c == e->c)
         return (Expr *)e;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    return n;
+    return ex_with(L, e, a, b, c);
 }
 
 static Expr *simplify(Lower *L, const Expr *e, const Range *vr)
 {
-    Expr *a, *b, *c, *n;
+    Expr *a, *b, *c;
     int t;
     if (!e || (!e->a && !e->b && !e->c))
         return (Expr *)e;
@@ -1016,17 +826,7 @@ static Expr *simplify(Lower *L, const Expr *e, const Range *vr)
         return (Expr *)e;
     if (e->kind == EX_BINARY && e->op == BIN_AND)
         return ex_and(L, a, b);
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    return n;
-}
-
-static Stmt *empty_seq(Lower *L)
-{
-    return new_stmt(L, ST_SEQ, 0);
+    return ex_with(L, e, a, b, c);
 }
 
 /* Simplifies s in place under the ranges of its enclosing loops. */
@@ -1041,14 +841,14 @@ static Stmt *simplify_stmt(Lower *L, Stmt *s, Range *vr)
         if (t == 1)
             return simplify_stmt(L, s->body[0], vr);
         if (t == 0)
-            return s->n_body > 1 && s->body[1] ? simplify_stmt(L, s->body[1], vr) : empty_seq(L);
+            return s->n_body > 1 && s->body[1] ? simplify_stmt(L, s->body[1], vr) : st_seq(L, 0);
         s->cond = simplify(L, s->cond, vr);
     }
     s->index = simplify(L, s->index, vr);
     s->value = simplify(L, s->value, vr);
     if (s->kind == ST_FOR) {
         save = vr[s->var];
-        vr[s->var] = rng(0, s->extent - 1);
+        vr[s->var] = sched_range(0, s->extent - 1);
         s->body[0] = simplify_stmt(L, s->body[0], vr);
         vr[s->var] = save;
         return s;
@@ -1058,15 +858,15 @@ static Stmt *simplify_stmt(Lower *L, Stmt *s, Range *vr)
     return s;
 }
 
-static Range *var_ranges(Lower *L)
+Range *sched_var_ranges(Lower *L)
 {
-    Range *vr = alloc(L, (size_t)(L->k->n_vars + 1) * sizeof *vr);
+    Range *vr = lower_alloc(L, (size_t)(L->k->n_vars + 1) * sizeof *vr);
     return vr; /* zeroed: every variable unknown until its loop is entered */
 }
 
 void sched_simplify(Sched *s)
 {
-    s->L->k->body = simplify_stmt(s->L, s->L->k->body, var_ranges(s->L));
+    s->L->k->body = simplify_stmt(s->L, s->L->k->body, sched_var_ranges(s->L));
 }
 
 /* Sets vr for the loops enclosing the first loop over var (and var itself
@@ -1078,7 +878,7 @@ static Stmt *enter_loop(Stmt *s, int var, Range *vr)
     if (!s)
         return NULL;
     if (s->kind == ST_FOR) {
-        vr[s->var] = rng(0, s->extent - 1);
+        vr[s->var] = sched_range(0, s->extent - 1);
         if (s->var == var)
             return s;
     }
@@ -1095,11 +895,11 @@ static Stmt *piece(Lower *L, const Stmt *loop, int64_t lo, int64_t hi)
     IterVar v;
     Stmt *f;
     if (lo == 0) {
-        f = mk_for(L, loop->var, hi, stmt_subst(L, loop->body[0], -1, NULL));
+        f = st_loop(L, loop->var, hi, lq_stmt_subst_var(L, loop->body[0], -1, NULL));
     } else {
         v = lower_itervar(L, arena_printf(L->arena, "%s_p", L->k->var_names[loop->var]), hi - lo);
-        f = mk_for(L, v.var, hi - lo,
-                   stmt_subst(L, loop->body[0], loop->var, ex_add(L, ex_var(L, &v), ex_int(L, lo))));
+        f = st_loop(L, v.var, hi - lo,
+                   lq_stmt_subst_var(L, loop->body[0], loop->var, ex_add(L, ex_var(L, &v), ex_int(L, lo))));
     }
     f->for_kind = loop->for_kind;
     return f;
@@ -1115,7 +915,7 @@ static void partition_in(Lower *L, Stmt **slot, int var, int64_t lo, int64_t hi,
     if (!s)
         return;
     if (s->kind == ST_FOR && s->var == var && lo < hi && hi <= s->extent) {
-        Stmt *seq = new_stmt(L, ST_SEQ, 3);
+        Stmt *seq = st_seq(L, 3);
         if (lo > 0)
             seq->body[n++] = piece(L, s, 0, lo);
         seq->body[n++] = piece(L, s, lo, hi);
@@ -1144,722 +944,33 @@ int sched_partition(Sched *s, int var, int max_border)
 int sched_partition_pieces(Sched *s, int var, int max_border, int *pieces, int *n_pieces)
 {
     Lower *L = s->L;
-    Range *vr = var_ranges(L);
+    Range *vr = sched_var_ranges(L);
     Stmt *loop = enter_loop(L->k->body, var, vr);
     int64_t n, mid, lo, hi;
     int best;
     if (!loop)
-        return refuse(s, "partition: no loop over %s", L->k->var_names[var]);
+        return sched_refuse(s, "partition: no loop over %s", L->k->var_names[var]);
     n = loop->extent;
     mid = n / 2;
-    vr[var] = rng(mid, mid);
+    vr[var] = sched_range(mid, mid);
     best = count_stmt_tests(loop->body[0], vr);
-    vr[var] = rng(0, n - 1);
+    vr[var] = sched_range(0, n - 1);
     if (count_stmt_tests(loop->body[0], vr) == best)
-        return refuse(s, "partition: no bounds test of %s to remove", L->k->var_names[var]);
+        return sched_refuse(s, "partition: no bounds test of %s to remove", L->k->var_names[var]);
     for (lo = 0; lo < mid; lo++) {
-        vr[var] = rng(lo, mid);
+        vr[var] = sched_range(lo, mid);
         if (count_stmt_tests(loop->body[0], vr) == best)
             break;
     }
     for (hi = n; hi > mid + 1; hi--) {
-        vr[var] = rng(mid, hi - 1);
+        vr[var] = sched_range(mid, hi - 1);
         if (count_stmt_tests(loop->body[0], vr) == best)
             break;
     }
     if (lo > max_border || n - hi > max_border)
-        return refuse(s, "partition: border of %s wider than %d", L->k->var_names[var], max_border);
+        return sched_refuse(s, "partition: border of %s wider than %d", L->k->var_names[var], max_border);
     *n_pieces = 0;
     partition_in(L, &L->k->body, var, lo, hi, &pieces, n_pieces);
     sched_simplify(s);
-    return 0;
-}
-
-/* ---- bound inference: compute_at and cache_read ----
- *
- * Both primitives place work at the top of a loop L's body and need the
- * region of a buffer that the loop nest under L reads in one iteration of
- * L. Each read's offset must be affine in the loop variables; it is split
- * into per-dimension indices of the buffer's shape (each term goes to the
- * outermost dimension whose stride divides its coefficient, the constant
- * by mixed radix) and the split is accepted only when every dimension's
- * index stays inside the dimension over the full loop ranges, which makes
- * the row-major offset and the indices the same thing. In each dimension
- * the terms over L and the loops around it (fixed during one iteration of
- * L) are the region's start; they must be the same for every read, and
- * the terms over loops inside L span the region's extent. */
-
-#define MAX_TERMS 24
-#define MAX_LOCAL_ELEMS 256
-
-typedef struct Affine {
-    int n;
-    int var[MAX_TERMS];
-    int64_t coef[MAX_TERMS];
-    int64_t c0;
-} Affine;
-
-static int aff_term(Affine *a, int var, int64_t coef)
-{
-    int i;
-    for (i = 0; i < a->n; i++)
-        if (a->var[i] == var) {
-            a->coef[i] += coef;
-            if (a->coef[i] == 0) {
-                a->var[i] = a->var[a->n - 1];
-                a->coef[i] = a->coef[a->n - 1];
-                a->n--;
-            }
-            return 0;
-        }
-    if (coef == 0)
-        return 0;
-    if (a->n == MAX_TERMS)
-        return 1;
-    a->var[a->n] = var;
-    a->coef[a->n++] = coef;
-    return 0;
-}
-
-/* a += k * b */
-static int aff_addk(Affine *a, const Affine *b, int64_t k)
-{
-    int i;
-    const int64_t lim = (int64_t)1 << 40;
-    if (k > lim || k < -lim || b->c0 > lim || b->c0 < -lim)
-        return 1;
-    a->c0 += k * b->c0;
-    for (i = 0; i < b->n; i++) {
-        if (b->coef[i] > lim || b->coef[i] < -lim || aff_term(a, b->var[i], k * b->coef[i]))
-            return 1;
-    }
-    return 0;
-}
-
-/* e as c0 + sum coef * var; nonzero when e is not affine in loop variables. */
-static int affine_of(const Expr *e, Affine *out)
-{
-    Affine a, b;
-    memset(out, 0, sizeof *out);
-    if (!e || e->dtype != DT_INT64)
-        return 1;
-    switch (e->kind) {
-    case EX_INT:
-        out->c0 = e->ival;
-        return 0;
-    case EX_VAR:
-        return aff_term(out, e->var, 1);
-    case EX_BINARY:
-        if (affine_of(e->a, &a) || affine_of(e->b, &b))
-            return 1;
-        if (e->op == BIN_ADD || e->op == BIN_SUB)
-            return aff_addk(out, &a, 1) || aff_addk(out, &b, e->op == BIN_ADD ? 1 : -1);
-        if (e->op == BIN_MUL && b.n == 0)
-            return aff_addk(out, &a, b.c0);
-        if (e->op == BIN_MUL && a.n == 0)
-            return aff_addk(out, &b, a.c0);
-        return 1;
-    default:
-        return 1;
-    }
-}
-
-static Expr *aff_expr(Lower *L, const Affine *a)
-{
-    Expr *e = ex_int(L, a->c0);
-    int i;
-    for (i = 0; i < a->n; i++)
-        e = ex_add(L, e, a->coef[i] == 1 ? mk_var(L, a->var[i]) : ex_mul(L, mk_var(L, a->var[i]), ex_int(L, a->coef[i])));
-    return e;
-}
-
-static int64_t floordiv64(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-typedef struct Region {
-    Kernel *k;
-    int buf;                       /* the buffer whose reads are bounded */
-    int rank;
-    int64_t dims[TVMCC_MAX_RANK];  /* its shape (row-major) */
-    int64_t stride[TVMCC_MAX_RANK];
-    const char *outer;             /* outer[v]: v is L or a loop around it */
-    Range *vr;                     /* ranges of the loops around the read */
-    int n_reads;
-    Affine base[TVMCC_MAX_RANK];   /* outer terms of the region's start */
-    int64_t lo[TVMCC_MAX_RANK], hi[TVMCC_MAX_RANK]; /* inner span */
-    const char *why;               /* the reason a read cannot be bounded */
-} Region;
-
-/* Per-dimension indices of an affine offset into r's shape; nonzero when
- * the split does not keep every index inside its dimension. */
-static int split_dims(const Region *r, const Affine *off, Affine *d, int check, const Range *vr)
-{
-    int i, j;
-    int64_t c = off->c0;
-    for (j = 0; j < r->rank; j++)
-        memset(&d[j], 0, sizeof d[j]);
-    for (i = 0; i < off->n; i++) {
-        int pick = -1;
-        for (j = 0; j < r->rank && pick < 0; j++)
-            if (r->dims[j] > 1 && off->coef[i] % r->stride[j] == 0)
-                pick = j;
-        if (pick < 0)
-            return 1;
-        if (aff_term(&d[pick], off->var[i], off->coef[i] / r->stride[pick]))
-            return 1;
-    }
-    for (j = 0; j < r->rank; j++) {
-        d[j].c0 = floordiv64(c, r->stride[j]);
-        c -= d[j].c0 * r->stride[j];
-    }
-    if (!check)
-        return 0;
-    for (j = 0; j < r->rank; j++) {
-        int64_t lo = d[j].c0, hi = d[j].c0;
-        for (i = 0; i < d[j].n; i++) {
-            Range v = vr[d[j].var[i]];
-            if (!v.known)
-                return 1;
-            if (d[j].coef[i] > 0) {
-                lo += d[j].coef[i] * v.lo;
-                hi += d[j].coef[i] * v.hi;
-            } else {
-                lo += d[j].coef[i] * v.hi;
-                hi += d[j].coef[i] * v.lo;
-            }
-        }
-        if (lo < 0 || hi > r->dims[j] - 1)
-            return 1;
-    }
-    return 0;
-}
-
-/* Splits per-dimension index d into its outer terms (o) and the span of
- * the rest (constant included) over the inner loop ranges. */
-static void outer_inner(const Region *r, const Affine *d, const Range *vr, Affine *o,
-                        int64_t *lo, int64_t *hi)
-{
-    int i;
-    memset(o, 0, sizeof *o);
-    *lo = *hi = d->c0;
-    for (i = 0; i < d->n; i++) {
-        int64_t c = d->coef[i];
-        if (r->outer[d->var[i]]) {
-            aff_term(o, d->var[i], c);
-        } else if (c > 0) {
-            *lo += c * vr[d->var[i]].lo;
-            *hi += c * vr[d->var[i]].hi;
-        } else {
-            *lo += c * vr[d->var[i]].hi;
-            *hi += c * vr[d->var[i]].lo;
-        }
-    }
-}
-
-static int same_affine(const Affine *a, const Affine *b)
-{
-    int i, j;
-    if (a->n != b->n || a->c0 != b->c0)
-        return 0;
-    for (i = 0; i < a->n; i++) {
-        for (j = 0; j < b->n && b->var[j] != a->var[i]; j++)
-            ;
-        if (j == b->n || b->coef[j] != a->coef[i])
-            return 0;
-    }
-    return 1;
-}
-
-static void region_read(Region *r, const Expr *e)
-{
-    Affine off, d[TVMCC_MAX_RANK], o;
-    int64_t lo, hi;
-    int j;
-    if (!e || r->why)
-        return;
-    if (e->kind == EX_LOAD && e->buf == r->buf) {
-        if (affine_of(e->a, &off)) {
-            r->why = "an index is not affine in the loops";
-            return;
-        }
-        if (split_dims(r, &off, d, 1, r->vr)) {
-            r->why = "an index does not split into the buffer's dimensions";
-            return;
-        }
-        for (j = 0; j < r->rank; j++) {
-            outer_inner(r, &d[j], r->vr, &o, &lo, &hi);
-            if (r->n_reads == 0) {
-                r->base[j] = o;
-                r->lo[j] = lo;
-                r->hi[j] = hi;
-            } else if (!same_affine(&r->base[j], &o)) {
-                r->why = "reads start at different places in one iteration";
-                return;
-            } else {
-                r->lo[j] = lo < r->lo[j] ? lo : r->lo[j];
-                r->hi[j] = hi > r->hi[j] ? hi : r->hi[j];
-            }
-        }
-        r->n_reads++;
-    }
-    region_read(r, e->a);
-    region_read(r, e->b);
-    region_read(r, e->c);
-}
-
-/* Bounds the reads of r->buf in s (loops around s already in r->vr). */
-static void region_walk(Region *r, const Stmt *s)
-{
-    int i;
-    Range save;
-    if (!s || r->why)
-        return;
-    region_read(r, s->index);
-    region_read(r, s->value);
-    region_read(r, s->cond);
-    if (s->kind == ST_FOR) {
-        save = r->vr[s->var];
-        r->vr[s->var] = rng(0, s->extent - 1);
-        region_walk(r, s->body[0]);
-        r->vr[s->var] = save;
-        return;
-    }
-    for (i = 0; i < s->n_body; i++)
-        region_walk(r, s->body[i]);
-}
-
-/* Marks L and the loops around it (depth-first path to the first loop
- * over var) as outer, with their ranges; returns the slot of L. */
-static Stmt **path_to(Stmt **slot, int var, char *outer, Range *vr)
-{
-    Stmt *s = *slot;
-    Stmt **r;
-    int i;
-    if (!s)
-        return NULL;
-    if (s->kind == ST_FOR) {
-        outer[s->var] = 1;
-        vr[s->var] = rng(0, s->extent - 1);
-        if (s->var == var)
-            return slot;
-    }
-    for (i = 0; i < s->n_body; i++)
-        if ((r = path_to(&s->body[i], var, outer, vr)) != NULL)
-            return r;
-    if (s->kind == ST_FOR) {
-        outer[s->var] = 0;
-        vr[s->var].known = 0;
-    }
-    return NULL;
-}
-
-static int on_path_parallel(const Stmt *s, int var)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (s->kind == ST_FOR && s->var == var)
-        return s->for_kind == FOR_PARALLEL;
-    for (i = 0; i < s->n_body; i++)
-        if (sched_extent(s->body[i], var) >= 0)
-            return (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL) || on_path_parallel(s->body[i], var);
-    return 0;
-}
-
-/* Sets up r for buffer buf of the given shape and bounds its reads under
- * loop var; returns L's slot, or NULL with the reason in s->err. */
-static Stmt **bound_reads(Sched *s, const char *who, Region *r, int buf, int rank,
-                          const int64_t *dims, int var)
-{
-    Lower *L = s->L;
-    Kernel *k = L->k;
-    char *outer = alloc(L, (size_t)k->n_vars + 1);
-    Stmt **slot;
-    int j;
-    memset(r, 0, sizeof *r);
-    r->k = k;
-    r->buf = buf;
-    r->rank = rank;
-    for (j = rank - 1; j >= 0; j--) {
-        r->dims[j] = dims[j];
-        r->stride[j] = j == rank - 1 ? 1 : r->stride[j + 1] * dims[j + 1];
-    }
-    r->outer = outer;
-    r->vr = var_ranges(L);
-    slot = path_to(&k->body, var, outer, r->vr);
-    if (!slot) {
-        refuse(s, "%s: no loop over %s", who, k->var_names[var]);
-        return NULL;
-    }
-    if ((*slot)->for_kind == FOR_VECTORIZE || (*slot)->for_kind == FOR_TENSORIZE) {
-        refuse(s, "%s: %s is a vector or tensorized loop", who, k->var_names[var]);
-        return NULL;
-    }
-    region_walk(r, (*slot)->body[0]);
-    if (r->why) {
-        refuse(s, "%s: reads of %s under %s cannot be bounded: %s", who, k->bufs[buf].name,
-               k->var_names[var], r->why);
-        return NULL;
-    }
-    if (!r->n_reads) {
-        refuse(s, "%s: %s is not read under %s", who, k->bufs[buf].name, k->var_names[var]);
-        return NULL;
-    }
-    return slot;
-}
-
-static int64_t region_numel(const Region *r, int64_t *ext)
-{
-    int64_t n = 1;
-    int j;
-    for (j = 0; j < r->rank; j++) {
-        ext[j] = r->hi[j] - r->lo[j] + 1;
-        n *= ext[j];
-    }
-    return n;
-}
-
-/* Row-major offset into the region (extents ext) of a read at offset off. */
-static Expr *region_index(Lower *L, const Region *r, const int64_t *ext, const Expr *off)
-{
-    Affine a, d[TVMCC_MAX_RANK], o, in;
-    int64_t lo, hi;
-    Expr *e = ex_int(L, 0);
-    int j, i;
-    affine_of(off, &a);
-    split_dims(r, &a, d, 0, NULL);
-    for (j = 0; j < r->rank; j++) {
-        outer_inner(r, &d[j], r->vr, &o, &lo, &hi);
-        /* the index relative to the region start: the inner terms */
-        memset(&in, 0, sizeof in);
-        in.c0 = d[j].c0 - r->lo[j];
-        for (i = 0; i < d[j].n; i++)
-            if (!r->outer[d[j].var[i]])
-                aff_term(&in, d[j].var[i], d[j].coef[i]);
-        e = ex_add(L, ex_mul(L, e, ex_int(L, ext[j])), aff_expr(L, &in));
-    }
-    return e;
-}
-
-/* Copy of e with the reads of r->buf redirected into the region buffer nb. */
-static Expr *reread(Lower *L, const Region *r, const int64_t *ext, int nb, const Expr *e)
-{
-    Expr *n;
-    if (!e)
-        return NULL;
-    if (e->kind == EX_LOAD && e->buf == r->buf)
-        return ex_load(L, nb, region_index(L, r, ext, e->a));
-    if (!e->a && !e->b && !e->c)
-        return (Expr *)e;
-    n = alloc(L, sizeof *n);
-    *n = *e;
-    n->a = reread(L, r, ext, nb, e->a);
-    n->b = reread(L, r, ext, nb, e->b);
-    n->c = reread(L, r, ext, nb, e->c);
-    return n;
-}
-
-static Stmt *stmt_reread(Lower *L, const Region *r, const int64_t *ext, int nb, const Stmt *s)
-{
-    Stmt *n;
-    int i;
-    if (!s)
-        return NULL;
-    n = alloc(L, sizeof *n);
-    *n = *s;
-    n->index = reread(L, r, ext, nb, s->index);
-    n->value = reread(L, r, ext, nb, s->value);
-    n->cond = reread(L, r, ext, nb, s->cond);
-    if (s->n_body) {
-        n->body = alloc(L, (size_t)s->n_body * sizeof *n->body);
-        for (i = 0; i < s->n_body; i++)
-            n->body[i] = stmt_reread(L, r, ext, nb, s->body[i]);
-    }
-    return n;
-}
-
-/* Start of the region in dimension j: the outer terms plus the low end. */
-static Expr *region_start(Lower *L, const Region *r, int j)
-{
-    Affine a = r->base[j];
-    a.c0 += r->lo[j];
-    return aff_expr(L, &a);
-}
-
-/* Puts `first` before L's body, inside a declaration of nb when it is a
- * local buffer; the body's reads of r->buf go to nb. */
-static void place(Lower *L, Stmt *loop, const Region *r, const int64_t *ext, int nb, Stmt *first)
-{
-    Stmt *seq = new_stmt(L, ST_SEQ, 2);
-    seq->body[0] = first;
-    seq->body[1] = stmt_reread(L, r, ext, nb, loop->body[0]);
-    if (L->k->bufs[nb].scope == BUF_LOCAL) {
-        Stmt *d = new_stmt(L, ST_DECL, 1);
-        d->buf = nb;
-        d->body[0] = seq;
-        loop->body[0] = d;
-    } else {
-        loop->body[0] = seq;
-    }
-}
-
-static int stmt_stores(const Stmt *s, int buf)
-{
-    int i;
-    if (!s)
-        return 0;
-    if (s->kind == ST_STORE && s->buf == buf)
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (stmt_stores(s->body[i], buf))
-            return 1;
-    return 0;
-}
-
-static int count_reads_e(const Expr *e, int buf)
-{
-    if (!e)
-        return 0;
-    return (e->kind == EX_LOAD && e->buf == buf) + count_reads_e(e->a, buf) + count_reads_e(e->b, buf) +
-           count_reads_e(e->c, buf);
-}
-
-static int count_reads(const Stmt *s, int buf)
-{
-    int i, n;
-    if (!s)
-        return 0;
-    n = count_reads_e(s->index, buf) + count_reads_e(s->value, buf) + count_reads_e(s->cond, buf);
-    for (i = 0; i < s->n_body; i++)
-        n += count_reads(s->body[i], buf);
-    return n;
-}
-
-/* Whether every store to buf in s is at offset `index`. */
-static int stores_only_at(const Stmt *s, int buf, const Expr *index)
-{
-    int i;
-    if (!s)
-        return 1;
-    if (s->kind == ST_STORE && s->buf == buf && !same_expr(s->index, index))
-        return 0;
-    for (i = 0; i < s->n_body; i++)
-        if (!stores_only_at(s->body[i], buf, index))
-            return 0;
-    return 1;
-}
-
-/* Whether a store in `w` may change a value that `rd` reads. */
-static int writes_read(const Kernel *k, const Stmt *w, const Stmt *rd)
-{
-    int i, b;
-    if (!w)
-        return 0;
-    if (w->kind == ST_STORE && k->bufs[w->buf].scope != BUF_LOCAL) {
-        if (stmt_loads(rd, w->buf))
-            return 1;
-        if (k->bufs[w->buf].inplace)
-            for (b = 0; b < k->n_bufs; b++)
-                if (k->bufs[b].inplace && stmt_loads(rd, b))
-                    return 1;
-    }
-    for (i = 0; i < w->n_body; i++)
-        if (writes_read(k, w->body[i], rd))
-            return 1;
-    return 0;
-}
-
-/* ---- compute_at ---- */
-
-int sched_compute_at(Sched *s, int stage, int var)
-{
-    Lower *L = s->L;
-    Kernel *k = L->k;
-    const Compute *p;
-    Region r;
-    Stmt **slot, *nest, *body, *loop;
-    Expr *idx[TVMCC_MAX_RANK], *full, *nidx;
-    int64_t dims[TVMCC_MAX_RANK], ext[TVMCC_MAX_RANK], numel;
-    int i, j, ip = -1, ic = -1, buf, nb, local;
-    if (stage < 0 || stage >= k->n_stages)
-        return refuse(s, "compute_at: no stage %d", stage);
-    p = &k->stages[stage];
-    buf = p->out_buf;
-    if (var < 0 || var >= k->n_vars)
-        return refuse(s, "compute_at: no loop variable %d", var);
-    if (k->bufs[buf].scope != BUF_TEMP || k->bufs[buf].persist || k->bufs[buf].inplace)
-        return refuse(s, "compute_at: stage '%s' does not write a kernel temp", p->name);
-    if (p->out_index)
-        return refuse(s, "compute_at: stage '%s' does not store row-major over its axes", p->name);
-    if (expr_loads(p->body, buf) || expr_loads(p->init, buf) || expr_loads(p->post, buf))
-        return refuse(s, "compute_at: stage '%s' reads its own output", p->name);
-    for (i = 0; i < k->n_stages; i++)
-        if (i != stage && k->stages[i].out_buf == buf)
-            return refuse(s, "compute_at: another stage writes '%s'", k->bufs[buf].name);
-    if (!k->body || k->body->kind != ST_SEQ)
-        return refuse(s, "compute_at: the kernel is not a sequence of stage nests");
-    for (i = 0; i < k->body->n_body; i++) {
-        if (stmt_stores(k->body->body[i], buf)) {
-            if (ip >= 0)
-                return refuse(s, "compute_at: '%s' is written by several nests", k->bufs[buf].name);
-            ip = i;
-        }
-        if (ic < 0 && find_loop(&k->body->body[i], var))
-            ic = i;
-    }
-    if (ip < 0)
-        return refuse(s, "compute_at: no nest writes '%s'", k->bufs[buf].name);
-    if (ic < 0)
-        return refuse(s, "compute_at: no loop over %s", k->var_names[var]);
-    if (ic <= ip)
-        return refuse(s, "compute_at: %s is not a loop of a later nest than stage '%s'",
-                      k->var_names[var], p->name);
-    /* the producer's nest must still be the chain of its axis loops, so
-     * that every point of it is computed whole (a reduction with all its
-     * reduce loops) below the chain */
-    nest = k->body->body[ip];
-    for (j = 0; j < p->n_axes; j++) {
-        if (!nest || nest->kind != ST_FOR || nest->var != p->axes[j].var || nest->extent != p->axes[j].extent)
-            return refuse(s, "compute_at: the loops of stage '%s' are no longer its axes in order "
-                             "(its points may be computed in parts)", p->name);
-        dims[j] = p->axes[j].extent;
-        idx[j] = ex_var(L, &p->axes[j]);
-        nest = nest->body[0];
-    }
-    body = nest;
-    full = ex_offset(L, p->n_axes, dims, idx);
-    if (!stores_only_at(body, buf, full))
-        return refuse(s, "compute_at: stage '%s' stores elsewhere than at its axes", p->name);
-    for (j = 0; j < p->n_axes; j++)
-        if (find_loop(&body, p->axes[j].var))
-            return refuse(s, "compute_at: stage '%s' loops over an axis twice", p->name);
-    if (count_reads(k->body, buf) != count_reads(*find_loop(&k->body, var), buf) ||
-        count_reads((*find_loop(&k->body, var))->body[0], buf) == 0)
-        return refuse(s, "compute_at: %s is not an ancestor of every read of '%s'",
-                      k->var_names[var], k->bufs[buf].name);
-    /* moving the producer later must not change what it reads */
-    for (i = ip + 1; i <= ic; i++)
-        if (writes_read(k, k->body->body[i], body))
-            return refuse(s, "compute_at: a later nest writes a tensor stage '%s' reads", p->name);
-    slot = bound_reads(s, "compute_at", &r, buf, p->n_axes, dims, var);
-    if (!slot)
-        return 1;
-    loop = *slot;
-    numel = region_numel(&r, ext);
-    local = numel <= MAX_LOCAL_ELEMS && dtype_compute(k->bufs[buf].dtype) == k->bufs[buf].dtype;
-    if (s->at_local && !local)
-        return refuse(s, "compute_at: a region of %lld elements does not fit a local array", (long long)numel);
-    if (s->at_once) {
-        int64_t trips = numel;
-        for (j = 0; j < k->n_vars; j++)
-            if (r.outer[j] && (trips *= r.vr[j].hi + 1) > k->bufs[buf].numel)
-                return refuse(s, "compute_at: the iterations of %s would compute points of '%s' again",
-                              k->var_names[var], k->bufs[buf].name);
-    }
-    if (!local && on_path_parallel(k->body, var))
-        return refuse(s, "compute_at: a region of %lld elements in the workspace would be shared "
-                         "by the iterations of a parallel loop", (long long)numel);
-    /* the producer over the region: axis a_j runs over [start_j, start_j + ext_j) */
-    nb = lower_buf_temp(L, "region", k->bufs[buf].dtype, numel);
-    k->bufs[nb].scope = local ? BUF_LOCAL : BUF_TEMP;
-    k->bufs[nb].written = 1;
-    nidx = ex_int(L, 0);
-    nest = body;
-    for (j = 0; j < p->n_axes; j++) {
-        Expr *at = region_start(L, &r, j);
-        nidx = ex_add(L, ex_mul(L, nidx, ex_int(L, ext[j])), ext[j] > 1 ? ex_var(L, &p->axes[j]) : ex_int(L, 0));
-        nest = stmt_subst(L, nest, p->axes[j].var, ext[j] > 1 ? ex_add(L, at, ex_var(L, &p->axes[j])) : at);
-    }
-    nest = stmt_rebuf(L, nest, buf, nb, nidx);
-    for (j = p->n_axes - 1; j >= 0; j--)
-        if (ext[j] > 1)
-            nest = mk_for(L, p->axes[j].var, ext[j], nest);
-    place(L, loop, &r, ext, nb, nest);
-    /* drop the producer's own nest; the full temp is no longer used */
-    for (i = ip; i + 1 < k->body->n_body; i++)
-        k->body->body[i] = k->body->body[i + 1];
-    k->body->n_body--;
-    k->bufs[buf].scope = BUF_UNUSED;
-    k->bufs[buf].written = 0;
-    return 0;
-}
-
-/* ---- cache_read ---- */
-
-int sched_cache_read(Sched *s, int buf, int var, BufScope scope)
-{
-    Lower *L = s->L;
-    Kernel *k = L->k;
-    Region r;
-    Stmt **slot, *copy;
-    int64_t dims[TVMCC_MAX_RANK], ext[TVMCC_MAX_RANK], numel;
-    Expr *src, *dst;
-    IterVar cv[TVMCC_MAX_RANK];
-    int j, rank = 1, nb;
-    const Buffer *b;
-    if (buf < 0 || buf >= k->n_bufs)
-        return refuse(s, "cache_read: no buffer %d", buf);
-    b = &k->bufs[buf];
-    if (var < 0 || var >= k->n_vars)
-        return refuse(s, "cache_read: no loop variable %d", var);
-    if (scope != BUF_LOCAL && scope != BUF_TEMP)
-        return refuse(s, "cache_read: scope must be local or temp");
-    if (b->scope == BUF_LOCAL || b->scope == BUF_UNUSED || b->scope == BUF_OUTPUT)
-        return refuse(s, "cache_read: %s is not a tensor the kernel reads", b->name);
-    if (stmt_stores(k->body, buf) || b->inplace)
-        return refuse(s, "cache_read: %s is written by the kernel", b->name);
-    /* the shape of the value when it is known, else one flat dimension */
-    dims[0] = b->numel;
-    if (b->value >= 0 && L->g) {
-        const Value *v = &L->g->values[b->value];
-        int64_t n = 1;
-        for (j = 0; j < v->rank; j++)
-            n *= v->dims[j];
-        if (v->rank > 0 && v->rank <= TVMCC_MAX_RANK && n == b->numel) {
-            rank = v->rank;
-            memcpy(dims, v->dims, (size_t)rank * sizeof *dims);
-        }
-    }
-    slot = bound_reads(s, "cache_read", &r, buf, rank, dims, var);
-    if (!slot && rank > 1) {
-        /* a view of another shape: bound the flat offsets */
-        rank = 1;
-        dims[0] = b->numel;
-        slot = bound_reads(s, "cache_read", &r, buf, rank, dims, var);
-    }
-    if (!slot)
-        return 1;
-    numel = region_numel(&r, ext);
-    if (scope == BUF_LOCAL && numel > MAX_LOCAL_ELEMS)
-        return refuse(s, "cache_read: a local region of %lld elements", (long long)numel);
-    if (scope == BUF_TEMP && on_path_parallel(k->body, var))
-        return refuse(s, "cache_read: a region in the workspace would be shared by the iterations "
-                         "of a parallel loop");
-    nb = lower_buf_temp(L, "cache", b->dtype, numel);
-    k->bufs[nb].scope = scope;
-    k->bufs[nb].written = 1;
-    /* for c_j in 0..ext_j: cache[c] = buf[start + c] */
-    src = ex_int(L, 0);
-    dst = ex_int(L, 0);
-    for (j = 0; j < rank; j++) {
-        Expr *at = region_start(L, &r, j);
-        if (ext[j] > 1) {
-            cv[j] = lower_itervar(L, arena_printf(L->arena, "%s_c", b->name), ext[j]);
-            at = ex_add(L, at, ex_var(L, &cv[j]));
-        }
-        src = ex_add(L, ex_mul(L, src, ex_int(L, dims[j])), at);
-        dst = ex_add(L, ex_mul(L, dst, ex_int(L, ext[j])), ext[j] > 1 ? ex_var(L, &cv[j]) : ex_int(L, 0));
-    }
-    copy = new_stmt(L, ST_STORE, 0);
-    copy->buf = nb;
-    copy->index = dst;
-    copy->value = ex_load(L, buf, src);
-    for (j = rank - 1; j >= 0; j--)
-        if (ext[j] > 1)
-            copy = mk_for(L, cv[j].var, ext[j], copy);
-    place(L, *slot, &r, ext, nb, copy);
     return 0;
 }

@@ -8,51 +8,10 @@
  * `post` before the store. Stages run in their order. This is the reference
  * every later schedule is checked against.
  */
-#include "te.h"
+#include "loopq.h"
 
 #include <math.h>
 #include <string.h>
-
-static void *alloc(Lower *L, size_t n)
-{
-    void *p = arena_alloc(L->arena, n);
-    if (!p)
-        die("compile arena exhausted");
-    return p;
-}
-
-static Stmt *new_stmt(Lower *L, StmtKind kind, int n_body)
-{
-    Stmt *s = alloc(L, sizeof *s);
-    s->kind = kind;
-    s->n_body = n_body;
-    if (n_body)
-        s->body = alloc(L, (size_t)n_body * sizeof *s->body);
-    return s;
-}
-
-static Stmt *st_for(Lower *L, const IterVar *iv, Stmt *body)
-{
-    Stmt *s = new_stmt(L, ST_FOR, 1);
-    s->var = iv->var;
-    s->extent = iv->extent;
-    s->body[0] = body;
-    return s;
-}
-
-static Stmt *st_store(Lower *L, int buf, Expr *index, Expr *value)
-{
-    Stmt *s = new_stmt(L, ST_STORE, 0);
-    DType t = dtype_compute(L->k->bufs[buf].dtype);
-    s->buf = buf;
-    s->index = index;
-    if (t == DT_BOOL && value->dtype != DT_BOOL)
-        value = ex_binary(L, BIN_NE, value, value->kind == EX_FLOAT || dtype_is_float(value->dtype)
-                                                 ? ex_float(L, value->dtype, 0.0)
-                                                 : ex_const_int(L, value->dtype, 0));
-    s->value = ex_cast(L, t, value);
-    return s;
-}
 
 static Expr *identity_of(Lower *L, ReduceOp rop, DType t)
 {
@@ -90,24 +49,6 @@ static Expr *combine(Lower *L, ReduceOp rop, Expr *acc, Expr *v)
     }
 }
 
-/* Copy of e with every EX_ACC replaced by r. */
-static Expr *subst_acc(Lower *L, Expr *e, Expr *r)
-{
-    Expr *c;
-    if (!e)
-        return NULL;
-    if (e->kind == EX_ACC)
-        return r;
-    if (!e->a && !e->b && !e->c)
-        return e;
-    c = alloc(L, sizeof *c);
-    *c = *e;
-    c->a = subst_acc(L, e->a, r);
-    c->b = subst_acc(L, e->b, r);
-    c->c = subst_acc(L, e->c, r);
-    return c;
-}
-
 Expr *lower_out_index(Lower *L, const Compute *c)
 {
     Expr *idx[TVMCC_MAX_RANK];
@@ -141,14 +82,12 @@ static Stmt *lower_compute(Lower *L, const Compute *c)
         upd = st_store(L, acc, ex_int(L, 0), combine(L, c->rop, accv, c->body));
         for (i = c->n_raxes - 1; i >= 0; i--)
             upd = st_for(L, &c->raxes[i], upd);
-        seq = new_stmt(L, ST_SEQ, 3);
+        seq = st_seq(L, 3);
         seq->body[0] = st_store(L, acc, ex_int(L, 0),
                                 c->init ? ex_cast(L, t, c->init) : identity_of(L, c->rop, t));
         seq->body[1] = upd;
-        seq->body[2] = st_store(L, c->out_buf, index, c->post ? subst_acc(L, c->post, accv) : accv);
-        inner = new_stmt(L, ST_DECL, 1);
-        inner->buf = acc;
-        inner->body[0] = seq;
+        seq->body[2] = st_store(L, c->out_buf, index, c->post ? lq_subst(L, c->post, NULL, accv) : accv);
+        inner = st_decl(L, acc, seq);
     }
     for (i = c->n_axes - 1; i >= 0; i--)
         inner = st_for(L, &c->axes[i], inner);
@@ -158,7 +97,7 @@ static Stmt *lower_compute(Lower *L, const Compute *c)
 Stmt *schedule_naive(Lower *L)
 {
     Kernel *k = L->k;
-    Stmt *s = new_stmt(L, ST_SEQ, k->n_stages);
+    Stmt *s = st_seq(L, k->n_stages);
     int i;
     for (i = 0; i < k->n_stages; i++)
         s->body[i] = lower_compute(L, &k->stages[i]);

@@ -8,9 +8,9 @@
 
 #include <string.h>
 
-static void *alloc(Lower *L, size_t n)
+void *lower_alloc(Lower *L, size_t n)
 {
-    void *p = arena_alloc(L->arena, n);
+    void *p = arena_alloc(L->arena, n); /* zeroed */
     if (!p)
         die("compile arena exhausted");
     return p;
@@ -18,7 +18,7 @@ static void *alloc(Lower *L, size_t n)
 
 static Expr *new_expr(Lower *L, ExprKind kind, DType t)
 {
-    Expr *e = alloc(L, sizeof *e);
+    Expr *e = lower_alloc(L, sizeof *e);
     e->kind = kind;
     e->dtype = t;
     return e;
@@ -78,9 +78,9 @@ Expr *ex_offset(Lower *L, int rank, const int64_t *dims, Expr *const *idx)
 Expr *ex_load_nd(Lower *L, int buf, int rank, const int64_t *dims, Expr *const *idx)
 {
     Expr *e = ex_load(L, buf, ex_offset(L, rank, dims, idx));
-    int64_t *d = alloc(L, (size_t)(rank ? rank : 1) * sizeof *d);
+    int64_t *d = lower_alloc(L, (size_t)(rank ? rank : 1) * sizeof *d);
     e->nidx = rank;
-    e->idx = alloc(L, (size_t)(rank ? rank : 1) * sizeof *e->idx);
+    e->idx = lower_alloc(L, (size_t)(rank ? rank : 1) * sizeof *e->idx);
     if (rank) {
         memcpy(e->idx, idx, (size_t)rank * sizeof *idx);
         memcpy(d, dims, (size_t)rank * sizeof *d);
@@ -217,6 +217,95 @@ Expr *ex_and(Lower *L, Expr *a, Expr *b)
     return ex_binary(L, BIN_AND, a, b);
 }
 
+Expr *ex_var_id(Lower *L, int var)
+{
+    Expr *e = new_expr(L, EX_VAR, DT_INT64);
+    e->var = var;
+    return e;
+}
+
+Expr *ex_with(Lower *L, const Expr *e, Expr *a, Expr *b, Expr *c)
+{
+    Expr *n = lower_alloc(L, sizeof *n);
+    *n = *e;
+    n->a = a;
+    n->b = b;
+    n->c = c;
+    return n;
+}
+
+/* ---- statements ---- */
+
+Stmt *st_new(Lower *L, StmtKind kind, int n_body)
+{
+    Stmt *s = lower_alloc(L, sizeof *s);
+    s->kind = kind;
+    s->n_body = n_body;
+    if (n_body)
+        s->body = lower_alloc(L, (size_t)n_body * sizeof *s->body);
+    return s;
+}
+
+Stmt *st_seq(Lower *L, int n_body)
+{
+    return st_new(L, ST_SEQ, n_body);
+}
+
+Stmt *st_loop(Lower *L, int var, int64_t extent, Stmt *body)
+{
+    Stmt *s = st_new(L, ST_FOR, 1);
+    s->var = var;
+    s->extent = extent;
+    s->body[0] = body;
+    return s;
+}
+
+Stmt *st_for(Lower *L, const IterVar *iv, Stmt *body)
+{
+    return st_loop(L, iv->var, iv->extent, body);
+}
+
+Stmt *st_store(Lower *L, int buf, Expr *index, Expr *value)
+{
+    Stmt *s = st_new(L, ST_STORE, 0);
+    DType t = dtype_compute(L->k->bufs[buf].dtype);
+    s->buf = buf;
+    s->index = index;
+    if (t == DT_BOOL && value->dtype != DT_BOOL)
+        value = ex_binary(L, BIN_NE, value, value->kind == EX_FLOAT || dtype_is_float(value->dtype)
+                                                 ? ex_float(L, value->dtype, 0.0)
+                                                 : ex_const_int(L, value->dtype, 0));
+    s->value = ex_cast(L, t, value);
+    L->k->bufs[buf].written = 1;
+    return s;
+}
+
+Stmt *st_if_else(Lower *L, Expr *cond, Stmt *then, Stmt *els)
+{
+    Stmt *s;
+    if (cond->kind == EX_INT)
+        return cond->ival ? then : els ? els : st_seq(L, 0);
+    s = st_new(L, ST_IF, els ? 2 : 1);
+    s->cond = cond;
+    s->body[0] = then;
+    if (els)
+        s->body[1] = els;
+    return s;
+}
+
+Stmt *st_if(Lower *L, Expr *cond, Stmt *then)
+{
+    return st_if_else(L, cond, then, NULL);
+}
+
+Stmt *st_decl(Lower *L, int buf, Stmt *body)
+{
+    Stmt *s = st_new(L, ST_DECL, 1);
+    s->buf = buf;
+    s->body[0] = body;
+    return s;
+}
+
 /* ---- kernels ---- */
 
 static int add_buf(Lower *L, const char *name, DType t, int64_t numel, BufScope scope, int32_t vi)
@@ -225,7 +314,7 @@ static int add_buf(Lower *L, const char *name, DType t, int64_t numel, BufScope 
     Buffer *b;
     if (k->n_bufs == k->cap_bufs) {
         int cap = k->cap_bufs ? k->cap_bufs * 2 : 8;
-        Buffer *nb = alloc(L, (size_t)cap * sizeof *nb);
+        Buffer *nb = lower_alloc(L, (size_t)cap * sizeof *nb);
         if (k->n_bufs)
             memcpy(nb, k->bufs, (size_t)k->n_bufs * sizeof *nb);
         k->bufs = nb;
@@ -271,7 +360,7 @@ IterVar lower_itervar(Lower *L, const char *name, int64_t extent)
     IterVar iv;
     if (k->n_vars == k->cap_vars) {
         int cap = k->cap_vars ? k->cap_vars * 2 : 16;
-        const char **nv = alloc(L, (size_t)cap * sizeof *nv);
+        const char **nv = lower_alloc(L, (size_t)cap * sizeof *nv);
         if (k->n_vars)
             memcpy(nv, k->var_names, (size_t)k->n_vars * sizeof *nv);
         k->var_names = nv;
@@ -293,7 +382,7 @@ Compute *lower_stage(Lower *L, const char *name, int out_buf, int rank, const in
         die("lower_stage: bad rank %d", rank);
     if (k->n_stages == k->cap_stages) {
         int cap = k->cap_stages ? k->cap_stages * 2 : 4;
-        Compute *ns = alloc(L, (size_t)cap * sizeof *ns);
+        Compute *ns = lower_alloc(L, (size_t)cap * sizeof *ns);
         if (k->n_stages)
             memcpy(ns, k->stages, (size_t)k->n_stages * sizeof *ns);
         k->stages = ns;

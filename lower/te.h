@@ -132,7 +132,8 @@ typedef enum StmtKind {
 
 /* FOR_TENSORIZE: the nest below is printed as a target intrinsic when it
  * matches one (emit_c/emit_tile.c; on the `c` target plain C tiles,
- * emit_c/emit_ctile.c), else as plain loops. */
+ * emit_c/emit_ctile.c), else as plain loops with a warning naming the
+ * kernel (emit_c.c). */
 typedef enum ForKind { FOR_SERIAL, FOR_UNROLL, FOR_VECTORIZE, FOR_PARALLEL, FOR_TENSORIZE } ForKind;
 
 typedef struct Stmt Stmt;
@@ -225,8 +226,34 @@ Expr *ex_sub(Lower *L, Expr *a, Expr *b);
 Expr *ex_mul(Lower *L, Expr *a, Expr *b);
 Expr *ex_lt(Lower *L, Expr *a, Expr *b);
 Expr *ex_and(Lower *L, Expr *a, Expr *b);
+/* loop variable by id (a variable made by lower_itervar) */
+Expr *ex_var_id(Lower *L, int var);
+/* copy of node e with operands a, b, c (rewrites that keep e's kind, type
+ * and fields; no folding) */
+Expr *ex_with(Lower *L, const Expr *e, Expr *a, Expr *b, Expr *c);
+
+/* ---- Statement builders (all allocate from L->arena) ---- */
+/* statement of `kind` with n_body empty body slots */
+Stmt *st_new(Lower *L, StmtKind kind, int n_body);
+Stmt *st_seq(Lower *L, int n_body);
+/* for iv in 0..iv->extent: body (serial) */
+Stmt *st_for(Lower *L, const IterVar *iv, Stmt *body);
+/* the same for a variable id and an extent */
+Stmt *st_loop(Lower *L, int var, int64_t extent, Stmt *body);
+/* buf[index] = value, converted to the buffer's compute type (a bool
+ * buffer stores value != 0); marks buf written */
+Stmt *st_store(Lower *L, int buf, Expr *index, Expr *value);
+/* if (cond) then: then itself when cond is constant true, an empty
+ * sequence when false */
+Stmt *st_if(Lower *L, Expr *cond, Stmt *then);
+/* if (cond) then else els, folded the same way */
+Stmt *st_if_else(Lower *L, Expr *cond, Stmt *then, Stmt *els);
+/* declares local buffer buf around body */
+Stmt *st_decl(Lower *L, int buf, Stmt *body);
 
 /* ---- Kernel building ---- */
+/* Zeroed memory from L->arena; dies when the arena is exhausted. */
+void *lower_alloc(Lower *L, size_t n);
 /* Buffer for graph value vi (scope from the value: input/output/const/arena). */
 int lower_buf_value(Lower *L, int32_t vi);
 /* Kernel-private scratch buffer in the arena. */

@@ -68,6 +68,7 @@
  * templates; template_apply() calls the target family's hook.
  */
 #include "sched.h"
+#include "loopq.h"
 #include "knobs.h"
 
 #include <string.h>
@@ -130,21 +131,12 @@ static int64_t pick_factor(int64_t n, int64_t want)
     return want;
 }
 
-static int expr_has_var(const Expr *e, int var)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_VAR && e->var == var)
-        return 1;
-    return expr_has_var(e->a, var) || expr_has_var(e->b, var) || expr_has_var(e->c, var);
-}
-
 /* Whether e contains a load whose offset depends on `with` but not on `without`. */
 static int load_varies(const Expr *e, int with, int without)
 {
     if (!e)
         return 0;
-    if (e->kind == EX_LOAD && expr_has_var(e->a, with) && !expr_has_var(e->a, without))
+    if (e->kind == EX_LOAD && lq_uses_var(e->a, with) && !lq_uses_var(e->a, without))
         return 1;
     return load_varies(e->a, with, without) || load_varies(e->b, with, without) ||
            load_varies(e->c, with, without);

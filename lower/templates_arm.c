@@ -39,6 +39,7 @@
  * innermost one is marked vectorized, which only matters under OpenMP).
  */
 #include "templates_arm.h"
+#include "loopq.h"
 
 #include <string.h>
 
@@ -102,21 +103,12 @@ static int64_t divisor_le(int64_t n, int64_t want)
     return 1;
 }
 
-static int has_var(const Expr *e, int var)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_VAR && e->var == var)
-        return 1;
-    return has_var(e->a, var) || has_var(e->b, var) || has_var(e->c, var);
-}
-
 /* Whether e has a load whose offset does not depend on var. */
 static int load_invariant(const Expr *e, int var)
 {
     if (!e)
         return 0;
-    if (e->kind == EX_LOAD && !has_var(e->a, var))
+    if (e->kind == EX_LOAD && !lq_uses_var(e->a, var))
         return 1;
     return load_invariant(e->a, var) || load_invariant(e->b, var) || load_invariant(e->c, var);
 }
@@ -126,7 +118,7 @@ static int load_varies_both(const Expr *e, int a, int b)
 {
     if (!e)
         return 0;
-    if (e->kind == EX_LOAD && has_var(e->a, a) && has_var(e->a, b))
+    if (e->kind == EX_LOAD && lq_uses_var(e->a, a) && lq_uses_var(e->a, b))
         return 1;
     return load_varies_both(e->a, a, b) || load_varies_both(e->b, a, b) ||
            load_varies_both(e->c, a, b);

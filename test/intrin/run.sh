@@ -9,7 +9,8 @@
 #     again with -DTOYVEC_PORTABLE (the scalar nest under #else);
 #   - the models known to tensorize do print toy_tile, from its templates,
 #     and two print lane-wise loops from its "lanes" declaration toy_lanes;
-#   - a copy that allows at most 2 rows gets only tiles of 1 or 2 rows, and
+#   - a copy that allows at most 2 rows gets only tiles of 1 or 2 rows (the
+#     larger ones left as loops, with a warning naming the kernel), and
 #     one whose vector operand may not vary with the rows no tile for the
 #     depthwise conv (whose input vectors move with the row), with the same
 #     results (the matcher reads the declared extents and axes);
@@ -100,6 +101,15 @@ if [ "$small" -gt 0 ] && [ "$big" = 0 ] && grep -q 'toy_tile 4x' "$work/toy/host
     ok "toy-2rows: $small tiles of at most 2 rows, the 4-row tiles left as loops"
 else
     bad "toy-2rows: $small tiles of at most 2 rows, $big larger"
+fi
+# a tensorized nest that no printer matches is warned about (one line naming
+# its kernel), never silently scalar; the full toy target has no such nest
+log2="$work/toy-2rows/host/pytorch-converted/test_Conv2d/compile.log"
+if grep -q "warning: .*kernel k[0-9]*_[a-z0-9_]*: [0-9]* loop nests* marked for tensorize match.* no printer of target 'toy2'; printed as scalar loops" "$log2" 2>/dev/null &&
+    ! grep -q 'marked for tensorize' "$work/toy/host/pytorch-converted/test_Conv2d/compile.log"; then
+    ok "toy-2rows: the 4-row tiles left as loops are warned about, naming the kernel"
+else
+    bad "toy-2rows: no tensorize-miss warning in $log2 (or one with the full toy target)"
 fi
 
 # the vector operand declared invariant in the rows (y[col]): the dense

@@ -1,0 +1,212 @@
+/*
+ * Blocked-layout convolution tiles of the packed-panel template
+ * (tpl_packed.c): output NCHW<b>c, input NCHW or NCHW<b>c (lower/op_layout.c),
+ * b the target's lanes. Window matching, reduction blocking and the loop
+ * nest are the dense conv's (tpl_conv.c); what differs is the tile's
+ * columns (whole channel blocks) and the weight packing (tpl_pack_panels).
+ */
+#include "tpl_packed.h"
+
+#include <string.h>
+
+/* ---- blocked convolution, NCHW<b>c (lower/op_layout.c) ----
+ *
+ * y[n][mb][oh][ow][mi] = post(init + sum x(..) * w[mb*b + mi][ci][kh][kw])
+ * with x NCHW (reduce axes c, kh, kw) or blocked [N][C/b][H][W][b] (reduce
+ * axes cb, kh, kw, ci; b = the target's lanes). The tile is P positions of
+ * one output row x VL = V*b output channels, as in tpl_conv, but its
+ * columns are V whole channel blocks, so the epilogue stores V contiguous
+ * runs of P*b floats (one vector per position and block) instead of
+ * scattering a transposed tile. The input is viewed as R1 planes (C, or
+ * C/b blocks) of H rows of W*e floats (e = 1 NCHW, e = b blocked): the
+ * zero-padded copy is copy_phased's with columns of e floats, and a
+ * blocked input's (kw, ci) reduce pair is one reduce loop r3 = kw*b + ci
+ * (contiguous in the copy when the column dilation is 1). Weights are
+ * packed at compile time into wp[cbt][r1][kh][r3][VL]. */
+
+int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
+{
+    Kernel *k = L->k;
+    const Expr *wl, *cond, *xl;
+    LqAffine a0, a1, aw;
+    Plan pl;
+    int i, copy, flat, blocked_in = c->n_raxes == 4;
+    int64_t N, Ci, R1, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G, b, e, Co,
+        rows, wco[6];
+    int xbuf, src, acc;
+    IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv, vo, vi;
+    Expr **map, *ohe, *r1e, *accb, *q;
+    Stmt *body, *tile, *init, *epi;
+    if (c->n_axes != 5 || (c->n_raxes != 3 && c->n_raxes != 4))
+        return 1;
+    b = c->axes[4].extent;
+    if (b != t->vector_bits / 32)
+        return 1;
+    if (tpl_operands(L, c, &xl, &wl, &cond))
+        return 1;
+    if (!tpl_f32_load(k, xl) || xl->nidx != 4 + blocked_in || !xl->dims || xl->buf == c->out_buf)
+        return 1;
+    e = blocked_in ? b : 1;
+    N = c->axes[0].extent;
+    R1 = c->raxes[0].extent;
+    Ci = R1 * e;
+    KH = c->raxes[1].extent;
+    KW = c->raxes[2].extent;
+    OH = c->axes[2].extent;
+    OW = c->axes[3].extent;
+    Co = c->axes[1].extent * b;
+    H = xl->dims[2];
+    W = xl->dims[3];
+    if (xl->dims[0] != N || xl->dims[1] != R1 || (blocked_in && (xl->dims[4] != b || c->raxes[3].extent != b)))
+        return 1;
+    if (!lq_affine(xl->idx[0], &a0) || !lq_affine(xl->idx[1], &a1) || a0.c0 || a1.c0)
+        return 1;
+    {
+        int v0 = c->axes[0].var, v1 = c->raxes[0].var;
+        if (!lq_aff_only(&a0, &v0, 1) || (N > 1 && lq_aff_coef(&a0, v0) != 1) || !lq_aff_only(&a1, &v1, 1) ||
+            lq_aff_coef(&a1, v1) != 1)
+            return 1;
+        if (blocked_in) {
+            LqAffine a4;
+            int v4 = c->raxes[3].var;
+            if (!lq_affine(xl->idx[4], &a4) || a4.c0 || !lq_aff_only(&a4, &v4, 1) || lq_aff_coef(&a4, v4) != 1)
+                return 1;
+        }
+    }
+    if (tpl_conv_window(L, c, xl, cond, H, W, s, d, lo, hi) || (blocked_in && d[1] != 1))
+        return 1;
+    /* weights: affine in (mb, mi) and the reduce axes */
+    if (!lq_affine(wl->a, &aw))
+        return 1;
+    {
+        int vars[6], nvars = 2 + c->n_raxes;
+        vars[0] = c->axes[1].var;
+        vars[1] = c->axes[4].var;
+        for (i = 0; i < c->n_raxes; i++)
+            vars[2 + i] = c->raxes[i].var;
+        if (!lq_aff_only(&aw, vars, nvars))
+            return 1;
+        for (i = 0; i < 6; i++)
+            wco[i] = i < nvars ? lq_aff_coef(&aw, vars[i]) : 0;
+    }
+    memset(&pl, 0, sizeof pl);
+    pl.wbuf = wl->buf;
+    pl.nr = 3;
+    pl.rext[0] = R1;
+    pl.rext[1] = KH;
+    pl.rext[2] = KW * e;
+    /* a 1x1 window over a whole unpadded plane: positions flattened */
+    flat = KH == 1 && KW == 1 && !cond && s[0] == 1 && s[1] == 1 && lo[0] == 0 && lo[1] == 0 && OH == H &&
+           OW == W;
+    rows = flat ? OH * OW : OW;
+    tpl_plan_tile(&pl, t, Co, rows);
+    {
+        /* blocked tiles store whole vectors (no gathered epilogue): rows
+         * beyond one vector's lanes, up to the registers and the declared
+         * tile, where they divide the row exactly (no padded copy):
+         * squeezenet1_1's 128-to-16-channel 1x1 conv over 55x55 in tiles of
+         * 25 instead of 13 rows ran in 86 instead of 178 us; over 13x13,
+         * 25 rows (7 tiles, a padded copy) were slower than 13 */
+        int pmax = (tpl_regs(t) - pl.V - 2) / pl.V, p;
+        int64_t dmax = 0;
+        for (i = 0; i < t->n_tiles; i++)
+            if (t->tiles[i].axes[0].max > dmax)
+                dmax = t->tiles[i].axes[0].max;
+        if (dmax > 0 && pmax > dmax)
+            pmax = (int)dmax;
+        p = tpl_pick_rows(rows, pmax);
+        if (p > pl.P && rows % p == 0)
+            pl.P = p;
+    }
+    tpl_strided_rows(&pl, t, s[1], KW, rows);
+    {
+        TileKnobs kn = tpl_choose_knobs(L, t, TS_CONV_NCHWC, "conv2d_nchwc", tpl_conv_desc(L, N, Ci, H, W, Co, KH, KW, s, d, lo, hi),
+                                    rows, Co, Ci * KH * KW, pl.P, pl.V, 0, 0);
+        tpl_plan_set(&pl, &kn);
+    }
+    if (pl.lanes != b || pl.ncb * pl.VL != Co || pl.P < 1)
+        return 1;
+    if (tpl_pack_panels(L, &pl, b, e, wco, aw.c0))
+        return 1;
+    T = tpl_ceil_div(rows, pl.P);
+    copy = cond || T * pl.P != rows || lo[0] != 0 || lo[1] != 0;
+    if (flat) {
+        Hp = 1;
+        Wp = copy ? T * pl.P : H * W;
+    } else if (copy) {
+        Hp = hi[0] - lo[0] + 1;
+        Wp = hi[1] - lo[1] + 1;
+        if ((T * pl.P - 1) * s[1] + d[1] * (KW - 1) + 1 > Wp)
+            Wp = (T * pl.P - 1) * s[1] + d[1] * (KW - 1) + 1;
+    } else {
+        Hp = H;
+        Wp = W;
+    }
+    xbuf = xl->buf;
+    OHx = flat ? 1 : OH;
+    tpl_conv_blocks(t, &pl, R1, KH * KW * e, OHx, T, &kc, &G);
+    nv = lower_itervar(L, "n", N);
+    cbv = lower_itervar(L, "cb", pl.ncb);
+    ogv = lower_itervar(L, "og", tpl_ceil_div(OHx, G));
+    ohv = lower_itervar(L, "oh", kc < R1 ? G : OHx);
+    owv = lower_itervar(L, "ot", T);
+    pv = lower_itervar(L, "p", pl.P);
+    vv = lower_itervar(L, "v", pl.VL);
+    vo = lower_itervar(L, "vo", pl.V);
+    vi = lower_itervar(L, "vi", b);
+    acc = tpl_conv_reduce_vars(L, &pl, R1, kc, G, T, &ogv, &ohv, &owv, rv, &rcbv, &ohe, &r1e, &accb);
+    if (copy) {
+        src = lower_buf_temp(L, "xpad", DT_FLOAT32, R1 * Hp * Wp * e);
+        body = tpl_copy_phased(L, src, xbuf, &nv, R1, flat ? 1 : H, (flat ? H * W : W) * e, Hp, 1, Wp * e,
+                           flat ? 0 : lo[0], flat ? 0 : lo[1] * e, t->vector_bits / 32, NULL, 0);
+    } else {
+        src = xbuf;
+        body = NULL;
+    }
+    q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
+    {
+        /* ((plane*Hp + row)*Wp + q*s1)*e + r3 (blocked) or + r3*d1 (NCHW) */
+        Expr *row = ex_add(L, ex_mul(L, ohe, ex_int(L, s[0])), ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
+        Expr *plane = r1e, *aidx;
+        if (!copy)
+            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, R1)), plane);
+        if (flat)
+            row = ex_int(L, 0);
+        aidx = ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, plane, ex_int(L, Hp)), row), ex_int(L, Wp)),
+                                ex_mul(L, q, ex_int(L, s[1]))),
+                      ex_int(L, e));
+        aidx = ex_add(L, aidx, ex_mul(L, ex_var(L, &rv[2]), ex_int(L, blocked_in ? 1 : d[1])));
+        tile = tpl_update_nest(L, t, &pl, acc, rv, &pv, &vv, src, aidx, ex_var(L, &cbv), r1e, accb);
+    }
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    {
+        Expr *mb = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.V)), ex_var(L, &vo));
+        Expr *aix = ex_add(L, accb, ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
+                                                   ex_mul(L, ex_var(L, &vo), ex_int(L, b))),
+                                           ex_var(L, &vi)));
+        Expr *accv = ex_load(L, acc, aix), *iv, *index;
+        map[c->axes[0].var] = ex_var(L, &nv);
+        map[c->axes[1].var] = mb;
+        map[c->axes[4].var] = ex_var(L, &vi);
+        /* init may read per-position data: clamp the rows past the end */
+        tpl_conv_map_init(L, c, map, flat, T * pl.P != rows, q, ohe, OH, OW);
+        iv = tpl_init_value(L, c, map);
+        init = st_store(L, acc, aix, iv);
+        init = st_for(L, &vi, init);
+        init->for_kind = FOR_VECTORIZE;
+        init = st_for(L, &vo, init);
+        init = st_for(L, &pv, init);
+        tpl_conv_map_out(L, c, map, flat, q, OW);
+        index = lower_out_index(L, c);
+        /* for each channel block of the tile, P contiguous vectors */
+        epi = tpl_store_out(L, c, index, map, accv);
+        epi = st_for(L, &vi, epi);
+        epi->for_kind = FOR_VECTORIZE;
+        if (T * pl.P != rows)
+            epi = st_if(L, ex_lt(L, q, ex_int(L, rows)), epi);
+        epi = st_for(L, &pv, epi);
+        epi = st_for(L, &vo, epi);
+    }
+    tpl_conv_tile_nest(L, &pl, acc, body, init, tile, epi, kc < R1, ohe, OHx, G, &nv, &cbv, &ogv, &ohv, &owv, &rcbv);
+    return 0;
+}

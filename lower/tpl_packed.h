@@ -1,0 +1,107 @@
+/*
+ * The packed-panel template's files share this header (nothing outside
+ * lower/tpl_*.c includes it): the plan of a tile, the window of a conv,
+ * and the helpers one template file uses from another.
+ *
+ *   tpl_packed.c  entry (template_packed), planning, knobs, weight
+ *                 packing, the padded data copies, the shared update nest
+ *   tpl_conv.c    dense conv: window matching, reduction blocking, the
+ *                 conv tile nest (shared with tpl_nchwc.c), 1x1 positions
+ *   tpl_nchwc.c   blocked-layout conv (NCHW<b>c)
+ *   tpl_dwconv.c  depthwise conv
+ *   tpl_matmul.c  MatMul / Gemm
+ *   tpl_sum.c     plane sums (global average pooling)
+ */
+#ifndef TVMCC_TPL_PACKED_H
+#define TVMCC_TPL_PACKED_H
+
+#include "sched.h"
+#include "knobs.h"
+#include "loopq.h"
+
+/* A tile's shape and the weight panels it reads. */
+typedef struct Plan {
+    int lanes, V, VL, P;
+    int64_t co;         /* output channels (columns) */
+    int64_t ncb;        /* channel blocks of VL */
+    int nr;             /* reduce loops */
+    int64_t rext[3];
+    int64_t wco, wr[3], wc0; /* weight offset = wc0 + co*wco + sum r_i*wr[i] */
+    int wbuf;           /* original constant buffer */
+    int pbuf;           /* packed constant buffer */
+} Plan;
+
+/* A conv's window (tpl_conv_window), as the depthwise tiles take it. */
+typedef struct Window {
+    int64_t N, C, H, W, OH, OW, KH, KW, s[2], d[2], lo[2], hi[2];
+} Window;
+
+static inline int64_t tpl_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Reduce steps ahead of the current one whose weights a conv or matmul
+ * tile prefetches (32 steps: 4 KB at 32 lanes; gemm1024: 32 steps ~2.5%
+ * faster than none, 8 steps ~1.7%). */
+#define TILE_PREFETCH_STEPS 32
+
+/* ---- tpl_packed.c: planning, knobs, packing, copies, the update nest ---- */
+Stmt *tpl_tile(Lower *L, int acc, Expr *ai, Expr *a, Expr *b, const IterVar *rv,
+               const IterVar *pv, const IterVar *vv);
+int tpl_regs(const Target *t);
+int64_t tpl_l2_budget(const Target *t);
+int tpl_pick_rows(int64_t n, int pmax);
+void tpl_plan_tile(Plan *pl, const Target *t, int64_t co, int64_t rows);
+TileKnobs tpl_choose_knobs(Lower *L, const Target *t, TileShape shape, const char *op, const char *desc,
+                           int64_t rows, int64_t cols, int64_t K, int P, int V, int64_t G, int64_t kc);
+void tpl_plan_set(Plan *pl, const TileKnobs *kn);
+const char *tpl_conv_desc(Lower *L, int64_t N, int64_t C, int64_t H, int64_t W, int64_t Co, int64_t KH,
+                          int64_t KW, const int64_t *s, const int64_t *d, const int64_t *lo, const int64_t *hi);
+void tpl_strided_rows(Plan *pl, const Target *t, int64_t S, int64_t KW, int64_t rows);
+int tpl_pack_weights(Lower *L, Plan *pl);
+Stmt *tpl_update_nest(Lower *L, const Target *t, const Plan *pl, int acc, const IterVar *rv,
+                      const IterVar *pv, const IterVar *vv, int abuf, Expr *aidx, Expr *cb, Expr *r1e,
+                      Expr *accb);
+int tpl_operands(const Lower *L, const Compute *c, const Expr **data, const Expr **weights, const Expr **cond);
+Expr *tpl_init_value(Lower *L, const Compute *c, Expr *const *map);
+Stmt *tpl_store_out(Lower *L, const Compute *c, Expr *index, Expr *const *map, Expr *accv);
+int tpl_f32_load(const Kernel *k, const Expr *e);
+int tpl_const_load(const Lower *L, const Expr *e);
+int tpl_copy_lanes(const Target *t);
+Stmt *tpl_copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                         int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, Expr *row0, int64_t lo1, int lanes,
+                         Expr *xchan, int64_t Cx);
+Stmt *tpl_copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                      int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
+                      int64_t Cx);
+Stmt *tpl_copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
+                      int64_t Hp, int64_t Wp, int64_t lo0, int64_t lo1, int lanes);
+int64_t tpl_l1_budget(const Target *t);
+int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, int64_t c0);
+
+/* ---- tpl_conv.c ---- */
+int tpl_flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW);
+void tpl_conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int64_t rows, int64_t T,
+                     int64_t *kc, int64_t *G);
+int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int64_t H, int64_t W,
+                    int64_t *s, int64_t *d, int64_t *lo, int64_t *hi);
+int tpl_conv_reduce_vars(Lower *L, const Plan *pl, int64_t R, int64_t kc, int64_t G, int64_t T,
+                         const IterVar *ogv, const IterVar *ohv, const IterVar *owv, IterVar *rv,
+                         IterVar *rcbv, Expr **ohe, Expr **r1e, Expr **accb);
+void tpl_conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *init, Stmt *tile, Stmt *epi,
+                        int blocked, Expr *ohe, int64_t OHx, int64_t G, const IterVar *nv,
+                        const IterVar *cbv, const IterVar *ogv, const IterVar *ohv, const IterVar *owv,
+                        const IterVar *rcbv);
+/* *depthwise set when it lowered a depthwise conv (tpl_dwconv.c) */
+int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise);
+
+void tpl_conv_map_init(Lower *L, const Compute *c, Expr **map, int flat, int clamp, Expr *q, Expr *ohe,
+                       int64_t OH, int64_t OW);
+void tpl_conv_map_out(Lower *L, const Compute *c, Expr **map, int flat, Expr *q, int64_t OW);
+
+/* ---- the templates, each 0 when it replaced the kernel's nest, 1 when
+ * the stage is not its shape (nest untouched) ---- */
+int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c);
+int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w);
+int tpl_matmul(Lower *L, const Target *t, Compute *c);
+int tpl_plane_sum(Lower *L, const Target *t, Compute *c);
+
+#endif
