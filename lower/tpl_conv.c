@@ -285,31 +285,40 @@ void tpl_conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, i
     *kc = d;
 }
 
-/* The window of a conv's data load xl: its indices 2 and 3 (rows and
- * columns, possibly clamped to the plane) affine in output axis 2+i and
- * reduce axis 1+i only, with strides s and dilations d >= 1, first and last
- * positions lo and hi. Every bound that can fail must be tested by cond
- * (the padding select, which then gives 0 there). Returns 1 when xl is not
- * such a window. */
+/* The window of conv stage c (its strides s, dilations d, first and last
+ * input positions lo and hi per spatial axis) from the parameters lowering
+ * tagged it with (Compute.window: ir/params.h). The data load xl must read
+ * that window: its indices 2 and 3 (rows and columns, possibly clamped to
+ * the plane) are checked to be output axis 2+i times the stride plus
+ * reduce axis 1+i times the dilation minus the leading pad, and every
+ * bound that can fail must be tested by cond (the padding select, which
+ * then gives 0 there). Returns 1 when c has no 2-d window, xl does not
+ * read it, or an axis of one output position has a stride other than 1. */
 int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int64_t H, int64_t W,
                     int64_t *s, int64_t *d, int64_t *lo, int64_t *hi)
 {
     const Expr *pos[2];
+    const ConvWindow *win = c->window;
     LqAffine ap[2];
     int i, clamped[2], bits = 0, need = 0;
+    if (!win || win->nsp != 2)
+        return 1;
     for (i = 0; i < 2; i++) {
         int vars[2];
         int64_t ext = i ? W : H;
         vars[0] = c->axes[2 + i].var;
         vars[1] = c->raxes[1 + i].var;
+        s[i] = win->strides[i];
+        d[i] = win->dilations[i];
+        lo[i] = -win->pad_begin[i];
         pos[i] = strip_clamp(xl->idx[2 + i], ext - 1, &clamped[i]);
-        if (!lq_affine(pos[i], &ap[i]) || !lq_aff_only(&ap[i], vars, 2))
+        if (!lq_affine(pos[i], &ap[i]) || !lq_aff_only(&ap[i], vars, 2) ||
+            lq_aff_coef(&ap[i], vars[0]) != s[i] || lq_aff_coef(&ap[i], vars[1]) != d[i] ||
+            ap[i].c0 != lo[i])
             return 1;
-        s[i] = lq_aff_coef(&ap[i], vars[0]);
-        d[i] = lq_aff_coef(&ap[i], vars[1]);
+        /* (an axis of one output position is tiled only at stride 1) */
         if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
             return 1;
-        lo[i] = ap[i].c0;
         hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[1 + i].extent - 1);
         if (lo[i] < 0 || hi[i] >= ext)
             need |= (lo[i] < 0 ? 1 : 0) << (2 * i) | (hi[i] >= ext ? 2 : 0) << (2 * i);
