@@ -129,6 +129,24 @@ static Expr *window(Lower *L, const IterVar *o, const IterVar *r, const Shape *s
     return pos;
 }
 
+/* The window a conv stage of sh is tagged with, as lowering tags it
+ * (Compute.window): the templates take strides, dilations and pads there. */
+static const ConvWindow *conv_tag(Lower *L, const Shape *sh, int64_t oh, int64_t ow)
+{
+    ConvWindow *w = lower_alloc(L, sizeof *w);
+    memset(w, 0, sizeof *w);
+    w->nsp = 2;
+    w->kernel[0] = sh->kh;
+    w->kernel[1] = sh->kw;
+    w->strides[0] = w->strides[1] = sh->stride;
+    w->dilations[0] = w->dilations[1] = 1;
+    w->pad_begin[0] = w->pad_begin[1] = w->pad_end[0] = w->pad_end[1] = sh->pad;
+    w->out[0] = oh;
+    w->out[1] = ow;
+    w->group = sh->dw ? sh->c : 1;
+    return w;
+}
+
 /* Builds the kernel for sh into L->k; returns the number of buffers that
  * are inputs (the first ones). */
 static int build(Lower *L, const Shape *sh)
@@ -153,6 +171,7 @@ static int build(Lower *L, const Shape *sh)
         IterVar rc, rh, rw, ri;
         Expr *co, *yi[5];
         c = lower_stage(L, "conv_nchwc", y, 5, yd);
+        c->window = conv_tag(L, sh, oh, ow);
         rc = *lower_raxis(L, c, xd[1]);
         rh = *lower_raxis(L, c, sh->kh);
         rw = *lower_raxis(L, c, sh->kw);
@@ -202,6 +221,7 @@ static int build(Lower *L, const Shape *sh)
         int y = lower_buf_temp(L, "y", DT_FLOAT32, yd[0] * yd[1] * yd[2] * yd[3]);
         IterVar rc, rh, rw;
         c = lower_stage(L, "conv", y, 4, yd);
+        c->window = conv_tag(L, sh, oh, ow);
         rc = *lower_raxis(L, c, wc);
         rh = *lower_raxis(L, c, sh->kh);
         rw = *lower_raxis(L, c, sh->kw);
