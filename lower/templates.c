@@ -440,12 +440,13 @@ static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
 static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
 {
     Kernel *k = L->k;
-    const Compute *last = &k->stages[k->n_stages - 1];
+    const Compute *last;
     Sched s;
     int i, j, a, var, tv, split = 0, moved = 0;
     int64_t temps = 0, trips = 1, region, f;
     if (k->n_stages < 2)
         return;
+    last = &k->stages[k->n_stages - 1];
     for (i = 0; i + 1 < k->n_stages; i++)
         if (k->bufs[k->stages[i].out_buf].scope == BUF_TEMP) {
             int64_t n = k->bufs[k->stages[i].out_buf].numel;

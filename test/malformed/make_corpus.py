@@ -534,6 +534,15 @@ def main():
         [helper.make_node("Pad", ["x"], ["y"], name="pad0", pads=[0, 1, 0, 1], value=float("nan"))],
         [vi("x", i64)], [vi("y", i64, (1, 6))], opset=2))
 
+    # fuzz_compile (through the pipeline, -t x86-64-avx512): a Concat of
+    # two [2, 0] tensors is a kernel of no stages, on which the row
+    # compute_at of lower/templates.c formed &stages[-1] (UBSan: offset
+    # applied to a null pointer). A valid model: ok_ cases must compile.
+    for t in ("c", "x86-64-avx512"):
+        save("ok_concat_empty_" + t.replace("-", "_"), model(
+            [helper.make_node("Concat", ["a", "a"], ["y"], name="concat0", axis=-1)],
+            [vi("a", shape=(2, 0))], [vi("y", shape=(2, 0))]))
+
     print("%d cases in %s" % (count[0], out))
 
 

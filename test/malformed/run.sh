@@ -4,7 +4,10 @@
 # (build/asan/tvmcc, `make build/asan/tvmcc`) with a 10 s limit. Each case
 # must exit 1 with exactly one line of output that names the model file, no
 # sanitizer report (leaks included), and leave no output directory and no
-# temporary directory behind.
+# temporary directory behind. A case named ok_NAME (or ok_NAME_TARGET, for
+# the targets named at its end: c, x86_64_avx512, cortex_m4...) is a valid
+# model that fuzzing once broke: it must compile (exit 0) with no sanitizer
+# report and write its output directory.
 #
 #   test/malformed/run.sh [-v] [NAME_REGEX]
 #
@@ -55,8 +58,16 @@ while IFS= read -r model; do
     start=$(date +%s%N)
     # run from the model's directory so that the message can be matched on
     # the path as given
+    targs=() want=1
+    case $name in
+        ok_*)
+            want=0
+            for t in c x86_64_avx512 x86_64_avx2 x86_64 cortex_m4 cortex_m0 cortex_m7 cortex_m55 aarch64; do
+                case $name in *_"$t") targs=(-t "${t//_/-}"); break ;; esac
+            done ;;
+    esac
     msg=$(cd "$(dirname "$model")" && timeout -k 2 "$limit" "$TVMCC" "$(basename "$model")" \
-          -o "$out" 2>&1 </dev/null)
+          -o "$out" "${targs[@]}" 2>&1 </dev/null)
     rc=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     if [ $ms -gt $slowest ]; then slowest=$ms slowest_name=$name; fi
@@ -66,8 +77,10 @@ while IFS= read -r model; do
         why="sanitizer report"
     elif [ $rc = 124 ] || [ $rc = 137 ]; then
         why="timeout (${limit} s)"
-    elif [ $rc != 1 ]; then
-        why="exit $rc, want 1"
+    elif [ $rc != $want ]; then
+        why="exit $rc, want $want"
+    elif [ $want = 0 ]; then
+        ls "$out"/*.c >/dev/null 2>&1 || why="no C written into $out"
     elif [ "$lines" != 1 ]; then
         why="$lines lines of output, want 1"
     elif ! printf '%s' "$msg" | grep -qF -- "$(basename "$model")"; then
