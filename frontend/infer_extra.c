@@ -108,6 +108,7 @@ int infer_BitShift(Graph *g, Node *n, Diag *d)
 static int infer_arg(Graph *g, Node *n, Diag *d)
 {
     Value *x;
+    AxisParams p;
     int axis, i, r = 0;
     int64_t dims[TVMCC_MAX_RANK];
     int keep = attr_int(n, "keepdims", 1, d) != 0;
@@ -120,6 +121,10 @@ static int infer_arg(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "a scalar has no axis to reduce");
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
         return 1;
+    memset(&p, 0, sizeof p);
+    p.axis = axis;
+    p.select_last_index = attr_int(n, "select_last_index", 0, d) != 0;
+    infer_set_axis(g, n, axis, &p);
     if (x->dims[axis] == 0)
         return diag_error(d, n, "input[0]", "the reduced axis is empty");
     for (i = 0; i < x->rank; i++) {
@@ -148,6 +153,7 @@ int infer_Hardmax(Graph *g, Node *n, Diag *d)
     if (infer_axis(n, attr_int(n, "axis", n->opset >= 13 ? -1 : 1, d), x->rank, &axis, d,
                    "axis"))
         return 1;
+    infer_set_axis(g, n, axis, NULL);
     return value_set(g, n->out[0], x->dtype, x->rank, x->dims, d, n);
 }
 

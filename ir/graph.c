@@ -742,6 +742,62 @@ const EinsumParams *node_einsum(const Node *n)
     return params_of(n, PARAMS_EINSUM, "einsum equation");
 }
 
+const AxisParams *node_axis(const Node *n)
+{
+    return params_of(n, PARAMS_AXIS, "axis parameters");
+}
+
+const ScalarParams *node_scalar(const Node *n)
+{
+    return params_of(n, PARAMS_SCALAR, "scalar parameters");
+}
+
+const SliceParams *node_slice(const Node *n)
+{
+    return params_of(n, PARAMS_SLICE, "slice parameters");
+}
+
+const PadParams *node_pad(const Node *n)
+{
+    return params_of(n, PARAMS_PAD, "pad parameters");
+}
+
+const PermParams *node_perm(const Node *n)
+{
+    return params_of(n, PARAMS_PERM, "permutation");
+}
+
+const RnnParams *node_rnn(const Node *n)
+{
+    return params_of(n, PARAMS_RNN, "recurrent layer parameters");
+}
+
+const VisionParams *node_vision(const Node *n)
+{
+    return params_of(n, PARAMS_VISION, "sampling parameters");
+}
+
+const LossParams *node_loss(const Node *n)
+{
+    return params_of(n, PARAMS_LOSS, "loss parameters");
+}
+
+const StringParams *node_string(const Node *n)
+{
+    return params_of(n, PARAMS_STRING, "string parameters");
+}
+
+void node_set_perm(Graph *g, Node *n, int rank, const int64_t *perm)
+{
+    PermParams p;
+    int i;
+    memset(&p, 0, sizeof p);
+    p.rank = rank;
+    for (i = 0; i < rank; i++)
+        p.perm[i] = (int)perm[i];
+    node_set_params(g, n, PARAMS_PERM, &p, sizeof p);
+}
+
 void node_add_attr(Graph *g, int32_t ni, Attr a)
 {
     Node *n = &g->nodes[ni];

@@ -208,11 +208,9 @@ static void arg_stages(Lower *L, int xb, const int64_t *v3, DType xt, int is_max
 static int lower_arg(Lower *L, Node *n, int is_max)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int64_t axis = attr_int(n, "axis", 0, L->d), v3[3];
-    int last = attr_int(n, "select_last_index", 0, L->d) != 0;
-    if (axis < 0)
-        axis += x->rank;
-    view3(x, (int)axis, v3);
+    int64_t v3[3];
+    int last = node_axis(n)->select_last_index;
+    view3(x, node_axis(n)->axis, v3);
     arg_stages(L, lower_buf_value(L, n->in[0]), v3, x->dtype, is_max, last,
                lower_buf_value(L, n->out[0]));
     return 0;
@@ -226,13 +224,11 @@ int lower_ArgMin(Lower *L, Node *n) { return lower_arg(L, n, 0); }
 int lower_Hardmax(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int64_t axis = attr_int(n, "axis", n->opset >= 13 ? -1 : 1, L->d), v3[3], d2[2];
+    int64_t v3[3], d2[2];
     int ib, i;
     Compute *c;
     Expr *xi[3], *oi[2];
-    if (axis < 0)
-        axis += x->rank;
-    view3(x, (int)axis, v3);
+    view3(x, node_axis(n)->axis, v3);
     if (n->opset < 13) {
         v3[1] *= v3[2];
         v3[2] = 1;
