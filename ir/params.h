@@ -115,7 +115,7 @@ typedef struct AxisParams {
 /* The operators whose parameters are a few numbers and switches: the
  * activations (LeakyRelu, HardSigmoid, Elu, Selu, Celu, ThresholdedRelu,
  * Shrink, Clip before opset 11), Mod, BitShift, IsInf, Trilu, EyeLike,
- * the window generators, Gemm and the normalizations (BatchNormalization,
+ * the window generators, ConstantOfShape, Gemm and the normalizations (BatchNormalization,
  * InstanceNormalization, LayerNormalization, MeanVarianceNormalization,
  * LRN). Fields are named after the ONNX attribute and hold its default
  * when it is absent; an op leaves the fields it has not at 0. */
@@ -135,6 +135,9 @@ typedef struct ScalarParams {
     uint8_t upper;              /* Trilu */
     uint8_t periodic;           /* HannWindow, HammingWindow, BlackmanWindow */
     uint8_t trans_a, trans_b;   /* Gemm */
+    uint8_t fill_dtype;         /* ConstantOfShape: DType of value (DT_UNDEF: absent) */
+    double fill;                /* ConstantOfShape value of a float type */
+    int64_t fill_int;           /* ConstantOfShape value of an integer or bool type */
 } ScalarParams;
 
 /* Slice: the entries of starts/axes/steps (ends only shape the output,

@@ -115,7 +115,7 @@ int lower_LeakyRelu(Lower *L, Node *n)
     Expr *x;
     Compute *c = unary(L, n, &x);
     DType t = in_type(L, n, 0);
-    double alpha = attr_float(n, "alpha", 0.01, L->d);
+    double alpha = node_scalar(n)->alpha;
     c->body = ex_select(L, ex_binary(L, BIN_LT, x, const_of(L, t, 0)),
                         ex_mul(L, x, const_of(L, t, alpha)), x);
     return 0;
@@ -133,8 +133,7 @@ int lower_HardSigmoid(Lower *L, Node *n)
 {
     Expr *x;
     Compute *c = unary(L, n, &x);
-    c->body = hard_sigmoid(L, in_type(L, n, 0), x, attr_float(n, "alpha", 0.2, L->d),
-                           attr_float(n, "beta", 0.5, L->d));
+    c->body = hard_sigmoid(L, in_type(L, n, 0), x, node_scalar(n)->alpha, node_scalar(n)->beta);
     return 0;
 }
 
@@ -151,7 +150,7 @@ int lower_Elu(Lower *L, Node *n)
     Expr *x;
     Compute *c = unary(L, n, &x);
     DType t = in_type(L, n, 0);
-    double alpha = attr_float(n, "alpha", 1.0, L->d);
+    double alpha = node_scalar(n)->alpha;
     Expr *neg = ex_mul(L, const_of(L, t, alpha),
                        ex_sub(L, ex_unary(L, UN_EXP, x), const_of(L, t, 1)));
     c->body = ex_select(L, ex_binary(L, BIN_LT, x, const_of(L, t, 0)), neg, x);
@@ -163,8 +162,7 @@ int lower_Selu(Lower *L, Node *n)
     Expr *x;
     Compute *c = unary(L, n, &x);
     DType t = in_type(L, n, 0);
-    double alpha = attr_float(n, "alpha", 1.67326319217681884765625, L->d);
-    double gamma = attr_float(n, "gamma", 1.05070102214813232421875, L->d);
+    double alpha = node_scalar(n)->alpha, gamma = node_scalar(n)->gamma;
     Expr *neg = ex_sub(L, ex_mul(L, const_of(L, t, alpha), ex_unary(L, UN_EXP, x)),
                        const_of(L, t, alpha));
     Expr *v = ex_select(L, ex_binary(L, BIN_LE, x, const_of(L, t, 0)), neg, x);
@@ -198,10 +196,11 @@ int lower_Clip(Lower *L, Node *n)
     Compute *c = unary(L, n, &x);
     DType t = in_type(L, n, 0);
     if (n->opset < 11) {
-        if (node_attr(n, "min"))
-            lo = const_of(L, t, attr_float(n, "min", 0, L->d));
-        if (node_attr(n, "max"))
-            hi = const_of(L, t, attr_float(n, "max", 0, L->d));
+        const ScalarParams *p = node_scalar(n);
+        if (p->has_min)
+            lo = const_of(L, t, p->min);
+        if (p->has_max)
+            hi = const_of(L, t, p->max);
     } else {
         if (n->n_in > 1 && n->in[1] >= 0)
             lo = load_scalar(L, n->in[1]);

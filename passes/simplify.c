@@ -87,7 +87,7 @@ static int fold_bn_into_conv(Graph *g, Node *bn, Diag *d)
     int32_t x = bn->in[0], ci;
     Node *conv;
     const Value *w, *xv;
-    double eps = attr_float(bn, "epsilon", 1e-5, d);
+    double eps = node_scalar(bn)->epsilon;
     int64_t m, per, oc, k;
     int i, f64;
     void *nw, *nb;
