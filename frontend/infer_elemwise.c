@@ -83,44 +83,26 @@ int infer_Not(Graph *g, Node *n, Diag *d)
     return same_shape(g, n, d, DT_UNDEF);
 }
 
-/* The activations with numeric attributes (ScalarParams, named as in ONNX
- * with ONNX's defaults). */
-int infer_LeakyRelu(Graph *g, Node *n, Diag *d)
+/* A float activation whose attributes are alpha, beta and gamma, with
+ * ONNX's defaults (an op without beta or gamma gets its default 0 there):
+ * stored as ScalarParams. */
+static int activation(Graph *g, Node *n, Diag *d, double alpha, double beta, double gamma)
 {
     ScalarParams p;
     int errs = d->errors;
     memset(&p, 0, sizeof p);
-    p.alpha = attr_float(n, "alpha", 0.01, d);
+    p.alpha = attr_float(n, "alpha", alpha, d);
+    p.beta = attr_float(n, "beta", beta, d);
+    p.gamma = attr_float(n, "gamma", gamma, d);
     return infer_set_scalar(g, n, &p, errs, d) || unary_float(g, n, d);
 }
 
-int infer_HardSigmoid(Graph *g, Node *n, Diag *d)
-{
-    ScalarParams p;
-    int errs = d->errors;
-    memset(&p, 0, sizeof p);
-    p.alpha = attr_float(n, "alpha", 0.2, d);
-    p.beta = attr_float(n, "beta", 0.5, d);
-    return infer_set_scalar(g, n, &p, errs, d) || unary_float(g, n, d);
-}
-
-int infer_Elu(Graph *g, Node *n, Diag *d)
-{
-    ScalarParams p;
-    int errs = d->errors;
-    memset(&p, 0, sizeof p);
-    p.alpha = attr_float(n, "alpha", 1.0, d);
-    return infer_set_scalar(g, n, &p, errs, d) || unary_float(g, n, d);
-}
-
+int infer_LeakyRelu(Graph *g, Node *n, Diag *d) { return activation(g, n, d, 0.01, 0, 0); }
+int infer_HardSigmoid(Graph *g, Node *n, Diag *d) { return activation(g, n, d, 0.2, 0.5, 0); }
+int infer_Elu(Graph *g, Node *n, Diag *d) { return activation(g, n, d, 1.0, 0, 0); }
 int infer_Selu(Graph *g, Node *n, Diag *d)
 {
-    ScalarParams p;
-    int errs = d->errors;
-    memset(&p, 0, sizeof p);
-    p.alpha = attr_float(n, "alpha", 1.67326319217681884765625, d);
-    p.gamma = attr_float(n, "gamma", 1.05070102214813232421875, d);
-    return infer_set_scalar(g, n, &p, errs, d) || unary_float(g, n, d);
+    return activation(g, n, d, 1.67326319217681884765625, 0, 1.05070102214813232421875);
 }
 
 /* Clip: bounds are attributes before opset 11 (ScalarParams min, max) and

@@ -1,7 +1,9 @@
 /*
- * Lowering of the smaller operators added after the first op set: the
- * remaining unary maths, CastLike, Mod, BitShift, ArgMax/ArgMin, Hardmax,
- * Trilu, EyeLike and the window generators.
+ * Lowering of the smaller operators added after the first op set: IsInf,
+ * Shrink, ThresholdedRelu, Celu, CastLike, Mod, BitShift, ArgMax/ArgMin,
+ * Hardmax, Trilu, EyeLike and the window generators. The other unary maths
+ * (Tan ... Atanh, Round, IsNaN) are OP_UNARY rows of ir/ops.h, lowered by
+ * lower_unary_row() in op_elemwise.c.
  *
  * The elementwise ones are one stage each, like lower/op_elemwise.c. The
  * arg-reductions cannot carry a (value, index) pair through one reduction,
@@ -34,25 +36,6 @@ static Expr *load_in(Lower *L, const Node *n, int i, const Compute *c)
     const Value *v = &L->g->values[n->in[i]];
     return ex_load_broadcast(L, lower_buf_value(L, n->in[i]), v->rank, v->dims, c);
 }
-
-static int unary_op(Lower *L, Node *n, UnaryOp op)
-{
-    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
-    c->body = ex_unary(L, op, load_in(L, n, 0, c));
-    return 0;
-}
-
-int lower_Tan(Lower *L, Node *n) { return unary_op(L, n, UN_TAN); }
-int lower_Asin(Lower *L, Node *n) { return unary_op(L, n, UN_ASIN); }
-int lower_Acos(Lower *L, Node *n) { return unary_op(L, n, UN_ACOS); }
-int lower_Atan(Lower *L, Node *n) { return unary_op(L, n, UN_ATAN); }
-int lower_Sinh(Lower *L, Node *n) { return unary_op(L, n, UN_SINH); }
-int lower_Cosh(Lower *L, Node *n) { return unary_op(L, n, UN_COSH); }
-int lower_Asinh(Lower *L, Node *n) { return unary_op(L, n, UN_ASINH); }
-int lower_Acosh(Lower *L, Node *n) { return unary_op(L, n, UN_ACOSH); }
-int lower_Atanh(Lower *L, Node *n) { return unary_op(L, n, UN_ATANH); }
-int lower_Round(Lower *L, Node *n) { return unary_op(L, n, UN_ROUND); }
-int lower_IsNaN(Lower *L, Node *n) { return unary_op(L, n, UN_ISNAN); }
 
 int lower_IsInf(Lower *L, Node *n)
 {
