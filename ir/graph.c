@@ -717,75 +717,25 @@ void node_set_params(Graph *g, Node *n, ParamKind kind, const void *p, size_t si
 static const void *params_of(const Node *n, ParamKind kind, const char *what)
 {
     if (n->param_kind != kind || !n->params)
-        die("node '%s' (%s, #%d) has no parsed %s: inference did not run on it",
+        die("node '%s' (%s, #%d) has no parsed %s parameters: inference did not run on it",
             n->name ? n->name : "", n->op_type, (int)n->index, what);
     return n->params;
 }
 
-const ConvWindow *node_window(const Node *n)
-{
-    return params_of(n, PARAMS_WINDOW, "window");
-}
-
-const ReduceParams *node_reduce(const Node *n)
-{
-    return params_of(n, PARAMS_REDUCE, "reduce axes");
-}
-
-const ResizeParams *node_resize(const Node *n)
-{
-    return params_of(n, PARAMS_RESIZE, "resize parameters");
-}
-
-const EinsumParams *node_einsum(const Node *n)
-{
-    return params_of(n, PARAMS_EINSUM, "einsum equation");
-}
-
-const AxisParams *node_axis(const Node *n)
-{
-    return params_of(n, PARAMS_AXIS, "axis parameters");
-}
-
-const ScalarParams *node_scalar(const Node *n)
-{
-    return params_of(n, PARAMS_SCALAR, "scalar parameters");
-}
-
-const SliceParams *node_slice(const Node *n)
-{
-    return params_of(n, PARAMS_SLICE, "slice parameters");
-}
-
-const PadParams *node_pad(const Node *n)
-{
-    return params_of(n, PARAMS_PAD, "pad parameters");
-}
-
-const PermParams *node_perm(const Node *n)
-{
-    return params_of(n, PARAMS_PERM, "permutation");
-}
-
-const RnnParams *node_rnn(const Node *n)
-{
-    return params_of(n, PARAMS_RNN, "recurrent layer parameters");
-}
-
-const VisionParams *node_vision(const Node *n)
-{
-    return params_of(n, PARAMS_VISION, "sampling parameters");
-}
-
-const LossParams *node_loss(const Node *n)
-{
-    return params_of(n, PARAMS_LOSS, "loss parameters");
-}
-
-const StringParams *node_string(const Node *n)
-{
-    return params_of(n, PARAMS_STRING, "string parameters");
-}
+/* One getter per ParamKind (ir/graph.h). */
+const ConvWindow *node_window(const Node *n) { return params_of(n, PARAMS_WINDOW, "window"); }
+const ReduceParams *node_reduce(const Node *n) { return params_of(n, PARAMS_REDUCE, "reduce"); }
+const ResizeParams *node_resize(const Node *n) { return params_of(n, PARAMS_RESIZE, "resize"); }
+const EinsumParams *node_einsum(const Node *n) { return params_of(n, PARAMS_EINSUM, "einsum"); }
+const AxisParams *node_axis(const Node *n) { return params_of(n, PARAMS_AXIS, "axis"); }
+const ScalarParams *node_scalar(const Node *n) { return params_of(n, PARAMS_SCALAR, "scalar"); }
+const SliceParams *node_slice(const Node *n) { return params_of(n, PARAMS_SLICE, "slice"); }
+const PadParams *node_pad(const Node *n) { return params_of(n, PARAMS_PAD, "pad"); }
+const PermParams *node_perm(const Node *n) { return params_of(n, PARAMS_PERM, "transpose"); }
+const RnnParams *node_rnn(const Node *n) { return params_of(n, PARAMS_RNN, "recurrent"); }
+const VisionParams *node_vision(const Node *n) { return params_of(n, PARAMS_VISION, "vision"); }
+const LossParams *node_loss(const Node *n) { return params_of(n, PARAMS_LOSS, "loss"); }
+const StringParams *node_string(const Node *n) { return params_of(n, PARAMS_STRING, "string"); }
 
 void node_set_perm(Graph *g, Node *n, int rank, const int64_t *perm)
 {
