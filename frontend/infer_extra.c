@@ -62,9 +62,10 @@ int infer_IsInf(Graph *g, Node *n, Diag *d)
     return infer_set_scalar(g, n, &p, errs, d) || infer_IsNaN(g, n, d);
 }
 
-/* Shrink is defined for every numeric type; on integers the lowering
- * computes in double, as the reference does, so lambd and bias need not
- * be values of the input's type. */
+/* Shrink is defined for every numeric type. On integers the lowering
+ * computes in double, as the reference does; lambd and bias must still be
+ * finite and within the input type's range there (NaN or 1e30 for an
+ * int32 are refused as model errors). */
 int infer_Shrink(Graph *g, Node *n, Diag *d)
 {
     Value *x;
@@ -82,6 +83,8 @@ int infer_Shrink(Graph *g, Node *n, Diag *d)
         return 1;
     if (p.lambd < 0)
         return diag_error(d, n, "lambd", "must not be negative");
+    if (infer_attr_fits(n, "lambd", x->dtype, d) || infer_attr_fits(n, "bias", x->dtype, d))
+        return 1;
     return infer_elementwise(g, n, d, DT_UNDEF, 1);
 }
 
