@@ -59,6 +59,12 @@ int infer_need_float(const Node *n, const Value *v, const char *field, Diag *d);
 int infer_attr_fits(const Node *n, const char *name, DType t, Diag *d);
 /* Normalise axis in [-rank, rank) to [0, rank); reports out of range. */
 int infer_axis(const Node *n, int64_t axis, int rank, int *out, Diag *d, const char *field);
+/* Stores on n the AxisParams p, or (p NULL) AxisParams holding only `axis`
+ * (ir/params.h). */
+void infer_set_axis(Graph *g, Node *n, int axis, const AxisParams *p);
+/* Stores the ScalarParams p on n and returns 0, or returns 1 when errors
+ * were reported since the count `errs` (an attribute of the wrong type). */
+int infer_set_scalar(Graph *g, Node *n, const ScalarParams *p, int errs, Diag *d);
 /* Output i takes the declared shape recorded for it, if complete (returns 0),
  * else reports `why` and returns 1. */
 int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why);

@@ -143,6 +143,29 @@ int infer_Constant(Graph *g, Node *n, Diag *d)
     }
 }
 
+/* ConstantOfShape's value as ScalarParams (for a fill at run time). */
+static void set_fill(Graph *g, Node *n, const Tensor *t)
+{
+    ScalarParams p;
+    const void *v = t ? t->data : NULL;
+    memset(&p, 0, sizeof p);
+    p.fill_dtype = (uint8_t)(t ? t->dtype : DT_UNDEF);
+    switch (t ? t->dtype : DT_UNDEF) {
+    case DT_FLOAT32: p.fill = *(const float *)v; break;
+    case DT_FLOAT64: p.fill = *(const double *)v; break;
+    case DT_INT8: p.fill_int = *(const int8_t *)v; break;
+    case DT_INT16: p.fill_int = *(const int16_t *)v; break;
+    case DT_INT32: p.fill_int = *(const int32_t *)v; break;
+    case DT_INT64: p.fill_int = *(const int64_t *)v; break;
+    case DT_UINT8: case DT_BOOL: p.fill_int = *(const uint8_t *)v; break;
+    case DT_UINT16: p.fill_int = *(const uint16_t *)v; break;
+    case DT_UINT32: p.fill_int = *(const uint32_t *)v; break;
+    case DT_UINT64: p.fill_int = (int64_t)*(const uint64_t *)v; break;
+    default: break; /* float16...: refused by the lowering, folded otherwise */
+    }
+    node_set_params(g, n, PARAMS_SCALAR, &p, sizeof p);
+}
+
 int infer_ConstantOfShape(Graph *g, Node *n, Diag *d)
 {
     const Attr *a = node_attr(n, "value");
@@ -162,6 +185,7 @@ int infer_ConstantOfShape(Graph *g, Node *n, Diag *d)
         dt = a->t->dtype;
         fill = a->t->data;
     }
+    set_fill(g, n, a ? a->t : NULL);
     cnt = value_const_ints(g, n->in[0], &shape);
     if (cnt < 0) {
         int rc = infer_use_declared(g, n, 0, d, "shape input is computed at run time");

@@ -10,6 +10,8 @@
  */
 #include "infer.h"
 
+#include <string.h>
+
 static int is_numeric(DType t)
 {
     return dtype_is_float(t) || dtype_is_signed_int(t) ||
@@ -54,10 +56,8 @@ static int unary_numeric(Graph *g, Node *n, Diag *d)
 int infer_Abs(Graph *g, Node *n, Diag *d) { return unary_numeric(g, n, d); }
 int infer_Neg(Graph *g, Node *n, Diag *d) { return unary_numeric(g, n, d); }
 int infer_Relu(Graph *g, Node *n, Diag *d) { return unary_numeric(g, n, d); }
-int infer_LeakyRelu(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Sigmoid(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Tanh(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
-int infer_HardSigmoid(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_HardSwish(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Exp(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Log(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
@@ -68,8 +68,6 @@ int infer_Ceil(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Sin(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Cos(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Erf(Graph *g, Node *n, Diag *d) { return unary_numeric(g, n, d); }
-int infer_Elu(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
-int infer_Selu(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Softplus(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Softsign(Graph *g, Node *n, Diag *d) { return unary_float(g, n, d); }
 int infer_Sign(Graph *g, Node *n, Diag *d) { return unary_numeric(g, n, d); }
@@ -85,12 +83,35 @@ int infer_Not(Graph *g, Node *n, Diag *d)
     return same_shape(g, n, d, DT_UNDEF);
 }
 
-/* Clip: bounds are attributes before opset 11 and optional scalar inputs
- * of the same type from opset 11. */
+/* A float activation whose attributes are alpha, beta and gamma, with
+ * ONNX's defaults (an op without beta or gamma gets its default 0 there):
+ * stored as ScalarParams. */
+static int activation(Graph *g, Node *n, Diag *d, double alpha, double beta, double gamma)
+{
+    ScalarParams p;
+    int errs = d->errors;
+    memset(&p, 0, sizeof p);
+    p.alpha = attr_float(n, "alpha", alpha, d);
+    p.beta = attr_float(n, "beta", beta, d);
+    p.gamma = attr_float(n, "gamma", gamma, d);
+    return infer_set_scalar(g, n, &p, errs, d) || unary_float(g, n, d);
+}
+
+int infer_LeakyRelu(Graph *g, Node *n, Diag *d) { return activation(g, n, d, 0.01, 0, 0); }
+int infer_HardSigmoid(Graph *g, Node *n, Diag *d) { return activation(g, n, d, 0.2, 0.5, 0); }
+int infer_Elu(Graph *g, Node *n, Diag *d) { return activation(g, n, d, 1.0, 0, 0); }
+int infer_Selu(Graph *g, Node *n, Diag *d)
+{
+    return activation(g, n, d, 1.67326319217681884765625, 0, 1.05070102214813232421875);
+}
+
+/* Clip: bounds are attributes before opset 11 (ScalarParams min, max) and
+ * optional scalar inputs of the same type from opset 11. */
 int infer_Clip(Graph *g, Node *n, Diag *d)
 {
     Value *x = in_val(g, n, 0);
-    int i;
+    ScalarParams p;
+    int i, errs = d->errors;
     if (need_input(g, n, 0, d))
         return 1;
     if (!is_numeric(x->dtype))
@@ -98,6 +119,15 @@ int infer_Clip(Graph *g, Node *n, Diag *d)
                           infer_type_name(x->dtype));
     if (n->opset < 11 && (infer_attr_fits(n, "min", x->dtype, d) ||
                           infer_attr_fits(n, "max", x->dtype, d)))
+        return 1;
+    memset(&p, 0, sizeof p);
+    if (n->opset < 11) {
+        p.has_min = node_attr(n, "min") != NULL;
+        p.has_max = node_attr(n, "max") != NULL;
+        p.min = attr_float(n, "min", 0, d);
+        p.max = attr_float(n, "max", 0, d);
+    }
+    if (infer_set_scalar(g, n, &p, errs, d))
         return 1;
     for (i = 1; i < n->n_in; i++) {
         Value *b = in_val(g, n, i);

@@ -7,6 +7,7 @@
  * here only attributes are validated and output shapes derived, following
  * the ONNX operator definitions. A window's length is a shape-like input:
  * when it is not a compile-time constant the declared output shape is used.
+ * The attributes are stored parsed on the node (ScalarParams, AxisParams).
  */
 #include "infer.h"
 
@@ -30,8 +31,19 @@ int infer_Asinh(Graph *g, Node *n, Diag *d) { return float_unary(g, n, d); }
 int infer_Acosh(Graph *g, Node *n, Diag *d) { return float_unary(g, n, d); }
 int infer_Atanh(Graph *g, Node *n, Diag *d) { return float_unary(g, n, d); }
 int infer_Round(Graph *g, Node *n, Diag *d) { return float_unary(g, n, d); }
-int infer_ThresholdedRelu(Graph *g, Node *n, Diag *d) { return float_unary(g, n, d); }
-int infer_Celu(Graph *g, Node *n, Diag *d) { return float_unary(g, n, d); }
+
+/* Float unary op whose only attribute is alpha (default 1). */
+static int alpha_unary(Graph *g, Node *n, Diag *d)
+{
+    ScalarParams p;
+    int errs = d->errors;
+    memset(&p, 0, sizeof p);
+    p.alpha = attr_float(n, "alpha", 1.0, d);
+    return infer_set_scalar(g, n, &p, errs, d) || float_unary(g, n, d);
+}
+
+int infer_ThresholdedRelu(Graph *g, Node *n, Diag *d) { return alpha_unary(g, n, d); }
+int infer_Celu(Graph *g, Node *n, Diag *d) { return alpha_unary(g, n, d); }
 
 int infer_IsNaN(Graph *g, Node *n, Diag *d)
 {
@@ -42,22 +54,35 @@ int infer_IsNaN(Graph *g, Node *n, Diag *d)
 
 int infer_IsInf(Graph *g, Node *n, Diag *d)
 {
-    return infer_IsNaN(g, n, d);
+    ScalarParams p;
+    int errs = d->errors;
+    memset(&p, 0, sizeof p);
+    p.detect_negative = attr_int(n, "detect_negative", 1, d) != 0;
+    p.detect_positive = attr_int(n, "detect_positive", 1, d) != 0;
+    return infer_set_scalar(g, n, &p, errs, d) || infer_IsNaN(g, n, d);
 }
 
-/* Shrink is defined for every numeric type. */
+/* Shrink is defined for every numeric type. On integers the lowering
+ * computes in double, as the reference does; lambd and bias must still be
+ * finite and within the input type's range there (NaN or 1e30 for an
+ * int32 are refused as model errors). */
 int infer_Shrink(Graph *g, Node *n, Diag *d)
 {
     Value *x;
+    ScalarParams p;
+    int errs = d->errors;
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
     if (x->dtype == DT_BOOL)
         return diag_error(d, n, "input[0]", "element type bool is not supported");
-    if (attr_float(n, "lambd", 0.5, d) < 0)
+    memset(&p, 0, sizeof p);
+    p.lambd = attr_float(n, "lambd", 0.5, d);
+    p.bias = attr_float(n, "bias", 0.0, d);
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
+    if (p.lambd < 0)
         return diag_error(d, n, "lambd", "must not be negative");
-    /* on integers both become integer constants (lowering truncates), so
-     * NaN is refused there too */
     if (infer_attr_fits(n, "lambd", x->dtype, d) || infer_attr_fits(n, "bias", x->dtype, d))
         return 1;
     return infer_elementwise(g, n, d, DT_UNDEF, 1);
@@ -76,6 +101,7 @@ int infer_CastLike(Graph *g, Node *n, Diag *d)
 int infer_Mod(Graph *g, Node *n, Diag *d)
 {
     Value *a;
+    ScalarParams p;
     int64_t fm = attr_int(n, "fmod", 0, d);
     if (need_input(g, n, 0, d))
         return 1;
@@ -86,12 +112,16 @@ int infer_Mod(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "element type bool is not supported");
     if (dtype_is_float(a->dtype) && !fm)
         return diag_error(d, n, "fmod", "must be 1 for floating-point inputs");
+    memset(&p, 0, sizeof p);
+    p.fmod = (uint8_t)fm;
+    infer_set_scalar(g, n, &p, d->errors, d);
     return infer_elementwise(g, n, d, DT_UNDEF, 1);
 }
 
 int infer_BitShift(Graph *g, Node *n, Diag *d)
 {
     Value *a;
+    ScalarParams p;
     const char *dir = attr_string(n, "direction", "", d);
     if (need_input(g, n, 0, d))
         return 1;
@@ -101,6 +131,9 @@ int infer_BitShift(Graph *g, Node *n, Diag *d)
                           "integer expected)", dtype_name(a->dtype));
     if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT"))
         return diag_error(d, n, "direction", "must be LEFT or RIGHT, not '%s'", dir);
+    memset(&p, 0, sizeof p);
+    p.left = !strcmp(dir, "LEFT");
+    infer_set_scalar(g, n, &p, d->errors, d);
     return infer_elementwise(g, n, d, DT_UNDEF, 1);
 }
 
@@ -108,6 +141,7 @@ int infer_BitShift(Graph *g, Node *n, Diag *d)
 static int infer_arg(Graph *g, Node *n, Diag *d)
 {
     Value *x;
+    AxisParams p;
     int axis, i, r = 0;
     int64_t dims[TVMCC_MAX_RANK];
     int keep = attr_int(n, "keepdims", 1, d) != 0;
@@ -120,6 +154,10 @@ static int infer_arg(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "a scalar has no axis to reduce");
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
         return 1;
+    memset(&p, 0, sizeof p);
+    p.axis = axis;
+    p.select_last_index = attr_int(n, "select_last_index", 0, d) != 0;
+    infer_set_axis(g, n, axis, &p);
     if (x->dims[axis] == 0)
         return diag_error(d, n, "input[0]", "the reduced axis is empty");
     for (i = 0; i < x->rank; i++) {
@@ -148,12 +186,19 @@ int infer_Hardmax(Graph *g, Node *n, Diag *d)
     if (infer_axis(n, attr_int(n, "axis", n->opset >= 13 ? -1 : 1, d), x->rank, &axis, d,
                    "axis"))
         return 1;
+    infer_set_axis(g, n, axis, NULL);
     return value_set(g, n->out[0], x->dtype, x->rank, x->dims, d, n);
 }
 
 int infer_Trilu(Graph *g, Node *n, Diag *d)
 {
     Value *x;
+    ScalarParams p;
+    int errs = d->errors;
+    memset(&p, 0, sizeof p);
+    p.upper = attr_int(n, "upper", 1, d) != 0;
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
     if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
@@ -171,6 +216,12 @@ int infer_EyeLike(Graph *g, Node *n, Diag *d)
 {
     Value *x;
     DType t;
+    ScalarParams p;
+    int errs = d->errors;
+    memset(&p, 0, sizeof p);
+    p.k = attr_int(n, "k", 0, d);
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
     if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
@@ -188,6 +239,12 @@ static int infer_window(Graph *g, Node *n, Diag *d)
     double len;
     int64_t dims[1];
     DType t = (DType)attr_int(n, "output_datatype", 1, d);
+    ScalarParams p;
+    int errs = d->errors;
+    memset(&p, 0, sizeof p);
+    p.periodic = attr_int(n, "periodic", 1, d) != 0;
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
     if (need_input(g, n, 0, d))
         return 1;
     s = in_val(g, n, 0);

@@ -20,6 +20,7 @@ static int need_index_type(const Node *n, const Value *v, const char *field, Dia
 int infer_GatherElements(Graph *g, Node *n, Diag *d)
 {
     Value *x, *idx;
+    AxisParams p;
     int axis, i;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
@@ -32,6 +33,9 @@ int infer_GatherElements(Graph *g, Node *n, Diag *d)
                           idx->rank, x->rank);
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
         return 1;
+    memset(&p, 0, sizeof p);
+    p.axis = axis;
+    infer_set_axis(g, n, p.axis, &p);
     for (i = 0; i < x->rank; i++)
         if (i != axis && idx->dims[i] > x->dims[i])
             return diag_error(d, n, "input[1]", "indices dimension %d (%lld) exceeds the "
@@ -46,6 +50,7 @@ int infer_GatherND(Graph *g, Node *n, Diag *d)
 {
     Value *x, *idx;
     int64_t b = attr_int(n, "batch_dims", 0, d), m, dims[TVMCC_MAX_RANK];
+    AxisParams p;
     int i, r = 0;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
@@ -57,6 +62,10 @@ int infer_GatherND(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "data and indices must have rank >= 1");
     if (b < 0 || b >= idx->rank || b >= x->rank)
         return diag_error(d, n, "batch_dims", "%lld is out of range", (long long)b);
+    memset(&p, 0, sizeof p);
+    p.axis = -1;
+    p.batch_dims = b;
+    infer_set_axis(g, n, p.axis, &p);
     m = idx->dims[idx->rank - 1];
     if (m < 1 || m > x->rank - b)
         return diag_error(d, n, "input[1]", "last indices dimension %lld must be in 1..%lld",
@@ -80,6 +89,7 @@ static int infer_block(Graph *g, Node *n, Diag *d, int to_space)
     Value *x;
     int64_t b = attr_int(n, "blocksize", 0, d), dims[4];
     const char *mode = attr_string(n, "mode", "DCR", d);
+    AxisParams p;
     if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
@@ -89,6 +99,11 @@ static int infer_block(Graph *g, Node *n, Diag *d, int to_space)
         return diag_error(d, n, "blocksize", "%lld is not a positive block size", (long long)b);
     if (to_space && strcmp(mode, "DCR") && strcmp(mode, "CRD"))
         return diag_error(d, n, "mode", "must be DCR or CRD, not '%s'", mode);
+    memset(&p, 0, sizeof p);
+    p.axis = -1;
+    p.blocksize = b;
+    p.crd = to_space && !strcmp(mode, "CRD");
+    infer_set_axis(g, n, p.axis, &p);
     dims[0] = x->dims[0];
     if (to_space) {
         if (x->dims[1] % (b * b))
@@ -116,6 +131,7 @@ int infer_CumSum(Graph *g, Node *n, Diag *d)
 {
     Value *x, *a;
     const int64_t *av;
+    AxisParams p;
     int ax;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
@@ -127,6 +143,11 @@ int infer_CumSum(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[1]", "axis must be one int32 or int64 value");
     if (value_const_ints(g, n->in[1], &av) == 1 && infer_axis(n, av[0], x->rank, &ax, d, "axis"))
         return 1;
+    memset(&p, 0, sizeof p);
+    p.axis = -1; /* an input */
+    p.exclusive = attr_int(n, "exclusive", 0, d) != 0;
+    p.reverse = attr_int(n, "reverse", 0, d) != 0;
+    infer_set_axis(g, n, p.axis, &p);
     return infer_same_shape_out(g, n, 0, x, d);
 }
 
@@ -135,6 +156,7 @@ int infer_OneHot(Graph *g, Node *n, Diag *d)
     Value *idx, *vals;
     int64_t axis = attr_int(n, "axis", -1, d), dims[TVMCC_MAX_RANK];
     double depth;
+    AxisParams p;
     int ax, i, r = 0;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_input(g, n, 2, d))
         return 1;
@@ -148,6 +170,9 @@ int infer_OneHot(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "rank too large");
     if (infer_axis(n, axis, idx->rank + 1, &ax, d, "axis"))
         return 1;
+    memset(&p, 0, sizeof p);
+    p.axis = ax;
+    infer_set_axis(g, n, p.axis, &p);
     if (value_const_double(g, n->in[1], &depth)) {
         if (infer_use_declared(g, n, 0, d, "depth is computed at run time"))
             return 1;
@@ -165,21 +190,29 @@ int infer_OneHot(Graph *g, Node *n, Diag *d)
     return value_set(g, n->out[0], vals->dtype, idx->rank + 1, dims, d, n);
 }
 
-static int check_reduction(const Node *n, Diag *d)
+/* The reduction attribute as a ScatterReduce in *out (Scatter, which has
+ * none, reads it too, but its lowering always replaces). */
+static int check_reduction(const Node *n, uint8_t *out, Diag *d)
 {
+    static const char *names[] = { "none", "add", "mul", "max", "min" };
     const char *red = attr_string(n, "reduction", "none", d);
-    if (strcmp(red, "none") && strcmp(red, "add") && strcmp(red, "mul") && strcmp(red, "max") &&
-        strcmp(red, "min"))
-        return diag_error(d, n, "reduction", "unknown value '%s'", red);
-    return 0;
+    int k;
+    for (k = 0; k < 5; k++)
+        if (!strcmp(red, names[k])) {
+            *out = (uint8_t)(n->op == OP_Scatter ? SCATTER_NONE : k);
+            return 0;
+        }
+    return diag_error(d, n, "reduction", "unknown value '%s'", red);
 }
 
 static int infer_scatter_el(Graph *g, Node *n, Diag *d)
 {
     Value *x, *idx, *u;
+    AxisParams p;
     int axis, i;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_input(g, n, 2, d))
         return 1;
+    memset(&p, 0, sizeof p);
     x = in_val(g, n, 0);
     idx = in_val(g, n, 1);
     u = in_val(g, n, 2);
@@ -191,8 +224,10 @@ static int infer_scatter_el(Graph *g, Node *n, Diag *d)
     if (u->dtype != x->dtype)
         return diag_error(d, n, "input[2]", "updates type differs from the data's");
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis") ||
-        check_reduction(n, d))
+        check_reduction(n, &p.reduction, d))
         return 1;
+    p.axis = axis;
+    infer_set_axis(g, n, p.axis, &p);
     for (i = 0; i < x->rank; i++) {
         if (idx->dims[i] != u->dims[i])
             return diag_error(d, n, "input[2]", "updates shape differs from the indices'");
@@ -208,6 +243,7 @@ int infer_Scatter(Graph *g, Node *n, Diag *d) { return infer_scatter_el(g, n, d)
 int infer_ScatterND(Graph *g, Node *n, Diag *d)
 {
     Value *x, *idx, *u;
+    AxisParams p;
     int64_t k;
     int i, q;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_input(g, n, 2, d))
@@ -219,8 +255,11 @@ int infer_ScatterND(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[1]", "index type %s is not int64", dtype_name(idx->dtype));
     if (idx->rank < 1 || x->rank < 1)
         return diag_error(d, n, "input[1]", "data and indices need rank >= 1");
-    if (check_reduction(n, d))
+    memset(&p, 0, sizeof p);
+    p.axis = -1;
+    if (check_reduction(n, &p.reduction, d))
         return 1;
+    infer_set_axis(g, n, p.axis, &p);
     q = idx->rank;
     k = idx->dims[q - 1];
     if (k < 1 || k > x->rank)

@@ -46,6 +46,14 @@ static int infer_loss(Graph *g, Node *n, Diag *d)
     }
     if (strcmp(red, "none") && strcmp(red, "sum") && strcmp(red, "mean"))
         return diag_error(d, n, "reduction", "must be none, sum or mean, not '%s'", red);
+    {
+        LossParams p;
+        memset(&p, 0, sizeof p);
+        p.reduction = !strcmp(red, "none") ? LOSS_NONE : !strcmp(red, "sum") ? LOSS_SUM : LOSS_MEAN;
+        p.has_ignore_index = node_attr(n, "ignore_index") != NULL;
+        p.ignore_index = attr_int(n, "ignore_index", 0, d);
+        node_set_params(g, n, PARAMS_LOSS, &p, sizeof p);
+    }
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
     if (value_set(g, n->out[0], x->dtype, strcmp(red, "none") ? 0 : t->rank, t->dims, d, n))

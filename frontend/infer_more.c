@@ -15,6 +15,7 @@
 int infer_TopK(Graph *g, Node *n, Diag *d)
 {
     Value *x;
+    AxisParams p;
     int ax;
     int64_t dims[TVMCC_MAX_RANK];
     const int64_t *kv;
@@ -23,6 +24,10 @@ int infer_TopK(Graph *g, Node *n, Diag *d)
     x = in_val(g, n, 0);
     if (x->rank < 1 || infer_axis(n, attr_int(n, "axis", -1, d), x->rank, &ax, d, "axis"))
         return x->rank < 1 ? diag_error(d, n, "input[0]", "must have rank >= 1") : 1;
+    memset(&p, 0, sizeof p);
+    p.axis = ax;
+    p.largest = attr_int(n, "largest", 1, d) != 0;
+    infer_set_axis(g, n, ax, &p);
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     if (n->opset < 10) {
         dims[ax] = attr_int(n, "k", 1, d);
@@ -49,6 +54,7 @@ int infer_ReverseSequence(Graph *g, Node *n, Diag *d)
 {
     Value *x, *l;
     int64_t ba = attr_int(n, "batch_axis", 1, d), ta = attr_int(n, "time_axis", 0, d);
+    AxisParams p;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
@@ -57,6 +63,10 @@ int infer_ReverseSequence(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "must have rank >= 2");
     if ((ba != 0 && ba != 1) || (ta != 0 && ta != 1) || ba == ta)
         return diag_error(d, n, "batch_axis", "batch_axis and time_axis must be 0 and 1");
+    memset(&p, 0, sizeof p);
+    p.axis = (int)ba;
+    p.time_axis = (int)ta;
+    infer_set_axis(g, n, p.axis, &p);
     if (l->rank != 1 || l->dims[0] != x->dims[ba] || dtype_is_float(l->dtype))
         return diag_error(d, n, "input[1]", "sequence_lens must be integers of length %lld",
                           (long long)x->dims[ba]);
@@ -75,6 +85,7 @@ int infer_Compress(Graph *g, Node *n, Diag *d)
     c = in_val(g, n, 1);
     if (a && infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &ax, d, "axis"))
         return 1;
+    infer_set_axis(g, n, ax, NULL);
     len = ax < 0 ? value_numel(x) : x->dims[ax];
     if (c->rank != 1 || c->dims[0] > len)
         return diag_error(d, n, "input[1]", "condition must be 1-D and at most %lld long",
@@ -163,9 +174,16 @@ int infer_Upsample(Graph *g, Node *n, Diag *d)
         return 1;
     x = in_val(g, n, 0);
     {
+        /* the Resize of opset 10 with two modes */
         const char *mode = attr_string(n, "mode", "nearest", d);
+        ResizeParams rp;
         if (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "bilinear"))
             return diag_error(d, n, "mode", "unknown mode '%s' (nearest, linear)", mode);
+        memset(&rp, 0, sizeof rp);
+        rp.mode = strcmp(mode, "nearest") ? RESIZE_LINEAR : RESIZE_NEAREST;
+        rp.coord = CT_ASYM;
+        rp.round = NM_FLOOR;
+        node_set_params(g, n, PARAMS_RESIZE, &rp, sizeof rp);
     }
     if (n->n_in > 1 && n->in[1] >= 0) {
         Value *s = in_val(g, n, 1);
@@ -207,6 +225,7 @@ int infer_DFT(Graph *g, Node *n, Diag *d)
     Value *x;
     int64_t dims[TVMCC_MAX_RANK], len;
     const int64_t *lv;
+    AxisParams p;
     int ax;
     if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
@@ -222,6 +241,10 @@ int infer_DFT(Graph *g, Node *n, Diag *d)
         return 1;
     if (ax == 0)
         return diag_error(d, n, "axis", "the batch axis cannot be transformed");
+    memset(&p, 0, sizeof p);
+    p.axis = ax;
+    p.inverse = attr_int(n, "inverse", 0, d) != 0;
+    infer_set_axis(g, n, ax, &p);
     len = x->dims[ax];
     if (n->n_in > 1 && n->in[1] >= 0) {
         if (value_const_ints(g, n->in[1], &lv) != 1)

@@ -11,6 +11,8 @@
  */
 #include "infer.h"
 
+#include <string.h>
+
 int infer_Conv(Graph *g, Node *n, Diag *d)
 {
     Value *x, *w, *b;
@@ -68,7 +70,9 @@ int infer_Conv(Graph *g, Node *n, Diag *d)
 int infer_Gemm(Graph *g, Node *n, Diag *d)
 {
     Value *a, *b;
+    ScalarParams p;
     int64_t ta, tb, m, k, k2, nn, dims[2];
+    int errs = d->errors;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
     a = in_val(g, n, 0);
@@ -86,6 +90,13 @@ int infer_Gemm(Graph *g, Node *n, Diag *d)
                           dtype_name(b->dtype), dtype_name(a->dtype));
     ta = attr_int(n, "transA", 0, d);
     tb = attr_int(n, "transB", 0, d);
+    memset(&p, 0, sizeof p);
+    p.trans_a = ta != 0;
+    p.trans_b = tb != 0;
+    p.alpha = attr_float(n, "alpha", 1.0, d);
+    p.beta = attr_float(n, "beta", 1.0, d);
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
     m = ta ? a->dims[1] : a->dims[0];
     k = ta ? a->dims[0] : a->dims[1];
     k2 = tb ? b->dims[1] : b->dims[0];
@@ -239,7 +250,12 @@ int infer_GlobalMaxPool(Graph *g, Node *n, Diag *d)
 int infer_BatchNormalization(Graph *g, Node *n, Diag *d)
 {
     Value *x;
-    int i;
+    ScalarParams sp;
+    int i, errs = d->errors;
+    memset(&sp, 0, sizeof sp);
+    sp.epsilon = attr_float(n, "epsilon", 1e-5, d);
+    if (infer_set_scalar(g, n, &sp, errs, d))
+        return 1;
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);

@@ -1,7 +1,7 @@
 /*
  * Shape and type inference for the normalisations (LayerNormalization,
  * InstanceNormalization, MeanVarianceNormalization, LRN). The maths is in
- * lower/op_norm.c.
+ * lower/op_norm.c, which reads the attributes parsed here (ScalarParams).
  */
 #include "infer.h"
 
@@ -11,7 +11,8 @@
 int infer_LayerNormalization(Graph *g, Node *n, Diag *d)
 {
     Value *x, *p;
-    int axis, i, j, r;
+    ScalarParams sp;
+    int axis, i, j, r, errs = d->errors;
     int64_t dims[TVMCC_MAX_RANK];
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
@@ -19,6 +20,11 @@ int infer_LayerNormalization(Graph *g, Node *n, Diag *d)
     if (infer_need_float(n, x, "input[0]", d))
         return 1;
     if (infer_axis(n, attr_int(n, "axis", -1, d), x->rank, &axis, d, "axis"))
+        return 1;
+    memset(&sp, 0, sizeof sp);
+    sp.axis = axis;
+    sp.epsilon = attr_float(n, "epsilon", 1e-5, d);
+    if (infer_set_scalar(g, n, &sp, errs, d))
         return 1;
     for (i = 1; i < n->n_in; i++) {
         char field[32];
@@ -53,7 +59,12 @@ int infer_LayerNormalization(Graph *g, Node *n, Diag *d)
 int infer_InstanceNormalization(Graph *g, Node *n, Diag *d)
 {
     Value *x;
-    int i;
+    ScalarParams sp;
+    int i, errs = d->errors;
+    memset(&sp, 0, sizeof sp);
+    sp.epsilon = attr_float(n, "epsilon", 1e-5, d);
+    if (infer_set_scalar(g, n, &sp, errs, d))
+        return 1;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_input(g, n, 2, d))
         return 1;
     x = in_val(g, n, 0);
@@ -73,6 +84,7 @@ int infer_InstanceNormalization(Graph *g, Node *n, Diag *d)
 int infer_MeanVarianceNormalization(Graph *g, Node *n, Diag *d)
 {
     Value *x;
+    ScalarParams p;
     int64_t na, i;
     const int64_t *axes;
     int ax;
@@ -81,18 +93,26 @@ int infer_MeanVarianceNormalization(Graph *g, Node *n, Diag *d)
     x = in_val(g, n, 0);
     if (infer_need_float(n, x, "input[0]", d))
         return 1;
+    memset(&p, 0, sizeof p);
     axes = attr_ints(n, "axes", &na, d);
-    for (i = 0; axes && i < na; i++)
+    for (i = 0; axes && i < na; i++) {
         if (infer_axis(n, axes[i], x->rank, &ax, d, "axes"))
             return 1;
+        p.mask |= 1u << ax;
+    }
     if (!axes && x->rank != 4)
         return diag_error(d, n, "axes", "the default axes [0,2,3] need a rank-4 input");
+    if (!axes)
+        p.mask = 1u | 4u | 8u;
+    node_set_params(g, n, PARAMS_SCALAR, &p, sizeof p);
     return infer_same_shape_out(g, n, 0, x, d);
 }
 
 int infer_LRN(Graph *g, Node *n, Diag *d)
 {
     Value *x;
+    ScalarParams p;
+    int errs = d->errors;
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
@@ -100,7 +120,14 @@ int infer_LRN(Graph *g, Node *n, Diag *d)
         return 1;
     if (x->rank < 3)
         return diag_error(d, n, "input[0]", "rank %d is below 3 (N x C x spatial)", x->rank);
-    if (attr_int(n, "size", 0, d) < 1)
+    memset(&p, 0, sizeof p);
+    p.size = attr_int(n, "size", 0, d);
+    p.alpha = attr_float(n, "alpha", 1e-4, d);
+    p.beta = attr_float(n, "beta", 0.75, d);
+    p.bias = attr_float(n, "bias", 1.0, d);
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
+    if (p.size < 1)
         return diag_error(d, n, "size", "required positive attribute is missing or invalid");
     return infer_same_shape_out(g, n, 0, x, d);
 }

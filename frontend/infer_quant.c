@@ -37,15 +37,19 @@ static int check_param(Graph *g, Node *n, int i, int64_t axis_len, Diag *d)
                       axis_len > 0 ? " or 1-D along the quantized axis" : "");
 }
 
-/* Length of the axis a per-axis parameter applies to, or -1 after an error. */
+/* Length of the axis a per-axis parameter applies to, or -1 after an
+ * error; stores the axis (-1 for per-tensor parameters) as AxisParams. */
 static int64_t axis_len(Graph *g, Node *n, const Value *x, Diag *d)
 {
     int ax;
     /* the axis matters only for per-axis parameters */
-    if (x->rank == 0 || value_numel(in_val(g, n, 1)) == 1)
+    if (x->rank == 0 || value_numel(in_val(g, n, 1)) == 1) {
+        infer_set_axis(g, n, -1, NULL);
         return 1;
+    }
     if (infer_axis(n, attr_int(n, "axis", 1, d), x->rank, &ax, d, "axis"))
         return -1;
+    infer_set_axis(g, n, ax, NULL);
     return x->dims[ax];
 }
 

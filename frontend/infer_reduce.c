@@ -96,6 +96,7 @@ static int infer_softmax(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "a scalar has no axis to normalise over");
     if (infer_axis(n, attr_int(n, "axis", n->opset >= 13 ? -1 : 1, d), x->rank, &ax, d, "axis"))
         return 1;
+    infer_set_axis(g, n, ax, NULL);
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
     return value_set(g, n->out[0], x->dtype, x->rank, x->dims, d, n);

@@ -7,7 +7,9 @@
  * Y_h and, for LSTM, Y_c [dirs, batch, hidden] ([batch, dirs, hidden]).
  * The optional inputs (B, sequence_lens, initial_h, initial_c, P) are
  * checked against these extents here so that lower/op_rnn.c can index them
- * without further checks.
+ * without further checks. The attributes (direction, layout, clip,
+ * linear_before_reset, the activations with their alpha and beta) are
+ * parsed into RnnParams for it.
  */
 #include "infer.h"
 
@@ -33,11 +35,60 @@ static int check_shape(Graph *g, Node *n, int i, int rank, const int64_t *dims, 
     return 0;
 }
 
+static double default_alpha(RnnAct a)
+{
+    return a == ACT_LEAKY_RELU ? 0.01 : a == ACT_HARD_SIGMOID ? 0.2 : 1.0;
+}
+
+static double default_beta(RnnAct a)
+{
+    return a == ACT_HARD_SIGMOID ? 0.5 : a == ACT_AFFINE ? 0.0 : 1.0;
+}
+
+/* The activations of each direction into p (p->dirs set): the
+ * `activations` names (default Sigmoid then Tanh, RNN Tanh) with
+ * activation_alpha/beta when they give one per name, else the defaults.
+ * Returns 1 after reporting. */
+static int read_activations(const Node *n, int gates, RnnParams *p, Diag *d)
+{
+    static const char *known[] = { "Sigmoid", "Tanh", "Relu", "LeakyRelu", "HardSigmoid",
+                                   "Affine", "ScaledTanh", "ThresholdedRelu", "Elu",
+                                   "Softsign", "Softplus" }; /* in RnnAct order */
+    const Attr *aa = node_attr(n, "activations");
+    int64_t na = -1, nal = -1, nbe = -1;
+    const double *al = attr_floats(n, "activation_alpha", &nal, d);
+    const double *be = attr_floats(n, "activation_beta", &nbe, d);
+    const char *const *names = NULL;
+    int nact = gates == 1 ? 1 : gates == 3 ? 2 : 3, dir, a, k;
+    if (aa && aa->type == ATTR_STRINGS) {
+        names = (const char *const *)aa->strings;
+        na = aa->n;
+    }
+    if (names && na != nact * p->dirs)
+        return diag_error(d, n, "activations", "expected %d names, got %lld", nact * p->dirs,
+                          (long long)na);
+    for (dir = 0; dir < p->dirs; dir++)
+        for (a = 0; a < nact; a++) {
+            const char *nm = names ? names[dir * nact + a] : (gates == 1 || a > 0) ? "Tanh"
+                                                                                 : "Sigmoid";
+            for (k = 0; k < (int)(sizeof known / sizeof *known); k++)
+                if (!strcmp(nm, known[k]))
+                    break;
+            if (k == (int)(sizeof known / sizeof *known))
+                return diag_error(d, n, "activations", "activation '%s' is not supported", nm);
+            p->act[dir][a] = (uint8_t)k;
+            p->alpha[dir][a] = (al && nal == na) ? al[dir * nact + a] : default_alpha((RnnAct)k);
+            p->beta[dir][a] = (be && nbe == na) ? be[dir * nact + a] : default_beta((RnnAct)k);
+        }
+    return 0;
+}
+
 static int infer_rnn(Graph *g, Node *n, Diag *d, int gates)
 {
     Value *x, *w;
     const char *dir = attr_string(n, "direction", "forward", d);
     int layout = (int)attr_int(n, "layout", 0, d), dirs, k;
+    RnnParams p;
     int64_t seq, batch, in, hid, dims[4];
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_input(g, n, 2, d))
         return 1;
@@ -87,6 +138,15 @@ static int infer_rnn(Graph *g, Node *n, Diag *d, int gates)
     for (k = 1; k < n->n_in && k < 8; k++)
         if (n->in[k] >= 0 && k != 4 && in_val(g, n, k)->dtype != x->dtype)
             return diag_error(d, n, "input", "input %d's type differs from X's", k);
+    memset(&p, 0, sizeof p);
+    p.dirs = (uint8_t)dirs;
+    p.reverse = !strcmp(dir, "reverse");
+    p.layout = (uint8_t)layout;
+    p.linear_before_reset = attr_int(n, "linear_before_reset", 0, d) != 0;
+    p.clip = attr_float(n, "clip", 0.0, d);
+    if (read_activations(n, gates, &p, d))
+        return 1;
+    node_set_params(g, n, PARAMS_RNN, &p, sizeof p);
     if (n->n_out > 0 && n->out[0] >= 0) {
         int64_t y[4];
         y[0] = layout ? batch : seq;

@@ -218,6 +218,7 @@ int infer_ConcatFromSequence(Graph *g, Node *n, Diag *d)
 {
     Value *s = seq_input(g, n, d);
     int64_t dims[TVMCC_MAX_RANK], new_axis;
+    AxisParams p;
     int r, axis, k;
     if (!s)
         return 1;
@@ -232,6 +233,10 @@ int infer_ConcatFromSequence(Graph *g, Node *n, Diag *d)
     r = s->rank - 1;
     if (infer_axis(n, attr_int(n, "axis", 0, d), r + (int)new_axis, &axis, d, "axis"))
         return 1;
+    memset(&p, 0, sizeof p);
+    p.axis = axis;
+    p.new_axis = (uint8_t)new_axis;
+    infer_set_axis(g, n, axis, &p);
     if (new_axis) {
         /* a stack: the sequence axis moves to position `axis` */
         for (k = 0; k < axis; k++)
@@ -281,6 +286,7 @@ int infer_SplitToSequence(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "cannot split a scalar");
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
         return 1;
+    infer_set_axis(g, n, axis, NULL);
     keepdims = attr_int(n, "keepdims", 1, d);
     dim = x->dims[axis];
     if (!sp) {

@@ -11,8 +11,9 @@
  * Unsqueeze axes before 13, Split sizes before 13, Slice before 10, Pad
  * before 11, Reshape before 5).
  *
- * The Slice and Pad parameter rules are repeated in lower/op_shape.c, which
- * must read them again; data flows one way, so lower/ cannot call in here.
+ * Transpose, Concat, Split, Gather, Slice and Pad store their parsed
+ * parameters on the node (PermParams, AxisParams, SliceParams, PadParams)
+ * for lower/op_shape.c.
  */
 #include "infer.h"
 
@@ -118,8 +119,12 @@ int infer_Transpose(Graph *g, Node *n, Diag *d)
         return 1;
     perm = attr_ints(n, "perm", &cnt, d);
     if (cnt < 0) {
-        for (i = 0; i < x->rank; i++)
+        int64_t rev[TVMCC_MAX_RANK];
+        for (i = 0; i < x->rank; i++) {
+            rev[i] = x->rank - 1 - i;
             dims[i] = x->dims[x->rank - 1 - i];
+        }
+        node_set_perm(g, n, x->rank, rev);
         return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
     }
     if (cnt != x->rank)
@@ -131,6 +136,7 @@ int infer_Transpose(Graph *g, Node *n, Diag *d)
         seen[perm[i]] = 1;
         dims[i] = x->dims[perm[i]];
     }
+    node_set_perm(g, n, x->rank, perm);
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }
 
@@ -209,6 +215,7 @@ int infer_Concat(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "cannot concatenate scalars");
     if (infer_axis(n, attr_int(n, "axis", 1, d), x0->rank, &axis, d, "axis"))
         return 1;
+    infer_set_axis(g, n, axis, NULL);
     memcpy(dims, x0->dims, sizeof dims);
     for (i = 1; i < n->n_in; i++) {
         Value *v = in_val(g, n, i);
@@ -244,6 +251,7 @@ int infer_Split(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "input[0]", "cannot split a scalar");
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
         return 1;
+    infer_set_axis(g, n, axis, NULL);
     cnt = ints_arg(g, n, d, "split", 13, 1, &split);
     if (cnt == -2) {
         /* sizes known only at run time: trust the declared output shapes,
@@ -299,10 +307,11 @@ int infer_Split(Graph *g, Node *n, Diag *d)
     return 0;
 }
 
-/* Slice parameters for every axis of x: first index, step and count.
- * Returns 0, 1 after reporting, or -1 when an input is not constant. */
+/* Slice parameters for every axis of x: first index, step and count, and
+ * the entries as lower/op_shape.c reads them (sp). Returns 0, 1 after
+ * reporting, or -1 when an input is not constant. */
 static int slice_params(Graph *g, Node *n, Diag *d, const Value *x, int64_t *start,
-                        int64_t *step, int64_t *count)
+                        int64_t *step, int64_t *count, SliceParams *p)
 {
     const int64_t *st, *en, *ax = NULL, *sp = NULL;
     int64_t ns, ne, na = -1, nsp = -1;
@@ -342,6 +351,10 @@ static int slice_params(Graph *g, Node *n, Diag *d, const Value *x, int64_t *sta
         done[a] = 1;
         if (k == 0)
             return diag_error(d, n, "steps", "step for axis %d is 0", a);
+        p->start[i] = s;
+        p->axis[i] = a;
+        p->step[i] = k;
+        p->n = i + 1;
         dim = x->dims[a];
         if (s < 0)
             s += dim;
@@ -367,14 +380,21 @@ int infer_Slice(Graph *g, Node *n, Diag *d)
 {
     Value *x = in_val(g, n, 0);
     int64_t start[TVMCC_MAX_RANK], step[TVMCC_MAX_RANK], count[TVMCC_MAX_RANK];
+    SliceParams p;
     int rc;
     if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
-    rc = slice_params(g, n, d, x, start, step, count);
-    if (rc < 0)
+    memset(&p, 0, sizeof p);
+    rc = slice_params(g, n, d, x, start, step, count, &p);
+    if (rc < 0) {
+        memset(&p, 0, sizeof p);
+        p.runtime = 1;
+        node_set_params(g, n, PARAMS_SLICE, &p, sizeof p);
         return infer_use_declared(g, n, 0, d, "slice bounds are computed at run time");
+    }
     if (rc)
         return 1;
+    node_set_params(g, n, PARAMS_SLICE, &p, sizeof p);
     return value_set(g, n->out[0], x->dtype, x->rank, count, d, n);
 }
 
@@ -392,6 +412,7 @@ int infer_Gather(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "data", "cannot gather from a scalar");
     if (infer_axis(n, attr_int(n, "axis", 0, d), x->rank, &axis, d, "axis"))
         return 1;
+    infer_set_axis(g, n, axis, NULL);
     if (x->rank - 1 + ix->rank > TVMCC_MAX_RANK)
         return diag_error(d, n, "indices", "result rank %d exceeds the supported %d",
                           x->rank - 1 + ix->rank, TVMCC_MAX_RANK);
@@ -468,38 +489,57 @@ int infer_Tile(Graph *g, Node *n, Diag *d)
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }
 
-/* Pad parameters: pads before/after per axis and the mode (0 constant,
- * 1 reflect, 2 edge, 3 wrap). Returns 0, 1 after reporting, -1 when the
- * pads are not constant. */
+/* Pad parameters: pads before/after per axis, and p (mode, the entries'
+ * axes, leading pads and constant value for lower/op_shape.c). Returns 0,
+ * 1 after reporting, -1 when the pads or the axes are not constant (p
+ * then says which, with the axes of the entries when only the pads are
+ * computed at run time). */
 static int pad_params(Graph *g, Node *n, Diag *d, const Value *x, int64_t *begin,
-                      int64_t *end, int *mode)
+                      int64_t *end, PadParams *p)
 {
     const int64_t *pads, *axes = NULL;
     int64_t np, na = x->rank;
     const char *m = attr_string(n, "mode", "constant", d);
     int i;
     if (!strcmp(m, "constant"))
-        *mode = 0;
+        p->mode = PAD_CONSTANT;
     else if (!strcmp(m, "reflect"))
-        *mode = 1;
+        p->mode = PAD_REFLECT;
     else if (!strcmp(m, "edge"))
-        *mode = 2;
+        p->mode = PAD_EDGE;
     else if (!strcmp(m, "wrap"))
-        *mode = 3;
+        p->mode = PAD_WRAP;
     else
         return diag_error(d, n, "mode", "unknown mode '%s'", m);
     if (n->opset < 11) {
         pads = attr_ints(n, n->opset < 2 ? "paddings" : "pads", &np, d);
         if (np < 0)
             return diag_error(d, n, "pads", "required attribute is missing");
+        i = d->errors;
+        p->value = attr_float(n, "value", 0, d);
+        if (d->errors > i)
+            return 1;
     } else {
         if (n->n_in < 2 || n->in[1] < 0)
             return diag_error(d, n, "pads", "required input is missing");
         np = value_const_ints(g, n->in[1], &pads);
-        if (np < 0)
+        if (n->n_in > 3 && n->in[3] >= 0 && (na = value_const_ints(g, n->in[3], &axes)) < 0) {
+            p->runtime_axes = 1;
             return -1;
-        if (n->n_in > 3 && n->in[3] >= 0 && (na = value_const_ints(g, n->in[3], &axes)) < 0)
-            return -1;
+        }
+    }
+    if (na > TVMCC_MAX_RANK)
+        return diag_error(d, n, "axes", "has %lld entries, more than the supported rank %d",
+                          (long long)na, TVMCC_MAX_RANK);
+    p->n = (int)na;
+    for (i = 0; i < (int)na; i++) {
+        p->axis[i] = i;
+        if (axes && infer_axis(n, axes[i], x->rank, &p->axis[i], d, "axes"))
+            return 1;
+    }
+    if (np < 0) {
+        p->runtime_pads = 1;
+        return -1;
     }
     if (np != 2 * na)
         return diag_error(d, n, "pads", "has %lld entries, expected %lld", (long long)np,
@@ -507,11 +547,8 @@ static int pad_params(Graph *g, Node *n, Diag *d, const Value *x, int64_t *begin
     for (i = 0; i < x->rank; i++)
         begin[i] = end[i] = 0;
     for (i = 0; i < (int)na; i++) {
-        int a = i;
-        if (axes && infer_axis(n, axes[i], x->rank, &a, d, "axes"))
-            return 1;
-        begin[a] = pads[i];
-        end[a] = pads[i + na];
+        begin[p->axis[i]] = p->begin[i] = pads[i];
+        end[p->axis[i]] = pads[i + na];
     }
     for (i = 0; i < x->rank; i++) {
         int64_t dim = x->dims[i], o;
@@ -519,10 +556,11 @@ static int pad_params(Graph *g, Node *n, Diag *d, const Value *x, int64_t *begin
             return diag_error(d, n, "pads", "axis %d: size %lld padded by %lld and %lld is "
                               "invalid", i, (long long)dim, (long long)begin[i],
                               (long long)end[i]);
-        if (*mode != 0 && (begin[i] > 0 || end[i] > 0) && dim == 0)
+        if (p->mode != PAD_CONSTANT && (begin[i] > 0 || end[i] > 0) && dim == 0)
             return diag_error(d, n, "pads", "axis %d is empty and cannot be padded in '%s' mode",
                               i, m);
-        if (*mode == 1 && (begin[i] > dim - 1 || end[i] > dim - 1) && (begin[i] > 0 || end[i] > 0))
+        if (p->mode == PAD_REFLECT && (begin[i] > dim - 1 || end[i] > dim - 1) &&
+            (begin[i] > 0 || end[i] > 0))
             return diag_error(d, n, "pads", "axis %d: reflect padding needs pads below the "
                               "dimension %lld", i, (long long)dim);
     }
@@ -533,14 +571,17 @@ int infer_Pad(Graph *g, Node *n, Diag *d)
 {
     Value *x = in_val(g, n, 0);
     int64_t begin[TVMCC_MAX_RANK], end[TVMCC_MAX_RANK], dims[TVMCC_MAX_RANK];
-    int mode, rc, i;
+    PadParams p;
+    int rc, i;
     if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
-    rc = pad_params(g, n, d, x, begin, end, &mode);
+    memset(&p, 0, sizeof p);
+    rc = pad_params(g, n, d, x, begin, end, &p);
+    if (rc > 0)
+        return 1;
+    node_set_params(g, n, PARAMS_PAD, &p, sizeof p);
     if (rc < 0)
         return infer_use_declared(g, n, 0, d, "pads are computed at run time");
-    if (rc)
-        return 1;
     if (n->opset < 11 && infer_attr_fits(n, "value", x->dtype, d))
         return 1;
     if (n->opset >= 11 && n->n_in > 2 && n->in[2] >= 0) {

@@ -39,6 +39,18 @@ int infer_StringNormalizer(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "stopwords", "must be a list of strings");
     if (infer_need_output(g, n, 0, d))
         return 1;
+    {
+        StringParams p;
+        memset(&p, 0, sizeof p);
+        p.case_change_action = !strcmp(action, "LOWER") ? CASE_LOWER
+                               : !strcmp(action, "UPPER") ? CASE_UPPER : CASE_NONE;
+        p.is_case_sensitive = (uint8_t)sens;
+        if (stop) {
+            p.n_stopwords = (int)stop->n;
+            p.stopwords = stop->strings;
+        }
+        node_set_params(g, n, PARAMS_STRING, &p, sizeof p);
+    }
     if (!stop || stop->n == 0)
         return value_set(g, n->out[0], DT_STRING, x->rank, x->dims, d, n);
     y = out_val(g, n, 0);

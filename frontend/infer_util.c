@@ -85,6 +85,25 @@ int infer_broadcast(const Node *n, int ra, const int64_t *da, int rb, const int6
     return 0;
 }
 
+void infer_set_axis(Graph *g, Node *n, int axis, const AxisParams *p)
+{
+    AxisParams only;
+    if (!p) {
+        memset(&only, 0, sizeof only);
+        only.axis = axis;
+        p = &only;
+    }
+    node_set_params(g, n, PARAMS_AXIS, p, sizeof *p);
+}
+
+int infer_set_scalar(Graph *g, Node *n, const ScalarParams *p, int errs, Diag *d)
+{
+    if (d->errors > errs)
+        return 1;
+    node_set_params(g, n, PARAMS_SCALAR, p, sizeof *p);
+    return 0;
+}
+
 int infer_axis(const Node *n, int64_t axis, int rank, int *out, Diag *d, const char *field)
 {
     if (axis < -(int64_t)rank || axis >= rank)

@@ -21,6 +21,7 @@ int infer_GridSample(Graph *g, Node *n, Diag *d)
 {
     Value *x, *gr;
     const char *mode, *pad;
+    VisionParams p;
     int64_t dims[4];
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
@@ -45,6 +46,13 @@ int infer_GridSample(Graph *g, Node *n, Diag *d)
         return diag_error(d, n, "mode", "unknown mode '%s'", mode);
     if (strcmp(pad, "zeros") && strcmp(pad, "border") && strcmp(pad, "reflection"))
         return diag_error(d, n, "padding_mode", "unknown padding mode '%s'", pad);
+    memset(&p, 0, sizeof p);
+    p.mode = !strcmp(mode, "nearest") ? SAMPLE_NEAREST
+             : !strcmp(mode, "bilinear") || !strcmp(mode, "linear") ? SAMPLE_LINEAR : SAMPLE_CUBIC;
+    p.padding_mode = !strcmp(pad, "border") ? SAMPLE_BORDER
+                     : !strcmp(pad, "reflection") ? SAMPLE_REFLECTION : SAMPLE_ZEROS;
+    p.align_corners = attr_int(n, "align_corners", 0, d) != 0;
+    node_set_params(g, n, PARAMS_VISION, &p, sizeof p);
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
     dims[2] = gr->dims[1];
@@ -56,6 +64,7 @@ int infer_RoiAlign(Graph *g, Node *n, Diag *d)
 {
     Value *x, *rois, *bi;
     const char *mode, *ctm;
+    VisionParams p;
     int64_t dims[4], oh, ow, sr;
     int i;
     for (i = 0; i < 3; i++)
@@ -92,6 +101,13 @@ int infer_RoiAlign(Graph *g, Node *n, Diag *d)
     if (sr == 0 && !rois->data)
         return diag_error(d, n, "sampling_ratio", "sampling_ratio 0 makes the number of "
                           "samples depend on run-time rois; give a positive sampling_ratio");
+    memset(&p, 0, sizeof p);
+    p.max_mode = !strcmp(mode, "max");
+    /* opset 10 has no coordinate_transformation_mode: output_half_pixel */
+    p.half_pixel = strcmp(ctm, "output_half_pixel") != 0 && n->opset >= 16;
+    p.spatial_scale = attr_float(n, "spatial_scale", 1.0, d);
+    p.sampling_ratio = sr;
+    node_set_params(g, n, PARAMS_VISION, &p, sizeof p);
     dims[0] = rois->dims[0];
     dims[1] = x->dims[1];
     dims[2] = oh;
@@ -102,8 +118,12 @@ int infer_RoiAlign(Graph *g, Node *n, Diag *d)
 int infer_NonMaxSuppression(Graph *g, Node *n, Diag *d)
 {
     Value *b, *s, *y;
+    VisionParams p;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
+    memset(&p, 0, sizeof p);
+    p.center_point_box = attr_int(n, "center_point_box", 0, d) != 0;
+    node_set_params(g, n, PARAMS_VISION, &p, sizeof p);
     b = in_val(g, n, 0);
     s = in_val(g, n, 1);
     if (need_rank(d, n, b, 3, "boxes") || need_rank(d, n, s, 3, "scores"))

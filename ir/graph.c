@@ -717,29 +717,35 @@ void node_set_params(Graph *g, Node *n, ParamKind kind, const void *p, size_t si
 static const void *params_of(const Node *n, ParamKind kind, const char *what)
 {
     if (n->param_kind != kind || !n->params)
-        die("node '%s' (%s, #%d) has no parsed %s: inference did not run on it",
+        die("node '%s' (%s, #%d) has no parsed %s parameters: inference did not run on it",
             n->name ? n->name : "", n->op_type, (int)n->index, what);
     return n->params;
 }
 
-const ConvWindow *node_window(const Node *n)
-{
-    return params_of(n, PARAMS_WINDOW, "window");
-}
+/* One getter per ParamKind (ir/graph.h). */
+const ConvWindow *node_window(const Node *n) { return params_of(n, PARAMS_WINDOW, "window"); }
+const ReduceParams *node_reduce(const Node *n) { return params_of(n, PARAMS_REDUCE, "reduce"); }
+const ResizeParams *node_resize(const Node *n) { return params_of(n, PARAMS_RESIZE, "resize"); }
+const EinsumParams *node_einsum(const Node *n) { return params_of(n, PARAMS_EINSUM, "einsum"); }
+const AxisParams *node_axis(const Node *n) { return params_of(n, PARAMS_AXIS, "axis"); }
+const ScalarParams *node_scalar(const Node *n) { return params_of(n, PARAMS_SCALAR, "scalar"); }
+const SliceParams *node_slice(const Node *n) { return params_of(n, PARAMS_SLICE, "slice"); }
+const PadParams *node_pad(const Node *n) { return params_of(n, PARAMS_PAD, "pad"); }
+const PermParams *node_perm(const Node *n) { return params_of(n, PARAMS_PERM, "transpose"); }
+const RnnParams *node_rnn(const Node *n) { return params_of(n, PARAMS_RNN, "recurrent"); }
+const VisionParams *node_vision(const Node *n) { return params_of(n, PARAMS_VISION, "vision"); }
+const LossParams *node_loss(const Node *n) { return params_of(n, PARAMS_LOSS, "loss"); }
+const StringParams *node_string(const Node *n) { return params_of(n, PARAMS_STRING, "string"); }
 
-const ReduceParams *node_reduce(const Node *n)
+void node_set_perm(Graph *g, Node *n, int rank, const int64_t *perm)
 {
-    return params_of(n, PARAMS_REDUCE, "reduce axes");
-}
-
-const ResizeParams *node_resize(const Node *n)
-{
-    return params_of(n, PARAMS_RESIZE, "resize parameters");
-}
-
-const EinsumParams *node_einsum(const Node *n)
-{
-    return params_of(n, PARAMS_EINSUM, "einsum equation");
+    PermParams p;
+    int i;
+    memset(&p, 0, sizeof p);
+    p.rank = rank;
+    for (i = 0; i < rank; i++)
+        p.perm[i] = (int)perm[i];
+    node_set_params(g, n, PARAMS_PERM, &p, sizeof p);
 }
 
 void node_add_attr(Graph *g, int32_t ni, Attr a)

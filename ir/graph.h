@@ -219,6 +219,18 @@ const ConvWindow *node_window(const Node *n);
 const ReduceParams *node_reduce(const Node *n);
 const ResizeParams *node_resize(const Node *n);
 const EinsumParams *node_einsum(const Node *n);
+const AxisParams *node_axis(const Node *n);
+const ScalarParams *node_scalar(const Node *n);
+const SliceParams *node_slice(const Node *n);
+const PadParams *node_pad(const Node *n);
+const PermParams *node_perm(const Node *n);
+const RnnParams *node_rnn(const Node *n);
+const VisionParams *node_vision(const Node *n);
+const LossParams *node_loss(const Node *n);
+const StringParams *node_string(const Node *n);
+/* Sets the PermParams of a Transpose of `rank` axes: infer_Transpose and the
+ * passes that add a Transpose (passes/layout.c). */
+void node_set_perm(Graph *g, Node *n, int rank, const int64_t *perm);
 /* Appends attribute a to node ni (the node's attribute array is copied). */
 void node_add_attr(Graph *g, int32_t ni, Attr a);
 /* Stable text dump (golden tests read it). */

@@ -21,54 +21,70 @@
  * lower_group() stops with an internal error should one reach it. A file
  * that includes this table without defining OP_NOT_LOWERED reads those rows
  * as ordinary OP rows.
+ *
+ * A row written OP_UNARY(Name, UN_X) or OP_BINARY(Name, BIN_X) is an
+ * elementwise operator whose lowering is one ex_unary (ex_binary) of its
+ * input(s) loaded with broadcasting: lower/ has no lower_<Name>() for it,
+ * the dispatch table calls lower_unary_row() / lower_binary_row()
+ * (lower/op_elemwise.c), which take the UnaryOp / BinaryOp from this column.
+ * Elsewhere they read as OP(Name, 1, 1, 1, 1, INJECTIVE) and
+ * OP(Name, 2, 2, 1, 1, INJECTIVE) rows.
  */
 #ifndef OP_NOT_LOWERED
 #define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat) OP(name, mi, ma, mo, mao, cat)
 #define TVMCC_OPS_DEFAULT_NOT_LOWERED
 #endif
+#ifndef OP_UNARY
+#define OP_UNARY(name, un) OP(name, 1, 1, 1, 1, INJECTIVE)
+#define TVMCC_OPS_DEFAULT_UNARY
+#endif
+#ifndef OP_BINARY
+#define OP_BINARY(name, bin) OP(name, 2, 2, 1, 1, INJECTIVE)
+#define TVMCC_OPS_DEFAULT_BINARY
+#endif
 /* Elementwise unary */
 OP(Abs, 1, 1, 1, 1, INJECTIVE)
-OP(Neg, 1, 1, 1, 1, INJECTIVE)
+OP_UNARY(Neg, UN_NEG)
 OP(Relu, 1, 1, 1, 1, INJECTIVE)
 OP(LeakyRelu, 1, 1, 1, 1, INJECTIVE)
-OP(Sigmoid, 1, 1, 1, 1, INJECTIVE)
-OP(Tanh, 1, 1, 1, 1, INJECTIVE)
+OP_UNARY(Sigmoid, UN_SIGMOID)
+OP_UNARY(Tanh, UN_TANH)
 OP(HardSigmoid, 1, 1, 1, 1, INJECTIVE)
 OP(HardSwish, 1, 1, 1, 1, INJECTIVE)
-OP(Exp, 1, 1, 1, 1, INJECTIVE)
-OP(Log, 1, 1, 1, 1, INJECTIVE)
-OP(Sqrt, 1, 1, 1, 1, INJECTIVE)
-OP(Reciprocal, 1, 1, 1, 1, INJECTIVE)
-OP(Floor, 1, 1, 1, 1, INJECTIVE)
-OP(Ceil, 1, 1, 1, 1, INJECTIVE)
-OP(Sin, 1, 1, 1, 1, INJECTIVE)
-OP(Cos, 1, 1, 1, 1, INJECTIVE)
+OP_UNARY(Exp, UN_EXP)
+OP_UNARY(Log, UN_LOG)
+OP_UNARY(Sqrt, UN_SQRT)
+OP_UNARY(Reciprocal, UN_RECIP)
+OP_UNARY(Floor, UN_FLOOR)
+OP_UNARY(Ceil, UN_CEIL)
+OP_UNARY(Sin, UN_SIN)
+OP_UNARY(Cos, UN_COS)
 OP(Erf, 1, 1, 1, 1, INJECTIVE)
 OP(Elu, 1, 1, 1, 1, INJECTIVE)
 OP(Selu, 1, 1, 1, 1, INJECTIVE)
 OP(Softplus, 1, 1, 1, 1, INJECTIVE)
 OP(Softsign, 1, 1, 1, 1, INJECTIVE)
 OP(Sign, 1, 1, 1, 1, INJECTIVE)
-OP(Not, 1, 1, 1, 1, INJECTIVE)
+OP_UNARY(Not, UN_NOT)
 OP(Clip, 1, 3, 1, 1, INJECTIVE)
 OP(Cast, 1, 1, 1, 1, INJECTIVE)
 OP(Identity, 1, 1, 1, 1, INJECTIVE)
 OP(Dropout, 1, 3, 1, 2, INJECTIVE)
 /* Elementwise binary / variadic with numpy broadcasting */
-OP(Add, 2, 2, 1, 1, INJECTIVE)
-OP(Sub, 2, 2, 1, 1, INJECTIVE)
-OP(Mul, 2, 2, 1, 1, INJECTIVE)
+OP_BINARY(Add, BIN_ADD)
+OP_BINARY(Sub, BIN_SUB)
+OP_BINARY(Mul, BIN_MUL)
 OP(Div, 2, 2, 1, 1, INJECTIVE)
 OP(Pow, 2, 2, 1, 1, INJECTIVE)
 OP(PRelu, 2, 2, 1, 1, INJECTIVE)
-OP(Equal, 2, 2, 1, 1, INJECTIVE)
-OP(Less, 2, 2, 1, 1, INJECTIVE)
-OP(Greater, 2, 2, 1, 1, INJECTIVE)
-OP(LessOrEqual, 2, 2, 1, 1, INJECTIVE)
-OP(GreaterOrEqual, 2, 2, 1, 1, INJECTIVE)
-OP(And, 2, 2, 1, 1, INJECTIVE)
-OP(Or, 2, 2, 1, 1, INJECTIVE)
-OP(Xor, 2, 2, 1, 1, INJECTIVE)
+OP_BINARY(Equal, BIN_EQ)
+OP_BINARY(Less, BIN_LT)
+OP_BINARY(Greater, BIN_GT)
+OP_BINARY(LessOrEqual, BIN_LE)
+OP_BINARY(GreaterOrEqual, BIN_GE)
+OP_BINARY(And, BIN_AND)
+OP_BINARY(Or, BIN_OR)
+OP_BINARY(Xor, BIN_XOR)
 OP(Where, 3, 3, 1, 1, INJECTIVE)
 OP(Min, 1, -1, 1, 1, INJECTIVE)
 OP(Max, 1, -1, 1, 1, INJECTIVE)
@@ -117,17 +133,17 @@ OP(Softmax, 1, 1, 1, 1, REDUCTION)
 OP(LogSoftmax, 1, 1, 1, 1, REDUCTION)
 /* Further operators of the backend node tests (frontend/infer_extra.c,
  * lower/op_extra.c, lower/op_index.c, lower/op_norm.c) */
-OP(Tan, 1, 1, 1, 1, INJECTIVE)
-OP(Asin, 1, 1, 1, 1, INJECTIVE)
-OP(Acos, 1, 1, 1, 1, INJECTIVE)
-OP(Atan, 1, 1, 1, 1, INJECTIVE)
-OP(Sinh, 1, 1, 1, 1, INJECTIVE)
-OP(Cosh, 1, 1, 1, 1, INJECTIVE)
-OP(Asinh, 1, 1, 1, 1, INJECTIVE)
-OP(Acosh, 1, 1, 1, 1, INJECTIVE)
-OP(Atanh, 1, 1, 1, 1, INJECTIVE)
-OP(Round, 1, 1, 1, 1, INJECTIVE)
-OP(IsNaN, 1, 1, 1, 1, INJECTIVE)
+OP_UNARY(Tan, UN_TAN)
+OP_UNARY(Asin, UN_ASIN)
+OP_UNARY(Acos, UN_ACOS)
+OP_UNARY(Atan, UN_ATAN)
+OP_UNARY(Sinh, UN_SINH)
+OP_UNARY(Cosh, UN_COSH)
+OP_UNARY(Asinh, UN_ASINH)
+OP_UNARY(Acosh, UN_ACOSH)
+OP_UNARY(Atanh, UN_ATANH)
+OP_UNARY(Round, UN_ROUND)
+OP_UNARY(IsNaN, UN_ISNAN)
 OP(IsInf, 1, 1, 1, 1, INJECTIVE)
 OP(Shrink, 1, 1, 1, 1, INJECTIVE)
 OP(ThresholdedRelu, 1, 1, 1, 1, INJECTIVE)
@@ -215,4 +231,12 @@ OP(SplitToSequence, 1, 2, 1, 1, OPAQUE)
 #ifdef TVMCC_OPS_DEFAULT_NOT_LOWERED
 #undef OP_NOT_LOWERED
 #undef TVMCC_OPS_DEFAULT_NOT_LOWERED
+#endif
+#ifdef TVMCC_OPS_DEFAULT_UNARY
+#undef OP_UNARY
+#undef TVMCC_OPS_DEFAULT_UNARY
+#endif
+#ifdef TVMCC_OPS_DEFAULT_BINARY
+#undef OP_BINARY
+#undef TVMCC_OPS_DEFAULT_BINARY
 #endif

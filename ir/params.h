@@ -23,7 +23,9 @@
 
 /* Which struct Node.params points to. */
 typedef enum ParamKind { PARAMS_NONE = 0, PARAMS_WINDOW, PARAMS_REDUCE, PARAMS_RESIZE,
-                         PARAMS_EINSUM } ParamKind;
+                         PARAMS_EINSUM, PARAMS_AXIS, PARAMS_SCALAR, PARAMS_SLICE, PARAMS_PAD,
+                         PARAMS_PERM, PARAMS_RNN, PARAMS_VISION, PARAMS_LOSS,
+                         PARAMS_STRING } ParamKind;
 
 /* The sliding window of a convolution or pooling node (Conv, ConvInteger,
  * QLinearConv, ConvTranspose, MaxPool, AveragePool, MaxUnpool), spatial
@@ -84,5 +86,139 @@ typedef struct EinsumParams {
     int nout;                                         /* output rank */
     uint8_t out[TVMCC_MAX_RANK];                      /* label of each output dimension */
 } EinsumParams;
+
+/* The operators whose parameters are one axis and a few switches: the
+ * data-movement, index, sequence and softmax families, the arg-reductions,
+ * TopK, CumSum, DFT, the quantizers. Each field is named after the ONNX
+ * attribute it holds; an op leaves the fields it has not at 0. */
+typedef enum ScatterReduce { SCATTER_NONE, SCATTER_ADD, SCATTER_MUL, SCATTER_MAX,
+                             SCATTER_MIN } ScatterReduce;
+typedef struct AxisParams {
+    int axis;                 /* in [0, rank): rank of the input (Concat: of input 0;
+                               * OneHot: of the output; DFT: rank - 1;
+                               * ConcatFromSequence with new_axis: rank + 1);
+                               * -1 when the op has none (Compress without axis,
+                               * CumSum: an input, a quantizer with a scalar
+                               * scale, ScatterND) */
+    int time_axis;            /* ReverseSequence (axis: batch_axis) */
+    int64_t batch_dims;       /* GatherND */
+    int64_t blocksize;        /* DepthToSpace, SpaceToDepth */
+    uint8_t crd;              /* DepthToSpace mode CRD (else DCR) */
+    uint8_t select_last_index; /* ArgMax, ArgMin */
+    uint8_t largest;          /* TopK */
+    uint8_t exclusive, reverse; /* CumSum */
+    uint8_t new_axis;         /* ConcatFromSequence */
+    uint8_t inverse;          /* DFT */
+    uint8_t reduction;        /* ScatterElements, ScatterND: ScatterReduce */
+} AxisParams;
+
+/* The operators whose parameters are a few numbers and switches: the
+ * activations (LeakyRelu, HardSigmoid, Elu, Selu, Celu, ThresholdedRelu,
+ * Shrink, Clip before opset 11), Mod, BitShift, IsInf, Trilu, EyeLike,
+ * the window generators, ConstantOfShape, Gemm and the normalizations (BatchNormalization,
+ * InstanceNormalization, LayerNormalization, MeanVarianceNormalization,
+ * LRN). Fields are named after the ONNX attribute and hold its default
+ * when it is absent; an op leaves the fields it has not at 0. */
+typedef struct ScalarParams {
+    double alpha, beta, gamma;  /* activations, Gemm, LRN */
+    double lambd, bias;         /* Shrink; LRN bias */
+    double min, max;            /* Clip before opset 11, when has_min / has_max */
+    double epsilon;             /* the normalizations */
+    int64_t size;               /* LRN */
+    int64_t k;                  /* EyeLike */
+    int axis;                   /* LayerNormalization, normalized */
+    unsigned mask;              /* MeanVarianceNormalization: bit i, dimension i */
+    uint8_t has_min, has_max;   /* Clip before opset 11 */
+    uint8_t fmod;               /* Mod */
+    uint8_t left;               /* BitShift direction LEFT (else RIGHT) */
+    uint8_t detect_negative, detect_positive; /* IsInf */
+    uint8_t upper;              /* Trilu */
+    uint8_t periodic;           /* HannWindow, HammingWindow, BlackmanWindow */
+    uint8_t trans_a, trans_b;   /* Gemm */
+    uint8_t fill_dtype;         /* ConstantOfShape: DType of value (DT_UNDEF: absent) */
+    double fill;                /* ConstantOfShape value of a float type */
+    int64_t fill_int;           /* ConstantOfShape value of an integer or bool type */
+} ScalarParams;
+
+/* Slice: the entries of starts/axes/steps (ends only shape the output,
+ * whose extents inference computed), axes normalized, steps non-zero,
+ * axes distinct. When one of the inputs is computed at run time (from
+ * opset 10 they are inputs) `runtime` is set and the lowering builds the
+ * bounds from the inputs in the kernel, extents from the declared shape. */
+typedef struct SliceParams {
+    uint8_t runtime;
+    int n;                              /* entries */
+    int64_t start[TVMCC_MAX_RANK];      /* as given (negative: from the end) */
+    int axis[TVMCC_MAX_RANK];
+    int64_t step[TVMCC_MAX_RANK];
+} SliceParams;
+
+/* Pad: mode, and per entry of pads the axis it pads (the axes input, or
+ * 0..rank-1) and, when the pads are compile-time constants, the leading
+ * pad; `runtime_pads`: the pads input is computed at run time (entry i's
+ * leading pad is its element i), `runtime_axes`: so are the axes (refused
+ * by the lowering). The trailing pads only shape the output. */
+typedef enum PadMode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP } PadMode;
+typedef struct PadParams {
+    uint8_t mode;                       /* PadMode */
+    uint8_t runtime_pads, runtime_axes;
+    int n;                              /* entries */
+    int axis[TVMCC_MAX_RANK];
+    int64_t begin[TVMCC_MAX_RANK];      /* leading pad of entry i */
+    double value;                       /* constant before opset 11 (then an input) */
+} PadParams;
+
+/* Transpose: output axis i is input axis perm[i] (the default reverses).
+ * Passes that add a Transpose set it with node_set_perm(). */
+typedef struct PermParams {
+    int rank;
+    int perm[TVMCC_MAX_RANK];
+} PermParams;
+
+/* RNN, GRU, LSTM: direction, layout and the activations per direction
+ * (RNN 1, GRU 2, LSTM 3), checked against the supported list. */
+typedef enum RnnAct { ACT_SIGMOID, ACT_TANH, ACT_RELU, ACT_LEAKY_RELU, ACT_HARD_SIGMOID,
+                      ACT_AFFINE, ACT_SCALED_TANH, ACT_THRESHOLDED_RELU, ACT_ELU,
+                      ACT_SOFTSIGN, ACT_SOFTPLUS } RnnAct;
+typedef struct RnnParams {
+    uint8_t dirs;                       /* 2 when bidirectional */
+    uint8_t reverse;                    /* direction "reverse" */
+    uint8_t layout;                     /* 1: batch first */
+    uint8_t linear_before_reset;        /* GRU */
+    double clip;                        /* 0: none */
+    uint8_t act[2][3];                  /* RnnAct per direction and slot */
+    double alpha[2][3], beta[2][3];     /* activation_alpha/beta or the defaults */
+} RnnParams;
+
+/* GridSample, RoiAlign, NonMaxSuppression. */
+typedef enum SampleMode { SAMPLE_LINEAR, SAMPLE_NEAREST, SAMPLE_CUBIC } SampleMode;
+typedef enum SamplePad { SAMPLE_ZEROS, SAMPLE_BORDER, SAMPLE_REFLECTION } SamplePad;
+typedef struct VisionParams {
+    uint8_t mode;                       /* GridSample: SampleMode */
+    uint8_t padding_mode;               /* GridSample: SamplePad */
+    uint8_t align_corners;              /* GridSample */
+    uint8_t max_mode;                   /* RoiAlign mode max (else avg) */
+    uint8_t half_pixel;                 /* RoiAlign coordinate_transformation_mode */
+    double spatial_scale;               /* RoiAlign */
+    int64_t sampling_ratio;             /* RoiAlign; 0: adaptive */
+    uint8_t center_point_box;           /* NonMaxSuppression */
+} VisionParams;
+
+/* NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss. */
+typedef enum LossReduce { LOSS_NONE, LOSS_SUM, LOSS_MEAN } LossReduce;
+typedef struct LossParams {
+    uint8_t reduction;                  /* LossReduce */
+    uint8_t has_ignore_index;
+    int64_t ignore_index;
+} LossParams;
+
+/* StringNormalizer. */
+typedef enum CaseAction { CASE_NONE, CASE_LOWER, CASE_UPPER } CaseAction;
+typedef struct StringParams {
+    uint8_t case_change_action;         /* CaseAction */
+    uint8_t is_case_sensitive;
+    int n_stopwords;
+    const char **stopwords;             /* the attribute's strings (arena) */
+} StringParams;
 
 #endif

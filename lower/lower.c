@@ -19,7 +19,11 @@ static const LowerFn lower_fns[OP_COUNT] = {
     NULL,
 #define OP(name, mi, ma, mo, mao, cat) lower_##name,
 #define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat) NULL,
+#define OP_UNARY(name, un) lower_unary_row,
+#define OP_BINARY(name, bin) lower_binary_row,
 #include "../ir/ops.h"
+#undef OP_BINARY
+#undef OP_UNARY
 #undef OP_NOT_LOWERED
 #undef OP
 };

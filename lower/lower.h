@@ -16,9 +16,17 @@
 
 #define OP(name, mi, ma, mo, mao, cat) int lower_##name(Lower *L, Node *n);
 #define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat)
+#define OP_UNARY(name, un)
+#define OP_BINARY(name, bin)
 #include "../ir/ops.h"
+#undef OP_BINARY
+#undef OP_UNARY
 #undef OP_NOT_LOWERED
 #undef OP
+/* The rows written OP_UNARY / OP_BINARY in ir/ops.h: one ex_unary
+ * (ex_binary) of the broadcast input(s), the op taken from the row. */
+int lower_unary_row(Lower *L, Node *n);
+int lower_binary_row(Lower *L, Node *n);
 
 /* Lower node `ni` of g into a new kernel named `name`, scheduled for target
  * (NULL: the naive schedule). Returns NULL after reporting through d. */

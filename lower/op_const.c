@@ -28,38 +28,21 @@ int lower_Constant(Lower *L, Node *n) { return folded(L, n); }
 int lower_ConstantOfShape(Lower *L, Node *n)
 {
     const Value *o = val(L, n->out[0]);
-    const Attr *a = node_attr(n, "value");
+    const ScalarParams *p = node_scalar(n);
+    DType t = (DType)p->fill_dtype;
     Compute *c;
     if (o->data)
         return 0;
     c = lower_elemwise_stage(L, n, n->out[0]);
-    if (a && a->type == ATTR_TENSOR && a->t && a->t->data) {
-        /* the fill value is a one-element constant: read it as a weight */
-        Tensor *t = a->t;
-        double f = 0;
-        int64_t iv = 0;
-        switch (t->dtype) {
-        case DT_FLOAT32: f = *(const float *)t->data; break;
-        case DT_FLOAT64: f = *(const double *)t->data; break;
-        case DT_INT8: iv = *(const int8_t *)t->data; break;
-        case DT_INT16: iv = *(const int16_t *)t->data; break;
-        case DT_INT32: iv = *(const int32_t *)t->data; break;
-        case DT_INT64: iv = *(const int64_t *)t->data; break;
-        case DT_UINT8: case DT_BOOL: iv = *(const uint8_t *)t->data; break;
-        case DT_UINT16: iv = *(const uint16_t *)t->data; break;
-        case DT_UINT32: iv = *(const uint32_t *)t->data; break;
-        case DT_UINT64: iv = (int64_t)*(const uint64_t *)t->data; break;
-        default:
-            return diag_error(L->d, n, "value", "fill type %s is not supported at run time",
-                              dtype_name(t->dtype) ? dtype_name(t->dtype) : "?");
-        }
-        if (t->dtype == DT_FLOAT32 || t->dtype == DT_FLOAT64)
-            c->body = ex_float(L, o->dtype, f);
-        else
-            c->body = ex_const_int(L, dtype_compute(o->dtype), iv);
-    } else {
+    if (t == DT_UNDEF)
         c->body = ex_float(L, DT_FLOAT32, 0.0);
-    }
+    else if (t == DT_FLOAT32 || t == DT_FLOAT64)
+        c->body = ex_float(L, o->dtype, p->fill);
+    else if (dtype_is_float(t) || t == DT_STRING || !dtype_size(t)) /* float16... */
+        return diag_error(L->d, n, "value", "fill type %s is not supported at run time",
+                          dtype_name(t) ? dtype_name(t) : "?");
+    else
+        c->body = ex_const_int(L, dtype_compute(o->dtype), p->fill_int);
     return 0;
 }
 

@@ -10,6 +10,10 @@
  * converts to the storage type, so each body is written once for all types.
  * Integer division by zero would be undefined behaviour in C: the divisor is
  * replaced by 1 there (the reference has no meaningful result either).
+ *
+ * The operators that are a single ex_unary or ex_binary of their inputs
+ * are rows OP_UNARY(Name, UN_X) / OP_BINARY(Name, BIN_X) of ir/ops.h and
+ * share lower_unary_row() / lower_binary_row(), which read the op there.
  */
 #include "lower.h"
 
@@ -47,11 +51,31 @@ static Compute *unary(Lower *L, Node *n, Expr **x)
     return c;
 }
 
-static int simple_unary(Lower *L, Node *n, UnaryOp op)
+/* The UnaryOp or BinaryOp column of n's OP_UNARY / OP_BINARY row. */
+static int row_op(OpKind op, int binary)
+{
+    switch (op) {
+#define OP(name, mi, ma, mo, mao, cat)
+#define OP_NOT_LOWERED(name, mi, ma, mo, mao, cat)
+#define OP_UNARY(name, un) case OP_##name: if (!binary) return (int)(un); break;
+#define OP_BINARY(name, bin) case OP_##name: if (binary) return (int)(bin); break;
+#include "../ir/ops.h"
+#undef OP_BINARY
+#undef OP_UNARY
+#undef OP_NOT_LOWERED
+#undef OP
+    default:
+        break;
+    }
+    die("%s has no %s row in ir/ops.h", op_info[op].name, binary ? "OP_BINARY" : "OP_UNARY");
+    return 0;
+}
+
+int lower_unary_row(Lower *L, Node *n)
 {
     Expr *x;
     Compute *c = unary(L, n, &x);
-    c->body = ex_unary(L, op, x);
+    c->body = ex_unary(L, (UnaryOp)row_op(n->op, 0), x);
     return 0;
 }
 
@@ -62,19 +86,6 @@ int lower_Abs(Lower *L, Node *n)
     c->body = dtype_is_unsigned_int(in_type(L, n, 0)) ? x : ex_unary(L, UN_ABS, x);
     return 0;
 }
-
-int lower_Neg(Lower *L, Node *n) { return simple_unary(L, n, UN_NEG); }
-int lower_Sigmoid(Lower *L, Node *n) { return simple_unary(L, n, UN_SIGMOID); }
-int lower_Tanh(Lower *L, Node *n) { return simple_unary(L, n, UN_TANH); }
-int lower_Exp(Lower *L, Node *n) { return simple_unary(L, n, UN_EXP); }
-int lower_Log(Lower *L, Node *n) { return simple_unary(L, n, UN_LOG); }
-int lower_Sqrt(Lower *L, Node *n) { return simple_unary(L, n, UN_SQRT); }
-int lower_Reciprocal(Lower *L, Node *n) { return simple_unary(L, n, UN_RECIP); }
-int lower_Floor(Lower *L, Node *n) { return simple_unary(L, n, UN_FLOOR); }
-int lower_Ceil(Lower *L, Node *n) { return simple_unary(L, n, UN_CEIL); }
-int lower_Sin(Lower *L, Node *n) { return simple_unary(L, n, UN_SIN); }
-int lower_Cos(Lower *L, Node *n) { return simple_unary(L, n, UN_COS); }
-int lower_Not(Lower *L, Node *n) { return simple_unary(L, n, UN_NOT); }
 
 int lower_Sign(Lower *L, Node *n)
 {
@@ -115,7 +126,7 @@ int lower_LeakyRelu(Lower *L, Node *n)
     Expr *x;
     Compute *c = unary(L, n, &x);
     DType t = in_type(L, n, 0);
-    double alpha = attr_float(n, "alpha", 0.01, L->d);
+    double alpha = node_scalar(n)->alpha;
     c->body = ex_select(L, ex_binary(L, BIN_LT, x, const_of(L, t, 0)),
                         ex_mul(L, x, const_of(L, t, alpha)), x);
     return 0;
@@ -133,8 +144,7 @@ int lower_HardSigmoid(Lower *L, Node *n)
 {
     Expr *x;
     Compute *c = unary(L, n, &x);
-    c->body = hard_sigmoid(L, in_type(L, n, 0), x, attr_float(n, "alpha", 0.2, L->d),
-                           attr_float(n, "beta", 0.5, L->d));
+    c->body = hard_sigmoid(L, in_type(L, n, 0), x, node_scalar(n)->alpha, node_scalar(n)->beta);
     return 0;
 }
 
@@ -151,7 +161,7 @@ int lower_Elu(Lower *L, Node *n)
     Expr *x;
     Compute *c = unary(L, n, &x);
     DType t = in_type(L, n, 0);
-    double alpha = attr_float(n, "alpha", 1.0, L->d);
+    double alpha = node_scalar(n)->alpha;
     Expr *neg = ex_mul(L, const_of(L, t, alpha),
                        ex_sub(L, ex_unary(L, UN_EXP, x), const_of(L, t, 1)));
     c->body = ex_select(L, ex_binary(L, BIN_LT, x, const_of(L, t, 0)), neg, x);
@@ -163,8 +173,7 @@ int lower_Selu(Lower *L, Node *n)
     Expr *x;
     Compute *c = unary(L, n, &x);
     DType t = in_type(L, n, 0);
-    double alpha = attr_float(n, "alpha", 1.67326319217681884765625, L->d);
-    double gamma = attr_float(n, "gamma", 1.05070102214813232421875, L->d);
+    double alpha = node_scalar(n)->alpha, gamma = node_scalar(n)->gamma;
     Expr *neg = ex_sub(L, ex_mul(L, const_of(L, t, alpha), ex_unary(L, UN_EXP, x)),
                        const_of(L, t, alpha));
     Expr *v = ex_select(L, ex_binary(L, BIN_LE, x, const_of(L, t, 0)), neg, x);
@@ -198,10 +207,11 @@ int lower_Clip(Lower *L, Node *n)
     Compute *c = unary(L, n, &x);
     DType t = in_type(L, n, 0);
     if (n->opset < 11) {
-        if (node_attr(n, "min"))
-            lo = const_of(L, t, attr_float(n, "min", 0, L->d));
-        if (node_attr(n, "max"))
-            hi = const_of(L, t, attr_float(n, "max", 0, L->d));
+        const ScalarParams *p = node_scalar(n);
+        if (p->has_min)
+            lo = const_of(L, t, p->min);
+        if (p->has_max)
+            hi = const_of(L, t, p->max);
     } else {
         if (n->n_in > 1 && n->in[1] >= 0)
             lo = load_scalar(L, n->in[1]);
@@ -257,25 +267,13 @@ static Compute *binary(Lower *L, Node *n, Expr **a, Expr **b)
     return c;
 }
 
-static int simple_binary(Lower *L, Node *n, BinaryOp op)
+int lower_binary_row(Lower *L, Node *n)
 {
     Expr *a, *b;
     Compute *c = binary(L, n, &a, &b);
-    c->body = ex_binary(L, op, a, b);
+    c->body = ex_binary(L, (BinaryOp)row_op(n->op, 1), a, b);
     return 0;
 }
-
-int lower_Add(Lower *L, Node *n) { return simple_binary(L, n, BIN_ADD); }
-int lower_Sub(Lower *L, Node *n) { return simple_binary(L, n, BIN_SUB); }
-int lower_Mul(Lower *L, Node *n) { return simple_binary(L, n, BIN_MUL); }
-int lower_Equal(Lower *L, Node *n) { return simple_binary(L, n, BIN_EQ); }
-int lower_Less(Lower *L, Node *n) { return simple_binary(L, n, BIN_LT); }
-int lower_Greater(Lower *L, Node *n) { return simple_binary(L, n, BIN_GT); }
-int lower_LessOrEqual(Lower *L, Node *n) { return simple_binary(L, n, BIN_LE); }
-int lower_GreaterOrEqual(Lower *L, Node *n) { return simple_binary(L, n, BIN_GE); }
-int lower_And(Lower *L, Node *n) { return simple_binary(L, n, BIN_AND); }
-int lower_Or(Lower *L, Node *n) { return simple_binary(L, n, BIN_OR); }
-int lower_Xor(Lower *L, Node *n) { return simple_binary(L, n, BIN_XOR); }
 
 int lower_Div(Lower *L, Node *n)
 {

@@ -1,7 +1,9 @@
 /*
- * Lowering of the smaller operators added after the first op set: the
- * remaining unary maths, CastLike, Mod, BitShift, ArgMax/ArgMin, Hardmax,
- * Trilu, EyeLike and the window generators.
+ * Lowering of the smaller operators added after the first op set: IsInf,
+ * Shrink, ThresholdedRelu, Celu, CastLike, Mod, BitShift, ArgMax/ArgMin,
+ * Hardmax, Trilu, EyeLike and the window generators. The other unary maths
+ * (Tan ... Atanh, Round, IsNaN) are OP_UNARY rows of ir/ops.h, lowered by
+ * lower_unary_row() in op_elemwise.c.
  *
  * The elementwise ones are one stage each, like lower/op_elemwise.c. The
  * arg-reductions cannot carry a (value, index) pair through one reduction,
@@ -35,32 +37,12 @@ static Expr *load_in(Lower *L, const Node *n, int i, const Compute *c)
     return ex_load_broadcast(L, lower_buf_value(L, n->in[i]), v->rank, v->dims, c);
 }
 
-static int unary_op(Lower *L, Node *n, UnaryOp op)
-{
-    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
-    c->body = ex_unary(L, op, load_in(L, n, 0, c));
-    return 0;
-}
-
-int lower_Tan(Lower *L, Node *n) { return unary_op(L, n, UN_TAN); }
-int lower_Asin(Lower *L, Node *n) { return unary_op(L, n, UN_ASIN); }
-int lower_Acos(Lower *L, Node *n) { return unary_op(L, n, UN_ACOS); }
-int lower_Atan(Lower *L, Node *n) { return unary_op(L, n, UN_ATAN); }
-int lower_Sinh(Lower *L, Node *n) { return unary_op(L, n, UN_SINH); }
-int lower_Cosh(Lower *L, Node *n) { return unary_op(L, n, UN_COSH); }
-int lower_Asinh(Lower *L, Node *n) { return unary_op(L, n, UN_ASINH); }
-int lower_Acosh(Lower *L, Node *n) { return unary_op(L, n, UN_ACOSH); }
-int lower_Atanh(Lower *L, Node *n) { return unary_op(L, n, UN_ATANH); }
-int lower_Round(Lower *L, Node *n) { return unary_op(L, n, UN_ROUND); }
-int lower_IsNaN(Lower *L, Node *n) { return unary_op(L, n, UN_ISNAN); }
-
 int lower_IsInf(Lower *L, Node *n)
 {
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *x = load_in(L, n, 0, c);
     DType t = in_type(L, n, 0);
-    int neg = attr_int(n, "detect_negative", 1, L->d) != 0;
-    int pos = attr_int(n, "detect_positive", 1, L->d) != 0;
+    int neg = node_scalar(n)->detect_negative, pos = node_scalar(n)->detect_positive;
     if (neg && pos)
         c->body = ex_unary(L, UN_ISINF, x);
     else if (neg || pos)
@@ -70,19 +52,25 @@ int lower_IsInf(Lower *L, Node *n)
     return 0;
 }
 
-/* x < -lambd: x + bias; x > lambd: x - bias; else 0. */
+/* x < -lambd: x + bias; x > lambd: x - bias; else 0. An integer x is
+ * compared and shifted in double and the result converted back (with the
+ * runtime's saturating rule), as the reference computes x + bias in float
+ * and then casts: int32 5 with bias 1.5 gives trunc(3.5) = 3, not 5 - 1. */
 int lower_Shrink(Lower *L, Node *n)
 {
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *x = load_in(L, n, 0, c);
-    DType t = in_type(L, n, 0);
-    double lambd = attr_float(n, "lambd", 0.5, L->d), bias = attr_float(n, "bias", 0.0, L->d);
-    Expr *lo = ex_binary(L, BIN_LT, x, const_of(L, t, -lambd));
-    Expr *hi = ex_binary(L, BIN_GT, x, const_of(L, t, lambd));
+    DType t = in_type(L, n, 0), ct = dtype_is_float(t) ? t : DT_FLOAT64;
+    double lambd = node_scalar(n)->lambd, bias = node_scalar(n)->bias;
+    Expr *lo, *hi, *y;
+    x = ex_cast(L, ct, x);
+    lo = ex_binary(L, BIN_LT, x, ex_float(L, ct, -lambd));
+    hi = ex_binary(L, BIN_GT, x, ex_float(L, ct, lambd));
     if (dtype_is_unsigned_int(t))
-        lo = ex_const_int(L, DT_BOOL, 0); /* x < -lambd never holds */
-    c->body = ex_select(L, lo, ex_add(L, x, const_of(L, t, bias)),
-                        ex_select(L, hi, ex_sub(L, x, const_of(L, t, bias)), const_of(L, t, 0)));
+        lo = ex_const_int(L, DT_BOOL, 0); /* x < -lambd never holds (lambd >= 0) */
+    y = ex_select(L, lo, ex_add(L, x, ex_float(L, ct, bias)),
+                  ex_select(L, hi, ex_sub(L, x, ex_float(L, ct, bias)), ex_float(L, ct, 0)));
+    c->body = ex_cast(L, t, y);
     return 0;
 }
 
@@ -91,7 +79,7 @@ int lower_ThresholdedRelu(Lower *L, Node *n)
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *x = load_in(L, n, 0, c);
     DType t = in_type(L, n, 0);
-    double alpha = attr_float(n, "alpha", 1.0, L->d);
+    double alpha = node_scalar(n)->alpha;
     c->body = ex_select(L, ex_binary(L, BIN_GT, x, const_of(L, t, alpha)), x, const_of(L, t, 0));
     return 0;
 }
@@ -102,7 +90,7 @@ int lower_Celu(Lower *L, Node *n)
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *x = load_in(L, n, 0, c);
     DType t = in_type(L, n, 0);
-    double alpha = attr_float(n, "alpha", 1.0, L->d);
+    double alpha = node_scalar(n)->alpha;
     Expr *e = ex_unary(L, UN_EXP, ex_binary(L, BIN_DIV, x, const_of(L, t, alpha)));
     Expr *neg = ex_mul(L, const_of(L, t, alpha), ex_sub(L, e, const_of(L, t, 1)));
     c->body = ex_add(L, ex_binary(L, BIN_MAX, x, const_of(L, t, 0)),
@@ -123,7 +111,7 @@ int lower_Mod(Lower *L, Node *n)
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *a = load_in(L, n, 0, c), *b = load_in(L, n, 1, c), *r, *zero;
     DType t = in_type(L, n, 0);
-    int fm = attr_int(n, "fmod", 0, L->d) != 0;
+    int fm = node_scalar(n)->fmod;
     zero = const_of(L, t, 0);
     if (dtype_is_float(t)) {
         r = ex_binary(L, BIN_MOD, a, b);
@@ -160,7 +148,7 @@ int lower_BitShift(Lower *L, Node *n)
 {
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *a = load_in(L, n, 0, c), *b = load_in(L, n, 1, c);
-    int left = !strcmp(attr_string(n, "direction", "LEFT", L->d), "LEFT");
+    int left = node_scalar(n)->left;
     c->body = ex_binary(L, left ? BIN_SHL : BIN_SHR, a, b);
     return 0;
 }
@@ -208,11 +196,9 @@ static void arg_stages(Lower *L, int xb, const int64_t *v3, DType xt, int is_max
 static int lower_arg(Lower *L, Node *n, int is_max)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int64_t axis = attr_int(n, "axis", 0, L->d), v3[3];
-    int last = attr_int(n, "select_last_index", 0, L->d) != 0;
-    if (axis < 0)
-        axis += x->rank;
-    view3(x, (int)axis, v3);
+    int64_t v3[3];
+    int last = node_axis(n)->select_last_index;
+    view3(x, node_axis(n)->axis, v3);
     arg_stages(L, lower_buf_value(L, n->in[0]), v3, x->dtype, is_max, last,
                lower_buf_value(L, n->out[0]));
     return 0;
@@ -226,13 +212,11 @@ int lower_ArgMin(Lower *L, Node *n) { return lower_arg(L, n, 0); }
 int lower_Hardmax(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int64_t axis = attr_int(n, "axis", n->opset >= 13 ? -1 : 1, L->d), v3[3], d2[2];
+    int64_t v3[3], d2[2];
     int ib, i;
     Compute *c;
     Expr *xi[3], *oi[2];
-    if (axis < 0)
-        axis += x->rank;
-    view3(x, (int)axis, v3);
+    view3(x, node_axis(n)->axis, v3);
     if (n->opset < 13) {
         v3[1] *= v3[2];
         v3[2] = 1;
@@ -256,7 +240,7 @@ int lower_Trilu(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
-    int upper = attr_int(n, "upper", 1, L->d) != 0;
+    int upper = node_scalar(n)->upper;
     Expr *k = ex_int(L, 0), *diff, *keep;
     if (n->n_in > 1 && n->in[1] >= 0) {
         const int64_t *kv;
@@ -275,7 +259,7 @@ int lower_EyeLike(Lower *L, Node *n)
 {
     const Value *y = &L->g->values[n->out[0]];
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
-    int64_t k = attr_int(n, "k", 0, L->d);
+    int64_t k = node_scalar(n)->k;
     Expr *on = ex_binary(L, BIN_EQ, ex_sub(L, ex_var(L, &c->axes[1]), ex_var(L, &c->axes[0])),
                          ex_int(L, k));
     if (y->dtype == DT_BOOL)
@@ -290,7 +274,7 @@ int lower_EyeLike(Lower *L, Node *n)
 static int window(Lower *L, Node *n, double a0, double a1, double a2)
 {
     const Value *y = &L->g->values[n->out[0]];
-    int periodic = attr_int(n, "periodic", 1, L->d) != 0;
+    int periodic = node_scalar(n)->periodic;
     int64_t size = y->dims[0], N = periodic ? size : size - 1;
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     double step = 2.0 * 3.14159265358979323846 / (double)(N > 0 ? N : 1);

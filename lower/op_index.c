@@ -28,12 +28,10 @@ int lower_GatherElements(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *iv = &g->values[n->in[1]];
-    int64_t axis = attr_int(n, "axis", 0, L->d);
+    int axis = node_axis(n)->axis;
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *ii[TVMCC_MAX_RANK], *xi[TVMCC_MAX_RANK];
     int i;
-    if (axis < 0)
-        axis += x->rank;
     for (i = 0; i < x->rank; i++)
         ii[i] = xi[i] = ex_var(L, &c->axes[i]);
     xi[axis] = fix_index(L, ex_load_nd(L, lower_buf_value(L, n->in[1]), iv->rank, iv->dims, ii),
@@ -47,7 +45,7 @@ int lower_GatherND(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *iv = &g->values[n->in[1]];
-    int64_t b = attr_int(n, "batch_dims", 0, L->d), m = iv->dims[iv->rank - 1];
+    int64_t b = node_axis(n)->batch_dims, m = iv->dims[iv->rank - 1];
     int ib = lower_buf_value(L, n->in[1]);
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *ii[TVMCC_MAX_RANK], *xi[TVMCC_MAX_RANK];
@@ -73,8 +71,8 @@ int lower_GatherND(Lower *L, Node *n)
 int lower_DepthToSpace(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
-    int64_t b = attr_int(n, "blocksize", 1, L->d);
-    int crd = attr_string(n, "mode", "DCR", L->d)[0] == 'C';
+    int64_t b = node_axis(n)->blocksize;
+    int crd = node_axis(n)->crd;
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *xi[4], *by, *bx, *blk, *ch = ex_var(L, &c->axes[1]);
     Expr *oy = ex_var(L, &c->axes[2]), *ox = ex_var(L, &c->axes[3]);
@@ -94,7 +92,7 @@ int lower_DepthToSpace(Lower *L, Node *n)
 int lower_SpaceToDepth(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int64_t b = attr_int(n, "blocksize", 1, L->d), C = x->dims[1];
+    int64_t b = node_axis(n)->blocksize, C = x->dims[1];
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *xi[4], *oc = ex_var(L, &c->axes[1]), *blk;
     blk = ex_binary(L, BIN_DIV, oc, ex_int(L, C));
@@ -136,8 +134,8 @@ static Expr *clamp(Lower *L, Expr *e, int64_t hi)
 int lower_CumSum(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int excl = attr_int(n, "exclusive", 0, L->d) != 0;
-    int rev = attr_int(n, "reverse", 0, L->d) != 0;
+    int excl = node_axis(n)->exclusive;
+    int rev = node_axis(n)->reverse;
     int xb = lower_buf_value(L, n->in[0]), a, first = 0, last = x->rank - 1;
     const int64_t *av;
     int64_t maxr = 1;
@@ -187,12 +185,10 @@ int lower_CumSum(Lower *L, Node *n)
 int lower_OneHot(Lower *L, Node *n)
 {
     const Value *iv = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
-    int64_t ax = attr_int(n, "axis", -1, L->d), depth;
-    int vb = lower_buf_value(L, n->in[2]), i, j = 0;
+    int ax = node_axis(n)->axis, vb = lower_buf_value(L, n->in[2]), i, j = 0;
+    int64_t depth;
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *ii[TVMCC_MAX_RANK], *t;
-    if (ax < 0)
-        ax += y->rank;
     depth = y->dims[ax];
     for (i = 0; i < y->rank; i++)
         if (i != ax)
@@ -227,7 +223,7 @@ typedef struct Scat {
     const Value *x;
     int xb, ub;
     int64_t nr;                 /* reduce extent */
-    const char *red;
+    ScatterReduce red;
 } Scat;
 
 typedef Expr *(*HitFn)(Lower *L, const void *ctx, const Compute *c, Expr *r);
@@ -240,7 +236,7 @@ static int scatter(Lower *L, Node *n, const Scat *s, const void *ctx, HitFn hit,
     Compute *c;
     Expr *r, *xi[TVMCC_MAX_RANK];
     int i;
-    if (!strcmp(s->red, "none")) {
+    if (s->red == SCATTER_NONE) {
         int wb = lower_buf_temp(L, "which", DT_INT64, value_numel(x));
         Expr *w;
         c = lower_stage(L, "last_update", wb, x->rank, x->dims);
@@ -261,14 +257,14 @@ static int scatter(Lower *L, Node *n, const Scat *s, const void *ctx, HitFn hit,
         xi[i] = ex_var(L, &c->axes[i]);
     r = ex_var(L, lower_raxis(L, c, s->nr));
     c->init = ex_load_nd(L, s->xb, x->rank, x->dims, xi);
-    if (!strcmp(s->red, "add")) {
+    if (s->red == SCATTER_ADD) {
         c->rop = RED_SUM;
         c->body = ex_select(L, hit(L, ctx, c, r), upd(L, ctx, c, r), const_of(L, ct, 0));
-    } else if (!strcmp(s->red, "mul")) {
+    } else if (s->red == SCATTER_MUL) {
         c->rop = RED_PROD;
         c->body = ex_select(L, hit(L, ctx, c, r), upd(L, ctx, c, r), const_of(L, ct, 1));
     } else {
-        int mx = !strcmp(s->red, "max");
+        int mx = s->red == SCATTER_MAX;
         c->rop = mx ? RED_MAX : RED_MIN;
         c->body = ex_select(L, hit(L, ctx, c, r), upd(L, ctx, c, r), extreme_of(L, x->dtype, !mx));
     }
@@ -319,30 +315,31 @@ static Expr *el_upd(Lower *L, const void *ctx, const Compute *c, Expr *r)
     return ex_load_nd(L, s->ub, s->iv->rank, s->iv->dims, ui);
 }
 
-static int scatter_elements(Lower *L, Node *n, const char *red)
+/* ScatterElements and Scatter (whose parameters say reduction none). */
+static int scatter_elements(Lower *L, Node *n)
 {
+    const AxisParams *p = node_axis(n);
     ScatEl e;
     Scat s;
-    int64_t axis = attr_int(n, "axis", 0, L->d);
     e.x = s.x = &L->g->values[n->in[0]];
     e.iv = &L->g->values[n->in[1]];
-    e.axis = (int)(axis < 0 ? axis + e.x->rank : axis);
+    e.axis = p->axis;
     e.ib = lower_buf_value(L, n->in[1]);
     e.ub = s.ub = lower_buf_value(L, n->in[2]);
     s.xb = lower_buf_value(L, n->in[0]);
     s.nr = e.iv->dims[e.axis];
-    s.red = red;
+    s.red = (ScatterReduce)p->reduction;
     return scatter(L, n, &s, &e, el_hit, el_upd);
 }
 
 int lower_ScatterElements(Lower *L, Node *n)
 {
-    return scatter_elements(L, n, attr_string(n, "reduction", "none", L->d));
+    return scatter_elements(L, n);
 }
 
 int lower_Scatter(Lower *L, Node *n)
 {
-    return scatter_elements(L, n, "none");
+    return scatter_elements(L, n);
 }
 
 /* ScatterND: update row r (of the indices' leading dimensions, flattened)
@@ -392,6 +389,6 @@ int lower_ScatterND(Lower *L, Node *n)
     e.ub = s.ub = lower_buf_value(L, n->in[2]);
     s.xb = lower_buf_value(L, n->in[0]);
     s.nr = value_numel(iv) / e.k;
-    s.red = attr_string(n, "reduction", "none", L->d);
+    s.red = (ScatterReduce)node_axis(n)->reduction;
     return scatter(L, n, &s, &e, nd_hit, nd_upd);
 }

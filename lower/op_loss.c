@@ -57,21 +57,21 @@ static Expr *pos_loss(Lower *L, const Loss *s, Expr *const *nd)
 
 static int loss_stages(Lower *L, Node *n, const Loss *s)
 {
-    const char *red = attr_string(n, "reduction", "mean", L->d);
+    LossReduce red = (LossReduce)node_loss(n)->reduction;
     int ob = lower_buf_value(L, n->out[0]);
     int64_t d2[2];
     Expr *nd[2];
     Compute *c;
     d2[0] = s->v3[0];
     d2[1] = s->v3[2];
-    if (!strcmp(red, "none")) {
+    if (red == LOSS_NONE) {
         c = lower_stage(L, "loss", ob, 2, d2);
         nd[0] = ex_var(L, &c->axes[0]);
         nd[1] = ex_var(L, &c->axes[1]);
         c->body = pos_loss(L, s, nd);
         return 0;
     }
-    if (!strcmp(red, "mean") && (s->wb >= 0 || s->has_ii)) {
+    if (red == LOSS_MEAN && (s->wb >= 0 || s->has_ii)) {
         int sb = lower_buf_temp(L, "wsum", s->ct, 1);
         Expr *tc;
         c = lower_stage(L, "weight_sum", sb, 0, NULL);
@@ -92,7 +92,7 @@ static int loss_stages(Lower *L, Node *n, const Loss *s)
     nd[1] = ex_var(L, lower_raxis(L, c, d2[1]));
     c->rop = RED_SUM;
     c->body = pos_loss(L, s, nd);
-    if (!strcmp(red, "mean"))
+    if (red == LOSS_MEAN)
         c->post = ex_binary(L, BIN_DIV, ex_acc(L, s->ct),
                             ex_float(L, s->ct, (double)(d2[0] * d2[1])));
     return 0;
@@ -101,7 +101,6 @@ static int loss_stages(Lower *L, Node *n, const Loss *s)
 static void loss_init(Lower *L, Node *n, Loss *s)
 {
     const Value *x = &L->g->values[n->in[0]];
-    const Attr *a = node_attr(n, "ignore_index");
     int i;
     s->v3[0] = x->dims[0];
     s->v3[1] = x->dims[1];
@@ -110,8 +109,8 @@ static void loss_init(Lower *L, Node *n, Loss *s)
         s->v3[2] *= x->dims[i];
     s->tb = lower_buf_value(L, n->in[1]);
     s->wb = n->n_in > 2 && n->in[2] >= 0 ? lower_buf_value(L, n->in[2]) : -1;
-    s->has_ii = a != NULL;
-    s->ii = attr_int(n, "ignore_index", 0, L->d);
+    s->has_ii = node_loss(n)->has_ignore_index;
+    s->ii = node_loss(n)->ignore_index;
     s->ct = dtype_compute(x->dtype);
 }
 

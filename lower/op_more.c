@@ -37,16 +37,11 @@ static void view3(const Value *x, int ax, int64_t *v3)
         v3[i < ax ? 0 : i == ax ? 1 : 2] *= x->dims[i];
 }
 
-static int norm_axis(int64_t a, int rank)
-{
-    return (int)(a < 0 ? a + rank : a);
-}
-
 int lower_TopK(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
-    int ax = norm_axis(attr_int(n, "axis", -1, L->d), x->rank);
-    int largest = attr_int(n, "largest", 1, L->d) != 0;
+    int ax = node_axis(n)->axis;
+    int largest = node_axis(n)->largest;
     int64_t v3[3], o3[3];
     int xb = lower_buf_value(L, n->in[0]);
     int rb = lower_buf_temp(L, "rank", DT_INT64, value_numel(x));
@@ -88,7 +83,7 @@ int lower_TopK(Lower *L, Node *n)
 int lower_ReverseSequence(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int ba = (int)attr_int(n, "batch_axis", 1, L->d), ta = (int)attr_int(n, "time_axis", 0, L->d);
+    int ba = node_axis(n)->axis, ta = node_axis(n)->time_axis;
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *idx[TVMCC_MAX_RANK], *len, *t, *rev;
     int i;
@@ -108,8 +103,7 @@ int lower_Compress(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]], *cv = &L->g->values[n->in[1]];
     const Value *y = &L->g->values[n->out[0]];
-    const Attr *a = node_attr(n, "axis");
-    int ax = a ? norm_axis(attr_int(n, "axis", 0, L->d), x->rank) : -1;
+    int ax = node_axis(n)->axis; /* -1: the flattened input */
     int64_t v3[3], o3[3], len = cv->dims[0], flat;
     int cb = lower_buf_value(L, n->in[1]);
     int pb = lower_buf_temp(L, "count", DT_INT64, len);
@@ -242,7 +236,7 @@ int lower_Upsample(Lower *L, Node *n)
     Compute *c;
     Expr *idx[TVMCC_MAX_RANK];
     int i;
-    if (strcmp(attr_string(n, "mode", "nearest", L->d), "nearest") != 0)
+    if (node_resize(n)->mode != RESIZE_NEAREST)
         return upsample_linear(L, n);
     c = lower_elemwise_stage(L, n, n->out[0]);
     for (i = 0; i < x->rank; i++) {
@@ -265,8 +259,8 @@ int lower_Upsample(Lower *L, Node *n)
 int lower_DFT(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
-    int64_t a = attr_int(n, "axis", 1, L->d), len, N, cnt;
-    int ax = (int)(a < 0 ? a + x->rank - 1 : a), inv = attr_int(n, "inverse", 0, L->d) != 0;
+    int64_t len, N, cnt;
+    int ax = node_axis(n)->axis, inv = node_axis(n)->inverse;
     int last = x->rank - 1, xb = lower_buf_value(L, n->in[0]), i;
     const int64_t *lv;
     DType t = DT_FLOAT64; /* twiddles and sums in double: near-zero bins stay near zero */

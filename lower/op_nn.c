@@ -129,8 +129,9 @@ int lower_Gemm(Lower *L, Node *n)
     Graph *g = L->g;
     const Value *a = &g->values[n->in[0]], *b = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
-    int ta = attr_int(n, "transA", 0, L->d) != 0, tb = attr_int(n, "transB", 0, L->d) != 0;
-    double alpha = attr_float(n, "alpha", 1.0, L->d), beta = attr_float(n, "beta", 1.0, L->d);
+    const ScalarParams *p = node_scalar(n);
+    int ta = p->trans_a, tb = p->trans_b;
+    double alpha = p->alpha, beta = p->beta;
     int ab = lower_buf_value(L, n->in[0]), bbuf = lower_buf_value(L, n->in[1]);
     Compute *c = lower_stage(L, "gemm", lower_buf_value(L, n->out[0]), 2, y->dims);
     int64_t k = ta ? a->dims[0] : a->dims[1];
@@ -354,7 +355,7 @@ int lower_BatchNormalization(Lower *L, Node *n)
     const Value *x = &g->values[n->in[0]];
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     DType ct = dtype_compute(x->dtype);
-    double eps = attr_float(n, "epsilon", 1e-5, L->d);
+    double eps = node_scalar(n)->epsilon;
     Expr *p[5], *v;
     int i;
     if (n->n_out > 1 && n->out[1] >= 0)

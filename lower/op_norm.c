@@ -106,16 +106,14 @@ static int64_t kept_numel(const Value *x, unsigned mask)
 int lower_LayerNormalization(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int64_t axis = attr_int(n, "axis", -1, L->d);
-    double eps = attr_float(n, "epsilon", 1e-5, L->d);
+    int axis = node_scalar(n)->axis;
+    double eps = node_scalar(n)->epsilon;
     int xb = lower_buf_value(L, n->in[0]), mb, vb, i;
     unsigned mask = 0;
     DType ct = dtype_compute(x->dtype);
     Compute *c;
     Expr *xv, *m, *v, *y;
-    if (axis < 0)
-        axis += x->rank;
-    for (i = (int)axis; i < x->rank; i++)
+    for (i = axis; i < x->rank; i++)
         mask |= 1u << i;
     mb = n->n_out > 1 && n->out[1] >= 0 ? lower_buf_value(L, n->out[1])
                                         : lower_buf_temp(L, "mean", ct, kept_numel(x, mask));
@@ -141,7 +139,7 @@ int lower_LayerNormalization(Lower *L, Node *n)
 int lower_InstanceNormalization(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    double eps = attr_float(n, "epsilon", 1e-5, L->d);
+    double eps = node_scalar(n)->epsilon;
     int xb = lower_buf_value(L, n->in[0]), mb, vb, i;
     unsigned mask = 0;
     DType ct = dtype_compute(x->dtype);
@@ -163,17 +161,11 @@ int lower_InstanceNormalization(Lower *L, Node *n)
 int lower_MeanVarianceNormalization(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int64_t na, i;
-    const int64_t *axes = attr_ints(n, "axes", &na, L->d);
     int xb = lower_buf_value(L, n->in[0]), mb, vb;
-    unsigned mask = 0;
+    unsigned mask = node_scalar(n)->mask;
     DType ct = dtype_compute(x->dtype);
     Compute *c;
     Expr *xv, *m, *v;
-    if (!axes)
-        mask = 1u | 4u | 8u;
-    for (i = 0; axes && i < na; i++)
-        mask |= 1u << (axes[i] < 0 ? axes[i] + x->rank : axes[i]);
     mb = lower_buf_temp(L, "mean", ct, kept_numel(x, mask));
     vb = lower_buf_temp(L, "std", ct, kept_numel(x, mask));
     stats(L, xb, x, mask, mb, vb, 0.0, 0);
@@ -187,9 +179,9 @@ int lower_MeanVarianceNormalization(Lower *L, Node *n)
 int lower_LRN(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]];
-    int64_t size = attr_int(n, "size", 1, L->d), lo = (size - 1) / 2, C = x->dims[1];
-    double alpha = attr_float(n, "alpha", 1e-4, L->d), beta = attr_float(n, "beta", 0.75, L->d);
-    double bias = attr_float(n, "bias", 1.0, L->d);
+    const ScalarParams *p = node_scalar(n);
+    int64_t size = p->size, lo = (size - 1) / 2, C = x->dims[1];
+    double alpha = p->alpha, beta = p->beta, bias = p->bias;
     int xb = lower_buf_value(L, n->in[0]), i;
     DType ct = dtype_compute(x->dtype);
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);

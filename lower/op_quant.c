@@ -62,21 +62,12 @@ static Expr *requant(Lower *L, Expr *v, Expr *zp, DType qt)
     return ex_cast(L, qt, v);
 }
 
-/* The axis a per-axis parameter follows (attribute "axis", default 1). */
-static int quant_axis(Lower *L, const Node *n, const Value *x)
-{
-    int64_t a = attr_int(n, "axis", 1, L->d);
-    if (x->rank == 0 || value_numel(&L->g->values[n->in[1]]) == 1)
-        return -1;
-    return (int)(a < 0 ? a + x->rank : a);
-}
-
 int lower_QuantizeLinear(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
     DType ft = dtype_compute(L->g->values[n->in[1]].dtype);
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
-    int ax = quant_axis(L, n, x);
+    int ax = node_axis(n)->axis; /* -1: per-tensor parameters */
     Expr *v = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
     v = ex_binary(L, BIN_DIV, ex_cast(L, ft, v), param(L, n, 1, c, ax, ft, 1));
     c->body = requant(L, v, param(L, n, 2, c, ax, ft, 0), y->dtype);
@@ -88,7 +79,7 @@ int lower_DequantizeLinear(Lower *L, Node *n)
     const Value *x = &L->g->values[n->in[0]];
     DType ft = dtype_compute(L->g->values[n->out[0]].dtype);
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
-    int ax = quant_axis(L, n, x);
+    int ax = node_axis(n)->axis; /* -1: per-tensor parameters */
     Expr *v = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
     /* the difference is taken in float: exact for every 8, 16 and 32-bit input */
     v = ex_sub(L, ex_cast(L, DT_FLOAT64, v), param(L, n, 2, c, ax, DT_FLOAT64, 0));

@@ -299,12 +299,8 @@ static int lower_softmax(Lower *L, Node *n, int is_log)
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]];
     int xb = lower_buf_value(L, n->in[0]), yb = lower_buf_value(L, n->out[0]);
-    int64_t axis = attr_int(n, "axis", n->opset >= 13 ? -1 : 1, L->d), v3[3] = {1, 1, 1};
-    int i;
-    if (axis < 0)
-        axis += x->rank;
-    if (axis < 0 || axis >= x->rank)
-        return diag_error(L->d, n, "axis", "axis is out of range for rank %d", x->rank);
+    int64_t v3[3] = {1, 1, 1};
+    int axis = node_axis(n)->axis, i;
     for (i = 0; i < x->rank; i++) {
         int slot = i < axis ? 0 : (i == axis || n->opset < 13) ? 1 : 2;
         v3[slot] *= x->dims[i];

@@ -32,9 +32,7 @@ typedef struct Rnn {
     int xb, wb, rb, bb, lb, pb; /* input buffers; -1 when absent */
     int hb, cb;             /* state buffers */
     int gx, gh, g2;         /* per-step scratch */
-    const char *act[2][3];  /* activations per direction */
-    double alpha[2][3], beta[2][3];
-    double clip;            /* 0: none */
+    const RnnParams *p;     /* activations, clip, direction (inference) */
 } Rnn;
 
 static int present(const Node *n, int i)
@@ -50,98 +48,57 @@ static Expr *fc(Lower *L, const Rnn *r, double v)
 /* Applies activation `a` of direction d to e. */
 static Expr *activate(Lower *L, const Rnn *r, int d, int a, Expr *e)
 {
-    const char *nm = r->act[d][a];
-    double al = r->alpha[d][a], be = r->beta[d][a];
-    if (r->clip > 0)
-        e = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, e, fc(L, r, -r->clip)), fc(L, r, r->clip));
-    if (!strcmp(nm, "Sigmoid"))
+    const RnnParams *p = r->p;
+    double al = p->alpha[d][a], be = p->beta[d][a];
+    if (p->clip > 0)
+        e = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, e, fc(L, r, -p->clip)), fc(L, r, p->clip));
+    switch ((RnnAct)p->act[d][a]) {
+    case ACT_SIGMOID:
         return ex_unary(L, UN_SIGMOID, e);
-    if (!strcmp(nm, "Tanh"))
+    case ACT_TANH:
         return ex_unary(L, UN_TANH, e);
-    if (!strcmp(nm, "Relu"))
+    case ACT_RELU:
         return ex_binary(L, BIN_MAX, e, fc(L, r, 0));
-    if (!strcmp(nm, "LeakyRelu"))
+    case ACT_LEAKY_RELU:
         return ex_select(L, ex_lt(L, e, fc(L, r, 0)), ex_mul(L, e, fc(L, r, al)), e);
-    if (!strcmp(nm, "HardSigmoid"))
+    case ACT_HARD_SIGMOID:
         return ex_binary(L, BIN_MIN, fc(L, r, 1),
                          ex_binary(L, BIN_MAX, fc(L, r, 0),
                                    ex_add(L, ex_mul(L, e, fc(L, r, al)), fc(L, r, be))));
-    if (!strcmp(nm, "Affine"))
+    case ACT_AFFINE:
         return ex_add(L, ex_mul(L, e, fc(L, r, al)), fc(L, r, be));
-    if (!strcmp(nm, "ScaledTanh"))
+    case ACT_SCALED_TANH:
         return ex_mul(L, fc(L, r, al), ex_unary(L, UN_TANH, ex_mul(L, e, fc(L, r, be))));
-    if (!strcmp(nm, "ThresholdedRelu"))
+    case ACT_THRESHOLDED_RELU:
         return ex_select(L, ex_binary(L, BIN_GT, e, fc(L, r, al)), e, fc(L, r, 0));
-    if (!strcmp(nm, "Elu"))
+    case ACT_ELU:
         return ex_select(L, ex_lt(L, e, fc(L, r, 0)),
                          ex_mul(L, fc(L, r, al), ex_unary(L, UN_EXPM1, e)), e);
-    if (!strcmp(nm, "Softsign"))
+    case ACT_SOFTSIGN:
         return ex_binary(L, BIN_DIV, e, ex_add(L, fc(L, r, 1), ex_unary(L, UN_ABS, e)));
-    if (!strcmp(nm, "Softplus"))
+    case ACT_SOFTPLUS:
         return ex_unary(L, UN_LOG1P, ex_unary(L, UN_EXP, e));
-    die("activation '%s' passed the check", nm);
+    }
+    die("activation %d passed the check", (int)p->act[d][a]);
     return e;
 }
 
-static double default_alpha(const char *nm)
-{
-    if (!strcmp(nm, "LeakyRelu")) return 0.01;
-    if (!strcmp(nm, "HardSigmoid")) return 0.2;
-    return 1.0;
-}
-
-static double default_beta(const char *nm)
-{
-    if (!strcmp(nm, "HardSigmoid")) return 0.5;
-    if (!strcmp(nm, "Affine")) return 0.0;
-    return 1.0;
-}
-
-/* Reads the attributes; returns 1 after reporting. */
+/* Takes the parsed attributes and allocates the buffers. */
 static int setup(Lower *L, Node *n, Rnn *r, int gates)
 {
-    static const char *known[] = { "Sigmoid", "Tanh", "Relu", "LeakyRelu", "HardSigmoid",
-                                   "Affine", "ScaledTanh", "ThresholdedRelu", "Elu",
-                                   "Softsign", "Softplus" };
     const Value *x = &L->g->values[n->in[0]];
-    int64_t na = -1, nal = -1, nbe = -1;
-    const char *const *names = NULL;
-    const Attr *aa = node_attr(n, "activations");
-    const double *al = attr_floats(n, "activation_alpha", &nal, L->d);
-    const double *be = attr_floats(n, "activation_beta", &nbe, L->d);
-    int nact = gates == 1 ? 1 : gates == 3 ? 2 : 3, d, a, k;
     memset(r, 0, sizeof *r);
     r->n = n;
+    r->p = node_rnn(n);
     r->gates = gates;
-    r->dirs = !strcmp(attr_string(n, "direction", "forward", L->d), "bidirectional") ? 2 : 1;
-    r->layout = (int)attr_int(n, "layout", 0, L->d);
-    r->lbr = (int)attr_int(n, "linear_before_reset", 0, L->d) != 0;
+    r->dirs = r->p->dirs;
+    r->layout = r->p->layout;
+    r->lbr = r->p->linear_before_reset;
     r->seq = x->dims[r->layout ? 1 : 0];
     r->batch = x->dims[r->layout ? 0 : 1];
     r->in = x->dims[2];
     r->hid = L->g->values[n->in[2]].dims[2];
     r->t = dtype_compute(x->dtype);
-    r->clip = attr_float(n, "clip", 0.0, L->d);
-    if (aa && aa->type == ATTR_STRINGS) {
-        names = aa->strings;
-        na = aa->n;
-    }
-    if (names && na != nact * r->dirs)
-        return diag_error(L->d, n, "activations", "expected %d names, got %lld",
-                          nact * r->dirs, (long long)na);
-    for (d = 0; d < r->dirs; d++)
-        for (a = 0; a < nact; a++) {
-            const char *nm = names ? names[d * nact + a] : (gates == 1 || a > 0) ? "Tanh"
-                                                                               : "Sigmoid";
-            int ok = 0;
-            for (k = 0; k < (int)(sizeof known / sizeof *known); k++)
-                ok |= !strcmp(nm, known[k]);
-            if (!ok)
-                return diag_error(L->d, n, "activations", "activation '%s' is not supported", nm);
-            r->act[d][a] = nm;
-            r->alpha[d][a] = (al && nal == na) ? al[d * nact + a] : default_alpha(nm);
-            r->beta[d][a] = (be && nbe == na) ? be[d * nact + a] : default_beta(nm);
-        }
     r->xb = lower_buf_value(L, n->in[0]);
     r->wb = lower_buf_value(L, n->in[1]);
     r->rb = lower_buf_value(L, n->in[2]);
@@ -168,7 +125,7 @@ static Expr *seq_len(Lower *L, const Rnn *r, Expr *b)
 /* Time index handled at step s of direction d for batch b. */
 static Expr *time_of(Lower *L, const Rnn *r, int d, int64_t s, Expr *b)
 {
-    int rev = d == 1 || !strcmp(attr_string(r->n, "direction", "forward", L->d), "reverse");
+    int rev = d == 1 || r->p->reverse;
     Expr *len;
     if (!rev)
         return ex_int(L, s);

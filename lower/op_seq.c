@@ -142,11 +142,9 @@ int lower_SequenceLength(Lower *L, Node *n)
 int lower_ConcatFromSequence(Lower *L, Node *n)
 {
     const Value *s = val(L, n->in[0]), *o = val(L, n->out[0]);
-    int new_axis = attr_int(n, "new_axis", 0, L->d) != 0, r = s->rank - 1, k, axis;
-    int64_t a = attr_int(n, "axis", 0, L->d);
+    int new_axis = node_axis(n)->new_axis, r = s->rank - 1, k, axis = node_axis(n)->axis;
     Compute *c;
     Expr *idx[TVMCC_MAX_RANK], *oidx[TVMCC_MAX_RANK];
-    axis = (int)(a < 0 ? a + r + new_axis : a);
     c = lower_stage(L, "concat_from_seq", lower_buf_value(L, n->out[0]), s->rank, s->dims);
     for (k = 0; k < s->rank; k++)
         idx[k] = ex_var(L, &c->axes[k]);
@@ -169,8 +167,7 @@ int lower_ConcatFromSequence(Lower *L, Node *n)
 int lower_SplitToSequence(Lower *L, Node *n)
 {
     const Value *x = val(L, n->in[0]), *o = val(L, n->out[0]);
-    int64_t a = attr_int(n, "axis", 0, L->d);
-    int axis = (int)(a < 0 ? a + x->rank : a), k;
+    int axis = node_axis(n)->axis, k;
     int kept = o->rank == x->rank + 1; /* the element keeps the split axis */
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *idx[TVMCC_MAX_RANK], *l = ex_var(L, &c->axes[0]);

@@ -17,8 +17,9 @@
  *
  * Shape, Size, Constant, ConstantOfShape and Range are in op_const.c.
  *
- * The Slice and Pad parameter rules repeat those of frontend/infer_shape.c:
- * lowering reads the same constant inputs again.
+ * The parameters come parsed from frontend/infer_shape.c (node_perm,
+ * node_axis, node_slice, node_pad). Slice and Pad bounds computed at run
+ * time are read from their inputs in the kernel.
  */
 #include "lower.h"
 
@@ -51,22 +52,13 @@ int lower_Transpose(Lower *L, Node *n)
 {
     const Value *x = val(L, n->in[0]);
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
-    const int64_t *perm;
-    int64_t cnt;
+    const PermParams *p = node_perm(n);
     Expr *idx[TVMCC_MAX_RANK];
     int i;
-    perm = attr_ints(n, "perm", &cnt, L->d);
-    for (i = 0; i < x->rank; i++) {
-        int src = cnt < 0 ? x->rank - 1 - i : (int)perm[i];
-        idx[src] = ex_var(L, &c->axes[i]);
-    }
+    for (i = 0; i < x->rank; i++)
+        idx[p->perm[i]] = ex_var(L, &c->axes[i]);
     c->body = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
     return 0;
-}
-
-static int norm_axis(int64_t a, int rank)
-{
-    return (int)(a < 0 ? a + rank : a);
 }
 
 /* One stage per input, over the input's shape, storing into its slab of
@@ -74,7 +66,7 @@ static int norm_axis(int64_t a, int rank)
 int lower_Concat(Lower *L, Node *n)
 {
     const Value *o = val(L, n->out[0]);
-    int axis = norm_axis(attr_int(n, "axis", 1, L->d), o->rank), i, k, obuf;
+    int axis = node_axis(n)->axis, i, k, obuf;
     int64_t off = 0;
     obuf = lower_buf_value(L, n->out[0]);
     for (i = 0; i < n->n_in; i++) {
@@ -98,7 +90,7 @@ int lower_Concat(Lower *L, Node *n)
 int lower_Split(Lower *L, Node *n)
 {
     const Value *x = val(L, n->in[0]);
-    int axis = norm_axis(attr_int(n, "axis", 0, L->d), x->rank), i, k, xbuf;
+    int axis = node_axis(n)->axis, i, k, xbuf;
     int64_t off = 0;
     xbuf = lower_buf_value(L, n->in[0]);
     for (i = 0; i < n->n_out; i++) {
@@ -143,48 +135,50 @@ static Expr *int_elem(Lower *L, int32_t vi, int64_t k)
  * clamping rules of frontend/infer_shape.c's slice_params() are evaluated
  * in the kernel, the extents coming from the declared output shape. The
  * final index is clamped to the axis so that run-time bounds that disagree
- * with the declared shape cannot read out of bounds. */
+ * with the declared shape cannot read out of bounds. With constant bounds
+ * (node_slice) the same expressions are built from the parsed entries. */
 int lower_Slice(Lower *L, Node *n)
 {
     const Value *x = val(L, n->in[0]);
+    const SliceParams *sl = node_slice(n);
     Expr *start[TVMCC_MAX_RANK], *step[TVMCC_MAX_RANK], *idx[TVMCC_MAX_RANK];
-    int32_t vs, va = -1, vp = -1;
-    const int64_t *st = NULL, *ax = NULL, *sp = NULL;
-    int64_t ns, na = -1, nsp = -1, k;
+    int32_t vs = -1, va = -1, vp = -1;
+    const int64_t *ax = NULL, *sp = NULL;
+    int64_t ns, k;
     Compute *c;
     int a;
     for (a = 0; a < x->rank; a++) {
         start[a] = ex_int(L, 0);
         step[a] = ex_int(L, 1);
     }
-    if (n->opset < 10) {
-        st = attr_ints(n, "starts", &ns, L->d);
-        ax = attr_ints(n, "axes", &na, L->d);
-        vs = -1;
+    if (!sl->runtime) {
+        ns = sl->n;
     } else {
         vs = n->in[1];
         ns = value_numel(val(L, vs));
         if (n->n_in > 3 && n->in[3] >= 0) {
             va = n->in[3];
-            na = value_const_ints(L->g, va, &ax);
+            if (value_const_ints(L->g, va, &ax) < 0)
+                ax = NULL;
         }
         if (n->n_in > 4 && n->in[4] >= 0) {
             vp = n->in[4];
-            nsp = value_const_ints(L->g, vp, &sp);
+            if (value_const_ints(L->g, vp, &sp) < 0)
+                sp = NULL;
         }
     }
     if (vs >= 0 && (value_numel(val(L, n->in[2])) != ns ||
                     (va >= 0 && value_numel(val(L, va)) != ns) ||
                     (vp >= 0 && value_numel(val(L, vp)) != ns)))
         return diag_error(L->d, n, "starts", "starts, ends, axes and steps differ in length");
-    (void)nsp;
     /* later entries are applied first so that the first entry naming an
      * axis wins, as in inference (duplicates are rejected there anyway) */
     for (k = ns - 1; k >= 0; k--) {
-        Expr *sk = st ? ex_int(L, st[k]) : int_elem(L, vs, k);
-        Expr *pk = vp >= 0 ? (sp ? ex_int(L, sp[k]) : int_elem(L, vp, k)) : ex_int(L, 1);
+        Expr *sk = !sl->runtime ? ex_int(L, sl->start[k]) : int_elem(L, vs, k);
+        Expr *pk = !sl->runtime ? ex_int(L, sl->step[k])
+                   : vp >= 0 ? (sp ? ex_int(L, sp[k]) : int_elem(L, vp, k)) : ex_int(L, 1);
         Expr *akn = NULL;
-        if (ax == NULL && va >= 0) {
+        if (sl->runtime && ax == NULL && va >= 0) {
             Expr *ak = int_elem(L, va, k);
             akn = ex_select(L, ex_lt(L, ak, ex_int(L, 0)), ex_add(L, ak, ex_int(L, x->rank)), ak);
         }
@@ -193,9 +187,12 @@ int lower_Slice(Lower *L, Node *n)
             Expr *match, *sn, *pos, *neg;
             if (akn)
                 match = ex_binary(L, BIN_EQ, akn, ex_int(L, a));
+            else if (!sl->runtime)
+                match = ex_const_int(L, DT_BOOL, sl->axis[k] == a);
             else
                 match = ex_const_int(L, DT_BOOL,
-                                     (ax ? norm_axis(ax[k], x->rank) : (int)k) == a);
+                                     (ax ? (int)(ax[k] < 0 ? ax[k] + x->rank : ax[k])
+                                         : (int)k) == a);
             if (match->kind == EX_INT && !match->ival)
                 continue;
             sn = ex_select(L, ex_lt(L, sk, ex_int(L, 0)), ex_add(L, sk, ex_int(L, dim)), sk);
@@ -209,8 +206,6 @@ int lower_Slice(Lower *L, Node *n)
             step[a] = ex_select(L, match, pk, step[a]);
         }
     }
-    if (st == NULL && vs < 0)
-        return diag_error(L->d, n, "starts", "missing");
     c = lower_elemwise_stage(L, n, n->out[0]);
     for (a = 0; a < x->rank; a++) {
         Expr *i = ex_add(L, start[a], ex_mul(L, ex_var(L, &c->axes[a]), step[a]));
@@ -225,7 +220,7 @@ int lower_Slice(Lower *L, Node *n)
 int lower_Gather(Lower *L, Node *n)
 {
     const Value *x = val(L, n->in[0]), *ix = val(L, n->in[1]);
-    int axis = norm_axis(attr_int(n, "axis", 0, L->d), x->rank), i;
+    int axis = node_axis(n)->axis, i;
     Compute *c;
     Expr *iidx[TVMCC_MAX_RANK], *xidx[TVMCC_MAX_RANK], *k, *dim;
     if (x->dims[axis] == 0 && value_numel(val(L, n->out[0])) > 0)
@@ -286,28 +281,17 @@ int lower_Tile(Lower *L, Node *n)
 int lower_Pad(Lower *L, Node *n)
 {
     const Value *x = val(L, n->in[0]);
+    const PadParams *p = node_pad(n);
     Expr *begin[TVMCC_MAX_RANK], *idx[TVMCC_MAX_RANK], *inside, *pv, *v;
-    const int64_t *pads = NULL, *axes = NULL;
-    int64_t np = -1, na = x->rank;
-    const char *m = attr_string(n, "mode", "constant", L->d);
-    int mode = !strcmp(m, "reflect") ? 1 : !strcmp(m, "edge") ? 2 : !strcmp(m, "wrap") ? 3 : 0;
+    int mode = p->mode;
     Compute *c;
     int i;
     for (i = 0; i < x->rank; i++)
         begin[i] = ex_int(L, 0);
-    if (n->opset < 11) {
-        pads = attr_ints(n, n->opset < 2 ? "paddings" : "pads", &np, L->d);
-        if (np < 0)
-            return diag_error(L->d, n, "pads", "required attribute is missing");
-    } else {
-        if (n->n_in > 3 && n->in[3] >= 0 &&
-            (na = value_const_ints(L->g, n->in[3], &axes)) < 0)
-            return diag_error(L->d, n, "axes", "axes computed at run time are not supported");
-    }
-    for (i = 0; i < (int)na; i++) {
-        int a = axes ? norm_axis(axes[i], x->rank) : i;
-        begin[a] = pads ? ex_int(L, pads[i]) : int_elem(L, n->in[1], i);
-    }
+    if (p->runtime_axes)
+        return diag_error(L->d, n, "axes", "axes computed at run time are not supported");
+    for (i = 0; i < p->n; i++)
+        begin[p->axis[i]] = p->runtime_pads ? int_elem(L, n->in[1], i) : ex_int(L, p->begin[i]);
     c = lower_elemwise_stage(L, n, n->out[0]);
     inside = ex_const_int(L, DT_BOOL, 1);
     for (i = 0; i < x->rank; i++) {
@@ -321,16 +305,16 @@ int lower_Pad(Lower *L, Node *n)
             continue;
         }
         switch (mode) {
-        case 0:
+        case PAD_CONSTANT:
             inside = ex_and(L, inside, ex_and(L, ex_binary(L, BIN_GE, j, zero),
                                               ex_binary(L, BIN_LE, j, last)));
             break;
-        case 1: /* reflect once about 0 and dim-1 (pads < dim, checked) */
+        case PAD_REFLECT: /* reflect once about 0 and dim-1 (pads < dim, checked) */
             j = ex_select(L, ex_lt(L, j, zero), ex_sub(L, zero, j), j);
             j = ex_select(L, ex_binary(L, BIN_GT, j, last), ex_sub(L, ex_int(L, 2 * (dim - 1)), j),
                           j);
             break;
-        case 2:
+        case PAD_EDGE:
             break;
         default: /* wrap: ((j mod dim) + dim) mod dim, j may be negative */
             j = ex_binary(L, BIN_MOD, ex_add(L, ex_binary(L, BIN_MOD, j, ex_int(L, dim)),
@@ -343,18 +327,16 @@ int lower_Pad(Lower *L, Node *n)
     if (n->opset >= 11 && n->n_in > 2 && n->in[2] >= 0)
         pv = ex_load(L, lower_buf_value(L, n->in[2]), ex_int(L, 0));
     else if (dtype_is_float(x->dtype))
-        pv = ex_float(L, x->dtype, n->opset < 11 ? attr_float(n, "value", 0, L->d) : 0);
+        pv = ex_float(L, x->dtype, p->value);
     else
         pv = ex_const_int(L, dtype_compute(x->dtype),
-                          n->opset < 11 ? dtype_float_to_int(dtype_compute(x->dtype),
-                                                             attr_float(n, "value", 0, L->d))
-                                        : 0);
+                          dtype_float_to_int(dtype_compute(x->dtype), p->value));
     if (value_numel(x) == 0) { /* nothing to read: all padding */
         c->body = pv;
         return 0;
     }
     v = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, idx);
-    if (mode == 0 && !(inside->kind == EX_INT && inside->ival))
+    if (mode == PAD_CONSTANT && !(inside->kind == EX_INT && inside->ival))
         v = ex_select(L, inside, v, pv);
     c->body = v;
     return 0;

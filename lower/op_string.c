@@ -25,8 +25,7 @@ int lower_StringNormalizer(Lower *L, Node *n)
 {
     Graph *g = L->g;
     ExternCall *c = arena_alloc(L->arena, sizeof *c);
-    const Attr *stop = node_attr(n, "stopwords");
-    const char *action = attr_string(n, "case_change_action", "NONE", L->d);
+    const StringParams *p = node_string(n);
     int64_t n_in = value_numel(&g->values[n->in[0]]);
     int64_t n_out = value_numel(&g->values[n->out[0]]);
     int in = lower_buf_value(L, n->in[0]);
@@ -43,7 +42,7 @@ int lower_StringNormalizer(Lower *L, Node *n)
     arg_int(c, n_in);
     arg_buf(c, out);
     arg_int(c, n_out);
-    if (strcmp(action, "NONE") != 0) {
+    if (p->case_change_action != CASE_NONE) {
         int pool;
         if (ck_mul(string_bytes, n_out, &pool_bytes) || pool_bytes >= ((int64_t)1 << 31))
             return diag_error(L->d, n, "output[0]", "character pool of %lld x %lld bytes is too "
@@ -58,11 +57,11 @@ int lower_StringNormalizer(Lower *L, Node *n)
     }
     arg_int(c, pool_bytes);
     c->args[c->n_args].kind = EXT_STRINGS;
-    c->args[c->n_args].n_strings = stop && stop->type == ATTR_STRINGS ? (int)stop->n : 0;
-    c->args[c->n_args++].strings = stop && stop->type == ATTR_STRINGS ? stop->strings : NULL;
-    arg_int(c, stop && stop->type == ATTR_STRINGS ? stop->n : 0);
-    arg_int(c, !strcmp(action, "LOWER") ? 1 : !strcmp(action, "UPPER") ? 2 : 0);
-    arg_int(c, attr_int(n, "is_case_sensitive", 0, L->d));
+    c->args[c->n_args].n_strings = p->n_stopwords;
+    c->args[c->n_args++].strings = p->stopwords;
+    arg_int(c, p->n_stopwords);
+    arg_int(c, p->case_change_action); /* CaseAction: 0 none, 1 lower, 2 upper */
+    arg_int(c, p->is_case_sensitive);
     L->k->ext = c;
     return 0;
 }

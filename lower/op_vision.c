@@ -187,8 +187,7 @@ int lower_GridSample(Lower *L, Node *n)
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *gr = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
-    const char *mode = attr_string(n, "mode", n->opset >= 20 ? "linear" : "bilinear", L->d);
-    const char *pad = attr_string(n, "padding_mode", "zeros", L->d);
+    const VisionParams *p = node_vision(n);
     int gb = lower_buf_value(L, n->in[1]);
     Sampler s;
     Compute *c;
@@ -199,8 +198,8 @@ int lower_GridSample(Lower *L, Node *n)
     s.ct = dtype_compute(x->dtype);
     s.xb = lower_buf_value(L, n->in[0]);
     s.xd = x->dims;
-    s.pad = !strcmp(pad, "border") ? 1 : !strcmp(pad, "reflection") ? 2 : 0;
-    s.ac = attr_int(n, "align_corners", 0, L->d) != 0;
+    s.pad = p->padding_mode == SAMPLE_BORDER ? 1 : p->padding_mode == SAMPLE_REFLECTION ? 2 : 0;
+    s.ac = p->align_corners;
     c = lower_stage(L, "gridsample", lower_buf_value(L, n->out[0]), 4, y->dims);
     s.n = ex_var(L, &c->axes[0]);
     s.c = ex_var(L, &c->axes[1]);
@@ -221,11 +220,11 @@ int lower_GridSample(Lower *L, Node *n)
         fy = fmul(L, fsub(L, fmul(L, fadd(L, gy, fc(L, s.ct, 1.0)), fc(L, s.ct, (double)H)),
                           fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5));
     }
-    if (!strcmp(mode, "nearest")) {
+    if (p->mode == SAMPLE_NEAREST) {
         fx = fix_coord(&s, ex_unary(L, UN_ROUND, fx), W);
         fy = fix_coord(&s, ex_unary(L, UN_ROUND, fy), H);
         c->body = pixel(&s, ex_unary(L, UN_ROUND, fy), ex_unary(L, UN_ROUND, fx));
-    } else if (!strcmp(mode, "bilinear") || !strcmp(mode, "linear")) {
+    } else if (p->mode == SAMPLE_LINEAR) {
         Expr *x0, *y0, *dx, *dy, *x1, *y1, *top, *bot;
         fx = fix_coord(&s, fx, W);
         fy = fix_coord(&s, fy, H);
@@ -279,11 +278,10 @@ int lower_RoiAlign(Lower *L, Node *n)
     const Value *x = &g->values[n->in[0]], *rois = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     DType ct = dtype_compute(x->dtype);
-    int half = strcmp(attr_string(n, "coordinate_transformation_mode", "half_pixel", L->d),
-                      "output_half_pixel") != 0 && n->opset >= 16;
-    int maxmode = !strcmp(attr_string(n, "mode", "avg", L->d), "max");
-    double scale = attr_float(n, "spatial_scale", 1.0, L->d), off = half ? 0.5 : 0.0;
-    int64_t oh = y->dims[2], ow = y->dims[3], sr = attr_int(n, "sampling_ratio", 0, L->d);
+    const VisionParams *vp = node_vision(n);
+    int half = vp->half_pixel, maxmode = vp->max_mode;
+    double scale = vp->spatial_scale, off = half ? 0.5 : 0.0;
+    int64_t oh = y->dims[2], ow = y->dims[3], sr = vp->sampling_ratio;
     int64_t gh = sr, gw = sr, H = x->dims[2], W = x->dims[3], N = x->dims[0];
     int xb = lower_buf_value(L, n->in[0]), rb = lower_buf_value(L, n->in[1]);
     int bb = lower_buf_value(L, n->in[2]);
@@ -476,7 +474,7 @@ int lower_NonMaxSuppression(Lower *L, Node *n)
     m.sb = lower_buf_value(L, n->in[1]);
     m.bd = bx->dims;
     m.sd = sc->dims;
-    m.center = attr_int(n, "center_point_box", 0, L->d) != 0;
+    m.center = node_vision(n)->center_point_box;
     d3[0] = B;
     d3[1] = C;
     d3[2] = S;

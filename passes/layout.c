@@ -62,6 +62,7 @@ static int32_t add_transpose(Graph *g, int32_t in, int32_t out, const int64_t *p
     a.n = n;
     a.ints = p;
     node_add_attr(g, ni, a);
+    node_set_perm(g, &g->nodes[ni], n, perm);
     g->nodes[ni].in[0] = in;
     g->nodes[ni].out[0] = out;
     g->nodes[ni].index = g->values[in].producer >= 0 ? g->nodes[g->values[in].producer].index : 0;
@@ -134,15 +135,20 @@ static int is_transpose_to_nchw(const Graph *g, int32_t vi)
 {
     int32_t p = vi >= 0 ? g->values[vi].producer : -1;
     const Node *t;
-    int64_t cnt;
-    const int64_t *perm;
+    const PermParams *pp;
+    int i;
     if (p < 0)
         return 0;
     t = &g->nodes[p];
     if (t->dead || t->op != OP_Transpose)
         return 0;
-    perm = attr_ints(t, "perm", &cnt, NULL);
-    return perm && cnt == 4 && !memcmp(perm, to_nchw, sizeof to_nchw);
+    pp = node_perm(t);
+    if (pp->rank != 4)
+        return 0;
+    for (i = 0; i < 4; i++)
+        if (pp->perm[i] != to_nchw[i])
+            return 0;
+    return 1;
 }
 
 /* Moves the Transposes to NCHW at the inputs of elementwise node ei below

@@ -87,7 +87,7 @@ static int fold_bn_into_conv(Graph *g, Node *bn, Diag *d)
     int32_t x = bn->in[0], ci;
     Node *conv;
     const Value *w, *xv;
-    double eps = attr_float(bn, "epsilon", 1e-5, d);
+    double eps = node_scalar(bn)->epsilon;
     int64_t m, per, oc, k;
     int i, f64;
     void *nw, *nb;
@@ -214,17 +214,16 @@ int pass_simplify(Graph *g, Diag *d)
             case OP_Transpose: {
                 int32_t p = g->values[in0].producer;
                 const Node *pn = p >= 0 ? &g->nodes[p] : NULL;
-                int64_t c1, c2, k;
-                const int64_t *p1, *p2;
-                int undo = 1;
+                const PermParams *p1, *p2;
+                int undo = 1, k;
                 if (!pn || pn->dead || pn->op != OP_Transpose)
                     break;
-                p1 = attr_ints(pn, "perm", &c1, d);
-                p2 = attr_ints(n, "perm", &c2, d);
-                if (!p1 || !p2 || c1 != c2)
+                p1 = node_perm(pn);
+                p2 = node_perm(n);
+                if (p1->rank != p2->rank)
                     break;
-                for (k = 0; k < c1; k++)
-                    if (p2[k] < 0 || p2[k] >= c1 || p1[p2[k]] != k)
+                for (k = 0; k < p1->rank; k++)
+                    if (p1->perm[p2->perm[k]] != k)
                         undo = 0;
                 if (undo && same_shape(&g->values[pn->in[0]], &g->values[n->out[0]]))
                     changed |= bypass(g, n, pn->in[0]);

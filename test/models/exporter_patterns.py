@@ -13,7 +13,9 @@ Builds small models with onnx.helper, one per case:
   - the same operator before and after an attribute moved to an input
     (Squeeze/Unsqueeze/ReduceSum axes, Clip min/max, Pad pads, Resize
     scales/sizes, Split split, Slice starts/ends/axes/steps, Upsample
-    scales, Softmax's axis semantics), each at its own opset (7..17).
+    scales, Softmax's axis semantics), each at its own opset (7..17);
+  - Shrink on int32 and int8, whose reference computes in float and casts
+    the result.
 
 For each case it compiles the model with tvmcc (--dump-ir: the graph after
 the last pass), builds the C with test/driver.c (-std=c99 -Wall -Wextra
@@ -530,11 +532,26 @@ def empty_intermediate():
                 inits=[numpy_helper.from_array(np.array([False, False, False]), "mask")])
 
 
+def shrink_integer():
+    """Shrink on integers: the reference compares and shifts in float and
+    casts the result, so int32 5 with bias 1.5 gives trunc(3.5) = 3 (tvmcc
+    used to truncate bias to 1 first and gave 4); int8 with bias 0.75:
+    5 - 0.75 = 4.25 gives 4 (the truncated bias 0 gave 5)."""
+    cases = []
+    for name, elem, dt, bias, lambd in [("shrink_int32", TensorProto.INT32, np.int32, 1.5, 0.5),
+                                        ("shrink_int8", TensorProto.INT8, np.int8, 0.75, 2.0)]:
+        node = helper.make_node("Shrink", ["x"], ["y"], name="shrink", bias=bias, lambd=lambd)
+        x = np.array([-90, -7, -5, -3, -2, -1, 0, 1, 2, 3, 5, 7, 90], dtype=dt)
+        cases.append(Case(name, 9, [node], [vi("x", elem, [13])], [vi("y", elem, [13])], [x]))
+    return cases
+
+
 def all_cases():
     return [shape_chain_reshape(), shape_chain_heads(), shape_chain_opset11(),
             constant_of_shape(), expand_computed(), slice_computed(), clip_computed(),
             resize_sizes_computed(), resize_scales_computed(), flatten_gemm_batch(),
-            layernorm_opset17(), long_recurrence(), empty_intermediate()] + opset_cases() + gradient_cases()
+            layernorm_opset17(), long_recurrence(), empty_intermediate()] + opset_cases() + \
+        gradient_cases() + shrink_integer()
 
 
 # ---------------------------------------------------------------- running

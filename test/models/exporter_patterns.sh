@@ -4,7 +4,8 @@
 # Unsqueeze -> Concat -> Reshape, ConstantOfShape, Expand of computed shapes,
 # Slice with computed starts/ends, Clip with min/max inputs, Resize with
 # computed sizes/scales; symbolic batch bound with --input-shape) and of
-# operators whose attributes moved to inputs between opsets 7 and 17. Each is
+# operators whose attributes moved to inputs between opsets 7 and 17, and
+# Shrink on integer inputs. Each is
 # compiled with tvmcc, run through test/driver.c and compared with
 # onnxruntime-node (max|diff| <= 1e-3 * max|reference|; integers exactly);
 # the shape computations must not be left in the graph after the passes.
