@@ -483,7 +483,7 @@ int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co,
     const Buffer *wb = &L->k->bufs[pl->wbuf];
     const float *src;
     float *dst;
-    int64_t rtot = pl->rext[0] * pl->rext[1] * pl->rext[2], n, cb, r, v;
+    int64_t rtot = pl->rext[0] * pl->rext[1] * pl->rext[2], n, cb, r, v, *chpart;
     int32_t vi;
     Value *nv;
     if (!g || wb->value < 0 || !g->values[wb->value].data)
@@ -491,21 +491,26 @@ int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co,
     src = g->values[wb->value].data;
     n = pl->ncb * rtot * pl->VL;
     dst = lower_alloc(L, (size_t)n * sizeof *dst);
-    for (cb = 0; cb < pl->ncb; cb++)
-        for (r = 0; r < rtot; r++) {
-            int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
-                    r1 = r / pl->rext[2] / pl->rext[1];
+    /* the offset is a channel part plus a reduce part: each computed once
+     * (no division per weight) */
+    chpart = lower_alloc(L, (size_t)(pl->ncb * pl->VL) * sizeof *chpart);
+    for (v = 0; v < pl->ncb * pl->VL; v++)
+        chpart[v] = v / b * co[0] + v % b * co[1];
+    for (r = 0; r < rtot; r++) {
+        int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
+                r1 = r / pl->rext[2] / pl->rext[1];
+        int64_t rpart = c0 + r1 * co[2] + r2 * co[3] + (r3 / e) * co[4] + (r3 % e) * co[5];
+        for (cb = 0; cb < pl->ncb; cb++)
             for (v = 0; v < pl->VL; v++) {
                 int64_t ch = cb * pl->VL + v, off;
                 if (ch >= pl->co)
                     continue;
-                off = c0 + ch / b * co[0] + ch % b * co[1] + r1 * co[2] + r2 * co[3] + (r3 / e) * co[4] +
-                      (r3 % e) * co[5];
+                off = rpart + chpart[ch];
                 if (off < 0 || off >= wb->numel)
                     return 1;
                 dst[(cb * rtot + r) * pl->VL + v] = src[off];
             }
-        }
+    }
     vi = graph_add_value(g, arena_printf(L->arena, "%s.packed_%s", g->values[wb->value].name,
                                          L->k->name ? L->k->name : "k"));
     nv = &g->values[vi];
