@@ -26,12 +26,4 @@ for t in arm-none-eabi-gcc qemu-system-arm aarch64-linux-gnu-gcc qemu-aarch64; d
         exit 1
     fi
 done
-if [ ! -x "$TVMCC" ]; then
-    echo "FAIL control_fold: $TVMCC not built"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-# A private copy, so that rebuilding tvmcc during the run is harmless.
-work="$root/build/control_fold"
-mkdir -p "$work" && cp "$TVMCC" "$work/tvmcc.bin" || { echo "FAIL control_fold: cannot copy $TVMCC"; echo "0 passed, 1 failed"; exit 1; }
-exec "$PYTHON" "$here/control_fold.py" --tvmcc "$work/tvmcc.bin" --work "$work" "$@"
+run_py_suite control_fold "$@"

@@ -23,12 +23,4 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 
 . "$here/needs.sh"
 needs_onnx_ort exporter_patterns
-if [ ! -x "$TVMCC" ]; then
-    echo "FAIL exporter_patterns: $TVMCC not built"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-# A private copy, so that rebuilding tvmcc during the run is harmless.
-work="$root/build/exporter_patterns"
-mkdir -p "$work" && cp "$TVMCC" "$work/tvmcc.bin" || { echo "FAIL exporter_patterns: cannot copy $TVMCC"; echo "0 passed, 1 failed"; exit 1; }
-exec "$PYTHON" "$here/exporter_patterns.py" --tvmcc "$work/tvmcc.bin" --work "$work" "$@"
+run_py_suite exporter_patterns "$@"

@@ -15,3 +15,19 @@ needs_onnx_ort() {
     echo "0 passed, 0 failed"
     exit 0
 }
+
+# run_py_suite SUITE [ARGS...]: runs test/models/SUITE.py with a private
+# copy of $TVMCC (so that rebuilding tvmcc during the run is harmless) in
+# build/SUITE; a tvmcc not built is one failure.
+run_py_suite() {
+    local suite=$1 work="$root/build/$1"
+    shift
+    if [ ! -x "$TVMCC" ]; then
+        echo "FAIL $suite: $TVMCC not built"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+    mkdir -p "$work" && cp "$TVMCC" "$work/tvmcc.bin" ||
+        { echo "FAIL $suite: cannot copy $TVMCC"; echo "0 passed, 1 failed"; exit 1; }
+    exec "$PYTHON" "$root/test/models/$suite.py" --tvmcc "$work/tvmcc.bin" --work "$work" "$@"
+}
