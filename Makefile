@@ -104,8 +104,13 @@ test-arm: all
 bench: all
 	@bench/run.sh
 
+# test/fresh mounts /proc (and, where mknod is refused, /dev) in its root
+# under build/fresh: a run killed before its cleanup may leave them
+# mounted, so unmount first and never cross into another file system.
 clean:
-	rm -rf build tvmcc
+	-@for m in build/fresh/root/proc build/fresh/root/dev; do \
+	    mountpoint -q $$m 2>/dev/null && umount -l $$m; done; true
+	rm -rf --one-file-system build tvmcc
 
 # ---- sanitized build, malformed-input corpus and fuzzing (test/malformed,
 # test/fuzz; see test/fuzz/README.md and test/malformed/run.sh) ----
