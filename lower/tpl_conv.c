@@ -91,7 +91,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     int64_t Q = OH * OW, Co = c->axes[1].extent, VL, T, Qp;
     IterVar nv, cbv, tv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *q, *co, *accidx;
-    Stmt *body = NULL, *tile, *init, *epi, *seq, *decl, *loops;
+    Stmt *body = NULL, *tile, *init, *epi, *decl, *loops;
     int flat_sub;
     /* two vectors of positions per tile unless that pads the plane by a
      * fifth more than one vector does: with one, every FMA also needs its
@@ -224,11 +224,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
             epi = st_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
         epi = st_for(L, &pv, epi);
     }
-    seq = st_seq(L, 3);
-    seq->body[0] = init;
-    seq->body[1] = tile;
-    seq->body[2] = epi;
-    decl = st_decl(L, acc, seq);
+    decl = tpl_acc_block(L, acc, init, tile, epi);
     loops = st_for(L, &tv, decl);
     loops = st_for(L, &cbv, loops);
     if (pl->ncb > 1)

@@ -137,11 +137,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
         epi = st_for(L, &ohv, epi);
         epi = st_for(L, &ge, epi);
     }
-    seq = st_seq(L, 3);
-    seq->body[0] = cp;
-    seq->body[1] = tiles;
-    seq->body[2] = epi;
-    decl = st_decl(L, acc, seq);
+    decl = tpl_acc_block(L, acc, cp, tiles, epi);
     d2 = st_decl(L, xp, decl);
     loops = st_for(L, &cgv, d2);
     if (C / G > 1)
@@ -296,11 +292,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
             epi = st_if(L, ex_lt(L, oh, ex_int(L, w->OH)), epi);
         epi = st_for(L, &pv, epi);
     }
-    seq = st_seq(L, 3);
-    seq->body[0] = init;
-    seq->body[1] = tile;
-    seq->body[2] = epi;
-    decl = st_decl(L, acc, seq);
+    decl = tpl_acc_block(L, acc, init, tile, epi);
     loops = st_for(L, &qtv, decl);
     if (band) {
         seq = st_seq(L, 2);

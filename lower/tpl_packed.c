@@ -469,6 +469,15 @@ int64_t tpl_l1_budget(const Target *t)
     return (t->l1_bytes > 0 ? t->l1_bytes : (int64_t)32 << 10) * 3 / 4;
 }
 
+Stmt *tpl_acc_block(Lower *L, int acc, Stmt *first, Stmt *then, Stmt *last)
+{
+    Stmt *seq = st_seq(L, 3);
+    seq->body[0] = first;
+    seq->body[1] = then;
+    seq->body[2] = last;
+    return st_decl(L, acc, seq);
+}
+
 /* New graph constant holding the weights in panels
  * wp[cb][r1][r2][r3][VL] = w[off], off affine in (mb, mi, r1, r2, kw, ci)
  * with coefficients co[0..6) and constant c0, where the panel's channel

@@ -62,6 +62,9 @@ Stmt *tpl_update_nest(Lower *L, const Target *t, const Plan *pl, int acc, const 
                       Expr *accb);
 int tpl_operands(const Lower *L, const Compute *c, const Expr **data, const Expr **weights, const Expr **cond);
 Expr *tpl_init_value(Lower *L, const Compute *c, Expr *const *map);
+/* A tile's body: local buffer acc declared around first; then; last (the
+ * init, the tile and the epilogue, or the copy, tiles and epilogue). */
+Stmt *tpl_acc_block(Lower *L, int acc, Stmt *first, Stmt *then, Stmt *last);
 Stmt *tpl_store_out(Lower *L, const Compute *c, Expr *index, Expr *const *map, Expr *accv);
 int tpl_f32_load(const Kernel *k, const Expr *e);
 int tpl_const_load(const Lower *L, const Expr *e);
