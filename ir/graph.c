@@ -388,6 +388,29 @@ int64_t value_const_ints(const Graph *g, int32_t vi, const int64_t **out)
     return n;
 }
 
+int value_const_elem(const Graph *g, int32_t vi, int64_t i, double *out)
+{
+    const Value *v;
+    if (vi < 0 || vi >= g->n_values)
+        return 1;
+    v = &g->values[vi];
+    if (!v->data || i < 0 || i >= value_numel(v))
+        return 1;
+    switch (v->dtype) {
+    case DT_FLOAT32: *out = ((const float *)v->data)[i]; return 0;
+    case DT_FLOAT64: *out = ((const double *)v->data)[i]; return 0;
+    case DT_FLOAT16: *out = dtype_f16_to_f32(((const uint16_t *)v->data)[i]); return 0;
+    case DT_BFLOAT16: *out = dtype_bf16_to_f32(((const uint16_t *)v->data)[i]); return 0;
+    case DT_UINT64: *out = (double)((const uint64_t *)v->data)[i]; return 0;
+    default:
+        if (dtype_is_signed_int(v->dtype) || dtype_is_unsigned_int(v->dtype)) {
+            *out = (double)load_int(v->dtype, v->data, i);
+            return 0;
+        }
+        return 1;
+    }
+}
+
 int value_const_double(const Graph *g, int32_t vi, double *out)
 {
     const Value *v;
@@ -633,6 +656,9 @@ void graph_dump(const Graph *g, FILE *f)
         fputc(')', f);
         if (n->group >= 0)
             fprintf(f, " fused->n%ld", (long)n->group);
+        if (n->quant)
+            fprintf(f, " quant{zy=%ld [%ld,%ld] shift=%d}", (long)n->quant->zy,
+                    (long)n->quant->lo, (long)n->quant->hi, n->quant->shift);
         if (n->n_attr) {
             fputs(" {", f);
             for (j = 0; j < n->n_attr; j++) {

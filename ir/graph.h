@@ -109,6 +109,7 @@ typedef struct Node {
                               * messages (a branch of a run-time If) */
     uint8_t param_kind;      /* ParamKind: what params points to */
     const void *params;      /* parsed attributes (ir/params.h), set by inference */
+    const QuantParams *quant; /* NULL, or computed on integers (passes/quantize.c) */
 } Node;
 
 /* What one compilation tells the stages that work on its graph, carried
@@ -203,6 +204,8 @@ int value_set(Graph *g, int32_t vi, DType dt, int rank, const int64_t *dims, Dia
 int64_t value_const_ints(const Graph *g, int32_t vi, const int64_t **out);
 /* Constant scalar as double, returns 0 on success, 1 if not constant. */
 int value_const_double(const Graph *g, int32_t vi, double *out);
+/* element i of a constant numeric value as a double; 1 if it is not one */
+int value_const_elem(const Graph *g, int32_t vi, int64_t i, double *out);
 
 /* Structural checks: indexes in range, producers consistent, graph acyclic
  * in node order, each value produced at most once. Returns the error count

@@ -221,4 +221,51 @@ typedef struct StringParams {
     const char **stopwords;             /* the attribute's strings (arena) */
 } StringParams;
 
+/* An operator computed on quantized integers (Node.quant), set by
+ * passes/quantize.c on the Conv, Gemm, MatMul, Add, Mul, AveragePool,
+ * GlobalAveragePool, Identity (a rescale) or lookup-table unary node that
+ * replaces a DequantizeLinear -> op -> [Relu|Clip] -> QuantizeLinear
+ * pattern, or a QOperator node (QLinearConv, QLinearMatMul, the
+ * com.microsoft QLinear* ops). The node's inputs are then the quantized
+ * tensors and its output the quantized output; lower/op_quant.c computes it
+ * with integers only.
+ *
+ * Requantization of an int32 sum `acc` (docs/quantization.md):
+ *
+ *     y = clamp(zy + floor((acc * mult[c] + 2^(shift-1)) / 2^shift), lo, hi)
+ *
+ * with the real multiplier s_x * s_w[c] / s_y = mult[c] / 2^shift, mult[c]
+ * < 2^31 and one shift for all channels (the largest that keeps every
+ * mult[c] below 2^31). The floor division is computed without a signed
+ * shift: the 64-bit product plus 2^62 + 2^(shift-1) is shifted as an
+ * unsigned number and 2^(62-shift) subtracted. Rounding is half up (ties
+ * toward +infinity). */
+typedef enum QuantKind {
+    QK_SUM = 1,   /* Conv, Gemm, MatMul: acc = init[c] + sum x * (w - zw) */
+    QK_ADD,       /* Add: acc = mult[0] * (a - za) + mult2 * (b - zb) */
+    QK_MUL,       /* Mul: acc = (a - za) * (b - zb) */
+    QK_POOL,      /* AveragePool, GlobalAveragePool: acc = sum (x - zx) */
+    QK_RESCALE,   /* Identity: acc = x - zx */
+    QK_TABLE      /* unary: y = table[x - type min] */
+} QuantKind;
+
+typedef struct QuantParams {
+    uint8_t kind;              /* QuantKind */
+    uint8_t xtype;             /* DType of the quantized input(s) */
+    int32_t zx, zx2;           /* zero points of input 0 and input 1 */
+    int32_t zw;                /* zero point of the weights (QK_SUM, per tensor) */
+    int32_t zy;                /* zero point of the output */
+    int32_t lo, hi;            /* output clamp: the type's range, narrowed by a
+                                * fused Relu or Clip */
+    int nch;                   /* multipliers: 1, or one per output channel */
+    const int32_t *mult;       /* [nch] */
+    int32_t mult_v;            /* value holding mult when nch > 1, else -1 */
+    int32_t mult2;             /* QK_ADD: multiplier of input 1 */
+    int shift;                 /* 1..62 */
+    int32_t init;              /* QK_SUM: value of the int32 [nch or 1] start
+                                * of every sum (bias - zx * sum of weights) */
+    int32_t table;             /* QK_TABLE: value of the [256] table */
+    int32_t weights_b;         /* QK_SUM with two activations (MatMul): 1 */
+} QuantParams;
+
 #endif

@@ -86,7 +86,10 @@ Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *nam
         k->origin = arena_printf(g->arena, "%s%s%s '%s' (#%d)", k->origin, j ? " + " : "",
                                  n->op_type, n->name ? n->name : "", (int)n->index);
         first_stage = k->n_stages;
-        if (lower_fns[n->op](&L, n) || d->errors > errs)
+        if ((n->quant && n->quant->kind != QK_SUM && n->quant->kind != QK_POOL
+                 ? lower_quant_elemwise(&L, n)
+                 : lower_fns[n->op](&L, n)) ||
+            d->errors > errs)
             return NULL;
         /* the master op of a group is its (first) reducing member */
         for (i = first_stage; i < k->n_stages && k->op == OP_UNKNOWN; i++)

@@ -27,6 +27,11 @@
  * (ex_binary) of the broadcast input(s), the op taken from the row. */
 int lower_unary_row(Lower *L, Node *n);
 int lower_binary_row(Lower *L, Node *n);
+/* Integer operators (Node.quant, lower/op_quant.c): the sum stage c that
+ * lower_<Op>() built becomes its integer form (chan: the output channel
+ * axis, NULL for one multiplier); the elementwise forms are lowered whole. */
+void lower_quant_sum(Lower *L, const Node *n, Compute *c, const IterVar *chan);
+int lower_quant_elemwise(Lower *L, Node *n);
 
 /* Lower node `ni` of g into a new kernel named `name`, scheduled for target
  * (NULL: the naive schedule). Returns NULL after reporting through d. */

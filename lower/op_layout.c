@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "lower.h"
 
 int lower_layout_of(const Node *n)
 {
@@ -187,6 +188,8 @@ int lower_conv_nhwc(Lower *L, Node *n)
     c->body = ex_mul(L, xv, ex_load_nd(L, wb, 4, w->dims, wi));
     if (n->n_in > 2 && n->in[2] >= 0)
         c->init = ex_load(L, lower_buf_value(L, n->in[2]), ex_var(L, &c->axes[3]));
+    if (n->quant)
+        lower_quant_sum(L, n, c, &c->axes[3]);
     L->k->macs += value_numel(y) * w->dims[1] * w->dims[2] * cg;
     return 0;
 }

@@ -114,6 +114,8 @@ int lower_Conv(Lower *L, Node *n)
         int bb = lower_buf_value(L, n->in[2]);
         c->init = ex_load(L, bb, ex_var(L, &c->axes[1]));
     }
+    if (n->quant)
+        lower_quant_sum(L, n, c, &c->axes[1]);
     L->k->macs += value_numel(y) * w->dims[1] * kvol;
     return 0;
 }
@@ -144,6 +146,11 @@ int lower_Gemm(Lower *L, Node *n)
     bi[tb ? 0 : 1] = ex_var(L, &c->axes[1]);
     c->rop = RED_SUM;
     c->body = ex_mul(L, ex_load_nd(L, ab, 2, a->dims, ai), ex_load_nd(L, bbuf, 2, b->dims, bi));
+    L->k->macs += value_numel(y) * k;
+    if (n->quant) { /* alpha, beta and C are in the integer form's constants */
+        lower_quant_sum(L, n, c, &c->axes[1]);
+        return 0;
+    }
     if (alpha != 1.0)
         post = ex_mul(L, const_of(L, ct, alpha), ex_acc(L, ct));
     if (n->n_in > 2 && n->in[2] >= 0 && beta != 0.0) {
@@ -154,7 +161,6 @@ int lower_Gemm(Lower *L, Node *n)
         post = ex_add(L, post ? post : ex_acc(L, ct), cl);
     }
     c->post = post;
-    L->k->macs += value_numel(y) * k;
     return 0;
 }
 
@@ -189,6 +195,8 @@ int lower_MatMul(Lower *L, Node *n)
     c->rop = RED_SUM;
     c->body = ex_mul(L, ex_load_nd(L, ab, a->rank, a->dims, ai),
                      ex_load_nd(L, bbuf, b->rank, b->dims, bi));
+    if (n->quant)
+        lower_quant_sum(L, n, c, &c->axes[y->rank - 1]);
     L->k->macs += value_numel(y) * k;
     return 0;
 }
@@ -306,7 +314,9 @@ int lower_AveragePool(Lower *L, Node *n)
             cnt = ex_mul(L, cnt, tap_count(L, start, win->kernel[i], win->dilations[i], lo, hi));
         }
     }
-    if (uniform)
+    if (n->quant) /* a constant count (passes/quantize.c) */
+        lower_quant_sum(L, n, c, NULL);
+    else if (uniform)
         c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)kvol));
     else
         c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_cast(L, ct, cnt));
@@ -332,7 +342,9 @@ static int global_pool(Lower *L, Node *n, int is_max)
     }
     c->body = ex_load_nd(L, xb, x->rank, x->dims, xi);
     c->rop = is_max ? RED_MAX : RED_SUM;
-    if (!is_max)
+    if (n->quant)
+        lower_quant_sum(L, n, c, NULL);
+    else if (!is_max)
         c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)vol));
     return 0;
 }

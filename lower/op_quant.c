@@ -262,3 +262,107 @@ int lower_QLinearConv(Lower *L, Node *n)
     requant_stage(L, n, acc, 1, 4, 6, 7);
     return 0;
 }
+
+/* ---- integer operators (Node.quant, set by passes/quantize.c) ----
+ *
+ * The sums (Conv in every layout, Gemm, MatMul, the average pools) are
+ * lowered by their own lower_<Op>() and handed to lower_quant_sum(), which
+ * turns the stage into its integer form: int32 products of the raw
+ * integers (the padding of a window reads the zero point), the folded
+ * int32 start per channel, and the requantizing epilogue. The elementwise
+ * forms (Add, Mul, the Identity that rescales, the table lookups) are
+ * lowered by lower_quant_elemwise() instead of their op's function. */
+
+/* The requantization of ir/params.h: prod is acc * mult (or a sum of such
+ * products) in int64; the result is clamped to [lo, hi] in int32 (int64
+ * when shift < 32) and stored into the quantized type by the store. */
+static Expr *requant_int(Lower *L, const QuantParams *q, Expr *prod)
+{
+    int s = q->shift;
+    int64_t off = (int64_t)1 << (62 - s);
+    DType t = s >= 32 ? DT_INT32 : DT_INT64;
+    Expr *v = ex_add(L, prod, ex_const_int(L, DT_INT64, ((int64_t)1 << 62) + ((int64_t)1 << (s - 1))));
+    v = ex_binary(L, BIN_SHR, ex_cast(L, DT_UINT64, v), ex_const_int(L, DT_UINT64, s));
+    v = ex_add(L, ex_cast(L, t, v), ex_const_int(L, t, (int64_t)q->zy - off));
+    v = ex_binary(L, BIN_MAX, v, ex_const_int(L, t, q->lo));
+    v = ex_binary(L, BIN_MIN, v, ex_const_int(L, t, q->hi));
+    return v;
+}
+
+static Expr *mult_of(Lower *L, const QuantParams *q, Expr *chan)
+{
+    if (q->nch > 1 && chan)
+        return ex_cast(L, DT_INT64, ex_load(L, lower_buf_value(L, q->mult_v), chan));
+    return ex_const_int(L, DT_INT64, q->mult[0]);
+}
+
+/* x as int32; a select of the padding reads the zero point instead of 0. */
+static Expr *quant_x(Lower *L, const QuantParams *q, Expr *e)
+{
+    if (e->kind == EX_SELECT)
+        return ex_select(L, e->a, ex_cast(L, DT_INT32, e->b), ex_const_int(L, DT_INT32, q->zx));
+    return ex_cast(L, DT_INT32, e);
+}
+
+void lower_quant_sum(Lower *L, const Node *n, Compute *c, const IterVar *chan)
+{
+    const QuantParams *q = n->quant;
+    Expr *ch = chan ? ex_var(L, chan) : NULL;
+    if (q->kind == QK_SUM) {
+        Expr *w = ex_cast(L, DT_INT32, c->body->b);
+        if (q->zw)
+            w = ex_sub(L, w, ex_const_int(L, DT_INT32, q->zw));
+        c->body = ex_mul(L, quant_x(L, q, c->body->a), w);
+        c->init = ex_load(L, lower_buf_value(L, q->init), q->nch > 1 && ch ? ch : ex_int(L, 0));
+    } else { /* QK_POOL: every window counts all its taps (passes/quantize.c) */
+        int64_t taps = 1;
+        int i;
+        for (i = 0; i < c->n_raxes; i++)
+            taps *= c->raxes[i].extent;
+        c->body = quant_x(L, q, c->body);
+        c->init = ex_const_int(L, DT_INT32, -taps * (int64_t)q->zx);
+    }
+    c->rop = RED_SUM;
+    c->post = requant_int(L, q, ex_mul(L, ex_cast(L, DT_INT64, ex_acc(L, DT_INT32)),
+                                       mult_of(L, q, ch)));
+}
+
+static Expr *centered(Lower *L, Expr *v, int32_t z)
+{
+    v = ex_cast(L, DT_INT32, v);
+    return z ? ex_sub(L, v, ex_const_int(L, DT_INT32, z)) : v;
+}
+
+int lower_quant_elemwise(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const QuantParams *q = n->quant;
+    const Value *a = &g->values[n->in[0]];
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *va = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), a->rank, a->dims, c), *vb, *p;
+    if (q->kind == QK_TABLE) {
+        int64_t lo = a->dtype == DT_INT8 ? -128 : 0;
+        Expr *i = ex_cast(L, DT_INT64, va);
+        if (lo)
+            i = ex_sub(L, i, ex_int(L, lo));
+        c->body = ex_load(L, lower_buf_value(L, q->table), i);
+        return 0;
+    }
+    va = centered(L, va, q->zx);
+    if (q->kind == QK_RESCALE) {
+        c->body = requant_int(L, q, ex_mul(L, ex_cast(L, DT_INT64, va), mult_of(L, q, NULL)));
+        return 0;
+    }
+    {
+        const Value *b = &g->values[n->in[1]];
+        vb = centered(L, ex_load_broadcast(L, lower_buf_value(L, n->in[1]), b->rank, b->dims, c),
+                      q->zx2);
+    }
+    if (q->kind == QK_ADD)
+        p = ex_add(L, ex_mul(L, ex_cast(L, DT_INT64, va), ex_const_int(L, DT_INT64, q->mult[0])),
+                   ex_mul(L, ex_cast(L, DT_INT64, vb), ex_const_int(L, DT_INT64, q->mult2)));
+    else
+        p = ex_mul(L, ex_cast(L, DT_INT64, ex_mul(L, va, vb)), mult_of(L, q, NULL));
+    c->body = requant_int(L, q, p);
+    return 0;
+}

@@ -7,6 +7,7 @@
 #include "passes.h"
 
 const Pass pass_table[] = {
+    {"quantize", pass_quantize, "compute DequantizeLinear -> op -> QuantizeLinear patterns on integers", 0},
     {"simplify", pass_simplify, "drop identities and no-op reshapes, fold BatchNormalization into Conv", 1},
     {"fold_constants", pass_fold_constants, "evaluate nodes whose inputs are all constant", 0},
     {"dce", pass_dce, "drop nodes whose outputs are constant or unused", 0},
