@@ -687,6 +687,102 @@ static int vec_decl(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int de
     return 1;
 }
 
+/* ---- 8-bit operands four at a time ----
+ *
+ * A reduce loop over r whose stores are all
+ *     acc[c] = acc[c] + (int32)X[i + r] * (int32)W[j + r]
+ * with X and W 8-bit buffers (int8 or uint8) indexed with unit stride in r
+ * and an extent that is a multiple of 4 (lower/templates_arm.c leaves the
+ * innermost reduce loop of such a sum whole) is printed four iterations at
+ * a time: each distinct operand is one 32-bit load (memcpy: Cortex-M4/M7
+ * load unaligned words), widened by SXTB16 (UXTB16 for uint8) into its
+ * even bytes and, rotated by 8, its odd bytes, as two pairs of 16-bit
+ * values; both operands are widened the same way, so the even pairs of X
+ * and W line up and so do the odd ones, and each store becomes two SMLADs:
+ *     acc = __smlad(X.even, W.even, acc); acc = __smlad(X.odd, W.odd, acc);
+ * which adds X[r]W[r] + X[r+2]W[r+2] and X[r+1]W[r+1] + X[r+3]W[r+3]: the
+ * same four products, summed modulo 2^32 like the scalar loop. A register
+ * tile of R rows and L lanes loads R + L words for 4 R L multiply-adds,
+ * where the byte-pair form above loads 2 (R + L) bytes per 2 R L. */
+
+/* (int32)load of an 8-bit buffer, unit stride in var: the load, else NULL. */
+static const Expr *byte_operand(const Kernel *k, const Expr *e, int var)
+{
+    DType t;
+    if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD)
+        return NULL;
+    t = k->bufs[e->a->buf].dtype;
+    if ((t != DT_INT8 && t != DT_UINT8) || k->bufs[e->a->buf].scope == BUF_LOCAL ||
+        !lq_unit_stride(e->a->a, var) || loads_local(k, e->a->a))
+        return NULL;
+    return e->a;
+}
+
+static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    const Stmt *st[DSP_MAX_STORES];
+    const Expr *ops[DSP_MAX_OPS];
+    int n = 0, nops = 0, i, ia[DSP_MAX_STORES], ib[DSP_MAX_STORES];
+    const char *r = k->var_names[s->var];
+    if (s->kind != ST_FOR || s->for_kind == FOR_PARALLEL || s->extent < 4 || s->extent % 4 ||
+        s->extent >= (1 << 30) || !s->body[0] || !collect_stores(s->body[0], st, &n) || n == 0 ||
+        !small_kernel(k))
+        return 0;
+    for (i = 0; i < n; i++) {
+        const Expr *a, *b;
+        if (!mac_store(k, st[i], s->var) || nops + 2 > DSP_MAX_OPS)
+            return 0;
+        a = byte_operand(k, st[i]->value->b->a, s->var);
+        b = byte_operand(k, st[i]->value->b->b, s->var);
+        if (!a || !b)
+            return 0;
+        ia[i] = op_index(ops, &nops, a);
+        ib[i] = op_index(ops, &nops, b);
+    }
+    fprintf(f, DSP_GUARD);
+    indent(f, depth);
+    fprintf(f, "{ /* %s: four iterations per step, one 32-bit load per operand, SXTB16 into even "
+               "and odd pairs, two SMLADs per accumulator */\n", r);
+    indent(f, depth + 1);
+    fprintf(f, "for (int32_t %s_quad = 0; %s_quad < %lld; %s_quad++) {\n", r, r,
+            (long long)(s->extent / 4), r);
+    indent(f, depth + 2);
+    fprintf(f, "const int32_t %s = 4 * %s_quad;\n", r, r);
+    indent(f, depth + 2);
+    fprintf(f, "uint32_t q_w[%d];\n", nops);
+    indent(f, depth + 2);
+    fprintf(f, "int32_t q_e[%d], q_o[%d];\n", nops, nops);
+    for (i = 0; i < nops; i++) {
+        indent(f, depth + 2);
+        fprintf(f, "memcpy(&q_w[%d], &%s[", i, k->bufs[ops[i]->buf].name);
+        emit_index(pr, f, k, ops[i]->a, 0);
+        fprintf(f, "], 4);\n");
+    }
+    for (i = 0; i < nops; i++) {
+        const char *x = k->bufs[ops[i]->buf].dtype == DT_UINT8 ? "__uxtb16" : "__sxtb16";
+        indent(f, depth + 2);
+        fprintf(f, "q_e[%d] = (int32_t)%s(q_w[%d]);\n", i, x, i);
+        indent(f, depth + 2);
+        fprintf(f, "q_o[%d] = (int32_t)%s(q_w[%d] >> 8 | q_w[%d] << 24);\n", i, x, i, i);
+    }
+    for (i = 0; i < n; i++) {
+        int h;
+        for (h = 0; h < 2; h++) {
+            indent(f, depth + 2);
+            print_acc(pr, f, k, st[i]);
+            fprintf(f, " = __smlad(q_%c[%d], q_%c[%d], ", h ? 'o' : 'e', ia[i], h ? 'o' : 'e', ib[i]);
+            print_acc(pr, f, k, st[i]);
+            fprintf(f, ");\n");
+        }
+    }
+    indent(f, depth + 1);
+    fprintf(f, "}\n");
+    indent(f, depth);
+    fprintf(f, "}\n");
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    return 1;
+}
+
 int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     if (s == pr->arm_fallback)
@@ -695,6 +791,8 @@ int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dept
         return pr->arm_vec && vec_decl(pr, f, k, s, depth, emit);
     if (s->kind != ST_FOR)
         return 0;
+    if (pr->arm_dsp && quad_loop(pr, f, k, s, depth, emit))
+        return 1;
     if (pr->arm_dsp && dsp_loop(pr, f, k, s, depth, emit))
         return 1;
     if (pr->arm_vec && vec_loop(pr, f, k, s, depth, emit))

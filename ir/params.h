@@ -255,6 +255,7 @@ typedef struct QuantParams {
     int32_t zx, zx2;           /* zero points of input 0 and input 1 */
     int32_t zw;                /* zero point of the weights (QK_SUM, per tensor) */
     int32_t zy;                /* zero point of the output */
+    double sy;                 /* scale of the output */
     int32_t lo, hi;            /* output clamp: the type's range, narrowed by a
                                 * fused Relu or Clip */
     int nch;                   /* multipliers: 1, or one per output channel */

@@ -172,6 +172,37 @@ static int pair_reduce(Sched *s, const Compute *c)
     return inner;
 }
 
+/* (int32) of an 8-bit load, seen through a padding select: the load. */
+static const Expr *byte_load(const Lower *L, const Expr *e)
+{
+    DType t;
+    if (e->kind == EX_SELECT)
+        e = e->b;
+    if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD)
+        return NULL;
+    t = L->k->bufs[e->a->buf].dtype;
+    return t == DT_INT8 || t == DT_UINT8 ? e->a : NULL;
+}
+
+/* An integer sum of products of two 8-bit operands whose innermost reduce
+ * axis (of extent > 1) walks both with unit stride and runs a multiple of
+ * 4 times: that loop stays whole and innermost in the reduce band, and
+ * emit_arm.c prints it four iterations at a time with one 32-bit load per
+ * operand (quad_loop) instead of pairing iterations. */
+static int quad_reduce(const Lower *L, const Compute *c)
+{
+    const Expr *a, *b;
+    int i;
+    if (c->body->kind != EX_BINARY || c->body->op != BIN_MUL)
+        return 0;
+    a = byte_load(L, c->body->a);
+    b = byte_load(L, c->body->b);
+    for (i = c->n_raxes - 1; i >= 0 && c->raxes[i].extent == 1; i--)
+        ;
+    return a && b && i >= 0 && c->raxes[i].extent % 4 == 0 &&
+           lq_unit_stride(a->a, c->raxes[i].var) && lq_unit_stride(b->a, c->raxes[i].var);
+}
+
 static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
 {
     Stmt **root = &s->L->k->body;
@@ -191,7 +222,7 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
          * leaves the pair loop alone) */
         acc = k->int_acc > 0 ? k->int_acc : 1;
         lanes = k->int_lanes > 0 ? k->int_lanes : 1;
-        paired = pair_reduce(s, c) >= 0;
+        paired = quad_reduce(s->L, c) ? 0 : pair_reduce(s, c) >= 0;
     }
     for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
         if (c->axes[i].extent > 1)

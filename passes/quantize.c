@@ -222,8 +222,8 @@ static QuantParams *new_params(Graph *g, QuantKind kind, DType xt, int32_t zx, d
                                int32_t zy, DType ty)
 {
     QuantParams *q = arena_alloc(g->arena, sizeof *q);
-    (void)sy;
     memset(q, 0, sizeof *q);
+    q->sy = sy;
     q->kind = (uint8_t)kind;
     q->xtype = (uint8_t)xt;
     q->zx = zx;
@@ -948,18 +948,17 @@ static void rewrite_concat(Ctx *c, int32_t ni)
     take_output(c, ni, 0, qn, -1);
 }
 
-int pass_quantize(Graph *g, Diag *d)
+/* Live readers of every value, graph outputs counted as readers. */
+static void count_uses(Ctx *c)
 {
-    Ctx c;
-    int32_t ni, n0 = g->n_nodes;
-    int i;
+    Graph *g = c->g;
+    int32_t ni;
     int64_t j;
-    memset(&c, 0, sizeof c);
-    c.g = g;
-    c.d = d;
-    c.n_uses = g->n_values;
-    c.uses = calloc((size_t)g->n_values + 1, sizeof *c.uses);
-    if (!c.uses)
+    int i;
+    free(c->uses);
+    c->n_uses = g->n_values;
+    c->uses = calloc((size_t)g->n_values + 1, sizeof *c->uses);
+    if (!c->uses)
         die("out of memory");
     for (ni = 0; ni < g->n_nodes; ni++) {
         const Node *n = &g->nodes[ni];
@@ -967,10 +966,20 @@ int pass_quantize(Graph *g, Diag *d)
             continue;
         for (i = 0; i < n->n_in; i++)
             if (n->in[i] >= 0)
-                c.uses[n->in[i]]++;
+                c->uses[n->in[i]]++;
     }
     for (j = 0; j < g->n_outputs; j++)
-        c.uses[g->outputs[j]]++;
+        c->uses[g->outputs[j]]++;
+}
+
+int pass_quantize(Graph *g, Diag *d)
+{
+    Ctx c;
+    int32_t ni, n0 = g->n_nodes;
+    memset(&c, 0, sizeof c);
+    c.g = g;
+    c.d = d;
+    count_uses(&c);
     for (ni = 0; ni < n0; ni++) {
         Node *n = &g->nodes[ni];
         if (n->dead || n->quant)
@@ -991,9 +1000,11 @@ int pass_quantize(Graph *g, Diag *d)
             break;
         }
     }
-    free(c.uses);
-    if (!c.rewrites)
+    if (!c.rewrites) {
+        free(c.uses);
         return 0;
+    }
     graph_toposort(g);
+    free(c.uses);
     return pass_dce(g, d);
 }
