@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Turns bench/arm/run.sh's measurements into bench/arm/results.md.
 
-    report.py RESULTS.tsv RUNTIME_SIZE.txt BASELINE_FLAGS NOTES.txt > results.md
+    report.py RESULTS.tsv RUNTIME_SIZE.txt BASELINE_FLAGS NOTES.txt [CHECK.txt [ABOUT.txt]] > results.md
 
 RESULTS.tsv, one line per model and variant, tab-separated: model, variant,
 "calib_ticks calib_insns", "status ticks", "n sum y0 y1 y2 y3",
 "text data bss" (of model.o + model_weights.o + tvmrt.o), NAME.json path,
 m4est output of the real build, m4cycles log, m4est output of the
 per-kernel ("profile") build, the ONNX model; "-" where there is none.
-NOTES.txt: "KEY<TAB>reason" lines, things run.sh skipped.
+NOTES.txt: "KEY<TAB>reason" lines, things run.sh skipped. CHECK.txt: the
+output of bench/arm/m4est/check.sh. ABOUT.txt: "what<TAB>version" lines.
 
 The estimators' outputs hold counter snapshots taken on entry of the marker
 functions of bench_main.c, which bracket, in order: the calibration loop,
@@ -133,6 +134,13 @@ def int8_bytes(onnx_path):
 
 def main():
     tsv, rt_size, baseline, notes_path = sys.argv[1:5]
+    check_path = sys.argv[5] if len(sys.argv) > 5 else None
+    about = []
+    if len(sys.argv) > 6:
+        try:
+            about = [l.rstrip("\n").split("\t", 1) for l in open(sys.argv[6]) if "\t" in l]
+        except OSError:
+            pass
     rows, order = {}, []
     for line in open(tsv):
         f = line.rstrip("\n").split("\t")
@@ -199,6 +207,8 @@ def main():
     p("  the static arena). Caller's input/output buffers, stack and libc excluded.")
     for k, v in notes:
         p("- skipped (%s): %s" % (k, v))
+    if about:
+        p("- run with: " + "; ".join("%s: %s" % (k, v) for k, v in about) + ".")
     p()
     p("| model | variant | MACs | kernels | instructions | est. cycles | cycles/MAC | MACs/insn | CPI | vs baseline (insns) | flash B | weights B | RAM B | arena B |")
     p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -274,7 +284,7 @@ def main():
         p("marker functions; its defaults (branch 2, VFMA 3) are m4est's. m4est counts")
         p("instructions exactly; SysTick has a resolution of %d." % round(any_row["per_tick"] if any_row else 0))
     p()
-    p("| model | variant | instructions (SysTick) | instructions (m4est) | instructions (m4cycles) | cycles (m4est) | cycles (m4cycles) | m4est / m4cycles |")
+    p("| model | variant | instructions (SysTick) | instructions (m4est) | instructions (m4cycles) | cycles (m4est) | cycles (m4cycles) | (m4est - m4cycles) / m4cycles |")
     p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for m in order:
         for var in ("tvmcc", "baseline", "int8"):
@@ -293,6 +303,19 @@ def main():
         p("Sanity check, the calibration loop (4,000,000 x `subs` + `bne`, i.e. 8,000,000")
         p("instructions and 12,000,000 cycles, plus the markers): m4est counted %s" %
           ", ".join(sorted({"%s instructions / %s cycles" % (fmt_int(c[0]), fmt_int(c[1])) for c in cal})) + ".")
+    try:
+        lines = [l.rstrip() for l in open(check_path) if l.strip()] if check_path else []
+    except OSError:
+        lines = []
+    if lines:
+        p()
+        p("bench/arm/m4est/check.sh (assembly loops of known cost; the default costs and")
+        p("`branch=3,fmac=2`):")
+        p()
+        p("```")
+        for l in lines:
+            p(l)
+        p("```")
     p()
 
     # ---- cycles by instruction class

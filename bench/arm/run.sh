@@ -82,6 +82,10 @@ if gcc -O2 -std=c99 -Wall -Wextra -fPIC -fvisibility=hidden -shared -o "$work/m4
 else
     printf 'm4est\tnot built: %s\n' "$(head -1 "$work/m4est.log")" >> "$notes"
 fi
+# m4est's own check: loops of known cost (a second).
+if [ -n "$m4est" ] && ! BENCH_WORK=$work "$here/m4est/check.sh" > "$work/m4est-check.txt" 2>&1; then
+    printf 'm4est check\tbench/arm/m4est/check.sh failed (%s)\n' "$(grep -m1 -v '^ok' "$work/m4est-check.txt")" >> "$notes"
+fi
 m4cycles=""
 if [ -f "$m4cycles_dir/m4cycles.c" ]; then
     if gcc -O2 -std=gnu11 -fPIC -fvisibility=hidden -shared -o "$work/m4cycles.so" \
@@ -93,6 +97,21 @@ if [ -f "$m4cycles_dir/m4cycles.c" ]; then
 else
     printf 'm4cycles\tskipped: %s (the shared m4cycles tool) is not present\n' "${M4CYCLES_DIR:-../shared/tools/m4cycles}" >> "$notes"
 fi
+
+# Provenance for results.md: "what<TAB>text" lines.
+about="$work/about.txt"
+{
+    printf 'tvmcc\t%s (%s)\n' "$("$tvmcc" --version 2>/dev/null | head -1)" \
+        "$(git -C "$root" log -1 --format='%h %cs' 2>/dev/null || echo 'not a git checkout')"
+    printf 'qemu\t%s\n' "$(qemu-system-arm --version | head -1)"
+    printf 'arm-none-eabi-gcc\t%s\n' "$(arm-none-eabi-gcc --version | head -1)"
+    if [ "$int8" != 0 ] && [ -f "$quantize" ]; then
+        q=$(cd "$(dirname "$quantize")" && pwd)/$(basename "$quantize")
+        qc=$(git -C "$(dirname "$q")" log -1 --format='%h %cs' -- "$q" 2>/dev/null)
+        [ -n "$(git -C "$(dirname "$q")" status --porcelain -- "$q" 2>/dev/null)" ] && qc="$qc, modified"
+        printf 'quantize.py\t%s (%s)\n' "${q#$root/}" "${qc:-not in git}"
+    fi
+} > "$about"
 
 # The int8 models.
 int8_models=""
@@ -209,7 +228,7 @@ if [ -n "$d" ]; then
     arm-none-eabi-size "$rt/tvmrt.o" "$rt/tvmrt_nomsg.o" > "$rt/size.txt"
 fi
 
-"$python" "$here/report.py" "$tsv" "$rt/size.txt" "$baseline" "$notes" > "$results" ||
+"$python" "$here/report.py" "$tsv" "$rt/size.txt" "$baseline" "$notes" "$work/m4est-check.txt" "$about" > "$results" ||
     { echo "report.py failed"; exit 1; }
 cat "$results"
 echo "wrote $results"
