@@ -350,7 +350,7 @@ def main():
     p("figures run from its entry to the next kernel's (its call's share of model_run")
     p("included). insns/MAC and cycles/MAC only for kernels with MACs; `MAC-class`")
     p("is the share of the kernel's cycles in multiply-accumulate instructions")
-    p("(fmac + imul).")
+    p("(fmac + imul), `loads` the share in loads (ld + ldm + vld).")
     for var in ("int8", "tvmcc"):
         for m in order:
             r = rows.get((m, var))
@@ -365,11 +365,12 @@ def main():
                 fmt_int(total[0]), fmt_int(total[1]), fmt_int(r["est"][0]) if r["est"] else "-",
                 fmt_int(c) if c else "-"))
             p()
-            p("| kernel | ops | MACs | instructions | est. cycles | insns/MAC | cycles/MAC | MAC-class |")
-            p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+            p("| kernel | ops | MACs | instructions | est. cycles | insns/MAC | cycles/MAC | MAC-class | loads |")
+            p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
             info = {k["name"]: k for k in r["meta"]["kernels"]}
             fm = cls.index("fmac") if "fmac" in cls else None
             im = cls.index("imul") if "imul" in cls else None
+            lds = [cls.index(c) for c in ("ld", "ldm", "vld") if c in cls]
             for name, v in kern:
                 k = info.get(name, {})
                 ops = []
@@ -378,10 +379,12 @@ def main():
                         ops.append(n["op"])
                 macs = k.get("macs", 0)
                 mac_cyc = sum(v[3 + 2 * i] for i in (fm, im) if i is not None)
-                p("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                ld_cyc = sum(v[3 + 2 * i] for i in lds)
+                p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     name, "+".join(ops), fmt_int(macs), fmt_int(v[0]), fmt_int(v[1]),
                     ratio(v[0], macs) if macs else "-", ratio(v[1], macs) if macs else "-",
-                    "%.0f%%" % (100.0 * mac_cyc / v[1]) if v[1] else "-"))
+                    "%.0f%%" % (100.0 * mac_cyc / v[1]) if v[1] else "-",
+                    "%.0f%%" % (100.0 * ld_cyc / v[1]) if v[1] else "-"))
     p()
 
     p("## Runtime flash (tvmrt.c, -Os, Cortex-M4)")
