@@ -206,7 +206,7 @@ def main():
     p("  .rodata, i.e. the weights); RAM: data + bss of the same objects (bss holds")
     p("  the static arena). Caller's input/output buffers, stack and libc excluded.")
     for k, v in notes:
-        p("- skipped (%s): %s" % (k, v))
+        p("- skipped or failed (%s): %s" % (k, v))
     if about:
         p("- run with: " + "; ".join("%s: %s" % (k, v) for k, v in about) + ".")
     p()

@@ -92,10 +92,10 @@ if [ -f "$m4cycles_dir/m4cycles.c" ]; then
             "$m4cycles_dir/m4cycles.c" 2> "$work/m4cycles.log"; then
         m4cycles=$work/m4cycles.so
     else
-        printf 'm4cycles\tskipped: %s did not build: %s\n' "$m4cycles_dir" "$(head -1 "$work/m4cycles.log")" >> "$notes"
+        printf 'm4cycles\t%s did not build: %s\n' "$m4cycles_dir" "$(head -1 "$work/m4cycles.log")" >> "$notes"
     fi
 else
-    printf 'm4cycles\tskipped: %s (the shared m4cycles tool) is not present\n' "${M4CYCLES_DIR:-../shared/tools/m4cycles}" >> "$notes"
+    printf 'm4cycles\t%s (the shared m4cycles tool) is not present\n' "${M4CYCLES_DIR:-../shared/tools/m4cycles}" >> "$notes"
 fi
 
 # Provenance for results.md: "what<TAB>text" lines.
@@ -127,7 +127,7 @@ if [ "$int8" != 0 ]; then
             fi
         done
     else
-        printf 'int8\tskipped: %s not found (set QUANTIZE)\n' "$quantize" >> "$notes"
+        printf 'int8\t%s not found (set QUANTIZE)\n' "$quantize" >> "$notes"
     fi
 fi
 
