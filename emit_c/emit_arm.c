@@ -66,7 +66,21 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
      * Armv8.1-M cores with Helium (Cortex-M55) have it too */
     pr->arm_dsp = t->knobs.dsp;
     if (pr->arm_dsp)
-        fprintf(f, DSP_GUARD "#include <arm_acle.h>\n#endif\n\n");
+        fprintf(f, DSP_GUARD "#include <arm_acle.h>\n"
+                   "/* SXTB16 of the word rotated by 8 (the odd bytes): one instruction; ACLE\n"
+                   " * has no rotate operand, so GCC and Clang get it as inline assembly */\n"
+                   "#if defined(__GNUC__)\n"
+                   "static inline __attribute__((always_inline)) int32_t tvmcc_sxtb16_odd(uint32_t x)\n"
+                   "{\n    int32_t r;\n    __asm__(\"sxtb16 %%0, %%1, ror #8\" : \"=r\"(r) : \"r\"(x));\n"
+                   "    return r;\n}\n"
+                   "static inline __attribute__((always_inline)) int32_t tvmcc_uxtb16_odd(uint32_t x)\n"
+                   "{\n    int32_t r;\n    __asm__(\"uxtb16 %%0, %%1, ror #8\" : \"=r\"(r) : \"r\"(x));\n"
+                   "    return r;\n}\n"
+                   "#else\n"
+                   "#define tvmcc_sxtb16_odd(x) ((int32_t)__sxtb16((x) >> 8 | (x) << 24))\n"
+                   "#define tvmcc_uxtb16_odd(x) ((int32_t)__uxtb16((x) >> 8 | (x) << 24))\n"
+                   "#endif\n"
+                   "#endif\n\n");
 }
 
 static void indent(FILE *f, int depth)
@@ -763,7 +777,7 @@ static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
         indent(f, depth + 2);
         fprintf(f, "q_e[%d] = (int32_t)%s(q_w[%d]);\n", i, x, i);
         indent(f, depth + 2);
-        fprintf(f, "q_o[%d] = (int32_t)%s(q_w[%d] >> 8 | q_w[%d] << 24);\n", i, x, i, i);
+        fprintf(f, "q_o[%d] = tvmcc_%s_odd(q_w[%d]);\n", i, x + 2, i);
     }
     for (i = 0; i < n; i++) {
         int h;
@@ -783,6 +797,209 @@ static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     return 1;
 }
 
+/* ---- 8-bit lanes four at a time ----
+ *
+ * A loop whose body is a register tile of stores
+ *     acc[a + l] = acc[a + l] + X_l * W_l        (l = 0, 1, 2, 3)
+ * where X_l = (int32)x[i + l] (possibly under a padding select whose
+ * condition is the same for the four lanes, which then yields the zero
+ * point) and W_l = (int32)w[j + l], x and w 8-bit buffers: the four lanes
+ * of X are one 32-bit load, widened by SXTB16 (UXTB16 for uint8) into
+ * lanes 0 and 2 (even) and, rotated by 8, lanes 1 and 3 (odd); W likewise;
+ * each lane is then one 16 x 16-bit multiply-accumulate of the matching
+ * halves: SMLABB for lanes 0 and 1, SMLATT for lanes 2 and 3. The products
+ * and sums are those of the scalar body (exact in int32). The NHWC
+ * depthwise convs of lower/templates_arm.c (lane_quad) take this form. */
+
+/* The load under e (through a select and the int32 cast), the condition
+ * (or NULL) and the value a false condition gives. */
+static const Expr *lane_operand(const Kernel *k, const Expr *e, const Expr **cond, const Expr **other)
+{
+    DType t;
+    *cond = *other = NULL;
+    if (e->kind == EX_INT) /* the zero point where the window is all padding */
+        return e->dtype == DT_INT32 && e->ival >= -128 && e->ival <= 255 ? e : NULL;
+    if (e->kind == EX_SELECT) {
+        if (e->c->kind != EX_INT || e->c->dtype != DT_INT32 || loads_local(k, e->a))
+            return NULL;
+        *cond = e->a;
+        *other = e->c;
+        e = e->b;
+    }
+    if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD)
+        return NULL;
+    t = k->bufs[e->a->buf].dtype;
+    if ((t != DT_INT8 && t != DT_UINT8) || k->bufs[e->a->buf].scope == BUF_LOCAL ||
+        loads_local(k, e->a->a))
+        return NULL;
+    if (*other && (t == DT_INT8 ? (*other)->ival < -128 || (*other)->ival > 127
+                                : (*other)->ival < 0 || (*other)->ival > 255))
+        return NULL;
+    return e->a;
+}
+
+/* b's affine form is a's plus d (same terms): 1 and *d, else 0. */
+static int aff_delta(const Expr *a, const Expr *b, int64_t *d)
+{
+    LqAffine fa, fb;
+    if (!lq_affine(a, &fa) || !lq_affine(b, &fb))
+        return 0;
+    *d = fb.c0 - fa.c0;
+    fb.c0 = fa.c0;
+    return lq_same_affine(&fa, &fb);
+}
+
+/* Store s2 is lane l of the group whose lane 0 is s1. */
+static int is_lane(const Kernel *k, const Stmt *s1, const Stmt *s2, int64_t l)
+{
+    const Expr *m1 = s1->value->b, *m2 = s2->value->b, *c1, *c2, *o1, *o2, *x1, *x2;
+    int64_t d;
+    int h;
+    if (s1->buf != s2->buf || !aff_delta(s1->index, s2->index, &d) || d != l)
+        return 0;
+    for (h = 0; h < 2; h++) {
+        x1 = lane_operand(k, h ? m1->b : m1->a, &c1, &o1);
+        x2 = lane_operand(k, h ? m2->b : m2->a, &c2, &o2);
+        if (!x1 || !x2)
+            return 0;
+        if (x1->kind == EX_INT || x2->kind == EX_INT) {
+            if (x1->kind != x2->kind || x1->ival != x2->ival)
+                return 0;
+            continue;
+        }
+        if (x1->buf != x2->buf || !aff_delta(x1->a, x2->a, &d) || d != l)
+            return 0;
+        if (!c1 != !c2 || (c1 && (!lq_same_expr(c1, c2) || o1->ival != o2->ival)))
+            return 0;
+    }
+    return 1;
+}
+
+/* collect_stores, also through loops of one iteration (an unrolled
+ * window's single input channel), whose variables go to vars. */
+static int collect_stores1(const Stmt *s, const Stmt **out, int *n, int *vars, int *nv)
+{
+    int i;
+    if (s->kind == ST_FOR && s->extent == 1 && s->body[0]) {
+        for (i = 0; i < *nv && vars[i] != s->var; i++)
+            ;
+        if (i == *nv) {
+            if (*nv >= DSP_MAX_STORES)
+                return 0;
+            vars[(*nv)++] = s->var;
+        }
+        return collect_stores1(s->body[0], out, n, vars, nv);
+    }
+    if (s->kind == ST_SEQ) {
+        for (i = 0; i < s->n_body; i++)
+            if (!s->body[i] || !collect_stores1(s->body[i], out, n, vars, nv))
+                return 0;
+        return 1;
+    }
+    if (s->kind != ST_STORE || *n >= DSP_MAX_STORES)
+        return 0;
+    out[(*n)++] = s;
+    return 1;
+}
+
+static int lane_quads(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    int ones[DSP_MAX_STORES], nones = 0;
+    const Stmt *st[DSP_MAX_STORES];
+    const Expr *ops[DSP_MAX_OPS];
+    int grp[DSP_MAX_STORES][4], ia[DSP_MAX_STORES], ib[DSP_MAX_STORES], used[DSP_MAX_STORES];
+    int n = 0, nops = 0, ng = 0, i, j, l;
+    const char *r = k->var_names[s->var];
+    if (s->kind != ST_FOR || s->for_kind == FOR_PARALLEL || s->extent >= (1 << 30) || !s->body[0] ||
+        !collect_stores1(s->body[0], st, &n, ones, &nones) || n == 0 || n % 4 || !small_kernel(k))
+        return 0;
+    for (i = 0; i < n; i++) {
+        const Expr *c, *o;
+        if (!mac_store(k, st[i], -1) || !lane_operand(k, st[i]->value->b->a, &c, &o) ||
+            !lane_operand(k, st[i]->value->b->b, &c, &o))
+            return 0;
+        used[i] = 0;
+    }
+    for (i = 0; i < n; i++) {
+        if (used[i])
+            continue;
+        grp[ng][0] = i;
+        used[i] = 1;
+        for (l = 1; l < 4; l++) {
+            for (j = 0; j < n && (used[j] || !is_lane(k, st[i], st[j], l)); j++)
+                ;
+            if (j == n)
+                return 0;
+            grp[ng][l] = j;
+            used[j] = 1;
+        }
+        if (nops + 2 > DSP_MAX_OPS)
+            return 0;
+        ia[ng] = op_index(ops, &nops, st[i]->value->b->a);
+        ib[ng] = op_index(ops, &nops, st[i]->value->b->b);
+        ng++;
+    }
+    fprintf(f, DSP_GUARD);
+    indent(f, depth);
+    fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) { /* lanes in fours: one 32-bit load per "
+               "operand, SXTB16, SMLABB / SMLATT */\n", r, r, (long long)s->extent, r);
+    for (i = 0; i < nones; i++) {
+        indent(f, depth + 1);
+        fprintf(f, "const int32_t %s = 0;\n", k->var_names[ones[i]]);
+        indent(f, depth + 1);
+        fprintf(f, "(void)%s;\n", k->var_names[ones[i]]);
+    }
+    indent(f, depth + 1);
+    fprintf(f, "uint32_t l_w[%d];\n", nops);
+    indent(f, depth + 1);
+    fprintf(f, "int32_t l_e[%d], l_o[%d];\n", nops, nops);
+    for (i = 0; i < nops; i++) {
+        const Expr *c, *o, *x = lane_operand(k, ops[i], &c, &o);
+        const char *w;
+        if (x->kind == EX_INT) { /* the same value in each half of both pairs */
+            indent(f, depth + 1);
+            fprintf(f, "l_e[%d] = l_o[%d] = (int32_t)0x%08lxu;\n", i, i,
+                    (unsigned long)((uint32_t)(uint16_t)x->ival * 0x10001u));
+            continue;
+        }
+        w = k->bufs[x->buf].dtype == DT_UINT8 ? "uxtb16" : "sxtb16";
+        indent(f, depth + 1);
+        if (c) {
+            fprintf(f, "if (");
+            emit_expr(pr, f, k, c);
+            fprintf(f, ")\n");
+            indent(f, depth + 2);
+        }
+        fprintf(f, "memcpy(&l_w[%d], &%s[", i, k->bufs[x->buf].name);
+        emit_index(pr, f, k, x->a, 0);
+        fprintf(f, "], 4);\n");
+        if (c) {
+            indent(f, depth + 1);
+            fprintf(f, "else\n");
+            indent(f, depth + 2);
+            fprintf(f, "l_w[%d] = 0x%08lxu;\n", i,
+                    (unsigned long)((uint32_t)(uint8_t)o->ival * 0x01010101u));
+        }
+        indent(f, depth + 1);
+        fprintf(f, "l_e[%d] = (int32_t)__%s(l_w[%d]);\n", i, w, i);
+        indent(f, depth + 1);
+        fprintf(f, "l_o[%d] = tvmcc_%s_odd(l_w[%d]);\n", i, w, i);
+    }
+    for (i = 0; i < ng; i++)
+        for (l = 0; l < 4; l++) {
+            indent(f, depth + 1);
+            print_acc(pr, f, k, st[grp[i][l]]);
+            fprintf(f, " = __smla%s(l_%c[%d], l_%c[%d], ", l < 2 ? "bb" : "tt", l % 2 ? 'o' : 'e',
+                    ia[i], l % 2 ? 'o' : 'e', ib[i]);
+            print_acc(pr, f, k, st[grp[i][l]]);
+            fprintf(f, ");\n");
+        }
+    indent(f, depth);
+    fprintf(f, "}\n");
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    return 1;
+}
+
 int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     if (s == pr->arm_fallback)
@@ -792,6 +1009,8 @@ int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dept
     if (s->kind != ST_FOR)
         return 0;
     if (pr->arm_dsp && quad_loop(pr, f, k, s, depth, emit))
+        return 1;
+    if (pr->arm_dsp && lane_quads(pr, f, k, s, depth, emit))
         return 1;
     if (pr->arm_dsp && dsp_loop(pr, f, k, s, depth, emit))
         return 1;

@@ -154,7 +154,12 @@ int lower_conv_nhwc(Lower *L, Node *n)
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     const ConvWindow *win = node_window(n);
-    int64_t group = win->group, m = w->dims[0], mg = m / group, cg = w->dims[3];
+    /* weights OHWI, or [1, KH, KW, C] for an integer depthwise conv
+     * (passes/layout.c) */
+    int ihwo = win->group > 1 && w->dims[0] == 1 && w->dims[3] == y->dims[3] &&
+               win->group == y->dims[3];
+    int64_t group = win->group, m = ihwo ? w->dims[3] : w->dims[0], mg = m / group;
+    int64_t cg = ihwo ? 1 : w->dims[3];
     const int64_t *st = win->strides, *dil = win->dilations, *pads = win->pad_begin;
     int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
     Compute *c = lower_stage(L, "conv_nhwc", lower_buf_value(L, n->out[0]), 4, y->dims);
@@ -179,10 +184,10 @@ int lower_conv_nhwc(Lower *L, Node *n)
     if (cond)
         xv = ex_select(L, cond, xv, dtype_is_float(x->dtype) ? ex_float(L, x->dtype, 0.0)
                                                              : ex_const_int(L, x->dtype, 0));
-    wi[0] = ex_var(L, &c->axes[3]);
+    wi[0] = ihwo ? ex_int(L, 0) : ex_var(L, &c->axes[3]);
     wi[1] = ex_var(L, rh);
     wi[2] = ex_var(L, rw);
-    wi[3] = ex_var(L, rc);
+    wi[3] = ihwo ? ex_var(L, &c->axes[3]) : ex_var(L, rc);
     c->window = win;
     c->rop = RED_SUM;
     c->body = ex_mul(L, xv, ex_load_nd(L, wb, 4, w->dims, wi));

@@ -203,6 +203,26 @@ static int quad_reduce(const Lower *L, const Compute *c)
            lq_unit_stride(a->a, c->raxes[i].var) && lq_unit_stride(b->a, c->raxes[i].var);
 }
 
+/* An integer sum of products of two 8-bit operands that both walk the
+ * vector axis (the innermost output axis of extent > 1) with unit stride,
+ * a multiple of 4 long: an NHWC depthwise conv, whose input and [1, KH, KW,
+ * C] weights hold the channels of one tap side by side. The tile takes 4
+ * lanes, and emit_arm.c prints each group of 4 lanes as one 32-bit load per
+ * operand and four 16 x 16-bit multiply-accumulates (lane_quads). */
+static int lane_quad(const Lower *L, const Compute *c)
+{
+    const Expr *a, *b;
+    int v;
+    if (c->body->kind != EX_BINARY || c->body->op != BIN_MUL)
+        return 0;
+    a = byte_load(L, c->body->a);
+    b = byte_load(L, c->body->b);
+    for (v = c->n_axes - 1; v >= 0 && c->axes[v].extent == 1; v--)
+        ;
+    return a && b && v >= 0 && c->axes[v].extent % 4 == 0 &&
+           lq_unit_stride(a->a, c->axes[v].var) && lq_unit_stride(b->a, c->axes[v].var);
+}
+
 static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
 {
     Stmt **root = &s->L->k->body;
@@ -214,7 +234,7 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
     /* a float32 stage on a vector target: vector tiles */
     int vec = k->vec > 1 && c->body->dtype == DT_FLOAT32 &&
               s->L->k->bufs[c->out_buf].dtype == DT_FLOAT32 ? k->vec : 0;
-    int paired = 0;
+    int paired = 0, lanequad = 0;
     if (vec)
         lanes = vec;
     if (int_dsp) {
@@ -222,7 +242,13 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
          * leaves the pair loop alone) */
         acc = k->int_acc > 0 ? k->int_acc : 1;
         lanes = k->int_lanes > 0 ? k->int_lanes : 1;
-        paired = quad_reduce(s->L, c) ? 0 : pair_reduce(s, c) >= 0;
+        if (lane_quad(s->L, c)) {
+            lanes = 4;
+            acc = acc < 8 ? 4 : acc / 4 * 4;
+            lanequad = 1;
+        } else if (!quad_reduce(s->L, c)) {
+            paired = pair_reduce(s, c) >= 0;
+        }
     }
     for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
         if (c->axes[i].extent > 1)
@@ -336,7 +362,7 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
     /* 5. a short innermost reduce loop */
     /* (with no even reduce axis the innermost reduce loop stays a loop:
      * emit_arm.c pairs its iterations, the odd last one scalar) */
-    if (np > 0 && k->unroll_red > 1 && !(int_dsp && !paired)) {
+    if (np > 0 && k->unroll_red > 1 && !(int_dsp && !paired && !lanequad)) {
         for (i = c->n_raxes - 1; i >= 0 && c->raxes[i].extent == 1; i--)
             ;
         if (i >= 0 && c->raxes[i].extent <= k->unroll_red &&

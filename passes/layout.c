@@ -31,6 +31,7 @@
 
 static const int64_t to_nhwc[4] = {0, 2, 3, 1};
 static const int64_t to_nchw[4] = {0, 3, 1, 2};
+static const int64_t to_ihwo[4] = {1, 2, 3, 0};
 
 /* A value with the dims of `like` permuted by perm. */
 static int32_t permuted_value(Graph *g, int32_t like, const int64_t *perm, const char *suffix)
@@ -101,15 +102,21 @@ static int convert_conv(Graph *g, int32_t ci, Diag *d)
 {
     Node *c = &g->nodes[ci];
     int32_t x = c->in[0], w = c->in[1], y = c->out[0], xt, wt, yt, ni;
+    int dw;
     Attr a;
     const char *name = c->name;
     if (x < 0 || w < 0 || y < 0 || g->values[x].rank != 4 || !g->values[w].data ||
         g->values[w].rank != 4 || c->n_out != 1)
         return 0;
+    /* an integer depthwise conv takes its weights as [1, KH, KW, C]: the
+     * channels of one tap side by side, as its input's (lower/op_layout.c) */
+    dw = c->quant && g->values[w].dims[1] == 1 && node_window(c)->group > 1 &&
+         node_window(c)->group == g->values[w].dims[0];
     xt = permuted_value(g, x, to_nhwc, "nhwc");
     add_transpose(g, x, xt, to_nhwc, 4, arena_printf(g->arena, "%s/to_nhwc", name));
-    wt = permuted_value(g, w, to_nhwc, "ohwi");
-    ni = add_transpose(g, w, wt, to_nhwc, 4, arena_printf(g->arena, "%s/weights_ohwi", name));
+    wt = permuted_value(g, w, dw ? to_ihwo : to_nhwc, dw ? "ihwo" : "ohwi");
+    ni = add_transpose(g, w, wt, dw ? to_ihwo : to_nhwc, 4,
+                       arena_printf(g->arena, "%s/weights_%s", name, dw ? "ihwo" : "ohwi"));
     if (fold_node(g, ni, d))
         return 1;
     if (!g->values[wt].data)
