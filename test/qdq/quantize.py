@@ -696,6 +696,8 @@ def to_qoperator(model):
             ins = triple(dq[0]) + triple(dq[1])
             ins.append(dq[2].input[0] if len(n.input) > 2 and dq[2] is not None else "")
             ins += y
+            # QGemm has no beta (a quantized C was only taken with beta 1)
+            atts = {k: v for k, v in atts.items() if k in ("alpha", "transA", "transB")}
             q = helper.make_node("QGemm", ins, out, name=(n.name or out[0]) + "_quant",
                                  domain=MS, **atts)
         elif op == "Concat":
