@@ -17,7 +17,7 @@
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              emitted-c-warnings conformance-arm conformance-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
-#              control_fold
+#              qdq control_fold
 #              strings tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 #              fresh
 #
@@ -184,6 +184,10 @@ run_suite arm-intrinsics test/arm/intrin_check.sh
 run_suite c-target test/ctarget/run.sh
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
+# Generated QDQ models (quantized here, calibrated in onnxruntime-node) on the
+# host, Cortex-M4 and AArch64 against onnxruntime: within 1 LSB, 99% exact
+# (test/qdq/run.sh; SKIP without onnx/numpy or onnxruntime-node)
+run_suite qdq test/qdq/run.sh --targets "${QDQ_TARGETS:-host,cortex-m4,aarch64}" -j "$jobs"
 # Ifs on shapes folded before inference, run-time Ifs as Where, --input-value;
 # host, Cortex-M4 and AArch64 against onnxruntime (about 10 s)
 run_suite control_fold test/models/control_fold.sh
