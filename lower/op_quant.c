@@ -296,11 +296,22 @@ static Expr *mult_of(Lower *L, const QuantParams *q, Expr *chan)
     return ex_const_int(L, DT_INT64, q->mult[0]);
 }
 
+/* The load under the casts the float-style product put on an operand (a
+ * product of int8 and uint8 converts one to the other's type). */
+static Expr *uncast(Expr *e)
+{
+    while (e->kind == EX_CAST)
+        e = e->a;
+    return e;
+}
+
 /* x as int32; a select of the padding reads the zero point instead of 0. */
 static Expr *quant_x(Lower *L, const QuantParams *q, Expr *e)
 {
+    e = uncast(e);
     if (e->kind == EX_SELECT)
-        return ex_select(L, e->a, ex_cast(L, DT_INT32, e->b), ex_const_int(L, DT_INT32, q->zx));
+        return ex_select(L, e->a, ex_cast(L, DT_INT32, uncast(e->b)),
+                         ex_const_int(L, DT_INT32, q->zx));
     return ex_cast(L, DT_INT32, e);
 }
 
@@ -309,7 +320,7 @@ void lower_quant_sum(Lower *L, const Node *n, Compute *c, const IterVar *chan)
     const QuantParams *q = n->quant;
     Expr *ch = chan ? ex_var(L, chan) : NULL;
     if (q->kind == QK_SUM) {
-        Expr *w = ex_cast(L, DT_INT32, c->body->b);
+        Expr *w = ex_cast(L, DT_INT32, uncast(c->body->b));
         if (q->zw)
             w = ex_sub(L, w, ex_const_int(L, DT_INT32, q->zw));
         c->body = ex_mul(L, quant_x(L, q, c->body->a), w);

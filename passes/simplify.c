@@ -181,7 +181,9 @@ int pass_simplify(Graph *g, Diag *d)
         for (ni = 0; ni < g->n_nodes; ni++) {
             Node *n = &g->nodes[ni];
             int32_t in0;
-            if (n->dead || n->n_in < 1 || (in0 = n->in[0]) < 0 || n->n_out < 1 || n->out[0] < 0)
+            /* (an integer node computes: an Identity with quant rescales) */
+            if (n->dead || n->quant || n->n_in < 1 || (in0 = n->in[0]) < 0 || n->n_out < 1 ||
+                n->out[0] < 0)
                 continue;
             switch (n->op) {
             case OP_Identity:
