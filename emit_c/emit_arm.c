@@ -80,7 +80,21 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                    "#define tvmcc_sxtb16_odd(x) ((int32_t)__sxtb16((x) >> 8 | (x) << 24))\n"
                    "#define tvmcc_uxtb16_odd(x) ((int32_t)__uxtb16((x) >> 8 | (x) << 24))\n"
                    "#endif\n"
-                   "#endif\n\n");
+                   "#endif\n"
+                   /* the clamp of a requantization: SSAT / USAT where the core
+                    * saturates (emit_expr.c prints a clamp to a type range so) */
+                   "#if defined(__ARM_FEATURE_SAT)\n"
+                   "#include <arm_acle.h>\n"
+                   "#define TVMCC_SSAT(x, b) ((int32_t)__ssat((x), (b)))\n"
+                   "#define TVMCC_USAT(x, b) ((int32_t)__usat((x), (b)))\n"
+                   "#else\n"
+                   "static inline int32_t tvmcc_sat(int32_t x, int32_t lo, int32_t hi)\n"
+                   "{\n    return x < lo ? lo : x > hi ? hi : x;\n}\n"
+                   "#define TVMCC_SSAT(x, b) tvmcc_sat((x), -(1 << ((b) - 1)), (1 << ((b) - 1)) - 1)\n"
+                   "#define TVMCC_USAT(x, b) tvmcc_sat((x), 0, (1 << (b)) - 1)\n"
+                   "#endif\n"
+                   "static inline int32_t tvmcc_imax(int32_t a, int32_t b)\n"
+                   "{\n    return a > b ? a : b;\n}\n\n");
 }
 
 static void indent(FILE *f, int depth)
@@ -719,15 +733,68 @@ static int vec_decl(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int de
  * tile of R rows and L lanes loads R + L words for 4 R L multiply-adds,
  * where the byte-pair form above loads 2 (R + L) bytes per 2 R L. */
 
-/* (int32)load of an 8-bit buffer, unit stride in var: the load, else NULL. */
-static const Expr *byte_operand(const Kernel *k, const Expr *e, int var)
+/* b's affine form is a's plus d (same terms): 1 and *d, else 0. */
+static int aff_delta(const Expr *a, const Expr *b, int64_t *d)
+{
+    LqAffine fa, fb;
+    if (!lq_affine(a, &fa) || !lq_affine(b, &fb))
+        return 0;
+    *d = fb.c0 - fa.c0;
+    fb.c0 = fa.c0;
+    return lq_same_affine(&fa, &fb);
+}
+
+/* collect_stores, also through loops of one iteration (an unrolled
+ * window's single input channel), whose variables go to vars. */
+static int collect_stores1(const Stmt *s, const Stmt **out, int *n, int *vars, int *nv)
+{
+    int i;
+    if (s->kind == ST_FOR && s->extent == 1 && s->body[0]) {
+        for (i = 0; i < *nv && vars[i] != s->var; i++)
+            ;
+        if (i == *nv) {
+            if (*nv >= DSP_MAX_STORES)
+                return 0;
+            vars[(*nv)++] = s->var;
+        }
+        return collect_stores1(s->body[0], out, n, vars, nv);
+    }
+    if (s->kind == ST_SEQ) {
+        for (i = 0; i < s->n_body; i++)
+            if (!s->body[i] || !collect_stores1(s->body[i], out, n, vars, nv))
+                return 0;
+        return 1;
+    }
+    if (s->kind != ST_STORE || *n >= DSP_MAX_STORES)
+        return 0;
+    out[(*n)++] = s;
+    return 1;
+}
+
+/* (int32)load of an 8-bit buffer with unit stride in var, possibly under a
+ * padding select whose condition does not move with var and whose other
+ * arm is a constant of the buffer's type: the load (and the condition and
+ * constant, else NULL), or NULL. */
+static const Expr *byte_operand(const Kernel *k, const Expr *e, int var, const Expr **cond,
+                                const Expr **other)
 {
     DType t;
+    *cond = *other = NULL;
+    if (e->kind == EX_SELECT) {
+        if (e->c->kind != EX_INT || lq_uses_var(e->a, var) || loads_local(k, e->a))
+            return NULL;
+        *cond = e->a;
+        *other = e->c;
+        e = e->b;
+    }
     if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD)
         return NULL;
     t = k->bufs[e->a->buf].dtype;
     if ((t != DT_INT8 && t != DT_UINT8) || k->bufs[e->a->buf].scope == BUF_LOCAL ||
         !lq_unit_stride(e->a->a, var) || loads_local(k, e->a->a))
+        return NULL;
+    if (*other && (t == DT_INT8 ? (*other)->ival < -128 || (*other)->ival > 127
+                                : (*other)->ival < 0 || (*other)->ival > 255))
         return NULL;
     return e->a;
 }
@@ -736,59 +803,130 @@ static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
 {
     const Stmt *st[DSP_MAX_STORES];
     const Expr *ops[DSP_MAX_OPS];
-    int n = 0, nops = 0, i, ia[DSP_MAX_STORES], ib[DSP_MAX_STORES];
+    int n = 0, nops = 0, i, j, u, unroll, ia[DSP_MAX_STORES], ib[DSP_MAX_STORES], base[DSP_MAX_OPS];
+    int64_t off[DSP_MAX_OPS], steps;
+    const Expr *ld[DSP_MAX_OPS], *cnd[DSP_MAX_OPS], *oth[DSP_MAX_OPS];
     const char *r = k->var_names[s->var];
+    int ones[DSP_MAX_STORES], nones = 0;
     if (s->kind != ST_FOR || s->for_kind == FOR_PARALLEL || s->extent < 4 || s->extent % 4 ||
-        s->extent >= (1 << 30) || !s->body[0] || !collect_stores(s->body[0], st, &n) || n == 0 ||
+        s->extent >= (1 << 30) || !s->body[0] || !collect_stores1(s->body[0], st, &n, ones, &nones) || n == 0 ||
         !small_kernel(k))
         return 0;
     for (i = 0; i < n; i++) {
-        const Expr *a, *b;
+        const Expr *c, *o;
         if (!mac_store(k, st[i], s->var) || nops + 2 > DSP_MAX_OPS)
             return 0;
-        a = byte_operand(k, st[i]->value->b->a, s->var);
-        b = byte_operand(k, st[i]->value->b->b, s->var);
-        if (!a || !b)
+        if (!byte_operand(k, st[i]->value->b->a, s->var, &c, &o) ||
+            !byte_operand(k, st[i]->value->b->b, s->var, &c, &o))
             return 0;
-        ia[i] = op_index(ops, &nops, a);
-        ib[i] = op_index(ops, &nops, b);
+        ia[i] = op_index(ops, &nops, st[i]->value->b->a);
+        ib[i] = op_index(ops, &nops, st[i]->value->b->b);
     }
+    for (i = 0; i < nops; i++)
+        ld[i] = byte_operand(k, ops[i], s->var, &cnd[i], &oth[i]);
+    /* one pointer per buffer, every operand at a constant offset from it,
+     * all moving by 4 bytes per step */
+    for (i = 0; i < nops; i++) {
+        base[i] = i;
+        off[i] = 0;
+        for (j = 0; j < i; j++)
+            if (base[j] == j && ld[j]->buf == ld[i]->buf && aff_delta(ld[j]->a, ld[i]->a, &off[i])) {
+                base[i] = j;
+                break;
+            }
+    }
+    steps = s->extent / 4;
+    unroll = 1;
     fprintf(f, DSP_GUARD);
     indent(f, depth);
     fprintf(f, "{ /* %s: four iterations per step, one 32-bit load per operand, SXTB16 into even "
                "and odd pairs, two SMLADs per accumulator */\n", r);
+    for (i = 0; i < nops; i++)
+        if (base[i] == i) {
+            indent(f, depth + 1);
+            fprintf(f, "const %s *q_p%d;\n", emit_ctype(k->bufs[ld[i]->buf].dtype), i);
+        }
+    for (i = 0; i < nones; i++) {
+        indent(f, depth + 1);
+        fprintf(f, "const int32_t %s = 0;\n", k->var_names[ones[i]]);
+        indent(f, depth + 1);
+        fprintf(f, "(void)%s;\n", k->var_names[ones[i]]);
+    }
+    indent(f, depth + 1);
+    fprintf(f, "{\n");
+    indent(f, depth + 2);
+    fprintf(f, "const int32_t %s = 0;\n", r);
+    indent(f, depth + 2);
+    fprintf(f, "(void)%s;\n", r);
+    for (i = 0; i < nops; i++)
+        if (base[i] == i) {
+            indent(f, depth + 2);
+            fprintf(f, "q_p%d = &%s[", i, k->bufs[ld[i]->buf].name);
+            emit_index(pr, f, k, ld[i]->a, 0);
+            fprintf(f, "];\n");
+        }
+    indent(f, depth + 1);
+    fprintf(f, "}\n");
     indent(f, depth + 1);
     fprintf(f, "for (int32_t %s_quad = 0; %s_quad < %lld; %s_quad++) {\n", r, r,
-            (long long)(s->extent / 4), r);
-    indent(f, depth + 2);
-    fprintf(f, "const int32_t %s = 4 * %s_quad;\n", r, r);
+            (long long)(steps / unroll), r);
     indent(f, depth + 2);
     fprintf(f, "uint32_t q_w[%d];\n", nops);
     indent(f, depth + 2);
     fprintf(f, "int32_t q_e[%d], q_o[%d];\n", nops, nops);
-    for (i = 0; i < nops; i++) {
-        indent(f, depth + 2);
-        fprintf(f, "memcpy(&q_w[%d], &%s[", i, k->bufs[ops[i]->buf].name);
-        emit_index(pr, f, k, ops[i]->a, 0);
-        fprintf(f, "], 4);\n");
-    }
-    for (i = 0; i < nops; i++) {
-        const char *x = k->bufs[ops[i]->buf].dtype == DT_UINT8 ? "__uxtb16" : "__sxtb16";
-        indent(f, depth + 2);
-        fprintf(f, "q_e[%d] = (int32_t)%s(q_w[%d]);\n", i, x, i);
-        indent(f, depth + 2);
-        fprintf(f, "q_o[%d] = tvmcc_%s_odd(q_w[%d]);\n", i, x + 2, i);
-    }
-    for (i = 0; i < n; i++) {
-        int h;
-        for (h = 0; h < 2; h++) {
-            indent(f, depth + 2);
-            print_acc(pr, f, k, st[i]);
-            fprintf(f, " = __smlad(q_%c[%d], q_%c[%d], ", h ? 'o' : 'e', ia[i], h ? 'o' : 'e', ib[i]);
-            print_acc(pr, f, k, st[i]);
-            fprintf(f, ");\n");
+    /* in the order the registers allow: each operand loaded and widened
+     * just before the first multiply-accumulate that needs it */
+    for (u = 0; u < unroll; u++) {
+        int done[DSP_MAX_OPS];
+        for (i = 0; i < nops; i++)
+            done[i] = 0;
+        for (i = 0; i < n; i++) {
+            int h, o2[2], t;
+            o2[0] = ia[i];
+            o2[1] = ib[i];
+            for (t = 0; t < 2; t++) {
+                const char *x;
+                j = o2[t];
+                if (done[j])
+                    continue;
+                done[j] = 1;
+                x = k->bufs[ld[j]->buf].dtype == DT_UINT8 ? "__uxtb16" : "__sxtb16";
+                indent(f, depth + 2);
+                if (cnd[j]) { /* the padding: the zero point in all four bytes */
+                    fprintf(f, "if (");
+                    emit_expr(pr, f, k, cnd[j]);
+                    fprintf(f, ")\n");
+                    indent(f, depth + 3);
+                }
+                fprintf(f, "memcpy(&q_w[%d], q_p%d + %lld, 4);\n", j, base[j],
+                        (long long)(off[j] + 4 * u));
+                if (cnd[j]) {
+                    indent(f, depth + 2);
+                    fprintf(f, "else\n");
+                    indent(f, depth + 3);
+                    fprintf(f, "q_w[%d] = 0x%08lxu;\n", j,
+                            (unsigned long)((uint32_t)(uint8_t)oth[j]->ival * 0x01010101u));
+                }
+                indent(f, depth + 2);
+                fprintf(f, "q_e[%d] = (int32_t)%s(q_w[%d]);\n", j, x, j);
+                indent(f, depth + 2);
+                fprintf(f, "q_o[%d] = tvmcc_%s_odd(q_w[%d]);\n", j, x + 2, j);
+            }
+            for (h = 0; h < 2; h++) {
+                indent(f, depth + 2);
+                print_acc(pr, f, k, st[i]);
+                fprintf(f, " = __smlad(q_%c[%d], q_%c[%d], ", h ? 'o' : 'e', ia[i], h ? 'o' : 'e',
+                        ib[i]);
+                print_acc(pr, f, k, st[i]);
+                fprintf(f, ");\n");
+            }
         }
     }
+    for (i = 0; i < nops; i++)
+        if (base[i] == i) {
+            indent(f, depth + 2);
+            fprintf(f, "q_p%d += %d;\n", i, 4 * unroll);
+        }
     indent(f, depth + 1);
     fprintf(f, "}\n");
     indent(f, depth);
@@ -838,17 +976,6 @@ static const Expr *lane_operand(const Kernel *k, const Expr *e, const Expr **con
     return e->a;
 }
 
-/* b's affine form is a's plus d (same terms): 1 and *d, else 0. */
-static int aff_delta(const Expr *a, const Expr *b, int64_t *d)
-{
-    LqAffine fa, fb;
-    if (!lq_affine(a, &fa) || !lq_affine(b, &fb))
-        return 0;
-    *d = fb.c0 - fa.c0;
-    fb.c0 = fa.c0;
-    return lq_same_affine(&fa, &fb);
-}
-
 /* Store s2 is lane l of the group whose lane 0 is s1. */
 static int is_lane(const Kernel *k, const Stmt *s1, const Stmt *s2, int64_t l)
 {
@@ -872,33 +999,6 @@ static int is_lane(const Kernel *k, const Stmt *s1, const Stmt *s2, int64_t l)
         if (!c1 != !c2 || (c1 && (!lq_same_expr(c1, c2) || o1->ival != o2->ival)))
             return 0;
     }
-    return 1;
-}
-
-/* collect_stores, also through loops of one iteration (an unrolled
- * window's single input channel), whose variables go to vars. */
-static int collect_stores1(const Stmt *s, const Stmt **out, int *n, int *vars, int *nv)
-{
-    int i;
-    if (s->kind == ST_FOR && s->extent == 1 && s->body[0]) {
-        for (i = 0; i < *nv && vars[i] != s->var; i++)
-            ;
-        if (i == *nv) {
-            if (*nv >= DSP_MAX_STORES)
-                return 0;
-            vars[(*nv)++] = s->var;
-        }
-        return collect_stores1(s->body[0], out, n, vars, nv);
-    }
-    if (s->kind == ST_SEQ) {
-        for (i = 0; i < s->n_body; i++)
-            if (!s->body[i] || !collect_stores1(s->body[i], out, n, vars, nv))
-                return 0;
-        return 1;
-    }
-    if (s->kind != ST_STORE || *n >= DSP_MAX_STORES)
-        return 0;
-    out[(*n)++] = s;
     return 1;
 }
 

@@ -19,6 +19,44 @@
 
 #include "emit.h"
 
+/* min(max(v, lo), hi) on int32 with hi = 2^(b-1) - 1 (lo >= -2^(b-1)) or
+ * lo = 0 and hi = 2^b - 1, on the Arm DSP targets: SSAT / USAT (the
+ * macros emit_arm.c defines), the lower bound above the type's with a
+ * max. */
+static int emit_saturate(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
+{
+    const Expr *mx = e->a, *v;
+    int64_t lo, hi;
+    int b;
+    if (e->op != BIN_MIN || e->dtype != DT_INT32 || e->b->kind != EX_INT || mx->kind != EX_BINARY ||
+        mx->op != BIN_MAX || mx->b->kind != EX_INT)
+        return 0;
+    v = mx->a;
+    lo = mx->b->ival;
+    hi = e->b->ival;
+    for (b = 2; b <= 16; b++) {
+        if (lo == 0 && hi == ((int64_t)1 << b) - 1) {
+            fprintf(f, "TVMCC_USAT(");
+            emit_expr(pr, f, k, v);
+            fprintf(f, ", %d)", b);
+            return 1;
+        }
+        if (hi == ((int64_t)1 << (b - 1)) - 1 && lo >= -((int64_t)1 << (b - 1)) && lo <= hi) {
+            int tight = lo == -((int64_t)1 << (b - 1));
+            if (!tight)
+                fprintf(f, "tvmcc_imax(");
+            fprintf(f, "TVMCC_SSAT(");
+            emit_expr(pr, f, k, v);
+            fprintf(f, ", %d)", b);
+            if (!tight)
+                fprintf(f, ", %lld)", (long long)lo);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+
 static int has_var(const Expr *e)
 {
     if (!e)
@@ -310,6 +348,8 @@ static void binary(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
         break;
     case BIN_MIN:
     case BIN_MAX:
+        if (pr->arm_dsp && emit_saturate(pr, f, k, e))
+            return;
         if (fl) {
             fprintf(f, "tvmrt_%s%s(", op == BIN_MIN ? "min" : "max", t == DT_FLOAT64 ? "d" : "f");
             emit_expr(pr, f, k, e->a);

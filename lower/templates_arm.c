@@ -184,6 +184,54 @@ static const Expr *byte_load(const Lower *L, const Expr *e)
     return t == DT_INT8 || t == DT_UINT8 ? e->a : NULL;
 }
 
+/* Coefficient of var in index e, reading a clamp min(max(x, lo), hi) to a
+ * window's bounds as x (the interior pieces partition leaves have none);
+ * *ok cleared when e is not of that form. */
+static int64_t coef_unclamped(const Expr *e, int var, int *ok)
+{
+    int64_t a, b;
+    switch (e->kind) {
+    case EX_INT: return 0;
+    case EX_VAR: return e->var == var;
+    case EX_CAST: return coef_unclamped(e->a, var, ok);
+    case EX_BINARY:
+        a = coef_unclamped(e->a, var, ok);
+        b = coef_unclamped(e->b, var, ok);
+        switch (e->op) {
+        case BIN_ADD: return a + b;
+        case BIN_SUB: return a - b;
+        case BIN_MUL:
+            if (e->a->kind == EX_INT)
+                return e->a->ival * b;
+            if (e->b->kind == EX_INT)
+                return e->b->ival * a;
+            if (a || b)
+                *ok = 0;
+            return 0;
+        case BIN_MIN: case BIN_MAX:
+            if (e->b->kind == EX_INT)
+                return a;
+            if (a || b)
+                *ok = 0;
+            return 0;
+        default:
+            if (a || b || lq_uses_var(e, var))
+                *ok = 0;
+            return 0;
+        }
+    default:
+        if (lq_uses_var(e, var))
+            *ok = 0;
+        return 0;
+    }
+}
+
+static int unit_unclamped(const Expr *e, int var)
+{
+    int ok = 1;
+    return coef_unclamped(e, var, &ok) == 1 && ok;
+}
+
 /* An integer sum of products of two 8-bit operands whose innermost reduce
  * axis (of extent > 1) walks both with unit stride and runs a multiple of
  * 4 times: that loop stays whole and innermost in the reduce band, and
@@ -200,7 +248,7 @@ static int quad_reduce(const Lower *L, const Compute *c)
     for (i = c->n_raxes - 1; i >= 0 && c->raxes[i].extent == 1; i--)
         ;
     return a && b && i >= 0 && c->raxes[i].extent % 4 == 0 &&
-           lq_unit_stride(a->a, c->raxes[i].var) && lq_unit_stride(b->a, c->raxes[i].var);
+           unit_unclamped(a->a, c->raxes[i].var) && unit_unclamped(b->a, c->raxes[i].var);
 }
 
 /* An integer sum of products of two 8-bit operands that both walk the
