@@ -94,7 +94,15 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                    "#define TVMCC_USAT(x, b) tvmcc_sat((x), 0, (1 << (b)) - 1)\n"
                    "#endif\n"
                    "static inline int32_t tvmcc_imax(int32_t a, int32_t b)\n"
-                   "{\n    return a > b ? a : b;\n}\n\n");
+                   "{\n    return a > b ? a : b;\n}\n"
+                   /* round half to even, as nearbyintf in the default mode:
+                    * below 2^23 adding and subtracting 2^23 leaves the
+                    * integer nearest |x| (ties to even) in float32 */
+                   "static inline float tvmcc_roundevenf(float x)\n"
+                   "{\n    float a = x < 0.0f ? -x : x;\n"
+                   "    if (!(a < 8388608.0f))\n        return x; /* integral, infinite or NaN */\n"
+                   "    a = (a + 8388608.0f) - 8388608.0f;\n"
+                   "    return x < 0.0f ? -a : a;\n}\n\n");
 }
 
 static void indent(FILE *f, int depth)

@@ -178,6 +178,16 @@ static void unary(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
     int fl = dtype_is_float(t);
     const char *ct = emit_compute_ctype(t);
     switch ((UnaryOp)e->op) {
+    case UN_ROUND:
+        /* the Cortex-M DSP targets' libm rounds in software (newlib's
+         * nearbyintf: ~100 cycles); emit_arm.c defines an exact one */
+        if (pr->arm_dsp && t == DT_FLOAT32) {
+            fprintf(f, "tvmcc_roundevenf(");
+            emit_expr(pr, f, k, e->a);
+            fprintf(f, ")");
+            return;
+        }
+        break;
     case UN_NEG:
         if (fl) {
             fprintf(f, "(-");

@@ -271,6 +271,31 @@ static int lane_quad(const Lower *L, const Compute *c)
            lq_unit_stride(a->a, c->axes[v].var) && lq_unit_stride(b->a, c->axes[v].var);
 }
 
+/* Every loop over outer whose only statement is the loop over inner, in
+ * the tree at slot, merged into one loop by fuse_flat where both walk one
+ * contiguous range in every index: a window's kernel column and input
+ * channels of an NHWC conv (KW x C bytes in a row of the input and of the
+ * OHWI weights), so the four-at-a-time loop runs over the whole row. The
+ * pieces with padding along the column keep their loops (fuse_flat
+ * refuses the clamped index). */
+static void fuse_quad_rows(Sched *s, Stmt **slot, int outer, int inner)
+{
+    Stmt *a = *slot, **save;
+    int i;
+    if (!a)
+        return;
+    if (a->kind == ST_FOR && a->var == outer && a->body[0] && a->body[0]->kind == ST_FOR &&
+        a->body[0]->var == inner) {
+        save = s->scope;
+        s->scope = slot;
+        sched_fuse_flat(s, outer, inner, NULL);
+        s->scope = save;
+        return;
+    }
+    for (i = 0; i < a->n_body; i++)
+        fuse_quad_rows(s, &a->body[i], outer, inner);
+}
+
 static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
 {
     Stmt **root = &s->L->k->body;
@@ -282,7 +307,7 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
     /* a float32 stage on a vector target: vector tiles */
     int vec = k->vec > 1 && c->body->dtype == DT_FLOAT32 &&
               s->L->k->bufs[c->out_buf].dtype == DT_FLOAT32 ? k->vec : 0;
-    int paired = 0, lanequad = 0;
+    int paired = 0, lanequad = 0, quad = 0;
     if (vec)
         lanes = vec;
     if (int_dsp) {
@@ -294,7 +319,9 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
             lanes = 4;
             acc = acc < 8 ? 4 : acc / 4 * 4;
             lanequad = 1;
-        } else if (!quad_reduce(s->L, c)) {
+        } else if (quad_reduce(s->L, c)) {
+            quad = 1;
+        } else {
             paired = pair_reduce(s, c) >= 0;
         }
     }
@@ -428,6 +455,18 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
             sched_partition(s, vo[p], ARM_MAX_BORDER);
     }
     sched_simplify(s);
+    if (quad) { /* 7. the quad axis with the reduce axis around it */
+        int q = -1, o = -1;
+        for (i = c->n_raxes - 1; i >= 0; i--)
+            if (c->raxes[i].extent > 1) {
+                if (q < 0)
+                    q = i;
+                else if (o < 0)
+                    o = i;
+            }
+        if (q >= 0 && o >= 0 && o == q - 1)
+            fuse_quad_rows(s, root, c->raxes[o].var, c->raxes[q].var);
+    }
 }
 
 void template_arm_apply(Lower *L, const ArmKnobs *k)
