@@ -32,6 +32,7 @@
  * are the naive schedule's bit for bit.
  */
 #include "tpl_packed.h"
+#include "eval.h"
 
 #include <string.h>
 
@@ -170,6 +171,124 @@ static Stmt *q_copy(Lower *L, int xq, const Expr *xl, const IterVar *nv, int64_t
     s = st_if_else(L, ex_and(L, ex_binary(L, BIN_GE, row, ex_int(L, 0)), ex_lt(L, row, ex_int(L, H))), inrow,
                    padrow);
     return st_for(L, &ih, s);
+}
+
+
+/* ---- the epilogue: what follows the conv's own requantization ----
+ *
+ * The post of a fused kernel is the requantization of the sum to 8 bits
+ * (an integer expression, which vectorizes), then whatever the fused nodes
+ * do with that 8-bit value: a DequantizeLinear -> Clip -> QuantizeLinear
+ * left in float, a table lookup (a quantized Relu)... When that remainder
+ * depends on the 8-bit value alone (every other load a constant element),
+ * it is a function of 256 inputs: it is evaluated here through the loop-IR
+ * interpreter (the definition the scalar code prints) into a table, and
+ * the post becomes a clamp when the table is one, else a lookup. */
+
+static int has_acc(const Expr *e)
+{
+    return e && (e->kind == EX_ACC || has_acc(e->a) || has_acc(e->b) || has_acc(e->c));
+}
+
+/* The smallest 8-bit integer subexpression of e that contains the
+ * accumulator. */
+static const Expr *find_q8(const Expr *e)
+{
+    const Expr *r;
+    if (!has_acc(e))
+        return NULL;
+    if ((r = find_q8(e->a)) || (r = find_q8(e->b)) || (r = find_q8(e->c)))
+        return r;
+    return e->dtype == DT_INT8 || e->dtype == DT_UINT8 ? e : NULL;
+}
+
+static Expr *replace_node(Lower *L, const Expr *e, const Expr *target, Expr *repl)
+{
+    if (!e)
+        return NULL;
+    if (e == target)
+        return repl;
+    if (!e->a && !e->b && !e->c)
+        return (Expr *)e;
+    return ex_with(L, e, replace_node(L, e->a, target, repl), replace_node(L, e->b, target, repl),
+                   replace_node(L, e->c, target, repl));
+}
+
+/* Whether e uses no variable but var, no accumulator, and loads only
+ * elements of constants with data at indices that use no variable. */
+static int table_ok(const Lower *L, const Expr *e, int var)
+{
+    if (!e)
+        return 1;
+    if (e->kind == EX_ACC)
+        return 0;
+    if (e->kind == EX_VAR)
+        return e->var == var;
+    if (e->kind == EX_LOAD) {
+        const Buffer *b = &L->k->bufs[e->buf];
+        if (b->scope != BUF_CONST || b->value < 0 || !L->g->values[b->value].data || lq_uses_var(e->a, var))
+            return 0;
+    }
+    return table_ok(L, e->a, var) && table_ok(L, e->b, var) && table_ok(L, e->c, var);
+}
+
+static Expr *q8_post(Lower *L, Expr *post, DType out)
+{
+    Kernel *k = L->k;
+    const Expr *q = find_q8(post);
+    IterVar iv;
+    Expr *ph, *f;
+    int tb, i;
+    int64_t lo = 0, qlo, qhi, a = 0, b = 0;
+    void **bufs;
+    Stmt *saved;
+    uint8_t *tab;
+    if (!q || q == post || (out != DT_INT8 && out != DT_UINT8))
+        return post;
+    qlo = q->dtype == DT_INT8 ? -128 : 0;
+    qhi = qlo + 255;
+    iv = lower_itervar(L, "q", 256);
+    ph = ex_cast(L, q->dtype, ex_add(L, ex_var(L, &iv), ex_int(L, qlo)));
+    f = replace_node(L, post, q, ph);
+    if (!table_ok(L, f, iv.var))
+        return post;
+    tb = lower_buf_temp(L, "qtab", out, 256);
+    bufs = lower_alloc(L, (size_t)k->n_bufs * sizeof *bufs);
+    for (i = 0; i < k->n_bufs; i++)
+        if (k->bufs[i].scope == BUF_CONST && k->bufs[i].value >= 0)
+            bufs[i] = L->g->values[k->bufs[i].value].data;
+    tab = lower_alloc(L, 256);
+    bufs[tb] = tab;
+    saved = k->body;
+    k->body = st_for(L, &iv, st_store(L, tb, ex_var(L, &iv), f));
+    i = lower_eval(k, bufs);
+    k->body = saved;
+    k->bufs[tb].scope = BUF_UNUSED;
+    if (i)
+        return post;
+    /* a clamp: tab[x] = min(max(x, a), b) in the output's type */
+    {
+        int clamp = 1;
+        int64_t x;
+        lo = out == DT_INT8 ? -128 : 0;
+        a = out == DT_INT8 ? (int64_t)(int8_t)tab[0] : (int64_t)tab[0];
+        b = out == DT_INT8 ? (int64_t)(int8_t)tab[255] : (int64_t)tab[255];
+        for (x = qlo; x <= qhi && clamp; x++) {
+            int64_t y = out == DT_INT8 ? (int64_t)(int8_t)tab[x - qlo] : (int64_t)tab[x - qlo];
+            if (y != (x < a ? a : x > b ? b : x))
+                clamp = 0;
+        }
+        if (clamp && a >= lo && b <= lo + 255) {
+            Expr *v = ex_cast(L, DT_INT32, (Expr *)q);
+            v = ex_binary(L, BIN_MAX, v, ex_const_int(L, DT_INT32, a));
+            v = ex_binary(L, BIN_MIN, v, ex_const_int(L, DT_INT32, b));
+            return ex_cast(L, out, v);
+        }
+    }
+    {
+        int t2 = new_const(L, "qconv_tab", out, 256, tab);
+        return ex_load(L, t2, ex_sub(L, ex_cast(L, DT_INT64, (Expr *)q), ex_int(L, qlo)));
+    }
 }
 
 int tpl_qconv(Lower *L, const Target *t, Compute *c)
@@ -329,8 +448,13 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
         tile = st_for(L, &jv, tile);
         tile = st_for(L, &vv, tile);
         tile = st_for(L, &pv, tile);
+        /* reduce loops of one iteration are left out (the printer would
+         * bind them as constants before the tile is matched); rg stays */
         for (i = 2; i >= 0; i--)
-            tile = st_for(L, &rv[i], tile);
+            if (rv[i].extent > 1 || i == 2)
+                tile = st_for(L, &rv[i], tile);
+            else
+                tile = lq_stmt_subst_var(L, tile, rv[i].var, ex_int(L, 0));
         tile->for_kind = FOR_TENSORIZE;
     }
 
@@ -375,7 +499,12 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
             map[c->axes[3].var] = q;
         }
         index = lower_out_index(L, c);
-        epi = tpl_store_out(L, c, index, map, ex_load(L, acc, accix));
+        if (c->post) {
+            Expr *pst = q8_post(L, c->post, k->bufs[c->out_buf].dtype);
+            epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), lq_subst(L, pst, map, ex_load(L, acc, accix)));
+        } else {
+            epi = tpl_store_out(L, c, index, map, ex_load(L, acc, accix));
+        }
         if (T * P != rows)
             epi = st_if(L, ex_lt(L, q, ex_int(L, rows)), epi);
         epi = st_for(L, &pv, epi);
