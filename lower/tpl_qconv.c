@@ -92,11 +92,11 @@ static int new_const(Lower *L, const char *what, DType t, int64_t n, void *data)
  * window over the whole plane, positions q = iw over H*W (Hp = 1). */
 static Stmt *q_copy(Lower *L, int xq, const Expr *xl, const IterVar *nv, int64_t Ci, int64_t Cq, int64_t H,
                     int64_t W, int64_t Hp, int64_t Wp, int64_t lo0, int64_t lo1, int flat, int64_t bias,
-                    int64_t zx)
+                    int64_t zx, Expr *chan, int64_t Cx)
 {
     IterVar ih = lower_itervar(L, "ih", Hp), iw, cc = lower_itervar(L, "cc", Ci);
     Expr *row = ex_add(L, ex_var(L, &ih), ex_int(L, lo0));
-    Expr *pad = ex_const_int(L, DT_INT32, (zx + bias) & 0xff);
+    Expr *pad = ex_const_int(L, DT_INT32, L->k->bufs[xq].dtype == DT_UINT8 ? (zx + bias) & 0xff : zx + bias);
     Stmt *inrow, *padrow, *s, *cz = NULL;
     int64_t j0 = 0, j1 = Wp, cols = flat ? H * W : W;
     int n = 0;
@@ -119,10 +119,10 @@ static Stmt *q_copy(Lower *L, int xq, const Expr *xl, const IterVar *nv, int64_t
         iw = lower_itervar(L, "iw", j1 - j0);
         col = ex_add(L, ex_var(L, &iw), ex_int(L, j0 + lo1));
         idx[0] = ex_var(L, nv);
-        idx[1] = ex_var(L, &cc);
+        idx[1] = chan ? ex_add(L, chan, ex_var(L, &cc)) : ex_var(L, &cc);
         if (flat) {
             /* the plane as one row of H*W columns */
-            xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, idx[0], ex_int(L, Ci)), idx[1]), ex_int(L, H * W)), col);
+            xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, idx[0], ex_int(L, Cx)), idx[1]), ex_int(L, H * W)), col);
         } else {
             idx[2] = row;
             idx[3] = col;
@@ -291,6 +291,81 @@ static Expr *q8_post(Lower *L, Expr *post, DType out)
     }
 }
 
+/* A depthwise int8 conv (one input channel per output channel): per
+ * channel, its plane copied with the padding holding zx into a local
+ * int16 array; per output row, the sums of the row computed with the
+ * positions as the vector axis (one loop the C compiler vectorizes:
+ * widening loads, invariant weights, int32 multiply-adds), then the post
+ * per element. */
+static int q_depthwise(Lower *L, Compute *c, const Expr *xl, const Expr *wl, const Expr *cond, int64_t zx)
+{
+    Kernel *k = L->k;
+    int64_t N = c->axes[0].extent, C = c->axes[1].extent, OH = c->axes[2].extent, OW = c->axes[3].extent;
+    int64_t KH = c->raxes[1].extent, KW = c->raxes[2].extent, H = xl->dims[2], W = xl->dims[3];
+    int64_t s[2], d[2], lo[2], hi[2], Hp, Wp, kh, kw;
+    IterVar nv, cv, ohv, owv, owv2;
+    int xp, acc;
+    Expr **map, *sum, *pst, *index;
+    Stmt *copy, *row, *seq, *epi, *body;
+    if (tpl_conv_window(L, c, xl, cond, H, W, s, d, lo, hi))
+        return 1;
+    /* the weight operand is used as it is, at (c, 0, kh, kw) */
+    (void)wl;
+    Hp = hi[0] - lo[0] + 1;
+    Wp = hi[1] - lo[1] + 1;
+    if (Hp * Wp > 32768 || OW > 4096)
+        return 1;
+    nv = lower_itervar(L, "n", N);
+    cv = lower_itervar(L, "c", C);
+    ohv = lower_itervar(L, "oh", OH);
+    owv = lower_itervar(L, "ow", OW);
+    owv2 = lower_itervar(L, "ow", OW);
+    xp = lower_buf_temp(L, "xp", DT_INT16, Hp * Wp);
+    k->bufs[xp].scope = BUF_LOCAL;
+    k->bufs[xp].no_init = 1;
+    acc = lower_buf_temp(L, "acc", DT_INT32, OW);
+    k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1;
+    copy = q_copy(L, xp, xl, &nv, 1, 1, H, W, Hp, Wp, lo[0], lo[1], 0, 0, zx, ex_var(L, &cv), C);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map[c->axes[0].var] = ex_var(L, &nv);
+    map[c->axes[1].var] = ex_var(L, &cv);
+    map[c->axes[2].var] = ex_var(L, &ohv);
+    map[c->axes[3].var] = ex_var(L, &owv);
+    map[c->raxes[0].var] = ex_int(L, 0);
+    sum = c->init ? lq_subst(L, c->init, map, NULL) : ex_const_int(L, DT_INT32, 0);
+    for (kh = 0; kh < KH; kh++)
+        for (kw = 0; kw < KW; kw++) {
+            Expr *xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, s[0])), ex_int(L, kh * d[0])),
+                                        ex_int(L, Wp)),
+                              ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, s[1])), ex_int(L, kw * d[1])));
+            Expr *wv;
+            map[c->raxes[1].var] = ex_int(L, kh);
+            map[c->raxes[2].var] = ex_int(L, kw);
+            wv = lq_subst(L, c->body->b, map, NULL);
+            sum = ex_add(L, sum, ex_mul(L, ex_cast(L, DT_INT32, ex_load(L, xp, xi)), wv));
+        }
+    row = st_store(L, acc, ex_var(L, &owv), sum);
+    row = st_for(L, &owv, row);
+    row->for_kind = FOR_VECTORIZE;
+    map[c->axes[3].var] = ex_var(L, &owv2);
+    index = lower_out_index(L, c);
+    pst = c->post ? q8_post(L, c->post, k->bufs[c->out_buf].dtype) : NULL;
+    epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
+                   pst ? lq_subst(L, pst, map, ex_load(L, acc, ex_var(L, &owv2))) : ex_load(L, acc, ex_var(L, &owv2)));
+    epi = st_for(L, &owv2, epi);
+    seq = st_seq(L, 2);
+    seq->body[0] = row;
+    seq->body[1] = epi;
+    body = st_seq(L, 2);
+    body->body[0] = copy;
+    body->body[1] = st_for(L, &ohv, st_decl(L, acc, seq));
+    body = st_for(L, &cv, st_decl(L, xp, body));
+    body->for_kind = FOR_PARALLEL;
+    k->body = st_for(L, &nv, body);
+    return 0;
+}
+
 int tpl_qconv(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
@@ -326,7 +401,20 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
     KW = c->raxes[2].extent;
     H = xl->dims[2];
     W = xl->dims[3];
-    if (xl->dims[0] != N || xl->dims[1] != Ci)
+    if (xl->dims[0] != N)
+        return 1;
+    if (Ci == 1 && xl->dims[1] == Co && Co > 1) {
+        /* depthwise: the input channel is the output channel */
+        int vc[2];
+        vc[0] = c->axes[1].var;
+        vc[1] = c->raxes[0].var; /* of extent 1 */
+        if (!lq_affine(xl->idx[1], &a1) || a1.c0 || !lq_aff_only(&a1, vc, 2) || lq_aff_coef(&a1, vc[0]) != 1)
+            return 1;
+        if (!lq_affine(xl->idx[0], &a0) || a0.c0)
+            return 1;
+        return q_depthwise(L, c, xl, wl, cond, zx);
+    }
+    if (xl->dims[1] != Ci)
         return 1;
     /* batch and channel indices: n and the reduce channel (group 1) */
     if (!lq_affine(xl->idx[0], &a0) || !lq_affine(xl->idx[1], &a1) || a0.c0 || a1.c0)
@@ -426,7 +514,7 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
     acc = lower_buf_temp(L, "acc", DT_INT32, (int64_t)P * VL);
     k->bufs[acc].scope = BUF_LOCAL;
     k->bufs[acc].no_init = 1;
-    copy = q_copy(L, xq, xl, &nv, Ci, Cq, H, W, Hp, Wp, lo[0], lo[1], flat, bias, zx);
+    copy = q_copy(L, xq, xl, &nv, Ci, Cq, H, W, Hp, Wp, lo[0], lo[1], flat, bias, zx, NULL, Ci);
 
     /* the tile: acc[p*VL + v] += int32(xq[..]) * int32(wq[..]) */
     accix = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
