@@ -101,7 +101,7 @@ def main(raw, out):
 
     # the _bn exports repeat a CNN with its BatchNormalization nodes kept:
     # they are there for the fused-vs-unfused variants, not the means
-    cnns = [m for m in models if m != GEMM and not m.endswith("_bn")]
+    cnns = [m for m in models if m != GEMM and not m.endswith("_bn") and not m.endswith("_int8")]
     L = []
     L.append("# tvmcc benchmark results")
     L.append("")

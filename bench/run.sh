@@ -6,7 +6,10 @@
 #                [--no-c] [--out FILE] [MODEL...]
 #
 # MODEL: resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0
-# gemm1024 resnet18_bn mobilenet_v2_bn (the default is all of them; the _bn
+# gemm1024 resnet18_bn mobilenet_v2_bn resnet18_int8 mobilenet_v2_int8 (the default
+# is all of them; the _int8 models are the float ones quantized to QDQ int8 by
+# $QUANTIZE, default test/qdq/quantize.py (per-channel int8 weights, int8
+# activations), with the float model's input; skipped when it is missing; the _bn
 # models keep their BatchNormalization nodes, as exporters that do not fold
 # them write, and are left out of the geometric means). For each model: export it (if
 # missing) with bench/export_models.py into build/bench/, compile it with
@@ -44,7 +47,8 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 CC=${CC:-cc}
 NODE=${NODE:-node}
 bdir="$root/build/bench"
-all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 gemm1024 resnet18_bn mobilenet_v2_bn"
+all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 gemm1024 resnet18_bn mobilenet_v2_bn resnet18_int8 mobilenet_v2_int8"
+QUANTIZE=${QUANTIZE:-$root/test/qdq/quantize.py}
 
 # 20 rounds of 250 ms rather than 5 of 1000: this host's speed changes in
 # phases of seconds (the same binary ran 5.2 and 7.6 ms per inference in
@@ -163,6 +167,23 @@ build_timer() {
 
 # ---- per model -------------------------------------------------------------
 for m in "${models[@]}"; do
+    case $m in *_int8)
+        # the QDQ model of the float one, with its input
+        base=${m%_int8}
+        if [ ! -f "$bdir/$base.onnx" ] || [ ! -f "$bdir/$base.input.bin" ] || [ ! -f "$bdir/$base.shape" ]; then
+            log "exporting $base"
+            "$PYTHON" "$here/export_models.py" export "$bdir" "$base" > "$raw/export-$base.log" 2>&1 ||
+                { log "export of $base failed: $(grep -m1 -i error "$raw/export-$base.log")"; continue; }
+        fi
+        if [ ! -f "$bdir/$m.onnx" ]; then
+            [ -f "$QUANTIZE" ] || { log "$m: no quantizer at $QUANTIZE (QUANTIZE=...)"; continue; }
+            log "quantizing $base"
+            "$PYTHON" "$QUANTIZE" "$bdir/$base.onnx" "$bdir/$m.onnx" > "$raw/quantize-$m.log" 2>&1 ||
+                { log "quantizing $base failed: $(tail -1 "$raw/quantize-$m.log")"; continue; }
+        fi
+        cp "$bdir/$base.input.bin" "$bdir/$m.input.bin"
+        cp "$bdir/$base.shape" "$bdir/$m.shape" ;;
+    esac
     if [ ! -f "$bdir/$m.onnx" ] || [ ! -f "$bdir/$m.input.bin" ] || [ ! -f "$bdir/$m.shape" ]; then
         log "exporting $m"
         "$PYTHON" "$here/export_models.py" export "$bdir" "$m" > "$raw/export-$m.log" 2>&1 ||

@@ -26,6 +26,7 @@
 #include "emit_intrin.h"
 #include "emit_loopq.h"
 #include "emit_tile.h"
+#include "emit_qtile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,8 @@ void emit_intrin_begin(Printer *pr, FILE *f, const Target *t)
 
 int emit_intrin_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
+    if (s->kind == ST_FOR && s->for_kind == FOR_TENSORIZE)
+        return emit_qtile_loop(pr, f, k, s, depth); /* the int8 tile (emit_qtile.c) */
     return s->kind == ST_FOR && s->for_kind == FOR_VECTORIZE && s->extent <= pr->vec_lanes &&
            emit_intrin_loop(pr, f, k, s, depth, pr->vec_lanes);
 }

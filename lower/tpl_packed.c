@@ -577,6 +577,13 @@ int template_packed(Lower *L, const Target *t)
         portable.fma_tile = 1;
         t = &portable;
     }
+    if (t && !strcmp(t->family->name, "x86") && t->fma_tile && t->vector_bits >= 256 && L->g && L->k->n_stages == 1 &&
+        !tpl_qconv(L, t, &L->k->stages[0])) {
+        /* an int8 conv (tpl_qconv.c) */
+        if (L->k->macs < PARALLEL_MIN_MACS)
+            serial_all(L->k->body);
+        return 0;
+    }
     if (!t || !t->fma_tile || t->vector_bits < 256 || !L->g)
         return 1;
     if (L->k->n_stages != 1)
