@@ -753,10 +753,35 @@ static void rewrite_pool(Ctx *c, int32_t ni)
 
 /* f(x) of a unary op in float, as onnxruntime computes it; 1 if the op has
  * no table form. */
+/* Clip's bounds (constant inputs, or the attributes before opset 11). */
+static int clip_bounds(const Graph *g, const Node *n, double *lo, double *hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (n->opset < 11) {
+        const ScalarParams *p = node_scalar(n);
+        if (p->has_min)
+            *lo = p->min;
+        if (p->has_max)
+            *hi = p->max;
+        return 0;
+    }
+    if (n->n_in > 1 && n->in[1] >= 0 && value_const_double(g, n->in[1], lo))
+        return 1;
+    if (n->n_in > 2 && n->in[2] >= 0 && value_const_double(g, n->in[2], hi))
+        return 1;
+    return 0;
+}
+
 static int unary_f(const Graph *g, const Node *n, float x, float *y)
 {
-    double v = x;
+    double v = x, lo, hi;
     switch (n->op) {
+    case OP_Clip: /* ReLU6 kept between its own Q/DQ pairs */
+        if (clip_bounds(g, n, &lo, &hi))
+            return 1;
+        v = v < (float)lo ? (float)lo : v > (float)hi ? (float)hi : v;
+        break;
     case OP_Sigmoid: v = 1.0 / (1.0 + exp(-v)); break;
     case OP_Tanh: v = tanh(v); break;
     case OP_Relu: v = v > 0 ? v : 0; break;
@@ -818,7 +843,9 @@ static void rewrite_table(Ctx *c, int32_t ni)
             tab[i - lo] = (uint8_t)v;
     }
     q->table = new_const(g, arena_printf(g->arena, "%s.qtable%ld", n->name, (long)g->n_values), ty, 256, tab);
+    n = &g->nodes[ni];
     n->in[0] = x.q;
+    n->n_in = 1; /* (Clip's bounds are in the table) */
     n->quant = q;
     take_output(c, ni, 0, qn, -1);
 }
@@ -995,7 +1022,7 @@ int pass_quantize(Graph *g, Diag *d)
         default:
             if (is_passthrough(n))
                 rewrite_passthrough(&c, ni);
-            else if (n->n_in == 1 && n->n_out == 1)
+            else if ((n->n_in == 1 || n->op == OP_Clip) && n->n_out == 1)
                 rewrite_table(&c, ni);
             break;
         }
