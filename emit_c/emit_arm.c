@@ -816,7 +816,7 @@ static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     const Expr *ld[DSP_MAX_OPS], *cnd[DSP_MAX_OPS], *oth[DSP_MAX_OPS];
     const char *r = k->var_names[s->var];
     int ones[DSP_MAX_STORES], nones = 0;
-    if (s->kind != ST_FOR || s->for_kind == FOR_PARALLEL || s->extent < 4 || s->extent % 4 ||
+    if (s->kind != ST_FOR || s->for_kind == FOR_PARALLEL || s->extent < 4 ||
         s->extent >= (1 << 30) || !s->body[0] || !collect_stores1(s->body[0], st, &n, ones, &nones) || n == 0 ||
         !small_kernel(k))
         return 0;
@@ -937,6 +937,17 @@ static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
         }
     indent(f, depth + 1);
     fprintf(f, "}\n");
+    for (i = 0; i < s->extent % 4; i++) { /* the last iterations one at a time */
+        indent(f, depth + 1);
+        fprintf(f, "{\n");
+        indent(f, depth + 2);
+        fprintf(f, "const int32_t %s = %lld;\n", r, (long long)(steps * 4 + i));
+        indent(f, depth + 2);
+        fprintf(f, "(void)%s;\n", r);
+        emit(pr, f, k, s->body[0], depth + 2);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+    }
     indent(f, depth);
     fprintf(f, "}\n");
     lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);

@@ -240,15 +240,28 @@ static int unit_unclamped(const Expr *e, int var)
 static int quad_reduce(const Lower *L, const Compute *c)
 {
     const Expr *a, *b;
-    int i;
+    int i, o, ok;
     if (c->body->kind != EX_BINARY || c->body->op != BIN_MUL)
         return 0;
     a = byte_load(L, c->body->a);
     b = byte_load(L, c->body->b);
     for (i = c->n_raxes - 1; i >= 0 && c->raxes[i].extent == 1; i--)
         ;
-    return a && b && i >= 0 && c->raxes[i].extent % 4 == 0 &&
-           unit_unclamped(a->a, c->raxes[i].var) && unit_unclamped(b->a, c->raxes[i].var);
+    if (!a || !b || i < 0 || !unit_unclamped(a->a, c->raxes[i].var) ||
+        !unit_unclamped(b->a, c->raxes[i].var))
+        return 0;
+    if (c->raxes[i].extent >= 4)
+        return 1;
+    /* a short axis (3 input channels) inside one that continues it in both
+     * operands (the kernel column): step 7 merges the two */
+    for (o = i - 1; o >= 0 && c->raxes[o].extent == 1; o--)
+        ;
+    if (o < 0 || o != i - 1 || c->raxes[o].extent * c->raxes[i].extent < 4)
+        return 0;
+    ok = 1;
+    ok &= coef_unclamped(a->a, c->raxes[o].var, &ok) == c->raxes[i].extent;
+    ok &= coef_unclamped(b->a, c->raxes[o].var, &ok) == c->raxes[i].extent;
+    return ok;
 }
 
 /* An integer sum of products of two 8-bit operands that both walk the
@@ -317,7 +330,7 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
         lanes = k->int_lanes > 0 ? k->int_lanes : 1;
         if (lane_quad(s->L, c)) {
             lanes = 4;
-            acc = acc < 8 ? 4 : acc / 4 * 4;
+            acc = 8; /* 2 rows x 4 lanes: each weight word serves two rows */
             lanequad = 1;
         } else if (quad_reduce(s->L, c)) {
             quad = 1;
