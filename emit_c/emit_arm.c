@@ -31,6 +31,16 @@
 #include "emit_tile.h"
 
 #define DSP_GUARD "#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)\n"
+/* tvmcc_ssat8(x)...: SSAT / USAT to 8 or 16 bits as one instruction (the
+ * ACLE macros convert their result with a sign change that -Wconversion
+ * reports in the caller's code), else a plain clamp */
+#define SAT_ASM(op, b)                                                                \
+    "static inline __attribute__((always_inline)) int32_t tvmcc_" op #b "(int32_t x)\n" \
+    "{\n    int32_t r;\n    __asm__(\"" op " %%0, #" #b ", %%1\" : \"=r\"(r) : \"r\"(x));\n" \
+    "    return r;\n}\n"
+#define SAT_C(op, b, lo, hi)                                   \
+    "static inline int32_t tvmcc_" op #b "(int32_t x)\n"     \
+    "{\n    return x < " lo " ? " lo " : x > " hi " ? " hi " : x;\n}\n"
 /* Most stores / distinct operands of a loop body printed as SMLAD. */
 #define DSP_MAX_STORES 64
 #define DSP_MAX_OPS 128
@@ -77,21 +87,17 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                    "{\n    int32_t r;\n    __asm__(\"uxtb16 %%0, %%1, ror #8\" : \"=r\"(r) : \"r\"(x));\n"
                    "    return r;\n}\n"
                    "#else\n"
-                   "#define tvmcc_sxtb16_odd(x) ((int32_t)__sxtb16((x) >> 8 | (x) << 24))\n"
+                   "#define tvmcc_sxtb16_odd(x) ((int32_t)__sxtb16((int32_t)((x) >> 8 | (x) << 24)))\n"
                    "#define tvmcc_uxtb16_odd(x) ((int32_t)__uxtb16((x) >> 8 | (x) << 24))\n"
                    "#endif\n"
                    "#endif\n"
                    /* the clamp of a requantization: SSAT / USAT where the core
                     * saturates (emit_expr.c prints a clamp to a type range so) */
-                   "#if defined(__ARM_FEATURE_SAT)\n"
-                   "#include <arm_acle.h>\n"
-                   "#define TVMCC_SSAT(x, b) ((int32_t)__ssat((x), (b)))\n"
-                   "#define TVMCC_USAT(x, b) ((int32_t)__usat((x), (b)))\n"
+                   "#if defined(__ARM_FEATURE_SAT) && defined(__GNUC__)\n"
+                   SAT_ASM("ssat", 8) SAT_ASM("ssat", 16) SAT_ASM("usat", 8) SAT_ASM("usat", 16)
                    "#else\n"
-                   "static inline int32_t tvmcc_sat(int32_t x, int32_t lo, int32_t hi)\n"
-                   "{\n    return x < lo ? lo : x > hi ? hi : x;\n}\n"
-                   "#define TVMCC_SSAT(x, b) tvmcc_sat((x), -(1 << ((b) - 1)), (1 << ((b) - 1)) - 1)\n"
-                   "#define TVMCC_USAT(x, b) tvmcc_sat((x), 0, (1 << (b)) - 1)\n"
+                   SAT_C("ssat", 8, "-128", "127") SAT_C("ssat", 16, "-32768", "32767")
+                   SAT_C("usat", 8, "0", "255") SAT_C("usat", 16, "0", "65535")
                    "#endif\n"
                    "static inline int32_t tvmcc_imax(int32_t a, int32_t b)\n"
                    "{\n    return a > b ? a : b;\n}\n"
@@ -916,7 +922,8 @@ static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
                             (unsigned long)((uint32_t)(uint8_t)oth[j]->ival * 0x01010101u));
                 }
                 indent(f, depth + 2);
-                fprintf(f, "q_e[%d] = (int32_t)%s(q_w[%d]);\n", j, x, j);
+                fprintf(f, "q_e[%d] = (int32_t)%s(%sq_w[%d]);\n", j, x,
+                        x[2] == 's' ? "(int32_t)" : "", j);
                 indent(f, depth + 2);
                 fprintf(f, "q_o[%d] = tvmcc_%s_odd(q_w[%d]);\n", j, x + 2, j);
             }
@@ -1100,7 +1107,7 @@ static int lane_quads(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
                     (unsigned long)((uint32_t)(uint8_t)o->ival * 0x01010101u));
         }
         indent(f, depth + 1);
-        fprintf(f, "l_e[%d] = (int32_t)__%s(l_w[%d]);\n", i, w, i);
+        fprintf(f, "l_e[%d] = (int32_t)__%s(%sl_w[%d]);\n", i, w, w[0] == 's' ? "(int32_t)" : "", i);
         indent(f, depth + 1);
         fprintf(f, "l_o[%d] = tvmcc_%s_odd(l_w[%d]);\n", i, w, i);
     }

@@ -20,9 +20,9 @@
 #include "emit.h"
 
 /* min(max(v, lo), hi) on int32 with hi = 2^(b-1) - 1 (lo >= -2^(b-1)) or
- * lo = 0 and hi = 2^b - 1, on the Arm DSP targets: SSAT / USAT (the
- * macros emit_arm.c defines), the lower bound above the type's with a
- * max. */
+ * lo = 0 and hi = 2^b - 1, b 8 or 16, on the Arm DSP targets: SSAT / USAT
+ * (tvmcc_ssat8... that emit_arm.c defines), a lower bound above the
+ * type's with a max. */
 static int emit_saturate(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
 {
     const Expr *mx = e->a, *v;
@@ -34,20 +34,20 @@ static int emit_saturate(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
     v = mx->a;
     lo = mx->b->ival;
     hi = e->b->ival;
-    for (b = 2; b <= 16; b++) {
+    for (b = 8; b <= 16; b += 8) {
         if (lo == 0 && hi == ((int64_t)1 << b) - 1) {
-            fprintf(f, "TVMCC_USAT(");
+            fprintf(f, "tvmcc_usat%d(", b);
             emit_expr(pr, f, k, v);
-            fprintf(f, ", %d)", b);
+            fprintf(f, ")");
             return 1;
         }
         if (hi == ((int64_t)1 << (b - 1)) - 1 && lo >= -((int64_t)1 << (b - 1)) && lo <= hi) {
             int tight = lo == -((int64_t)1 << (b - 1));
             if (!tight)
                 fprintf(f, "tvmcc_imax(");
-            fprintf(f, "TVMCC_SSAT(");
+            fprintf(f, "tvmcc_ssat%d(", b);
             emit_expr(pr, f, k, v);
-            fprintf(f, ", %d)", b);
+            fprintf(f, ")");
             if (!tight)
                 fprintf(f, ", %lld)", (long long)lo);
             return 1;
