@@ -1,7 +1,10 @@
 /*
  * Lowering of the quantization operators: QuantizeLinear, DequantizeLinear,
- * DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul and
- * QLinearConv.
+ * DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul,
+ * QLinearConv, onnxruntime's com.microsoft QOperator ops (QLinearAdd,
+ * QLinearMul, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat,
+ * QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QGemm: in float, below)
+ * and the integer operators of passes/quantize.c (Node.quant).
  *
  * Quantizing is saturate(round_half_even(x / scale) + zero_point), computed
  * in the scale's float type and clamped to the range of the quantized type
