@@ -1,7 +1,10 @@
 /*
  * Type and shape inference of the quantization operators: QuantizeLinear,
- * DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul,
- * ConvInteger and QLinearConv.
+ * DequantizeLinear (also onnxruntime's com.microsoft ones), DynamicQuantizeLinear,
+ * MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv, and onnxruntime's
+ * com.microsoft QOperator ops: QLinearAdd, QLinearMul, QLinearGlobalAveragePool,
+ * QLinearAveragePool, QLinearConcat, QLinearSigmoid, QLinearLeakyRelu,
+ * QLinearSoftmax and QGemm.
  *
  * Scales and zero points are either scalars (one-element tensors) or, for
  * the per-axis forms, 1-D tensors as long as the quantized axis. The matmul
@@ -10,6 +13,7 @@
  */
 #include "infer.h"
 
+#include <math.h>
 #include <string.h>
 
 static int is_8bit(DType t)
@@ -21,7 +25,7 @@ static int is_8bit(DType t)
  * length. */
 static int check_param(Graph *g, Node *n, int i, int64_t axis_len, Diag *d)
 {
-    char field[16];
+    char field[32];
     Value *v;
     if (i >= n->n_in || n->in[i] < 0)
         return 0;
@@ -150,7 +154,7 @@ static int matmul_shape(const Node *n, const Value *a, const Value *b, int ia, i
 
 static int need_8bit(Graph *g, Node *n, int i, Diag *d)
 {
-    char field[16];
+    char field[32];
     if (need_input(g, n, i, d))
         return 1;
     snprintf(field, sizeof field, "input[%d]", i);
@@ -184,11 +188,13 @@ int infer_QLinearMatMul(Graph *g, Node *n, Diag *d)
     Value *a, *b;
     if (need_8bit(g, n, 0, d) || need_8bit(g, n, 3, d) || need_8bit(g, n, 7, d))
         return 1;
-    for (i = 1; i < 8; i++)
-        if (i != 3 && check_param(g, n, i, 0, d))
-            return 1;
     a = in_val(g, n, 0);
     b = in_val(g, n, 3);
+    /* b's scale and zero point: per tensor, or per column (its last axis) */
+    for (i = 1; i < 8; i++)
+        if (i != 3 && check_param(g, n, i, (i == 4 || i == 5) && b->rank >= 2 ?
+                                  b->dims[b->rank - 1] : 0, d))
+            return 1;
     if (matmul_shape(n, a, b, 0, 3, &r, dims, d))
         return 1;
     return value_set(g, n->out[0], in_val(g, n, 7)->dtype, r, dims, d, n);
@@ -256,4 +262,345 @@ int infer_QLinearConv(Graph *g, Node *n, Diag *d)
     if (conv_shape(g, n, x, w, dims, d))
         return 1;
     return value_set(g, n->out[0], in_val(g, n, 7)->dtype, x->rank, dims, d, n);
+}
+
+/* ---- onnxruntime's com.microsoft QOperator ops ----
+ *
+ * Their scales are float32 scalars and their zero points scalars of the
+ * quantized tensor's type (QGemm's b_scale and b_zero_point may also be
+ * per column). The op table's minimum input count stops before the first
+ * optional input: qop_count() checks the operator's own. */
+
+static int qop_count(const Node *n, int lo, int hi, Diag *d)
+{
+    if (n->n_in >= lo && (hi < 0 || n->n_in <= hi))
+        return 0;
+    if (lo == hi)
+        return diag_error(d, n, "input count", "%s takes %d inputs, got %d", n->op_type, lo,
+                          n->n_in);
+    return diag_error(d, n, "input count", "%s takes %d to %d inputs, got %d", n->op_type, lo, hi,
+                      n->n_in);
+}
+
+/* Required scale input i: float32, a scalar or (len > 0) 1-D of len. */
+static int qop_scale(Graph *g, Node *n, int i, int64_t len, Diag *d)
+{
+    char field[32];
+    Value *v;
+    if (need_input(g, n, i, d))
+        return 1;
+    v = in_val(g, n, i);
+    snprintf(field, sizeof field, "input[%d]", i);
+    if (v->dtype != DT_FLOAT32)
+        return diag_error(d, n, field, "scale must be float32, got %s", infer_type_name(v->dtype));
+    if (value_numel(v) == 1 && v->rank <= 1)
+        return 0;
+    if (len > 0 && v->rank == 1 && v->dims[0] == len)
+        return 0;
+    if (len > 0)
+        return diag_error(d, n, field, "scale must be a scalar or 1-D of %lld (per column)",
+                          (long long)len);
+    return diag_error(d, n, field, "scale must be a scalar");
+}
+
+/* Optional zero point input i (or required when `req`): type t, a scalar or
+ * (len > 0) 1-D of len. */
+static int qop_zp(Graph *g, Node *n, int i, DType t, int64_t len, int req, Diag *d)
+{
+    char field[32];
+    Value *v;
+    if (i >= n->n_in || n->in[i] < 0) {
+        if (!req)
+            return 0;
+    }
+    if (need_input(g, n, i, d))
+        return 1;
+    v = in_val(g, n, i);
+    snprintf(field, sizeof field, "input[%d]", i);
+    if (v->dtype != t)
+        return diag_error(d, n, field, "zero point type %s differs from the quantized tensor's %s",
+                          infer_type_name(v->dtype), infer_type_name(t));
+    if (value_numel(v) == 1 && v->rank <= 1)
+        return 0;
+    if (len > 0 && v->rank == 1 && v->dims[0] == len)
+        return 0;
+    if (len > 0)
+        return diag_error(d, n, field, "zero point must be a scalar or 1-D of %lld (per column)",
+                          (long long)len);
+    return diag_error(d, n, field, "zero point must be a scalar");
+}
+
+/* Quantized input ix (int8 or uint8) with scale ix + 1 and optional zero
+ * point ix + 2; its type in *t. */
+static int qop_input(Graph *g, Node *n, int ix, DType *t, Diag *d)
+{
+    if (need_8bit(g, n, ix, d))
+        return 1;
+    *t = in_val(g, n, ix)->dtype;
+    return qop_scale(g, n, ix + 1, 0, d) || qop_zp(g, n, ix + 2, *t, 0, 0, d);
+}
+
+static int qop_binary(Graph *g, Node *n, Diag *d)
+{
+    int64_t dims[TVMCC_MAX_RANK];
+    DType ta, tb;
+    Value *a, *b;
+    int r;
+    if (qop_count(n, 7, 8, d) || qop_input(g, n, 0, &ta, d) || qop_input(g, n, 3, &tb, d))
+        return 1;
+    if (tb != ta)
+        return diag_error(d, n, "input[3]", "type %s differs from input[0]'s %s",
+                          infer_type_name(tb), infer_type_name(ta));
+    if (qop_scale(g, n, 6, 0, d) || qop_zp(g, n, 7, ta, 0, 0, d))
+        return 1;
+    a = in_val(g, n, 0);
+    b = in_val(g, n, 3);
+    if (infer_broadcast(n, a->rank, a->dims, b->rank, b->dims, &r, dims, d, "input[3]"))
+        return 1;
+    if (infer_need_output(g, n, 0, d))
+        return 1;
+    return value_set(g, n->out[0], ta, r, dims, d, n);
+}
+
+int infer_QLinearAdd(Graph *g, Node *n, Diag *d) { return qop_binary(g, n, d); }
+int infer_QLinearMul(Graph *g, Node *n, Diag *d) { return qop_binary(g, n, d); }
+
+/* X, x_scale, [x_zero_point], y_scale, [y_zero_point]: output y of x's
+ * type; its shape is set by the caller. */
+static int qop_unary(Graph *g, Node *n, int lo, int hi, DType *t, Diag *d)
+{
+    if (qop_count(n, lo, hi, d) || qop_input(g, n, 0, t, d) || qop_scale(g, n, 3, 0, d) ||
+        qop_zp(g, n, 4, *t, 0, 0, d))
+        return 1;
+    return infer_need_output(g, n, 0, d);
+}
+
+int infer_QLinearSigmoid(Graph *g, Node *n, Diag *d)
+{
+    DType t;
+    Value *x;
+    if (qop_unary(g, n, 4, 5, &t, d))
+        return 1;
+    x = in_val(g, n, 0);
+    return value_set(g, n->out[0], t, x->rank, x->dims, d, n);
+}
+
+int infer_QLinearLeakyRelu(Graph *g, Node *n, Diag *d)
+{
+    ScalarParams p;
+    DType t;
+    Value *x;
+    int errs = d->errors;
+    if (qop_unary(g, n, 4, 5, &t, d))
+        return 1;
+    memset(&p, 0, sizeof p);
+    p.alpha = attr_float(n, "alpha", 0.01, d);
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
+    x = in_val(g, n, 0);
+    return value_set(g, n->out[0], t, x->rank, x->dims, d, n);
+}
+
+/* The channel axis in AxisParams: 1, or the last one with channels_last. */
+int infer_QLinearGlobalAveragePool(Graph *g, Node *n, Diag *d)
+{
+    int64_t dims[TVMCC_MAX_RANK], cl;
+    DType t;
+    Value *x;
+    int i, cax;
+    if (qop_unary(g, n, 5, 5, &t, d))
+        return 1;
+    x = in_val(g, n, 0);
+    if (x->rank < 3)
+        return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x spatial",
+                          x->rank);
+    cl = attr_int(n, "channels_last", 0, d);
+    if (cl != 0 && cl != 1)
+        return diag_error(d, n, "channels_last", "must be 0 or 1, not %lld", (long long)cl);
+    cax = cl ? x->rank - 1 : 1;
+    for (i = 0; i < x->rank; i++) {
+        int spatial = i != 0 && i != cax;
+        if (spatial && x->dims[i] == 0)
+            return diag_error(d, n, "input[0]", "spatial dimension %d is empty", i);
+        dims[i] = spatial ? 1 : x->dims[i];
+    }
+    infer_set_axis(g, n, cax, NULL);
+    return value_set(g, n->out[0], t, x->rank, dims, d, n);
+}
+
+int infer_QLinearAveragePool(Graph *g, Node *n, Diag *d)
+{
+    int64_t dims[TVMCC_MAX_RANK];
+    ConvWindow win;
+    DType t;
+    Value *x;
+    int i;
+    if (qop_unary(g, n, 4, 5, &t, d))
+        return 1;
+    x = in_val(g, n, 0);
+    if (attr_int(n, "channels_last", 0, d) != 0)
+        return diag_error(d, n, "channels_last", "only 0 (N x C x spatial input) is supported");
+    if (infer_conv_window(n, x, NULL, 1, &win, d))
+        return 1;
+    win.count_include_pad = attr_int(n, "count_include_pad", 0, d) != 0;
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (i = 0; i < win.nsp; i++)
+        dims[2 + i] = win.out[i];
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
+    return value_set(g, n->out[0], t, x->rank, dims, d, n);
+}
+
+/* Y_scale, Y_zero_point, then (X, x_scale, x_zero_point) per input; the
+ * inputs and the output share Y_zero_point's type. */
+int infer_QLinearConcat(Graph *g, Node *n, Diag *d)
+{
+    int64_t dims[TVMCC_MAX_RANK];
+    Value *x0 = NULL;
+    DType t;
+    int axis = 0, i, k;
+    if (n->n_in < 5 || (n->n_in - 2) % 3)
+        return diag_error(d, n, "input count", "QLinearConcat takes Y_scale, Y_zero_point and "
+                          "one (X, scale, zero point) triple per input, got %d inputs", n->n_in);
+    if (qop_scale(g, n, 0, 0, d) || need_8bit(g, n, 1, d))
+        return 1;
+    t = in_val(g, n, 1)->dtype;
+    if (qop_zp(g, n, 1, t, 0, 1, d) || infer_need_output(g, n, 0, d))
+        return 1;
+    if (!node_attr(n, "axis"))
+        return diag_error(d, n, "axis", "required attribute is missing");
+    for (i = 2; i < n->n_in; i += 3) {
+        char field[32];
+        Value *v;
+        DType tx;
+        if (qop_input(g, n, i, &tx, d))
+            return 1;
+        v = in_val(g, n, i);
+        snprintf(field, sizeof field, "input[%d]", i);
+        if (tx != t)
+            return diag_error(d, n, field, "type %s differs from Y_zero_point's %s",
+                              infer_type_name(tx), infer_type_name(t));
+        if (!x0) {
+            x0 = v;
+            if (x0->rank == 0)
+                return diag_error(d, n, field, "cannot concatenate scalars");
+            if (infer_axis(n, attr_int(n, "axis", 0, d), x0->rank, &axis, d, "axis"))
+                return 1;
+            memcpy(dims, x0->dims, sizeof dims);
+            continue;
+        }
+        if (v->rank != x0->rank)
+            return diag_error(d, n, field, "rank %d differs from input[2]'s %d", v->rank,
+                              x0->rank);
+        for (k = 0; k < v->rank; k++)
+            if (k != axis && v->dims[k] != x0->dims[k])
+                return diag_error(d, n, field, "dimension %d is %lld, input[2] has %lld", k,
+                                  (long long)v->dims[k], (long long)x0->dims[k]);
+        if (ck_add(dims[axis], v->dims[axis], &dims[axis]))
+            return diag_error(d, n, "axis", "size overflows");
+    }
+    infer_set_axis(g, n, axis, NULL);
+    return value_set(g, n->out[0], t, x0->rank, dims, d, n);
+}
+
+/* The attribute opset is the Softmax semantics: before 13 every dimension
+ * from axis (default 1) is normalised, from 13 only axis (default -1). */
+int infer_QLinearSoftmax(Graph *g, Node *n, Diag *d)
+{
+    AxisParams p;
+    int64_t opset;
+    DType t;
+    Value *x;
+    int ax;
+    if (qop_unary(g, n, 4, 5, &t, d))
+        return 1;
+    x = in_val(g, n, 0);
+    if (!node_attr(n, "opset"))
+        return diag_error(d, n, "opset", "required attribute is missing");
+    opset = attr_int(n, "opset", 13, d);
+    if (opset < 1 || opset > 1000)
+        return diag_error(d, n, "opset", "%lld is not an opset", (long long)opset);
+    if (x->rank < 1)
+        return diag_error(d, n, "input[0]", "a scalar has no axis to normalise over");
+    if (infer_axis(n, attr_int(n, "axis", opset >= 13 ? -1 : 1, d), x->rank, &ax, d, "axis"))
+        return 1;
+    memset(&p, 0, sizeof p);
+    p.axis = ax;
+    p.coerce_2d = opset < 13;
+    infer_set_axis(g, n, ax, &p);
+    return value_set(g, n->out[0], t, x->rank, x->dims, d, n);
+}
+
+/* A, a_scale, a_zero_point, B, b_scale, b_zero_point (per tensor or per
+ * column of the output), C (int32, broadcast to M x N), y_scale and
+ * y_zero_point: with them the output is quantized (y_zero_point's type),
+ * without them float32. ScalarParams: alpha, trans_a, trans_b (beta 1). */
+int infer_QGemm(Graph *g, Node *n, Diag *d)
+{
+    ScalarParams p;
+    int64_t m, k, k2, nn, dims[2], cd[TVMCC_MAX_RANK];
+    DType ta, tb, ty = DT_FLOAT32;
+    Value *a, *b;
+    int errs = d->errors, r;
+    if (qop_count(n, 6, 9, d) || need_8bit(g, n, 0, d) || need_8bit(g, n, 3, d))
+        return 1;
+    a = in_val(g, n, 0);
+    b = in_val(g, n, 3);
+    ta = a->dtype;
+    tb = b->dtype;
+    if (a->rank != 2 || b->rank != 2)
+        return diag_error(d, n, a->rank != 2 ? "input[0]" : "input[3]",
+                          "QGemm operands must be 2-D (ranks %d and %d)", a->rank, b->rank);
+    memset(&p, 0, sizeof p);
+    p.trans_a = attr_int(n, "transA", 0, d) != 0;
+    p.trans_b = attr_int(n, "transB", 0, d) != 0;
+    p.alpha = attr_float(n, "alpha", 1.0, d);
+    p.beta = 1.0;
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
+    if (!isfinite(p.alpha))
+        return diag_error(d, n, "alpha", "must be finite");
+    m = p.trans_a ? a->dims[1] : a->dims[0];
+    k = p.trans_a ? a->dims[0] : a->dims[1];
+    k2 = p.trans_b ? b->dims[1] : b->dims[0];
+    nn = p.trans_b ? b->dims[0] : b->dims[1];
+    if (k != k2)
+        return diag_error(d, n, "input[3]", "inner dimensions differ: %lld and %lld",
+                          (long long)k, (long long)k2);
+    if (qop_scale(g, n, 1, 0, d) || qop_zp(g, n, 2, ta, 0, 1, d) ||
+        qop_scale(g, n, 4, nn, d) || qop_zp(g, n, 5, tb, nn, 0, d))
+        return 1;
+    dims[0] = m;
+    dims[1] = nn;
+    if (n->n_in > 6 && n->in[6] >= 0) {
+        Value *c;
+        if (need_input(g, n, 6, d))
+            return 1;
+        c = in_val(g, n, 6);
+        if (c->dtype != DT_INT32)
+            return diag_error(d, n, "input[6]", "C must be int32, got %s",
+                              infer_type_name(c->dtype));
+        if (infer_broadcast(n, c->rank, c->dims, 2, dims, &r, cd, d, "input[6]"))
+            return 1;
+        if (r != 2 || cd[0] != m || cd[1] != nn)
+            return diag_error(d, n, "input[6]", "C does not broadcast to %lld x %lld",
+                              (long long)m, (long long)nn);
+    }
+    if (n->n_in > 7 && n->in[7] >= 0) {
+        if (qop_scale(g, n, 7, 0, d))
+            return 1;
+        if (n->n_in < 9 || n->in[8] < 0)
+            return diag_error(d, n, "input[8]", "y_zero_point is required with y_scale (it "
+                              "gives the output type)");
+        if (need_8bit(g, n, 8, d))
+            return 1;
+        ty = in_val(g, n, 8)->dtype;
+        if (qop_zp(g, n, 8, ty, 0, 1, d))
+            return 1;
+    } else if (n->n_in > 8 && n->in[8] >= 0) {
+        return diag_error(d, n, "input[7]", "y_zero_point without y_scale");
+    }
+    if (infer_need_output(g, n, 0, d))
+        return 1;
+    return value_set(g, n->out[0], ty, 2, dims, d, n);
 }

@@ -47,11 +47,27 @@ static int is_default_domain(const char *domain)
     return !domain || !domain[0] || strcmp(domain, "ai.onnx") == 0;
 }
 
-/* The op table row of an operator: the default domain's operators, and
- * the ai.onnx.preview.training ones (expanded after inference). */
+/* The op table row of an operator: the default domain's operators, the
+ * ai.onnx.preview.training ones (expanded after inference) and the
+ * com.microsoft ones below. */
 static int is_training_op(OpKind k)
 {
     return k == OP_Gradient || k == OP_Adagrad || k == OP_Adam || k == OP_Momentum;
+}
+
+/* onnxruntime's com.microsoft contrib operators: the QOperator ones, and its
+ * QuantizeLinear/DequantizeLinear (int16 below opset 21), which are the
+ * ONNX ones. */
+static int is_ms_op(OpKind k)
+{
+    switch (k) {
+    case OP_QLinearAdd: case OP_QLinearMul: case OP_QLinearGlobalAveragePool:
+    case OP_QLinearAveragePool: case OP_QLinearConcat: case OP_QLinearSigmoid:
+    case OP_QLinearLeakyRelu: case OP_QLinearSoftmax: case OP_QGemm:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 static OpKind node_op(const char *domain, const char *op_type)
@@ -59,9 +75,12 @@ static OpKind node_op(const char *domain, const char *op_type)
     OpKind k = op_lookup(op_type);
     if (!strcmp(domain, "ai.onnx.preview.training"))
         return is_training_op(k) ? k : OP_UNKNOWN;
+    if (!strcmp(domain, "com.microsoft"))
+        return is_ms_op(k) || k == OP_QuantizeLinear || k == OP_DequantizeLinear ? k
+                                                                                  : OP_UNKNOWN;
     if (!is_default_domain(domain))
         return OP_UNKNOWN;
-    return is_training_op(k) ? OP_UNKNOWN : k;
+    return is_training_op(k) || is_ms_op(k) ? OP_UNKNOWN : k;
 }
 
 static int64_t domain_opset(const Loader *L, const char *domain)

@@ -185,6 +185,20 @@ OP(MatMulInteger, 2, 4, 1, 1, COMPLEX)
 OP(QLinearMatMul, 8, 8, 1, 1, OPAQUE)
 OP(ConvInteger, 2, 4, 1, 1, COMPLEX)
 OP(QLinearConv, 8, 9, 1, 1, OPAQUE)
+/* onnxruntime's com.microsoft QOperator contrib operators (opset 1; the loader
+ * maps them from that domain only). min_inputs stops before the first
+ * optional input (a zero point may be omitted in the middle); the infer_
+ * function checks the full count. Float-requantizing lowerings in
+ * lower/op_quant.c; passes/quantize_qop.c makes integer operators of them. */
+OP(QLinearAdd, 2, 8, 1, 1, OPAQUE)
+OP(QLinearMul, 2, 8, 1, 1, OPAQUE)
+OP(QLinearGlobalAveragePool, 5, 5, 1, 1, OPAQUE)
+OP(QLinearAveragePool, 2, 5, 1, 1, OPAQUE)
+OP(QLinearConcat, 5, -1, 1, 1, OPAQUE)
+OP(QLinearSigmoid, 2, 5, 1, 1, OPAQUE)
+OP(QLinearLeakyRelu, 2, 5, 1, 1, OPAQUE)
+OP(QLinearSoftmax, 2, 5, 1, 1, OPAQUE)
+OP(QGemm, 6, 9, 1, 1, OPAQUE)
 /* Selection and rearrangement (frontend/infer_more.c, lower/op_more.c) */
 OP(TopK, 1, 2, 2, 2, OPAQUE)
 OP(ReverseSequence, 2, 2, 1, 1, INJECTIVE)

@@ -110,6 +110,8 @@ typedef struct AxisParams {
     uint8_t new_axis;         /* ConcatFromSequence */
     uint8_t inverse;          /* DFT */
     uint8_t reduction;        /* ScatterElements, ScatterND: ScatterReduce */
+    uint8_t coerce_2d;        /* QLinearSoftmax with attribute opset < 13: every
+                               * dimension from axis on is normalised */
 } AxisParams;
 
 /* The operators whose parameters are a few numbers and switches: the

@@ -42,6 +42,12 @@ Kernel *lower_node(Graph *g, int32_t ni, const char *name, const Target *target,
 Kernel *lower_group(Graph *g, const int32_t *nodes, int n_nodes, const char *name,
                     const Target *target, Diag *d);
 
+/* The AveragePool stage of n's window (lower/op_nn.c) over buffer xb of
+ * n's input shape and element type xt into buffer yb of n's output shape;
+ * with `divide`, the epilogue divides by the tap count in type ct. */
+Compute *lower_avgpool_stage(Lower *L, const Node *n, int xb, DType xt, int yb, DType ct,
+                             int divide);
+
 /* The three stages of a softmax (lower/op_reduce.c) of input buffer xb into
  * output buffer yb, both viewed as [outer, R, inner] (v3), normalised over
  * R in compute type ct: a row maximum and a sum of exponentials into

@@ -272,17 +272,19 @@ static Expr *tap_count(Lower *L, Expr *start, int64_t k, int64_t dil, int64_t lo
     return ex_binary(L, BIN_MAX, ex_sub(L, end, first), ex_int(L, 1));
 }
 
-int lower_AveragePool(Lower *L, Node *n)
+/* The AveragePool stage of n's window over buffer xb (n's input shape,
+ * element type xt) into buffer yb (n's output shape); with `divide` its
+ * epilogue divides the sum by the tap count in type ct. */
+Compute *lower_avgpool_stage(Lower *L, const Node *n, int xb, DType xt, int yb, DType ct,
+                             int divide)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
     const ConvWindow *win = node_window(n);
-    int xb = lower_buf_value(L, n->in[0]);
-    Compute *c = lower_stage(L, "avgpool", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    Compute *c = lower_stage(L, "avgpool", yb, y->rank, y->dims);
     int incl = win->count_include_pad, uniform = 1;
     IterVar rk[TVMCC_MAX_RANK];
     Expr *xi[TVMCC_MAX_RANK], *cond, *xv, *cnt;
-    DType ct = dtype_compute(y->dtype);
     int64_t kvol = 1;
     int i;
     for (i = 0; i < win->nsp; i++) {
@@ -294,7 +296,9 @@ int lower_AveragePool(Lower *L, Node *n)
     cond = window_index(L, c, rk, win, x, xi);
     xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
     c->rop = RED_SUM;
-    c->body = cond->kind != EX_INT ? ex_select(L, cond, xv, zero_of(L, x->dtype)) : xv;
+    c->body = cond->kind != EX_INT ? ex_select(L, cond, xv, zero_of(L, xt)) : xv;
+    if (!divide)
+        return c;
     /* the divisor counts the taps inside the input (or inside the padded
      * input with count_include_pad); constant when every window fits */
     cnt = ex_int(L, 1);
@@ -314,12 +318,21 @@ int lower_AveragePool(Lower *L, Node *n)
             cnt = ex_mul(L, cnt, tap_count(L, start, win->kernel[i], win->dilations[i], lo, hi));
         }
     }
-    if (n->quant) /* a constant count (passes/quantize.c) */
-        lower_quant_sum(L, n, c, NULL);
-    else if (uniform)
+    if (uniform)
         c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)kvol));
     else
         c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_cast(L, ct, cnt));
+    return c;
+}
+
+int lower_AveragePool(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
+    Compute *c = lower_avgpool_stage(L, n, lower_buf_value(L, n->in[0]), x->dtype,
+                                     lower_buf_value(L, n->out[0]), dtype_compute(y->dtype),
+                                     !n->quant);
+    if (n->quant) /* a constant count (passes/quantize.c) */
+        lower_quant_sum(L, n, c, NULL);
     return 0;
 }
 

@@ -1,7 +1,10 @@
 /*
  * Lowering of the quantization operators: QuantizeLinear, DequantizeLinear,
- * DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul and
- * QLinearConv.
+ * DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul,
+ * QLinearConv, onnxruntime's com.microsoft QOperator ops (QLinearAdd,
+ * QLinearMul, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat,
+ * QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QGemm: in float, below)
+ * and the integer operators of passes/quantize.c (Node.quant).
  *
  * Quantizing is saturate(round_half_even(x / scale) + zero_point), computed
  * in the scale's float type and clamped to the range of the quantized type
@@ -167,8 +170,9 @@ int lower_MatMulInteger(Lower *L, Node *n)
 
 /* Elementwise stage requantizing the int32 sums in `acc` into output 0:
  * y = saturate(round(acc * sx * sw / sy) + zy). The weight scale is per
- * output channel (axis 1) when 1-D. */
-static void requant_stage(Lower *L, Node *n, int acc, int isx, int isw, int isy, int izy)
+ * output channel (output axis waxis) when 1-D. */
+static void requant_stage(Lower *L, Node *n, int acc, int isx, int isw, int isy, int izy,
+                          int waxis)
 {
     const Value *y = &L->g->values[n->out[0]];
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
@@ -179,7 +183,7 @@ static void requant_stage(Lower *L, Node *n, int acc, int isx, int isw, int isy,
         idx[i] = ex_var(L, &c->axes[i]);
     v = ex_cast(L, DT_FLOAT64, ex_load_nd(L, acc, y->rank, y->dims, idx));
     sc = ex_mul(L, param(L, n, isx, c, -1, DT_FLOAT32, 1),
-                param(L, n, isw, c, y->rank >= 2 ? 1 : -1, DT_FLOAT32, 1));
+                param(L, n, isw, c, waxis, DT_FLOAT32, 1));
     sc = ex_binary(L, BIN_DIV, sc, param(L, n, isy, c, -1, DT_FLOAT32, 1));
     v = ex_mul(L, v, ex_cast(L, DT_FLOAT64, sc));
     c->body = requant(L, v, param(L, n, izy, c, -1, DT_FLOAT64, 0), y->dtype);
@@ -190,7 +194,8 @@ int lower_QLinearMatMul(Lower *L, Node *n)
     const Value *y = &L->g->values[n->out[0]];
     int acc = lower_buf_temp(L, "acc32", DT_INT32, value_numel(y));
     int_matmul(L, n, 0, 2, 3, 5, acc, y);
-    requant_stage(L, n, acc, 1, 4, 6, 7);
+    /* b's scale: per tensor, or per column of b (the output's last axis) */
+    requant_stage(L, n, acc, 1, 4, 6, 7, L->g->values[n->in[3]].rank >= 2 ? y->rank - 1 : -1);
     return 0;
 }
 
@@ -259,7 +264,7 @@ int lower_QLinearConv(Lower *L, Node *n)
     const Value *y = &L->g->values[n->out[0]];
     int acc = lower_buf_temp(L, "acc32", DT_INT32, value_numel(y));
     int_conv(L, n, 0, 2, 3, 5, 8, acc);
-    requant_stage(L, n, acc, 1, 4, 6, 7);
+    requant_stage(L, n, acc, 1, 4, 6, 7, 1);
     return 0;
 }
 
@@ -375,5 +380,201 @@ int lower_quant_elemwise(Lower *L, Node *n)
     else
         p = ex_mul(L, ex_cast(L, DT_INT64, ex_mul(L, va, vb)), mult_of(L, q, NULL));
     c->body = requant_int(L, q, p);
+    return 0;
+}
+
+/* ---- onnxruntime's com.microsoft QOperator ops, in float ----
+ *
+ * What passes/quantize_qop.c leaves (parameters computed at run time, a
+ * QGemm with a float output, a count that varies over the window, softmax)
+ * is computed as onnxruntime defines it: dequantize, the float op,
+ * quantize (round half to even, saturate). The parameters are loaded from
+ * their inputs; an omitted zero point is 0. */
+
+/* (x - zp) * scale in float type ft, for scale input is and zero point iz. */
+static Expr *deq(Lower *L, const Node *n, Expr *x, int is, int iz, const Compute *c, DType ft)
+{
+    Expr *v = ex_sub(L, ex_cast(L, ft, x), param(L, n, iz, c, -1, ft, 0));
+    return ex_mul(L, v, param(L, n, is, c, -1, ft, 1));
+}
+
+/* saturate(round(v / scale) + zp) into quantized type qt. */
+static Expr *quant(Lower *L, const Node *n, Expr *v, int is, int iz, const Compute *c, DType qt)
+{
+    DType ft = v->dtype;
+    v = ex_binary(L, BIN_DIV, v, param(L, n, is, c, -1, ft, 1));
+    return requant(L, v, param(L, n, iz, c, -1, ft, 0), qt);
+}
+
+/* Quantized input ix (scale ix + 1, zero point ix + 2) dequantized at the
+ * points of stage c (broadcast to its axes). */
+static Expr *deq_input(Lower *L, const Node *n, int ix, const Compute *c)
+{
+    const Value *x = &L->g->values[n->in[ix]];
+    Expr *v = ex_load_broadcast(L, lower_buf_value(L, n->in[ix]), x->rank, x->dims, c);
+    return deq(L, n, v, ix + 1, ix + 2, c, DT_FLOAT32);
+}
+
+static int qop_binary(Lower *L, Node *n, BinaryOp op)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *v = ex_binary(L, op, deq_input(L, n, 0, c), deq_input(L, n, 3, c));
+    c->body = quant(L, n, v, 6, 7, c, L->g->values[n->out[0]].dtype);
+    return 0;
+}
+
+int lower_QLinearAdd(Lower *L, Node *n) { return qop_binary(L, n, BIN_ADD); }
+int lower_QLinearMul(Lower *L, Node *n) { return qop_binary(L, n, BIN_MUL); }
+
+static int qop_unary(Lower *L, Node *n, int leaky)
+{
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *v = deq_input(L, n, 0, c);
+    if (leaky) {
+        Expr *neg = ex_mul(L, v, ex_float(L, DT_FLOAT32, (float)node_scalar(n)->alpha));
+        v = ex_select(L, ex_binary(L, BIN_GE, v, ex_float(L, DT_FLOAT32, 0.0)), v, neg);
+    } else {
+        v = ex_unary(L, UN_SIGMOID, v);
+    }
+    c->body = quant(L, n, v, 3, 4, c, L->g->values[n->out[0]].dtype);
+    return 0;
+}
+
+int lower_QLinearSigmoid(Lower *L, Node *n) { return qop_unary(L, n, 0); }
+int lower_QLinearLeakyRelu(Lower *L, Node *n) { return qop_unary(L, n, 1); }
+
+/* One int32 sum per (batch, channel) over the other axes; the channel axis
+ * is node_axis() (1, or the last with channels_last). The output [N, C,
+ * 1...] or [N, 1..., C] is N x C in memory either way. */
+int lower_QLinearGlobalAveragePool(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int cax = node_axis(n)->axis, i;
+    int64_t d2[2], cnt = 1;
+    Compute *c;
+    Expr *xi[TVMCC_MAX_RANK], *v;
+    d2[0] = x->dims[0];
+    d2[1] = x->dims[cax];
+    c = lower_stage(L, "qglobalavg", lower_buf_value(L, n->out[0]), 2, d2);
+    for (i = 0; i < x->rank; i++) {
+        if (i == 0 || i == cax) {
+            xi[i] = ex_var(L, &c->axes[i == 0 ? 0 : 1]);
+            continue;
+        }
+        xi[i] = ex_var(L, lower_raxis(L, c, x->dims[i]));
+        cnt *= x->dims[i];
+    }
+    c->rop = RED_SUM;
+    c->body = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, xi));
+    /* (sum - count * zx) * sx / count, in double */
+    v = ex_sub(L, ex_cast(L, DT_FLOAT64, ex_acc(L, DT_INT32)),
+               ex_mul(L, ex_float(L, DT_FLOAT64, (double)cnt), param(L, n, 2, c, -1, DT_FLOAT64, 0)));
+    v = ex_binary(L, BIN_DIV, ex_mul(L, v, param(L, n, 1, c, -1, DT_FLOAT64, 1)),
+                  ex_float(L, DT_FLOAT64, (double)cnt));
+    c->post = quant(L, n, v, 3, 4, c, y->dtype);
+    return 0;
+}
+
+/* Dequantized into a float copy, AveragePool's stage, quantized. */
+int lower_QLinearAveragePool(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int xf = lower_buf_temp(L, "xf", DT_FLOAT32, value_numel(x));
+    int yf = lower_buf_temp(L, "yf", DT_FLOAT32, value_numel(y));
+    Compute *c = lower_stage(L, "dequantize", xf, x->rank, x->dims);
+    c->body = deq_input(L, n, 0, c);
+    lower_avgpool_stage(L, n, xf, DT_FLOAT32, yf, DT_FLOAT32, 1);
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    c->body = quant(L, n, ex_load_broadcast(L, yf, y->rank, y->dims, c), 3, 4, c, y->dtype);
+    return 0;
+}
+
+/* Each input requantized to the output's parameters where it lands. */
+int lower_QLinearConcat(Lower *L, Node *n)
+{
+    const Value *o = &L->g->values[n->out[0]];
+    int axis = node_axis(n)->axis, i, k, obuf = lower_buf_value(L, n->out[0]);
+    int64_t off = 0;
+    for (i = 2; i + 2 < n->n_in; i += 3) {
+        const Value *x = &L->g->values[n->in[i]];
+        Expr *in_idx[TVMCC_MAX_RANK], *out_idx[TVMCC_MAX_RANK];
+        Compute *c;
+        if (value_numel(x) == 0)
+            continue;
+        c = lower_stage(L, "qconcat", obuf, x->rank, x->dims);
+        for (k = 0; k < x->rank; k++) {
+            in_idx[k] = ex_var(L, &c->axes[k]);
+            out_idx[k] = k == axis ? ex_add(L, in_idx[k], ex_int(L, off)) : in_idx[k];
+        }
+        c->body = quant(L, n, deq_input(L, n, i, c), 0, 1, c, o->dtype);
+        c->out_index = ex_offset(L, o->rank, o->dims, out_idx);
+        off += x->dims[axis];
+    }
+    return 0;
+}
+
+/* Dequantized, softmax in float32 (lower/op_reduce.c's stages), quantized. */
+int lower_QLinearSoftmax(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    const AxisParams *p = node_axis(n);
+    int xf = lower_buf_temp(L, "xf", DT_FLOAT32, value_numel(x));
+    int yf = lower_buf_temp(L, "yf", DT_FLOAT32, value_numel(x));
+    int64_t v3[3] = {1, 1, 1};
+    Compute *c;
+    int i;
+    for (i = 0; i < x->rank; i++)
+        v3[i < p->axis ? 0 : (i == p->axis || p->coerce_2d) ? 1 : 2] *= x->dims[i];
+    c = lower_stage(L, "dequantize", xf, x->rank, x->dims);
+    c->body = deq_input(L, n, 0, c);
+    lower_softmax_stages(L, xf, yf, v3, DT_FLOAT32, 0);
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    c->body = quant(L, n, ex_load_broadcast(L, yf, y->rank, y->dims, c), 3, 4, c, y->dtype);
+    return 0;
+}
+
+/* int32 sums C + (A - za)(B - zb) (zb per tensor or per output column),
+ * then y = acc * alpha * sa * sb[col] [/ sy, quantized], or float32 when
+ * y_scale is absent. */
+int lower_QGemm(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *a = &g->values[n->in[0]], *b = &g->values[n->in[3]];
+    const Value *y = &g->values[n->out[0]];
+    const ScalarParams *p = node_scalar(n);
+    int acc = lower_buf_temp(L, "acc32", DT_INT32, value_numel(y));
+    Compute *c = lower_stage(L, "qgemm_int", acc, 2, y->dims);
+    int64_t k = p->trans_a ? a->dims[0] : a->dims[1];
+    IterVar *rk = lower_raxis(L, c, k);
+    Expr *ai[2], *bi[2], *av, *bv, *v, *sc;
+    ai[p->trans_a ? 1 : 0] = ex_var(L, &c->axes[0]);
+    ai[p->trans_a ? 0 : 1] = ex_var(L, rk);
+    bi[p->trans_b ? 1 : 0] = ex_var(L, rk);
+    bi[p->trans_b ? 0 : 1] = ex_var(L, &c->axes[1]);
+    av = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[0]), 2, a->dims, ai));
+    bv = ex_cast(L, DT_INT32, ex_load_nd(L, lower_buf_value(L, n->in[3]), 2, b->dims, bi));
+    av = ex_sub(L, av, param(L, n, 2, c, -1, DT_INT32, 0));
+    bv = ex_sub(L, bv, param(L, n, 5, c, 1, DT_INT32, 0));
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, av, bv);
+    if (present(n, 6)) {
+        const Value *cv = &g->values[n->in[6]];
+        c->init = ex_load_broadcast(L, lower_buf_value(L, n->in[6]), cv->rank, cv->dims, c);
+    }
+    L->k->macs += value_numel(y) * k;
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    v = ex_cast(L, DT_FLOAT64, ex_load_broadcast(L, acc, y->rank, y->dims, c));
+    sc = ex_mul(L, param(L, n, 1, c, -1, DT_FLOAT32, 1), param(L, n, 4, c, 1, DT_FLOAT32, 1));
+    sc = ex_mul(L, sc, ex_float(L, DT_FLOAT32, (float)p->alpha));
+    if (!present(n, 7)) {
+        c->body = ex_cast(L, DT_FLOAT32, ex_mul(L, v, ex_cast(L, DT_FLOAT64, sc)));
+        return 0;
+    }
+    sc = ex_binary(L, BIN_DIV, sc, param(L, n, 7, c, -1, DT_FLOAT32, 1));
+    v = ex_mul(L, v, ex_cast(L, DT_FLOAT64, sc));
+    c->body = requant(L, v, param(L, n, 8, c, -1, DT_FLOAT64, 0), y->dtype);
     return 0;
 }

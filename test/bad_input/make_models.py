@@ -117,6 +117,76 @@ def main():
                [vinfo("y", TensorProto.FLOAT, f4)]),
          "input_values.onnx")
 
+    # onnxruntime's com.microsoft QOperator ops, each wrong in one way.
+    I8, U8, F = TensorProto.INT8, TensorProto.UINT8, TensorProto.FLOAT
+
+    def const(name, dtype, vals, dims=None):
+        vals = list(vals)
+        return helper.make_tensor(name, dtype, [len(vals)] if dims is None else dims, vals)
+
+    def scalars(prefix, qtype=I8):
+        return [const(prefix + "_s", F, [0.05], []), const(prefix + "_z", qtype, [0], [])]
+
+    def ms_model(nodes, inputs, outputs, inits, name):
+        m = model(nodes, inputs, outputs, inits)
+        m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+        save(m, name)
+
+    q4 = [1, 4]
+    qx = [vinfo("qa", I8, q4), vinfo("qb", I8, q4)]
+    qy = [vinfo("qy", I8, q4)]
+    add_ins = ["qa", "a_s", "a_z", "qb", "b_s", "b_z", "y_s", "y_z"]
+    add_inits = scalars("a") + scalars("b") + scalars("y")
+    # QLinearAdd given five inputs
+    ms_model([helper.make_node("QLinearAdd", add_ins[:5], ["qy"], name="qadd_short",
+                               domain="com.microsoft")], qx, qy, add_inits, "qop_arity.onnx")
+    # QLinearAdd whose A_scale is a vector
+    ms_model([helper.make_node("QLinearAdd", add_ins, ["qy"], name="qadd_vecscale",
+                               domain="com.microsoft")], qx, qy,
+             [const("a_s", F, [0.05, 0.1])] + add_inits[1:], "qop_scale_vector.onnx")
+    # QLinearMul of a float tensor
+    ms_model([helper.make_node("QLinearMul", ["xf"] + add_ins[1:], ["qy"], name="qmul_float",
+                               domain="com.microsoft")],
+             [vinfo("xf", F, q4), vinfo("qb", I8, q4)], qy, add_inits, "qop_float_input.onnx")
+    # QLinearAdd in the default domain: not an ONNX operator
+    save(model([helper.make_node("QLinearAdd", add_ins, ["qy"], name="qadd_onnx")], qx, qy,
+               add_inits), "qop_default_domain.onnx")
+    # QLinearGlobalAveragePool on uint8 with an int8 zero point
+    ms_model([helper.make_node("QLinearGlobalAveragePool", ["qu", "a_s", "a_z", "y_s", "y_z"],
+                               ["qg"], name="qgap_zptype", domain="com.microsoft")],
+             [vinfo("qu", U8, [1, 2, 3, 3])], [vinfo("qg", U8, [1, 2, 1, 1])], add_inits,
+             "qop_zp_type.onnx")
+    # QLinearConcat with a partial (X, scale) pair
+    ms_model([helper.make_node("QLinearConcat", ["y_s", "y_z", "qa", "a_s", "a_z", "qb", "b_s"],
+                               ["qy"], name="qconcat_pair", domain="com.microsoft", axis=1)],
+             qx, qy, add_inits, "qop_concat_arity.onnx")
+    # QLinearSoftmax without its required opset attribute
+    ms_model([helper.make_node("QLinearSoftmax", ["qa", "a_s", "a_z", "y_s", "y_z"], ["qy"],
+                               name="qsoftmax_noopset", domain="com.microsoft")],
+             qx[:1], qy, add_inits, "qop_softmax_opset.onnx")
+    # QLinearAveragePool on NHWC input
+    ms_model([helper.make_node("QLinearAveragePool", ["qp", "a_s", "a_z", "y_s", "y_z"], ["qpo"],
+                               name="qavgpool_nhwc", domain="com.microsoft", kernel_shape=[2, 2],
+                               channels_last=1)],
+             [vinfo("qp", I8, [1, 4, 4, 2])], [vinfo("qpo", I8, [1, 3, 3, 2])], add_inits,
+             "qop_avgpool_nhwc.onnx")
+    # QGemm whose b_scale has 3 entries for 4 output columns
+    gw = numpy_helper.from_array(np.ones((4, 4), dtype=np.int8), "gw")
+    ms_model([helper.make_node("QGemm", ["qa", "a_s", "a_z", "gw", "gw_s", "b_z", "", "y_s",
+                                         "y_z"], ["qy"], name="qgemm_bscale",
+                               domain="com.microsoft")],
+             qx[:1], qy, add_inits + [gw, const("gw_s", F, [0.1, 0.1, 0.1])],
+             "qop_gemm_bscale.onnx")
+    # QGemm with y_scale but no y_zero_point
+    ms_model([helper.make_node("QGemm", ["qa", "a_s", "a_z", "gw", "b_s", "b_z", "", "y_s"],
+                               ["qy"], name="qgemm_noyzp", domain="com.microsoft")],
+             qx[:1], qy, add_inits + [gw], "qop_gemm_yzp.onnx")
+    # QLinearMatMul whose b_scale is neither a scalar nor per column
+    ms_model([helper.make_node("QLinearMatMul", ["qa", "a_s", "a_z", "gw", "gw_s", "b_z", "y_s",
+                                                 "y_z"], ["qy"], name="qmatmul_bscale")],
+             qx[:1], qy, add_inits + [gw, const("gw_s", F, [0.1, 0.1, 0.1])],
+             "qop_matmul_bscale.onnx")
+
 
 if __name__ == "__main__":
     main()

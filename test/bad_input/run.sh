@@ -110,6 +110,26 @@ check value_string      1 input_values.onnx --input-value s=abc -- "'s'" string
 check value_dynamic     1 dynamic_dim.onnx --input-value xdyn=1,2,3,4 -- "'xdyn'" --input-shape
 check gradient_op     1 gradient_softmax.onnx -- gradient_softmax.onnx grad_soft "'soft'" Softmax differentiate
 check gradient_input  1 gradient_other_input.onnx -- gradient_other_input.onnx grad_other "xs[0]" "not 'x'"
+# com.microsoft QOperator ops: arity, scalar parameters, types, attributes
+check qop_arity       1 qop_arity.onnx -- qop_arity.onnx qadd_short "input count" "7 to 8"
+check qop_scale_vector 1 qop_scale_vector.onnx -- qop_scale_vector.onnx qadd_vecscale \
+    "input[1]" "must be a scalar"
+check qop_float_input 1 qop_float_input.onnx -- qop_float_input.onnx qmul_float "input[0]" \
+    "int8 or uint8"
+check qop_default_domain 1 qop_default_domain.onnx -- qop_default_domain.onnx QLinearAdd \
+    qadd_onnx unsupported
+check qop_zp_type     1 qop_zp_type.onnx -- qop_zp_type.onnx qgap_zptype "input[2]" int8 uint8
+check qop_concat_arity 1 qop_concat_arity.onnx -- qop_concat_arity.onnx qconcat_pair \
+    "input count" triple
+check qop_softmax_opset 1 qop_softmax_opset.onnx -- qop_softmax_opset.onnx qsoftmax_noopset \
+    opset "required attribute"
+check qop_avgpool_nhwc 1 qop_avgpool_nhwc.onnx -- qop_avgpool_nhwc.onnx qavgpool_nhwc \
+    channels_last
+check qop_gemm_bscale 1 qop_gemm_bscale.onnx -- qop_gemm_bscale.onnx qgemm_bscale "input[4]" \
+    "per column"
+check qop_gemm_yzp    1 qop_gemm_yzp.onnx -- qop_gemm_yzp.onnx qgemm_noyzp "input[8]" y_zero_point
+check qop_matmul_bscale 1 qop_matmul_bscale.onnx -- qop_matmul_bscale.onnx qmatmul_bscale \
+    "input[4]"
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
