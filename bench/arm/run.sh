@@ -39,7 +39,8 @@
 #
 # Environment: TVMCC, PYTHON, BASELINE_FLAGS, BASELINE_TVMCC (a tvmcc
 # binary for the baseline, default TVMCC), QUANTIZE (default
-# test/qdq/quantize.py; INT8=0 skips the int8 models), M4CYCLES_DIR,
+# test/qdq/quantize.py; INT8=0 skips the int8 models), QUANTIZE_FLAGS
+# (default --fuse-relu), M4CYCLES_DIR,
 # PROFILE=0 (no per-kernel builds), QEMU_TIMEOUT (s, default 600),
 # EXTRA_CFLAGS (appended to NAME.mk's flags for every variant, e.g.
 # -U__ARM_FEATURE_DSP to build the portable loops instead of the SMLAD
@@ -113,12 +114,16 @@ about="$work/about.txt"
     fi
 } > "$about"
 
-# The int8 models.
+# The int8 models, as onnxruntime's quantize_static writes QDQ models: a Relu
+# or Clip right after a quantized op is removed and the op's QuantizeLinear
+# takes its range (--fuse-relu; QUANTIZE_FLAGS overrides, e.g. empty for
+# the form that keeps the Relu between its own Q/DQ pairs).
 int8_models=""
+quantize_flags=${QUANTIZE_FLAGS---fuse-relu}
 if [ "$int8" != 0 ]; then
     if [ -f "$quantize" ]; then
         for m in $models; do
-            if "$python" "$quantize" "$work/$m.onnx" "$work/${m}_int8.onnx" --activations int8 \
+            if "$python" "$quantize" "$work/$m.onnx" "$work/${m}_int8.onnx" --activations int8 $quantize_flags \
                     > "$work/${m}_int8.quantize.log" 2>&1; then
                 int8_models="$int8_models $m"
             else
