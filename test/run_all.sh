@@ -17,7 +17,7 @@
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              emitted-c-warnings conformance-arm conformance-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
-#              qdq control_fold
+#              qdq qdq-m0-float-free control_fold
 #              strings tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 #              fresh
 #
@@ -187,7 +187,14 @@ run_suite exporter_patterns test/models/exporter_patterns.sh
 # Generated QDQ models (quantized here, calibrated in onnxruntime-node) on the
 # host, Cortex-M4 and AArch64 against onnxruntime: within 1 LSB, 99% exact
 # (test/qdq/run.sh; SKIP without onnx/numpy or onnxruntime-node)
+# Then the bitexact step: the int8/uint8 models' outputs on host (-t c),
+# -t cortex-m4 built on the host, x86-64-avx2/avx512 (where the CPU runs
+# them) and every target that ran them (cortex-m4 under qemu) byte-equal.
 run_suite qdq test/qdq/run.sh --targets "${QDQ_TARGETS:-host,cortex-m4,aarch64}" -j "$jobs"
+# No soft-float call nor 64-bit division reachable from an integer kernel on
+# Cortex-M0 (objdump of model.c built with -fno-inline; needs the qdq models)
+run_suite qdq-m0-float-free /usr/bin/python3 test/qdq/m0_float_free.py --tvmcc ./tvmcc \
+    --models build/qdq/models --work build/qdq/m0
 # Ifs on shapes folded before inference, run-time Ifs as Where, --input-value;
 # host, Cortex-M4 and AArch64 against onnxruntime (about 10 s)
 run_suite control_fold test/models/control_fold.sh

@@ -25,6 +25,16 @@ NAME.VARIANT.json) and every target it runs on:
      scale is compared with |diff| <= 1e-3 * max|reference|.
 
 Host runs every model; the other targets a sample (ARM_SAMPLE below).
+
+Then (with host among the targets, unless --no-bitexact) the bit-exactness
+of the integer kernels across targets, see bitexact() below: each
+int8/uint8 QDQ model (variants s8, u8, pt, fuse) is also built from
+`-t cortex-m4` on the host (`cortex-m4@host`, the portable branches of the
+DSP code) and with x86-64-avx2 / x86-64-avx512 when the CPU has them
+(reported against onnxruntime like the others); one line `NAME bitexact`
+then requires the outputs of all of these and of every target that ran the
+model (cortex-m4 under qemu: the SMLAD/SXTB16 branches) to be equal byte
+for byte.
 test/qdq/expected_failures.txt lists `NAME.VARIANT TARGET reason` (TARGET
 may be `*`): such a failure is reported but does not fail the run.
 Prints one PASS/FAIL line per model and target with the largest error in
@@ -114,6 +124,8 @@ class Model:
         self.unfused = None
         self.in_files = []
         self.outputs = []   # [(name, dtype, scale or None)]
+        self.ran = {}       # target: its output files, when its run exited 0
+        self.planned = set()  # the (model, target) pairs of this run
 
     def prepare(self):
         """Inputs, reference outputs and the scale of every output."""
@@ -200,7 +212,7 @@ def build_and_run(model, target, args):
     out = os.path.join(w, "out")
     cmd = [args.tvmcc, model.path, "-o", out, "--name", "model"]
     if target != "host":
-        cmd += ["-t", target]
+        cmd += ["-t", target.split("@")[0]]
     ok, text = run(cmd, os.path.join(w, "compile.log"), 180)
     if not ok:
         return "compile: " + first_line(text)
@@ -208,7 +220,7 @@ def build_and_run(model, target, args):
     driver_c = os.path.join(ROOT, "test", "driver.c")
     rel_in = [os.path.relpath(p, w) for p in model.in_files]
     outs = ["y_%d.bin" % k for k in range(len(model.outputs))]
-    if target in HOST_TARGETS:
+    if target in HOST_TARGETS or target.endswith("@host"):
         cc = [args.cc] + (["-march=native"] if target.startswith("x86-64-") else [])
         ok, text = run(cc + CC_WARN + ["-O1", "-I", out] + srcs + [driver_c, "-lm", "-o", "driver"],
                        os.path.join(w, "cc.log"), 300, cwd=w)
@@ -233,6 +245,8 @@ def build_and_run(model, target, args):
     ok, text = run(run_cmd, os.path.join(w, "run.log"), timeout, cwd=w)
     if not ok:
         return "run: " + first_line(text)
+    with model.lock:
+        model.ran[target] = [os.path.join(w, o) for o in outs]
     why, worst, pct = compare(model, [os.path.join(w, o) for o in outs])
     stats = "max %.2f LSB, %.2f%% exact" % (worst, pct)
     if why is None:
@@ -249,6 +263,100 @@ def build_and_run(model, target, args):
         note = "; against onnxruntime without graph optimizations: %s%.2f LSB, %.2f%% exact" % (
             "within the rule, " if why2 is None else "", worst2, pct2)
     return "%s (%s%s)" % (why, stats, note)
+
+
+BITEXACT_VARIANTS = {"s8", "u8", "pt", "fuse"}   # int8/uint8 QDQ, quantized by tvmcc's pass
+X86_FLAGS = {"x86-64-avx2": {"avx2", "fma"},
+             "x86-64-avx512": {"avx512f", "avx512bw", "avx512vl", "avx512dq", "fma"}}
+
+
+def host_cpu_flags():
+    """The host CPU's flags (TVMCC_TEST_CPU_FLAGS replaces them, as in test/hostcpu.sh)."""
+    forced = os.environ.get("TVMCC_TEST_CPU_FLAGS")
+    if forced is not None:
+        return set(forced.split())
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def bitexact(args, targets, names, models, one, counts, expected):
+    """The integer kernels of every target compute the same integers: for
+    each int8/uint8 QDQ model (BITEXACT_VARIANTS), the outputs of the host
+    build of the default target c, of the host build of -t cortex-m4's C
+    (`cortex-m4@host`: the portable #else branches of the DSP code), of
+    x86-64-avx2 and x86-64-avx512 where the host runs them, and of every
+    target this run ran the model on (cortex-m4 under qemu: the SMLAD and
+    SXTB16 branches; aarch64, ...) must be equal byte for byte. Independent
+    of the 1-LSB rule against onnxruntime: any difference fails. The extra
+    builds are reported like the others (against onnxruntime) first."""
+    flags = host_cpu_flags()
+    extra = ["cortex-m4@host"]
+    for t, need in sorted(X86_FLAGS.items()):
+        if need <= flags:
+            extra.append(t)
+        else:
+            print("SKIP qdq bitexact %s: the host CPU lacks %s" %
+                  (t, " ".join(sorted(need - flags))), flush=True)
+    bx = [n for n in names if n.rsplit(".", 1)[1] in BITEXACT_VARIANTS]
+    for n in bx:
+        if n not in models:
+            models[n] = Model(n, args.models, args.work)
+            models[n].prepare()
+    items = [(n, t) for n in bx for t in extra if t not in targets]
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
+        list(pool.map(one, items))
+    for n in bx:
+        m = models[n]
+        ran = dict(m.ran)
+        order = ["host"] + sorted(t for t in ran if t != "host")
+        order = [t for t in order if t in ran]
+        missing = [t for t in ["host"] + extra + [t for t in targets if t != "host"]
+                   if t not in ran and (t in extra or t == "host" or (n, t) in m.planned)]
+        why = None
+        if len(order) < 2:
+            why = "fewer than two targets ran (%s): nothing to compare" % (", ".join(order) or "none")
+        else:
+            base = order[0]
+            for t in order[1:]:
+                for k, (oname, dtype, _) in enumerate(m.outputs):
+                    a = np.fromfile(ran[base][k], np.uint8)
+                    b = np.fromfile(ran[t][k], np.uint8)
+                    if a.size != b.size or not np.array_equal(a, b):
+                        va = np.fromfile(ran[base][k], DTYPES[dtype])
+                        vb = np.fromfile(ran[t][k], DTYPES[dtype])
+                        if va.size != vb.size:
+                            d = "%d values, %s has %d" % (vb.size, base, va.size)
+                        else:
+                            i = np.flatnonzero(va.view(np.uint8).reshape(va.size, -1) !=
+                                               vb.view(np.uint8).reshape(vb.size, -1))
+                            j = int(i[0]) // max(1, va.dtype.itemsize)
+                            nd = int(np.sum(va != vb)) if dtype != "float32" else int(
+                                np.sum(va.view(np.uint32) != vb.view(np.uint32)))
+                            d = "%d of %d elements differ, first at %d: %.9g against %s's %.9g" % (
+                                nd, va.size, j, vb[j], base, va[j])
+                        why = "output %s of %s differs from %s: %s" % (oname, t, base, d)
+                        break
+                if why:
+                    break
+        note = (" (did not run: %s)" % ", ".join(missing)) if missing else ""
+        if why is None:
+            counts["pass"] += 1
+            print("PASS %s bitexact: %s equal byte for byte%s" % (n, " = ".join(order), note),
+                  flush=True)
+        else:
+            exp = expected.get((n, "bitexact"))
+            if exp is not None:
+                counts["xfail"] += 1
+                print("FAIL %s bitexact: %s%s [expected: %s]" % (n, why, note, exp), flush=True)
+            else:
+                counts["fail"] += 1
+                print("FAIL %s bitexact: %s%s" % (n, why, note), flush=True)
 
 
 def load_expected():
@@ -275,6 +383,8 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--cc", default=os.environ.get("CC_HOST", "gcc"))
     ap.add_argument("--torchvision", action="store_true")
+    ap.add_argument("--no-bitexact", dest="bitexact", action="store_false",
+                    help="skip the comparison of the targets' integers (bitexact below)")
     ap.add_argument("--all", action="store_true",
                     help="run every model on every target, not the sample")
     args = ap.parse_args()
@@ -307,9 +417,12 @@ def main():
         for n in names:
             if t == "host" or args.all or n in ARM_SAMPLE or n in EXTRA.get(t, []):
                 items.append((n, t))
+    planned = set(items)
     for s in skipped:
         print(s, flush=True)
     models = {n: Model(n, args.models, args.work) for n in sorted({n for n, _ in items})}
+    for m in models.values():
+        m.planned = planned
     with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
         list(pool.map(lambda m: m.prepare(), models.values()))
     expected = load_expected()
@@ -328,7 +441,8 @@ def main():
                 counts["pass"] += 1
                 print("PASS %s %s: %s" % (name, target, res[1]), flush=True)
             else:
-                why = expected.get((name, target), expected.get((name, "*")))
+                why = expected.get((name, target), expected.get(
+                    (name, target.split("@")[0]), expected.get((name, "*"))))
                 if why is not None:
                     counts["xfail"] += 1
                     print("FAIL %s %s: %s [expected: %s]" % (name, target, res, why), flush=True)
@@ -338,6 +452,8 @@ def main():
 
     with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
         list(pool.map(one, items))
+    if args.bitexact and "host" in targets:
+        bitexact(args, targets, names, models, one, counts, expected)
     if counts["xfail"]:
         print("%d expected failures (test/qdq/expected_failures.txt), %d unexpected" %
               (counts["xfail"], counts["fail"]))
