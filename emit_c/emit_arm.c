@@ -813,12 +813,147 @@ static const Expr *byte_operand(const Kernel *k, const Expr *e, int var, const E
     return e->a;
 }
 
+/* The four-at-a-time loop of a tile of at most 2 x 2 accumulators, every
+ * operand of one side at a constant offset (0..4095) from that side's
+ * pointer and none padded, as GCC/Clang inline assembly: the 4 accumulators,
+ * 2 pointers, the counter and 6 temporaries are 13 core registers, so
+ * nothing spills, which the C form does not get from GCC (it spilled two
+ * accumulators and the loop bound of a 3 x 2 tile). Per step and row: one
+ * LDR, SXTB16 to even and odd pairs (the lane words once per step), two
+ * SMLADs per lane. Returns 0 (printing nothing) when the loop does not
+ * fit. */
+static int quad_asm(Printer *pr, FILE *f, const Kernel *k, const Stmt *const *st, int n, const int *ia,
+                    const int *ib, const int *base, const int64_t *off, const Expr *const *ld,
+                    const Expr *const *cnd, int nops, int64_t steps, int depth)
+{
+    int side[DSP_MAX_OPS], slot[DSP_MAX_OPS], cnt[2] = {0, 0}, bs[2] = {-1, -1}, i, j, h, u, st4;
+    int unroll;
+    int acc_of[2][2];
+    const char *ext[2];
+    if (steps < 1 || steps > (1 << 24) || n > 4)
+        return 0;
+    for (i = 0; i < nops; i++)
+        side[i] = -1;
+    for (i = 0; i < n; i++) {
+        if (side[ia[i]] == 1 || side[ib[i]] == 0)
+            return 0;
+        side[ia[i]] = 0;
+        side[ib[i]] = 1;
+    }
+    for (i = 0; i < nops; i++) {
+        if (side[i] < 0 || cnd[i] || off[i] < 0 || off[i] > 4095 - 16)
+            return 0;
+        if (bs[side[i]] < 0)
+            bs[side[i]] = base[i];
+        else if (bs[side[i]] != base[i])
+            return 0;
+        if (cnt[side[i]] >= 2)
+            return 0;
+        slot[i] = cnt[side[i]]++;
+    }
+    for (h = 0; h < 2; h++) {
+        const Expr *e = ld[bs[h]];
+        ext[h] = k->bufs[e->buf].dtype == DT_UINT8 ? "uxtb16" : "sxtb16";
+    }
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 2; j++)
+            acc_of[i][j] = -1;
+    for (i = 0; i < n; i++) {
+        if (acc_of[slot[ia[i]]][slot[ib[i]]] >= 0)
+            return 0;
+        acc_of[slot[ia[i]]][slot[ib[i]]] = i;
+    }
+    unroll = steps % 4 == 0 ? 4 : steps % 2 == 0 ? 2 : 1;
+    /* (not at -O0, where the frame pointer leaves 12 registers) */
+    fprintf(f, "#if defined(__GNUC__) && defined(__OPTIMIZE__)\n");
+    indent(f, depth + 1);
+    fprintf(f, "{\n");
+    for (i = 0; i < n; i++) {
+        indent(f, depth + 2);
+        fprintf(f, "int32_t q_a%d = ", i);
+        print_acc(pr, f, k, st[i]);
+        fprintf(f, ";\n");
+    }
+    indent(f, depth + 2);
+    fprintf(f, "int32_t q_n = %lld;\n", (long long)(steps / unroll));
+    indent(f, depth + 2);
+    fprintf(f, "uint32_t q_t0, q_t1, q_t2, q_t3, q_t4, q_t5;\n");
+    indent(f, depth + 2);
+    fprintf(f, "__asm__(\"1:\\n\"\n");
+    /* per step: side 1 words (up to 2) widened into t0/t1 and t2/t3, then
+     * each side 0 word into t4/t5 and its multiply-accumulates; `unroll`
+     * steps per iteration */
+    for (st4 = 0; st4 < unroll; st4++) {
+        for (u = 0; u < nops; u++) {
+            if (side[u] != 1)
+                continue;
+            indent(f, depth + 4);
+            fprintf(f, "\"ldr %%[t%d], [%%[p1], #%lld]\\n\"\n", 2 * slot[u] + 1,
+                    (long long)(off[u] + 4 * st4));
+            indent(f, depth + 4);
+            fprintf(f, "\"%s %%[t%d], %%[t%d]\\n\"\n", ext[1], 2 * slot[u], 2 * slot[u] + 1);
+            indent(f, depth + 4);
+            fprintf(f, "\"%s %%[t%d], %%[t%d], ror #8\\n\"\n", ext[1], 2 * slot[u] + 1, 2 * slot[u] + 1);
+        }
+        for (u = 0; u < nops; u++) {
+            if (side[u] != 0)
+                continue;
+            indent(f, depth + 4);
+            fprintf(f, "\"ldr %%[t5], [%%[p0], #%lld]\\n\"\n", (long long)(off[u] + 4 * st4));
+            indent(f, depth + 4);
+            fprintf(f, "\"%s %%[t4], %%[t5]\\n\"\n", ext[0]);
+            indent(f, depth + 4);
+            fprintf(f, "\"%s %%[t5], %%[t5], ror #8\\n\"\n", ext[0]);
+            for (j = 0; j < 2; j++) {
+                int a = acc_of[slot[u]][j];
+                if (a < 0)
+                    continue;
+                indent(f, depth + 4);
+                fprintf(f, "\"smlad %%[a%d], %%[t4], %%[t%d], %%[a%d]\\n\"\n", a, 2 * j, a);
+                indent(f, depth + 4);
+                fprintf(f, "\"smlad %%[a%d], %%[t5], %%[t%d], %%[a%d]\\n\"\n", a, 2 * j + 1, a);
+            }
+        }
+    }
+    indent(f, depth + 4);
+    fprintf(f, "\"add %%[p0], %%[p0], #%d\\n\"\n", 4 * unroll);
+    indent(f, depth + 4);
+    fprintf(f, "\"add %%[p1], %%[p1], #%d\\n\"\n", 4 * unroll);
+    indent(f, depth + 4);
+    fprintf(f, "\"subs %%[n], %%[n], #1\\n\"\n");
+    indent(f, depth + 4);
+    fprintf(f, "\"bne 1b\\n\"\n");
+    indent(f, depth + 4);
+    fprintf(f, ": ");
+    for (i = 0; i < n; i++)
+        fprintf(f, "[a%d] \"+r\"(q_a%d), ", i, i);
+    fprintf(f, "[p0] \"+r\"(q_p%d), [p1] \"+r\"(q_p%d), [n] \"+r\"(q_n),\n", bs[0], bs[1]);
+    indent(f, depth + 4);
+    fprintf(f, "  [t0] \"=&r\"(q_t0), [t1] \"=&r\"(q_t1), [t2] \"=&r\"(q_t2), [t3] \"=&r\"(q_t3), "
+               "[t4] \"=&r\"(q_t4), [t5] \"=&r\"(q_t5)\n");
+    indent(f, depth + 4);
+    fprintf(f, ":\n");
+    indent(f, depth + 4);
+    fprintf(f, ": \"cc\");\n");
+    indent(f, depth + 2);
+    fprintf(f, "(void)q_t0; (void)q_t1; (void)q_t2; (void)q_t3; (void)q_t4; (void)q_t5;\n");
+    for (i = 0; i < n; i++) {
+        indent(f, depth + 2);
+        print_acc(pr, f, k, st[i]);
+        fprintf(f, " = q_a%d;\n", i);
+    }
+    indent(f, depth + 1);
+    fprintf(f, "}\n#else\n");
+    return 1;
+}
+
 static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     const Stmt *st[DSP_MAX_STORES];
     const Expr *ops[DSP_MAX_OPS];
     int n = 0, nops = 0, i, j, u, unroll, ia[DSP_MAX_STORES], ib[DSP_MAX_STORES], base[DSP_MAX_OPS];
     int64_t off[DSP_MAX_OPS], steps;
+    int asm_form;
     const Expr *ld[DSP_MAX_OPS], *cnd[DSP_MAX_OPS], *oth[DSP_MAX_OPS];
     const char *r = k->var_names[s->var];
     int ones[DSP_MAX_STORES], nones = 0;
@@ -881,6 +1016,7 @@ static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
         }
     indent(f, depth + 1);
     fprintf(f, "}\n");
+    asm_form = quad_asm(pr, f, k, st, n, ia, ib, base, off, ld, cnd, nops, steps, depth);
     indent(f, depth + 1);
     fprintf(f, "for (int32_t %s_quad = 0; %s_quad < %lld; %s_quad++) {\n", r, r,
             (long long)(steps / unroll), r);
@@ -944,6 +1080,8 @@ static int quad_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
         }
     indent(f, depth + 1);
     fprintf(f, "}\n");
+    if (asm_form)
+        fprintf(f, "#endif\n");
     for (i = 0; i < s->extent % 4; i++) { /* the last iterations one at a time */
         indent(f, depth + 1);
         fprintf(f, "{\n");
