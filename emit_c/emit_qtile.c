@@ -393,7 +393,7 @@ static int epi_match(const Kernel *k, const Stmt *loop, int lanes, QEpi *q)
     memset(q, 0, sizeof *q);
     q->rloop = loop;
     s = loop->body[0];
-    if (!s || s->kind != ST_FOR || s->extent % lanes || s->extent / lanes > 4)
+    if (!s || s->kind != ST_FOR || s->extent % lanes || s->extent / lanes > 16)
         return 0;
     q->vloop = s;
     s = s->body[0];

@@ -320,13 +320,14 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
  * positions as the vector axis (one loop the C compiler vectorizes:
  * widening loads, invariant weights, int32 multiply-adds), then the post
  * per element. */
-static int q_depthwise(Lower *L, Compute *c, const Expr *xl, const Expr *wl, const Expr *cond, int64_t zx)
+static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, const Expr *wl, const Expr *cond, int64_t zx)
 {
     Kernel *k = L->k;
     int64_t N = c->axes[0].extent, C = c->axes[1].extent, OH = c->axes[2].extent, OW = c->axes[3].extent;
     int64_t KH = c->raxes[1].extent, KW = c->raxes[2].extent, H = xl->dims[2], W = xl->dims[3];
     int64_t s[2], d[2], lo[2], hi[2], Hp, Wp, kh, kw;
-    IterVar nv, cv, ohv, owv, owv2;
+    IterVar nv, cv, ohv, owv, owv2, rv;
+    int64_t lanes = t->vector_bits / 32, OWp, slack;
     int xp, acc;
     Expr **map, *sum, *pst, *index;
     Stmt *copy, *row, *seq, *epi, *body;
@@ -338,18 +339,31 @@ static int q_depthwise(Lower *L, Compute *c, const Expr *xl, const Expr *wl, con
     Wp = hi[1] - lo[1] + 1;
     if (Hp * Wp > 32768 || OW > 4096)
         return 1;
+    /* the row computed and requantized in whole vectors: OWp columns, the
+     * plane followed by `slack` zeros that the columns past OW read */
+    OWp = lanes >= 8 ? tpl_ceil_div(OW, lanes) * lanes : OW;
+    slack = (OWp - OW) * s[1];
     nv = lower_itervar(L, "n", N);
     cv = lower_itervar(L, "c", C);
     ohv = lower_itervar(L, "oh", OH);
-    owv = lower_itervar(L, "ow", OW);
-    owv2 = lower_itervar(L, "ow", OW);
-    xp = lower_buf_temp(L, "xp", DT_INT16, Hp * Wp);
+    owv = lower_itervar(L, "ow", OWp);
+    owv2 = lower_itervar(L, "ow", OWp);
+    rv = lower_itervar(L, "r", 1);
+    xp = lower_buf_temp(L, "xp", DT_INT16, Hp * Wp + slack);
     k->bufs[xp].scope = BUF_LOCAL;
     k->bufs[xp].no_init = 1;
-    acc = lower_buf_temp(L, "acc", DT_INT32, OW);
+    acc = lower_buf_temp(L, "acc", DT_INT32, OWp);
     k->bufs[acc].scope = BUF_LOCAL;
     k->bufs[acc].no_init = 1;
     copy = q_copy(L, xp, xl, &nv, 1, 1, H, W, Hp, Wp, lo[0], lo[1], 0, 0, zx, ex_var(L, &cv), C);
+    if (slack) {
+        IterVar sv = lower_itervar(L, "sl", slack);
+        Stmt *s2 = st_seq(L, 2);
+        s2->body[0] = copy;
+        s2->body[1] = st_for(L, &sv, st_store(L, xp, ex_add(L, ex_var(L, &sv), ex_int(L, Hp * Wp)),
+                                              ex_const_int(L, DT_INT32, 0)));
+        copy = s2;
+    }
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     map[c->axes[0].var] = ex_var(L, &nv);
     map[c->axes[1].var] = ex_var(L, &cv);
@@ -373,10 +387,16 @@ static int q_depthwise(Lower *L, Compute *c, const Expr *xl, const Expr *wl, con
     row->for_kind = FOR_VECTORIZE;
     map[c->axes[3].var] = ex_var(L, &owv2);
     index = lower_out_index(L, c);
-    pst = c->post ? q8_post(L, c->post, k->bufs[c->out_buf].dtype, 0) : NULL;
+    pst = c->post ? q8_post(L, c->post, k->bufs[c->out_buf].dtype, 1) : NULL;
     epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
                    pst ? lq_subst(L, pst, map, ex_load(L, acc, ex_var(L, &owv2))) : ex_load(L, acc, ex_var(L, &owv2)));
+    if (OWp != OW)
+        epi = st_if(L, ex_lt(L, ex_var(L, &owv2), ex_int(L, OW)), epi);
     epi = st_for(L, &owv2, epi);
+    epi->for_kind = FOR_VECTORIZE;
+    /* one row: emit_c/emit_qtile.c prints it with vectors */
+    epi = st_for(L, &rv, epi);
+    epi->for_kind = FOR_TENSORIZE;
     seq = st_seq(L, 2);
     seq->body[0] = row;
     seq->body[1] = epi;
@@ -604,7 +624,7 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
             return 1;
         if (!lq_affine(xl->idx[0], &a0) || a0.c0)
             return 1;
-        return q_depthwise(L, c, xl, wl, cond, zx);
+        return q_depthwise(L, t, c, xl, wl, cond, zx);
     }
     if (xl->dims[1] != Ci)
         return 1;
