@@ -536,7 +536,7 @@ static void print_epi(Printer *pr, FILE *f, const Kernel *k, const QEpi *q, int 
         if (q->rows_q) {
             indent(f, d + 1);
             if (lanes == 16) {
-                fprintf(f, "else if (en > %lld) _mm_mask_storeu_epi8((void *)(eo + %lld), (__mmask16)((1u << (en - %lld)) - 1u), b);\n",
+                fprintf(f, "else if (en > %lld) _mm_mask_storeu_epi8((void *)(eo + %lld), (__mmask16)((1u << ((unsigned)(en - %lld) & 15u)) - 1u), b);\n",
                         (long long)o, (long long)o, (long long)o);
             } else {
                 fprintf(f, "else if (en > %lld) {\n", (long long)o);
