@@ -115,6 +115,9 @@ static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
                 ctile_offset_close(pr, f, k, row, depth, pr->idx_type);
             break;
         }
+        if (s->extent == 1 && s->for_kind == FOR_TENSORIZE && pr->family && pr->family->print_stmt &&
+            pr->family->print_stmt(pr, f, k, s, depth, emit_stmt))
+            break; /* a tensorized nest of one row (emit_qtile.c's epilogue) */
         if (s->extent == 1) {
             /* a unit loop: bind the variable instead */
             indent(f, depth);

@@ -232,7 +232,7 @@ static int table_ok(const Lower *L, const Expr *e, int var)
     return table_ok(L, e->a, var) && table_ok(L, e->b, var) && table_ok(L, e->c, var);
 }
 
-static Expr *q8_post(Lower *L, Expr *post, DType out)
+static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
 {
     Kernel *k = L->k;
     const Expr *q = find_q8(post);
@@ -245,6 +245,20 @@ static Expr *q8_post(Lower *L, Expr *post, DType out)
     uint8_t *tab;
     if (!q || q == post || (out != DT_INT8 && out != DT_UINT8))
         return post;
+    if (tab32) {
+        /* already a lookup in an 8-bit constant table: its int32 copy */
+        const Expr *e = post->kind == EX_CAST && post->dtype == out ? post->a : post;
+        const Buffer *tb2 = e->kind == EX_LOAD ? &k->bufs[e->buf] : NULL;
+        if (tb2 && (tb2->dtype == DT_INT8 || tb2->dtype == DT_UINT8) && tb2->scope == BUF_CONST && tb2->value >= 0 &&
+            tb2->numel == 256 && L->g->values[tb2->value].data && e->a->kind == EX_BINARY && e->a->op == BIN_SUB) {
+            const uint8_t *src = L->g->values[tb2->value].data;
+            int32_t *t4 = lower_alloc(L, 256 * sizeof *t4);
+            for (i = 0; i < 256; i++)
+                t4[i] = tb2->dtype == DT_INT8 ? (int32_t)(int8_t)src[i] : (int32_t)src[i];
+            tb = new_const(L, "qconv_tab", DT_INT32, 256, t4);
+            return ex_cast(L, out, ex_load(L, tb, e->a));
+        }
+    }
     qlo = q->dtype == DT_INT8 ? -128 : 0;
     qhi = qlo + 255;
     iv = lower_itervar(L, "q", 256);
@@ -286,7 +300,16 @@ static Expr *q8_post(Lower *L, Expr *post, DType out)
         }
     }
     {
-        int t2 = new_const(L, "qconv_tab", out, 256, tab);
+        int t2;
+        if (tab32) {
+            /* as int32 (the vector epilogue gathers it), stored as out */
+            int32_t *t4 = lower_alloc(L, 256 * sizeof *t4);
+            for (i = 0; i < 256; i++)
+                t4[i] = out == DT_INT8 ? (int32_t)(int8_t)tab[i] : (int32_t)tab[i];
+            t2 = new_const(L, "qconv_tab", DT_INT32, 256, t4);
+            return ex_cast(L, out, ex_load(L, t2, ex_sub(L, ex_cast(L, DT_INT64, (Expr *)q), ex_int(L, qlo))));
+        }
+        t2 = new_const(L, "qconv_tab", out, 256, tab);
         return ex_load(L, t2, ex_sub(L, ex_cast(L, DT_INT64, (Expr *)q), ex_int(L, qlo)));
     }
 }
@@ -297,13 +320,14 @@ static Expr *q8_post(Lower *L, Expr *post, DType out)
  * positions as the vector axis (one loop the C compiler vectorizes:
  * widening loads, invariant weights, int32 multiply-adds), then the post
  * per element. */
-static int q_depthwise(Lower *L, Compute *c, const Expr *xl, const Expr *wl, const Expr *cond, int64_t zx)
+static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, const Expr *wl, const Expr *cond, int64_t zx)
 {
     Kernel *k = L->k;
     int64_t N = c->axes[0].extent, C = c->axes[1].extent, OH = c->axes[2].extent, OW = c->axes[3].extent;
     int64_t KH = c->raxes[1].extent, KW = c->raxes[2].extent, H = xl->dims[2], W = xl->dims[3];
     int64_t s[2], d[2], lo[2], hi[2], Hp, Wp, kh, kw;
-    IterVar nv, cv, ohv, owv, owv2;
+    IterVar nv, cv, ohv, owv, owv2, rv;
+    int64_t lanes = t->vector_bits / 32, OWp, slack;
     int xp, acc;
     Expr **map, *sum, *pst, *index;
     Stmt *copy, *row, *seq, *epi, *body;
@@ -315,18 +339,31 @@ static int q_depthwise(Lower *L, Compute *c, const Expr *xl, const Expr *wl, con
     Wp = hi[1] - lo[1] + 1;
     if (Hp * Wp > 32768 || OW > 4096)
         return 1;
+    /* the row computed and requantized in whole vectors: OWp columns, the
+     * plane followed by `slack` zeros that the columns past OW read */
+    OWp = lanes >= 8 ? tpl_ceil_div(OW, lanes) * lanes : OW;
+    slack = (OWp - OW) * s[1];
     nv = lower_itervar(L, "n", N);
     cv = lower_itervar(L, "c", C);
     ohv = lower_itervar(L, "oh", OH);
-    owv = lower_itervar(L, "ow", OW);
-    owv2 = lower_itervar(L, "ow", OW);
-    xp = lower_buf_temp(L, "xp", DT_INT16, Hp * Wp);
+    owv = lower_itervar(L, "ow", OWp);
+    owv2 = lower_itervar(L, "ow", OWp);
+    rv = lower_itervar(L, "r", 1);
+    xp = lower_buf_temp(L, "xp", DT_INT16, Hp * Wp + slack);
     k->bufs[xp].scope = BUF_LOCAL;
     k->bufs[xp].no_init = 1;
-    acc = lower_buf_temp(L, "acc", DT_INT32, OW);
+    acc = lower_buf_temp(L, "acc", DT_INT32, OWp);
     k->bufs[acc].scope = BUF_LOCAL;
     k->bufs[acc].no_init = 1;
     copy = q_copy(L, xp, xl, &nv, 1, 1, H, W, Hp, Wp, lo[0], lo[1], 0, 0, zx, ex_var(L, &cv), C);
+    if (slack) {
+        IterVar sv = lower_itervar(L, "sl", slack);
+        Stmt *s2 = st_seq(L, 2);
+        s2->body[0] = copy;
+        s2->body[1] = st_for(L, &sv, st_store(L, xp, ex_add(L, ex_var(L, &sv), ex_int(L, Hp * Wp)),
+                                              ex_const_int(L, DT_INT32, 0)));
+        copy = s2;
+    }
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     map[c->axes[0].var] = ex_var(L, &nv);
     map[c->axes[1].var] = ex_var(L, &cv);
@@ -350,10 +387,16 @@ static int q_depthwise(Lower *L, Compute *c, const Expr *xl, const Expr *wl, con
     row->for_kind = FOR_VECTORIZE;
     map[c->axes[3].var] = ex_var(L, &owv2);
     index = lower_out_index(L, c);
-    pst = c->post ? q8_post(L, c->post, k->bufs[c->out_buf].dtype) : NULL;
+    pst = c->post ? q8_post(L, c->post, k->bufs[c->out_buf].dtype, 1) : NULL;
     epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
                    pst ? lq_subst(L, pst, map, ex_load(L, acc, ex_var(L, &owv2))) : ex_load(L, acc, ex_var(L, &owv2)));
+    if (OWp != OW)
+        epi = st_if(L, ex_lt(L, ex_var(L, &owv2), ex_int(L, OW)), epi);
     epi = st_for(L, &owv2, epi);
+    epi->for_kind = FOR_VECTORIZE;
+    /* one row: emit_c/emit_qtile.c prints it with vectors */
+    epi = st_for(L, &rv, epi);
+    epi->for_kind = FOR_TENSORIZE;
     seq = st_seq(L, 2);
     seq->body[0] = row;
     seq->body[1] = epi;
@@ -362,6 +405,175 @@ static int q_depthwise(Lower *L, Compute *c, const Expr *xl, const Expr *wl, con
     body->body[1] = st_for(L, &ohv, st_decl(L, acc, seq));
     body = st_for(L, &cv, st_decl(L, xp, body));
     body->for_kind = FOR_PARALLEL;
+    k->body = st_for(L, &nv, body);
+    return 0;
+}
+
+/* A 1x1 conv of stride 1 without padding on NCHW data (the flat case),
+ * with the positions as the vector lanes: the image copied into
+ * xq[g][HWp][4] (four consecutive channels of a position in one int32
+ * lane, biased to uint8), the weights packed [cb][g][R][4], and per tile
+ * of R output channels x VLp positions the same FOR_TENSORIZE update as
+ * the dense tile with the roles of the operands exchanged (the data a
+ * vector, the weights one broadcast int32 per row). Each output channel's
+ * positions are then consecutive in the tile and in the NCHW output, so
+ * the epilogue (FOR_TENSORIZE `for r: for v`, emit_c/emit_qtile.c) stores
+ * whole vectors. */
+static int q_pointwise(Lower *L, const Target *t, Compute *c, const Expr *xl, const int8_t *wsrc,
+                       const Buffer *wb, int64_t wco, int64_t wci, int64_t wc0, int64_t bias)
+{
+    Kernel *k = L->k;
+    int64_t N = c->axes[0].extent, Co = c->axes[1].extent, OH = c->axes[2].extent, OW = c->axes[3].extent;
+    int64_t Ci = c->raxes[0].extent, HW = OH * OW, Cq = (Ci + 3) / 4 * 4, G4 = Cq / 4;
+    int64_t lanes = t->vector_bits / 32, NV, VLp, R = 1, T, HWp, ncb, cands[] = {12, 10, 8, 6, 4, 3, 2, 1};
+    int xq, acc, wq, corr, i;
+    IterVar nv, ptv, cbv, rv, vv, jv, gv;
+    Expr **map, *co, *q, *accix;
+    Stmt *copy, *init, *tile, *epi, *seq, *loops, *body;
+    int8_t *wdst;
+    int32_t *cdst;
+    if (!tpl_flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) ||
+        !tpl_flat_ok(L, c->out_index, c->axes[2].var, c->axes[3].var, OW))
+        return 1;
+    NV = HW >= 2 * lanes && lanes == 16 ? 2 : 1;
+    VLp = NV * lanes;
+    for (i = 0; i < 8; i++)
+        if (Co % cands[i] == 0 && cands[i] * NV <= 24) {
+            R = cands[i];
+            break;
+        }
+    if (R < 4 && Co > 8)
+        return 1;
+    T = tpl_ceil_div(HW, VLp);
+    HWp = T * VLp;
+    ncb = Co / R;
+    wdst = lower_alloc(L, (size_t)(ncb * G4 * R * 4));
+    cdst = lower_alloc(L, (size_t)Co * sizeof *cdst);
+    {
+        int64_t ch, ci, off;
+        for (ch = 0; ch < Co; ch++)
+            for (ci = 0; ci < Cq; ci++) {
+                int8_t w = 0;
+                if (ci < Ci) {
+                    off = wc0 + ch * wco + ci * wci;
+                    if (off < 0 || off >= wb->numel)
+                        return 1;
+                    w = wsrc[off];
+                    cdst[ch] -= (int32_t)(bias * w);
+                }
+                wdst[(((ch / R) * G4 + ci / 4) * R + ch % R) * 4 + ci % 4] = w;
+            }
+    }
+    wq = new_const(L, "qconv_w", DT_INT8, ncb * G4 * R * 4, wdst);
+    corr = new_const(L, "qconv_corr", DT_INT32, Co, cdst);
+    nv = lower_itervar(L, "n", N);
+    ptv = lower_itervar(L, "pt", T);
+    cbv = lower_itervar(L, "cb", ncb);
+    rv = lower_itervar(L, "r", R);
+    vv = lower_itervar(L, "v", VLp);
+    jv = lower_itervar(L, "j", 4);
+    gv = lower_itervar(L, "rg", G4);
+    xq = lower_buf_temp(L, "xq", DT_UINT8, G4 * HWp * 4);
+    acc = lower_buf_temp(L, "acc", DT_INT32, R * VLp);
+    k->bufs[acc].scope = BUF_LOCAL;
+    k->bufs[acc].no_init = 1;
+    /* the copy: xq[(g*HWp + p)*4 + j] = x[n][4g + j][p] + bias (0 past
+     * Ci; the positions past HW hold 0 and are never stored) */
+    {
+        IterVar g2 = lower_itervar(L, "cg", G4), p2 = lower_itervar(L, "cp", HW), j2 = lower_itervar(L, "cj", 4);
+        Expr *ch = ex_add(L, ex_mul(L, ex_var(L, &g2), ex_int(L, 4)), ex_var(L, &j2));
+        Expr *ix = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &g2), ex_int(L, HWp)), ex_var(L, &p2)), ex_int(L, 4)),
+                          ex_var(L, &j2));
+        Expr *xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Ci)), ch), ex_int(L, HW)),
+                          ex_var(L, &p2));
+        Expr *v;
+        Stmt *s1;
+        if (Cq > Ci)
+            xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Ci)),
+                                           ex_binary(L, BIN_MIN, ch, ex_int(L, Ci - 1))), ex_int(L, HW)),
+                        ex_var(L, &p2));
+        v = ex_cast(L, DT_INT32, ex_load(L, xl->buf, xi));
+        if (bias)
+            v = ex_add(L, v, ex_const_int(L, DT_INT32, bias));
+        if (Cq > Ci)
+            v = ex_select(L, ex_lt(L, ch, ex_int(L, Ci)), v, ex_const_int(L, DT_INT32, 0));
+        s1 = st_for(L, &g2, st_for(L, &p2, st_for(L, &j2, st_store(L, xq, ix, v))));
+        if (HWp > HW) {
+            IterVar g3 = lower_itervar(L, "cg", G4), p3 = lower_itervar(L, "cp", (HWp - HW) * 4);
+            Expr *iz = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &g3), ex_int(L, HWp * 4)), ex_int(L, HW * 4)),
+                              ex_var(L, &p3));
+            copy = st_seq(L, 2);
+            copy->body[0] = s1;
+            copy->body[1] = st_for(L, &g3, st_for(L, &p3, st_store(L, xq, iz, ex_const_int(L, DT_INT32, 0))));
+        } else {
+            copy = s1;
+        }
+    }
+    accix = ex_add(L, ex_mul(L, ex_var(L, &rv), ex_int(L, VLp)), ex_var(L, &vv));
+    {
+        Expr *xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &gv), ex_int(L, HWp)),
+                                              ex_add(L, ex_mul(L, ex_var(L, &ptv), ex_int(L, VLp)), ex_var(L, &vv))),
+                                    ex_int(L, 4)),
+                          ex_var(L, &jv));
+        Expr *wi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, G4)),
+                                                                  ex_var(L, &gv)),
+                                                        ex_int(L, R)),
+                                              ex_var(L, &rv)),
+                                    ex_int(L, 4)),
+                          ex_var(L, &jv));
+        Expr *prod = ex_mul(L, ex_cast(L, DT_INT32, ex_load(L, xq, xi)), ex_cast(L, DT_INT32, ex_load(L, wq, wi)));
+        tile = st_store(L, acc, accix, ex_add(L, ex_load(L, acc, accix), prod));
+        tile = st_for(L, &jv, tile);
+        tile = st_for(L, &vv, tile);
+        tile = st_for(L, &rv, tile);
+        tile = st_for(L, &gv, tile);
+        tile->for_kind = FOR_TENSORIZE;
+    }
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, R)), ex_var(L, &rv));
+    q = ex_add(L, ex_mul(L, ex_var(L, &ptv), ex_int(L, VLp)), ex_var(L, &vv));
+    map[c->axes[0].var] = ex_var(L, &nv);
+    map[c->axes[1].var] = co;
+    {
+        Expr *iv, *qc = HWp != HW ? ex_binary(L, BIN_MIN, q, ex_int(L, HW - 1)) : q;
+        map[c->axes[2].var] = ex_binary(L, BIN_DIV, qc, ex_int(L, OW));
+        map[c->axes[3].var] = ex_binary(L, BIN_MOD, qc, ex_int(L, OW));
+        iv = ex_load(L, corr, co);
+        if (c->init)
+            iv = ex_add(L, lq_subst(L, c->init, map, NULL), iv);
+        init = st_store(L, acc, accix, iv);
+        init = st_for(L, &vv, init);
+        init->for_kind = FOR_VECTORIZE;
+        init = st_for(L, &rv, init);
+    }
+    {
+        Expr *index, *pst;
+        map[c->axes[2].var] = ex_int(L, 0);
+        map[c->axes[3].var] = q;
+        index = lower_out_index(L, c);
+        if (c->post) {
+            pst = q8_post(L, c->post, k->bufs[c->out_buf].dtype, 1);
+            epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), lq_subst(L, pst, map, ex_load(L, acc, accix)));
+        } else {
+            epi = tpl_store_out(L, c, index, map, ex_load(L, acc, accix));
+        }
+        if (HWp != HW)
+            epi = st_if(L, ex_lt(L, q, ex_int(L, HW)), epi);
+        epi = st_for(L, &vv, epi);
+        epi->for_kind = FOR_VECTORIZE;
+        epi = st_for(L, &rv, epi);
+        epi->for_kind = FOR_TENSORIZE;
+    }
+    seq = st_seq(L, 3);
+    seq->body[0] = init;
+    seq->body[1] = tile;
+    seq->body[2] = epi;
+    loops = st_for(L, &cbv, st_decl(L, acc, seq));
+    loops = st_for(L, &ptv, loops);
+    loops->for_kind = FOR_PARALLEL;
+    body = st_seq(L, 2);
+    body->body[0] = copy;
+    body->body[1] = loops;
     k->body = st_for(L, &nv, body);
     return 0;
 }
@@ -412,7 +624,7 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
             return 1;
         if (!lq_affine(xl->idx[0], &a0) || a0.c0)
             return 1;
-        return q_depthwise(L, c, xl, wl, cond, zx);
+        return q_depthwise(L, t, c, xl, wl, cond, zx);
     }
     if (xl->dims[1] != Ci)
         return 1;
@@ -445,6 +657,12 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
     wb = &k->bufs[wl->buf];
     wsrc = L->g->values[wb->value].data;
     bias = xl->dtype == DT_INT8 ? 128 : 0;
+    if (KH == 1 && KW == 1 && !cond && s[0] == 1 && s[1] == 1 && lo[0] == 0 && lo[1] == 0 && OH == H &&
+        OW == W && xl->dims[1] == Ci && !q_pointwise(L, t, c, xl, wsrc, wb, wco, wr[0], wc0, bias)) {
+        if (!lq_stmt_uses_buf(k->body, wl->buf))
+            k->bufs[wl->buf].scope = BUF_UNUSED;
+        return 0;
+    }
     Cq = (Ci + 3) / 4 * 4;
     G4 = Cq / 4;
 
@@ -588,7 +806,7 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
         }
         index = lower_out_index(L, c);
         if (c->post) {
-            Expr *pst = q8_post(L, c->post, k->bufs[c->out_buf].dtype);
+            Expr *pst = q8_post(L, c->post, k->bufs[c->out_buf].dtype, 0);
             epi = st_store(L, c->out_buf, lq_subst(L, index, map, NULL), lq_subst(L, pst, map, ex_load(L, acc, accix)));
         } else {
             epi = tpl_store_out(L, c, index, map, ex_load(L, acc, accix));

@@ -138,6 +138,17 @@ static void build(Lower *L, const QShape *q, int vw, int vi, int vm, int vt, int
     L->k->macs = q->n * q->oc * oh * ow * ci * q->k * q->k;
 }
 
+/* Whether the template took the 1x1 path with the positions as the
+ * lanes (lower/tpl_qconv.c q_pointwise: a position-tile loop "pt..."). */
+static int has_pt(const Kernel *k)
+{
+    int j;
+    for (j = 0; j < k->n_vars; j++)
+        if (k->var_names[j] && !strncmp(k->var_names[j], "pt", 2))
+            return 1;
+    return 0;
+}
+
 static int taken(const Kernel *k)
 {
     int j;
@@ -198,7 +209,7 @@ static int run(const QShape *q, int vbits, int *was_taken)
         k[i].bufs[yb[i]].written = 1;
     }
     template_apply(&L[1], &t);
-    *was_taken = taken(&k[1]);
+    *was_taken = taken(&k[1]) ? 1 + has_pt(&k[1]) : 0;
     for (i = 0; i < 2; i++) {
         bufs[i] = calloc((size_t)k[i].n_bufs, sizeof *bufs[i]);
         for (j = 0; j < k[i].n_bufs; j++) {
@@ -243,7 +254,7 @@ static int run(const QShape *q, int vbits, int *was_taken)
 
 int main(int argc, char **argv)
 {
-    int iters = argc > 1 ? atoi(argv[1]) : 300, i, passed = 0, failed = 0, ntaken = 0, ndw = 0, tk;
+    int iters = argc > 1 ? atoi(argv[1]) : 300, i, passed = 0, failed = 0, ntaken = 0, ndw = 0, npw = 0, tk;
     for (i = 0; i < iters; i++) {
         QShape q;
         memset(&q, 0, sizeof q);
@@ -261,15 +272,26 @@ int main(int argc, char **argv)
         q.u8 = rnd(3) == 0;
         q.zx = q.u8 ? rnd(256) : (int64_t)rnd(256) - 128;
         q.tail = (int)rnd(4);
+        if (!q.dw && rnd(4) == 0) {
+            /* a 1x1 conv on a larger plane: several position tiles, a
+             * partial last one, several channel blocks */
+            q.k = 1;
+            q.s = 1;
+            q.pad = 0;
+            q.h = 1 + rnd(12);
+            q.w = 1 + rnd(40);
+            q.oc = 1 + rnd(60);
+        }
         if (run(&q, rnd(2) ? 512 : 256, &tk))
             passed++;
         else
             failed++;
-        ntaken += tk;
+        ntaken += tk > 0;
         ndw += tk && q.dw;
+        npw += tk == 2 && !q.dw && q.k == 1 && q.s == 1 && q.pad == 0;
     }
-    printf("%d cases took the int8 template, %d of them depthwise\n", ntaken, ndw);
-    if (ntaken < iters / 2 || ndw == 0) {
+    printf("%d cases took the int8 template, %d of them depthwise, %d 1x1\n", ntaken, ndw, npw);
+    if (ntaken < iters / 2 || ndw == 0 || npw == 0) {
         printf("FAIL: too few cases reached the int8 template\n");
         failed++;
     }
