@@ -1166,6 +1166,30 @@ static int is_lane(const Kernel *k, const Stmt *s1, const Stmt *s2, int64_t l)
     return 1;
 }
 
+/* op_index for lane operands, two reading the same address (the same
+ * load, condition and padding value; index expressions compared by their
+ * affine forms: a depthwise tile's next row at tap j reads what this row
+ * reads at tap j + 1) counting as one. */
+static int lane_op_index(const Kernel *k, const Expr **ops, int *n, const Expr *e)
+{
+    const Expr *c1, *o1, *x1 = lane_operand(k, e, &c1, &o1), *c2, *o2, *x2;
+    int64_t d;
+    int i;
+    for (i = 0; i < *n; i++) {
+        if (lq_same_expr(ops[i], e))
+            return i;
+        x2 = lane_operand(k, ops[i], &c2, &o2);
+        if (!x1 || !x2 || x1->kind != EX_LOAD || x2->kind != EX_LOAD || x1->buf != x2->buf ||
+            !aff_delta(x1->a, x2->a, &d) || d != 0 || !c1 != !c2)
+            continue;
+        if (c1 && (!lq_same_expr(c1, c2) || o1->ival != o2->ival))
+            continue;
+        return i;
+    }
+    ops[*n] = e;
+    return (*n)++;
+}
+
 static int lane_quads(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     int ones[DSP_MAX_STORES], nones = 0;
@@ -1199,8 +1223,8 @@ static int lane_quads(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
         }
         if (nops + 2 > DSP_MAX_OPS)
             return 0;
-        ia[ng] = op_index(ops, &nops, st[i]->value->b->a);
-        ib[ng] = op_index(ops, &nops, st[i]->value->b->b);
+        ia[ng] = lane_op_index(k, ops, &nops, st[i]->value->b->a);
+        ib[ng] = lane_op_index(k, ops, &nops, st[i]->value->b->b);
         ng++;
     }
     fprintf(f, DSP_GUARD);
