@@ -27,6 +27,7 @@
 #include "emit_arm.h"
 
 #include "emit.h"
+#include "emit_a64q.h"
 #include "emit_loopq.h"
 #include "emit_tile.h"
 
@@ -69,6 +70,7 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
     pr->arm_fallback = NULL;
     if (!t)
         return;
+    emit_a64q_begin(pr, f, t);
     pr->arm_vec = t->lane_ops;
     if (pr->arm_vec && *pr->arm_vec->header)
         fprintf(f, "#if %s\n%s\n#endif\n\n", pr->arm_vec->guard, pr->arm_vec->header);
@@ -1296,6 +1298,8 @@ int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dept
         return pr->arm_vec && vec_decl(pr, f, k, s, depth, emit);
     if (s->kind != ST_FOR)
         return 0;
+    if (pr->a64_dot && emit_a64q_stmt(pr, f, k, s, depth, emit))
+        return 1;
     if (pr->arm_dsp && quad_loop(pr, f, k, s, depth, emit))
         return 1;
     if (pr->arm_dsp && lane_quads(pr, f, k, s, depth, emit))

@@ -29,6 +29,8 @@ typedef struct Printer {
     const Target *tile_target;  /* the target whose tile intrinsics emit_tile.c prints */
     int arm_dsp;                /* emit_arm.c: SMLAD pair loops */
     const LaneIntrin *arm_vec;  /* emit_arm.c: the declared "lanes" intrinsic, or NULL */
+    int a64_dot;                /* emit_a64q.c: AArch64 NEON int8 nests (the "dot" knob) */
+    int a64_in_else;            /* emit_a64q.c: printing the portable branch of one */
     /* per kernel */
     const char *idx_type;       /* C type of loop variables: int32_t, or int64_t for
                                  * loops or buffers of 2^30 elements or more */

@@ -34,6 +34,8 @@
 
 static const char *const generic_keys[] = {"lanes", "rows", "unroll_vec", "pad", "part_vec", NULL};
 static const char *const arm_keys[] = {"acc", "lanes", "vec", "unroll_red", "dsp", "int_acc", "int_lanes", NULL};
+/* AArch64 adds "dot": its NEON int8 kernels (lower/templates_a64q.c) */
+static const char *const a64_keys[] = {"acc", "lanes", "vec", "unroll_red", "dsp", "int_acc", "int_lanes", "dot", NULL};
 
 static const char *const *keys_generic(const Target *t)
 {
@@ -42,7 +44,9 @@ static const char *const *keys_generic(const Target *t)
 
 static const char *const *keys_arm(const Target *t)
 {
-    return t->has_fpu ? arm_keys : generic_keys;
+    if (!t->has_fpu)
+        return generic_keys;
+    return strcmp(t->isa, "aarch64") ? arm_keys : a64_keys;
 }
 
 /* ---- which declared intrinsics a family prints ---- */

@@ -645,6 +645,7 @@ static const KnobField knob_fields[] = {
     {"dsp", 0, 1, offsetof(TargetKnobs, dsp)},
     {"int_acc", 1, 64, offsetof(TargetKnobs, int_acc)},
     {"int_lanes", 1, 64, offsetof(TargetKnobs, int_lanes)},
+    {"dot", 0, 1, offsetof(TargetKnobs, dot)},
 };
 
 static int has_key(const char *const *keys, const char *key)

@@ -101,6 +101,8 @@ typedef struct TargetKnobs {
     int unroll_red; /* innermost reduce loops up to this extent unrolled */
     int dsp;        /* integer sums of products paired for SMLAD */
     int int_acc, int_lanes; /* the integer tiles with dsp */
+    int dot;        /* AArch64: 8-bit sums as NEON dot products (SDOT / SMLAL),
+                       their convs NHWC (lower/templates_a64q.c) */
 } TargetKnobs;
 
 struct Target;

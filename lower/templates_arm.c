@@ -40,6 +40,7 @@
  */
 #include "templates_arm.h"
 #include "loopq.h"
+#include "templates_a64q.h"
 
 #include <string.h>
 
@@ -75,6 +76,7 @@ void template_arm(Lower *L, const Target *t)
     k.int_acc = t->knobs.int_acc;
     k.int_lanes = t->knobs.int_lanes;
     k.vec = t->knobs.vec;
+    k.dot = t->knobs.dot;
     template_arm_apply(L, &k);
 }
 
@@ -339,6 +341,7 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
     int vec = k->vec > 1 && c->body->dtype == DT_FLOAT32 &&
               s->L->k->bufs[c->out_buf].dtype == DT_FLOAT32 ? k->vec : 0;
     int paired = 0, lanequad = 0, quad = 0;
+    A64qPlan a64;
     if (vec)
         lanes = vec;
     if (int_dsp) {
@@ -361,6 +364,13 @@ static void tile_stage(Sched *s, const Compute *c, const ArmKnobs *k)
         } else {
             paired = pair_reduce(s, c) >= 0;
         }
+    }
+    if (k->dot && a64q_plan(s->L, c, &a64)) { /* AArch64 NEON int8 (templates_a64q.c) */
+        int_dsp = 1;
+        quad = a64.dot;
+        lanequad = a64.lane;
+        acc = a64.acc;
+        lanes = a64.lanes;
     }
     for (i = c->n_axes - 1; i >= 0 && v < 0; i--)
         if (c->axes[i].extent > 1)

@@ -26,6 +26,8 @@ typedef struct ArmKnobs {
                        a float32 stage is split by exactly vec and marked
                        vectorized (emit_c/emit_arm.c prints it as vector
                        intrinsics); the tile is rows x vec, rows = acc / vec */
+    int dot;        /* AArch64: 8-bit integer sums as NEON dot products
+                       (lower/templates_a64q.c) */
 } ArmKnobs;
 
 /* (template_arm(L, t), the arm family's schedule hook, is declared in

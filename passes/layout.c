@@ -607,15 +607,20 @@ static int layout_nchwc(Graph *g, Diag *d, int b)
 int pass_layout(Graph *g, Diag *d)
 {
     int32_t ni, n0 = g->n_nodes;
-    int changed = 1, rounds = 0;
+    int changed = 1, rounds = 0, quant_only;
     if (g->settings.target && block_of(g->settings.target->preferred_layout))
         return layout_nchwc(g, d, block_of(g->settings.target->preferred_layout));
-    if (!g->settings.target || !g->settings.target->preferred_layout ||
-        strcmp(g->settings.target->preferred_layout, "NHWC") != 0)
+    /* the "dot" knob (AArch64's NEON int8 kernels): the integer convs
+     * alone take NHWC, whatever the preferred layout of the float ones */
+    quant_only = g->settings.target && g->settings.target->knobs.dot &&
+                 (!g->settings.target->preferred_layout ||
+                  strcmp(g->settings.target->preferred_layout, "NHWC") != 0);
+    if (!quant_only && (!g->settings.target || !g->settings.target->preferred_layout ||
+                        strcmp(g->settings.target->preferred_layout, "NHWC") != 0))
         return 0;
     for (ni = 0; ni < n0; ni++) {
         const Node *n = &g->nodes[ni];
-        if (!n->dead && n->op == OP_Conv && convert_conv(g, ni, d))
+        if (!n->dead && n->op == OP_Conv && (!quant_only || n->quant) && convert_conv(g, ni, d))
             return 1;
     }
     while (changed && rounds++ < 64) {

@@ -13,6 +13,14 @@
 # counts (count_insns.py) is one model_run, without start-up and libc.
 # Prints "MODEL VARIANT INSTRUCTIONS OUTPUT-LINE" per build. The logs are
 # large (about 130 MB for mobilenet) and deleted after counting.
+#
+# INT8=1: the models quantized by test/qdq/quantize.py --activations int8
+# (as bench/arm/run.sh does: per-channel symmetric int8 weights, min/max
+# calibration on 8 random inputs, seed 0), compiled and run instead of the
+# float ones (variant names get "-int8"). EXTRA_CFLAGS is appended to the
+# flags of both builds (e.g. -march=armv8.2-a+dotprod for SDOT);
+# TARGET replaces aarch64 (e.g. aarch64-dotprod, or a target file) for
+# $TVMCC, BASELINE_TARGET for the baseline.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -20,20 +28,32 @@ work=${BENCH_WORK:-$root/build/bench-aarch64}
 tvmcc=${TVMCC:-$root/tvmcc}
 python=${PYTHON:-/usr/bin/python3}
 models=${*:-resnet8 mobilenet}
-flags="-std=c99 -O3 -ffp-contract=fast"
+flags="-std=c99 -O3 -ffp-contract=fast ${EXTRA_CFLAGS:-}"
+target=${TARGET:-aarch64}
 mkdir -p "$work"
 "$python" "$here/gen_models.py" "$work" $models || exit 1
 status=0
+suffix=""
+if [ "${INT8:-0}" != 0 ]; then
+    suffix=_int8
+    for m in $models; do
+        "$python" "$root/test/qdq/quantize.py" "$work/$m.onnx" "$work/${m}_int8.onnx" --activations int8 \
+            > "$work/${m}_int8.quantize.log" 2>&1 ||
+            { echo "FAIL $m int8: quantize.py: $(tail -1 "$work/${m}_int8.quantize.log")"; exit 1; }
+    done
+fi
 for m in $models; do
     for var in tvmcc baseline; do
         tool=$tvmcc
+        t=$target
         if [ $var = baseline ]; then
             [ -n "${BASELINE_TVMCC:-}" ] || continue
             tool=$BASELINE_TVMCC
+            t=${BASELINE_TARGET:-aarch64}
         fi
-        d="$work/$m-$var"
+        d="$work/$m$suffix-$var"
         rm -rf "$d"
-        "$tool" "$work/$m.onnx" -t aarch64 -o "$d" --name model > "$d.log" 2>&1 &&
+        "$tool" "$work/$m$suffix.onnx" -t "$t" -o "$d" --name model > "$d.log" 2>&1 &&
         aarch64-linux-gnu-gcc -I"$d" $flags -static "$d"/*.c "$here/bench_aarch64.c" -lm -o "$d/bench" ||
             { echo "FAIL $m $var"; status=1; continue; }
         counts=""
@@ -44,7 +64,7 @@ for m in $models; do
             rm -f "$d/qemu.log"
         done
         set -- $counts
-        echo "$m $var $(($2 - $1)) $(grep '^out:' "$d/out.txt")"
+        echo "$m$suffix $var $(($2 - $1)) $(grep '^out:' "$d/out.txt")"
     done
 done
 exit $status

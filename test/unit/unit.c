@@ -264,9 +264,9 @@ static void test_target_decls(void)
             CHECK(t->n_tiles == 0 && !t->fma_tile);
         /* AArch64 and the M55 declare their lane-wise vectors: NEON with a
          * divide, MVE without */
-        if (t && !strcmp(name, "aarch64"))
+        if (t && (!strcmp(name, "aarch64") || !strcmp(name, "aarch64-dotprod")))
             CHECK(t->lane_ops && !strcmp(t->lane_ops->name, "NEON") && t->lane_ops->lanes == 4 &&
-                  t->lane_ops->tpl[LT_DIV] && t->lane_ops->tpl[LT_FMA_SCALAR]);
+                  t->lane_ops->tpl[LT_DIV] && t->lane_ops->tpl[LT_FMA_SCALAR] && t->knobs.dot == 1);
         else if (t && !strcmp(name, "cortex-m55"))
             CHECK(t->lane_ops && !strcmp(t->lane_ops->name, "MVE") && !t->lane_ops->tpl[LT_DIV]);
         else if (t)
