@@ -36,11 +36,11 @@
  * ACLE macros convert their result with a sign change that -Wconversion
  * reports in the caller's code), else a plain clamp */
 #define SAT_ASM(op, b)                                                                \
-    "static inline __attribute__((always_inline)) int32_t tvmcc_" op #b "(int32_t x)\n" \
+    "static inline __attribute__((always_inline, unused)) int32_t tvmcc_" op #b "(int32_t x)\n" \
     "{\n    int32_t r;\n    __asm__(\"" op " %%0, #" #b ", %%1\" : \"=r\"(r) : \"r\"(x));\n" \
     "    return r;\n}\n"
 #define SAT_C(op, b, lo, hi)                                   \
-    "static inline int32_t tvmcc_" op #b "(int32_t x)\n"     \
+    "static inline TVMCC_UNUSED int32_t tvmcc_" op #b "(int32_t x)\n" \
     "{\n    return x < " lo " ? " lo " : x > " hi " ? " hi " : x;\n}\n"
 /* Most stores / distinct operands of a loop body printed as SMLAD. */
 #define DSP_MAX_STORES 64
@@ -78,14 +78,18 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
      * Armv8.1-M cores with Helium (Cortex-M55) have it too */
     pr->arm_dsp = t->knobs.dsp;
     if (pr->arm_dsp)
-        fprintf(f, DSP_GUARD "#include <arm_acle.h>\n"
+        fprintf(f, "/* the helpers below: a model uses some of them (Clang warns of an unused\n"
+                   " * static inline function) */\n"
+                   "#if defined(__GNUC__)\n#define TVMCC_UNUSED __attribute__((unused))\n"
+                   "#else\n#define TVMCC_UNUSED\n#endif\n"
+                   DSP_GUARD "#include <arm_acle.h>\n"
                    "/* SXTB16 of the word rotated by 8 (the odd bytes): one instruction; ACLE\n"
                    " * has no rotate operand, so GCC and Clang get it as inline assembly */\n"
                    "#if defined(__GNUC__)\n"
-                   "static inline __attribute__((always_inline)) int32_t tvmcc_sxtb16_odd(uint32_t x)\n"
+                   "static inline __attribute__((always_inline, unused)) int32_t tvmcc_sxtb16_odd(uint32_t x)\n"
                    "{\n    int32_t r;\n    __asm__(\"sxtb16 %%0, %%1, ror #8\" : \"=r\"(r) : \"r\"(x));\n"
                    "    return r;\n}\n"
-                   "static inline __attribute__((always_inline)) int32_t tvmcc_uxtb16_odd(uint32_t x)\n"
+                   "static inline __attribute__((always_inline, unused)) int32_t tvmcc_uxtb16_odd(uint32_t x)\n"
                    "{\n    int32_t r;\n    __asm__(\"uxtb16 %%0, %%1, ror #8\" : \"=r\"(r) : \"r\"(x));\n"
                    "    return r;\n}\n"
                    "#else\n"
@@ -101,12 +105,12 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                    SAT_C("ssat", 8, "-128", "127") SAT_C("ssat", 16, "-32768", "32767")
                    SAT_C("usat", 8, "0", "255") SAT_C("usat", 16, "0", "65535")
                    "#endif\n"
-                   "static inline int32_t tvmcc_imax(int32_t a, int32_t b)\n"
+                   "static inline TVMCC_UNUSED int32_t tvmcc_imax(int32_t a, int32_t b)\n"
                    "{\n    return a > b ? a : b;\n}\n"
                    /* round half to even, as nearbyintf in the default mode:
                     * below 2^23 adding and subtracting 2^23 leaves the
                     * integer nearest |x| (ties to even) in float32 */
-                   "static inline float tvmcc_roundevenf(float x)\n"
+                   "static inline TVMCC_UNUSED float tvmcc_roundevenf(float x)\n"
                    "{\n    float a = x < 0.0f ? -x : x;\n"
                    "    if (!(a < 8388608.0f))\n        return x; /* integral, infinite or NaN */\n"
                    "    a = (a + 8388608.0f) - 8388608.0f;\n"
@@ -818,9 +822,11 @@ static const Expr *byte_operand(const Kernel *k, const Expr *e, int var, const E
 /* The four-at-a-time loop of a tile of at most 2 x 2 accumulators, every
  * operand of one side at a constant offset (0..4095) from that side's
  * pointer and none padded, as GCC/Clang inline assembly: the 4 accumulators,
- * 2 pointers, the counter and 6 temporaries are 13 core registers, so
- * nothing spills, which the C form does not get from GCC (it spilled two
- * accumulators and the loop bound of a 3 x 2 tile). Per step and row: one
+ * 2 pointers and 6 temporaries are 12 core registers (the iteration count
+ * stays in memory), so nothing spills, which the C form does not get from
+ * GCC (it spilled two accumulators and the loop bound of a 3 x 2 tile),
+ * and a build that reserves one more register (r7 as frame pointer, or r9
+ * as platform register) still has them. Per step and row: one
  * LDR, SXTB16 to even and odd pairs (the lane words once per step), two
  * SMLADs per lane. Returns 0 (printing nothing) when the loop does not
  * fit. */
@@ -922,14 +928,18 @@ static int quad_asm(Printer *pr, FILE *f, const Kernel *k, const Stmt *const *st
     indent(f, depth + 4);
     fprintf(f, "\"add %%[p1], %%[p1], #%d\\n\"\n", 4 * unroll);
     indent(f, depth + 4);
-    fprintf(f, "\"subs %%[n], %%[n], #1\\n\"\n");
+    fprintf(f, "\"ldr %%[t0], %%[n]\\n\"\n");
+    indent(f, depth + 4);
+    fprintf(f, "\"subs %%[t0], %%[t0], #1\\n\"\n");
+    indent(f, depth + 4);
+    fprintf(f, "\"str %%[t0], %%[n]\\n\"\n");
     indent(f, depth + 4);
     fprintf(f, "\"bne 1b\\n\"\n");
     indent(f, depth + 4);
     fprintf(f, ": ");
     for (i = 0; i < n; i++)
         fprintf(f, "[a%d] \"+r\"(q_a%d), ", i, i);
-    fprintf(f, "[p0] \"+r\"(q_p%d), [p1] \"+r\"(q_p%d), [n] \"+r\"(q_n),\n", bs[0], bs[1]);
+    fprintf(f, "[p0] \"+r\"(q_p%d), [p1] \"+r\"(q_p%d), [n] \"+m\"(q_n),\n", bs[0], bs[1]);
     indent(f, depth + 4);
     fprintf(f, "  [t0] \"=&r\"(q_t0), [t1] \"=&r\"(q_t1), [t2] \"=&r\"(q_t2), [t3] \"=&r\"(q_t3), "
                "[t4] \"=&r\"(q_t4), [t5] \"=&r\"(q_t5)\n");
