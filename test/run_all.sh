@@ -17,7 +17,7 @@
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              emitted-c-warnings conformance-arm conformance-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
-#              qdq qdq-m0-float-free control_fold
+#              qdq qdq-m0-float-free qdq-build control_fold
 #              strings tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 #              fresh
 #
@@ -195,6 +195,10 @@ run_suite qdq test/qdq/run.sh --targets "${QDQ_TARGETS:-host,cortex-m4,aarch64}"
 # Cortex-M0 (objdump of model.c built with -fno-inline; needs the qdq models)
 run_suite qdq-m0-float-free /usr/bin/python3 test/qdq/m0_float_free.py --tvmcc ./tvmcc \
     --models build/qdq/models --work build/qdq/m0
+# The integer code of every target built warning-free (-Werror -Wconversion)
+# with the target's compiler: Cortex-M7, Cortex-M55 (no MVE in qemu 7.2) and
+# aarch64-dotprod are only built (test/qdq/build_targets.sh)
+run_suite qdq-build test/qdq/build_targets.sh
 # Ifs on shapes folded before inference, run-time Ifs as Where, --input-value;
 # host, Cortex-M4 and AArch64 against onnxruntime (about 10 s)
 run_suite control_fold test/models/control_fold.sh

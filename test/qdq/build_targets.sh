@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Build-only check of the integer code on every target: a sample of the qdq
+# suite's int8 and uint8 models (below) compiled by tvmcc for each target and
+# model.c built with the
+# target's own compiler and NAME.mk's flags under
+#   -Wall -Wextra -Werror -pedantic -Wconversion -Wsign-conversion
+# The targets no test here runs (Cortex-M7, Cortex-M55 whose Helium qemu 7.2
+# does not have, aarch64-dotprod, x86-64-avx512 on a host without AVX-512)
+# are checked this way at least.
+#
+#   test/qdq/build_targets.sh [--models DIR] [--tvmcc PATH] [--targets T1,T2,...]
+#
+# One PASS/FAIL line per target (FAIL names the model and the first error),
+# SKIP for a target whose compiler is not installed, and "N passed, N failed".
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+models=$root/build/qdq/models
+tvmcc=${TVMCC:-$root/tvmcc}
+targets="c,x86-64,x86-64-avx2,x86-64-avx512,cortex-m0,cortex-m4,cortex-m7,cortex-m55,aarch64,aarch64-dotprod"
+while [ $# -gt 0 ]; do
+    case $1 in
+        --models) models=${2:?}; shift ;;
+        --tvmcc) tvmcc=${2:?}; shift ;;
+        --targets) targets=${2:?}; shift ;;
+        *) echo "usage: test/qdq/build_targets.sh [--models DIR] [--tvmcc PATH] [--targets LIST]" >&2; exit 2 ;;
+    esac
+    shift
+done
+work=$root/build/qdq/build_targets
+mkdir -p "$work"
+passed=0 failed=0
+# a sample that takes every integer form (dense, strided, depthwise and 1x1
+# convs, Gemm, MatMul, Add, Concat with rescales, a table, the Relu kept and
+# folded, int8 and uint8; about 10 s a target)
+set -- $(cd "$models" 2>/dev/null && ls conv3x3.s8.onnx conv3x3.u8.onnx conv_stride2.s8.onnx \
+         conv_dw.s8.onnx conv_dw.u8.onnx gemm.s8.onnx matmul.u8.onnx add_branches.s8.onnx \
+         concat.u8.onnx sigmoid.s8.onnx small_cnn.fuse.onnx dscnn.s8.onnx 2>/dev/null)
+if [ $# -eq 0 ]; then
+    echo "SKIP qdq build_targets: no generated models in $models (test/qdq/run.sh makes them)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+for t in ${targets//,/ }; do
+    cc=$(sed -n 's/.*"cc": *"\([^"]*\)".*/\1/p' "$root/targets/$t.json" | head -1)
+    if ! command -v "${cc:-cc}" > /dev/null 2>&1; then
+        echo "SKIP qdq build $t: compiler '${cc:-cc}' not installed"
+        continue
+    fi
+    bad="" n=0
+    for f in "$@"; do
+        m=${f%.onnx}
+        d=$work/$t/$m
+        rm -rf "$d"
+        if ! "$tvmcc" "$models/$f" -t "$t" -o "$d" --name model > "$work.log" 2>&1; then
+            bad="$m: tvmcc: $(head -1 "$work.log")"
+            break
+        fi
+        flags=$(sed -n 's/^MODEL_CFLAGS := //p' "$d/model.mk" | sed "s|\$(MODEL_DIR)|$d|")
+        # shellcheck disable=SC2086
+        if ! "${cc:-cc}" $flags -Wall -Wextra -Werror -pedantic -Wconversion -Wsign-conversion \
+                -c "$d/model.c" -o "$d/model.o" > "$d/cc.log" 2>&1; then
+            bad="$m: $(grep -m1 -E 'error' "$d/cc.log")"
+            break
+        fi
+        n=$((n + 1))
+    done
+    if [ -z "$bad" ]; then
+        echo "PASS qdq build $t: $n models warning-free"
+        passed=$((passed + 1))
+    else
+        echo "FAIL qdq build $t: $bad"
+        failed=$((failed + 1))
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
