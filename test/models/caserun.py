@@ -14,6 +14,7 @@ $TVMCC_TEST_CPU_FLAGS when set, so that the paths for a host without some
 extension can be tried on one that has it.
 """
 import os
+import subprocess
 
 
 class Skipped(str):
@@ -52,3 +53,18 @@ def run_cases(items, check, tag):
             failed += 1
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
+
+
+def run(cmd, log, timeout, cwd=None):
+    """Runs cmd with stdout and stderr into log (and returned): (ok, text)."""
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        with open(log, "w") as f:
+            f.write("timed out after %d s\n" % timeout)
+        return False, "timed out after %d s" % timeout
+    text = p.stdout.decode("utf-8", "replace")
+    with open(log, "w") as f:
+        f.write(text)
+    return p.returncode == 0, text

@@ -38,7 +38,7 @@ import subprocess
 import sys
 
 import numpy as np
-from caserun import run_cases
+from caserun import run, run_cases
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
@@ -167,18 +167,6 @@ def first_line(text):
     return "(no message)"
 
 
-def run(cmd, log, timeout, cwd=None):
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout, cwd=cwd)
-    except subprocess.TimeoutExpired:
-        with open(log, "w") as f:
-            f.write("timed out after %d s\n" % timeout)
-        return False, "timed out after %d s" % timeout
-    text = p.stdout.decode("utf-8", "replace")
-    with open(log, "w") as f:
-        f.write(text)
-    return p.returncode == 0, text
 
 
 def feeds(case):

@@ -58,6 +58,8 @@ import onnx
 from onnx import numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "models"))
+from caserun import host_cpu_flags, run  # noqa: E402  (test/models/caserun.py)
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import gen_models  # noqa: E402
@@ -98,18 +100,6 @@ def first_line(text, prefer="error"):
     return lines[0][:200] if lines else "(no message)"
 
 
-def run(cmd, log, timeout, cwd=None):
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout, cwd=cwd)
-    except subprocess.TimeoutExpired:
-        with open(log, "w") as f:
-            f.write("timed out after %d s\n" % timeout)
-        return False, "timed out after %d s" % timeout
-    text = p.stdout.decode("utf-8", "replace")
-    with open(log, "w") as f:
-        f.write(text)
-    return p.returncode == 0, text
 
 
 class Model:
@@ -270,19 +260,6 @@ X86_FLAGS = {"x86-64-avx2": {"avx2", "fma"},
              "x86-64-avx512": {"avx512f", "avx512bw", "avx512vl", "avx512dq", "fma"}}
 
 
-def host_cpu_flags():
-    """The host CPU's flags (TVMCC_TEST_CPU_FLAGS replaces them, as in test/hostcpu.sh)."""
-    forced = os.environ.get("TVMCC_TEST_CPU_FLAGS")
-    if forced is not None:
-        return set(forced.split())
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
 
 
 def bitexact(args, targets, names, models, one, counts, expected):
