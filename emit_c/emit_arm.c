@@ -114,7 +114,7 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                    "{\n    float a = x < 0.0f ? -x : x;\n"
                    "    if (!(a < 8388608.0f))\n        return x; /* integral, infinite or NaN */\n"
                    "    a = (a + 8388608.0f) - 8388608.0f;\n"
-                   "    return x < 0.0f ? -a : a;\n}\n\n");
+                   "    return x < 0.0f ? -a : x == 0.0f ? x : a; /* -0 stays -0 */\n}\n\n");
 }
 
 static void indent(FILE *f, int depth)
