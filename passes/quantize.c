@@ -212,145 +212,116 @@ static int32_t out_q(Ctx *c, int32_t ni, int32_t *act, double *sy, int32_t *zy, 
 
 /* ---- sums of products: Conv, Gemm, MatMul, QLinearConv, QLinearMatMul ---- */
 
-static void rewrite_conv(Ctx *c, int32_t ni)
+/* The weights' layout of C channels with K reduced elements each: the
+ * elements of one channel contiguous (Conv OIHW, Gemm with transB) or the
+ * channels contiguous (MatMul's B, Gemm without transB). */
+static void wlayout(WLayout *l, int64_t C, int64_t K, int channel_rows)
+{
+    l->C = C;
+    l->K = K;
+    l->cstride = channel_rows ? K : 1;
+    l->kouter = channel_rows ? K : C;
+    l->kinner = channel_rows ? K : 1;
+}
+
+/* What Conv, Gemm and MatMul share once their input x and weights w are
+ * known: the bias (input `bias`, -1 for none: an int32 DQ or a float
+ * constant), the Q after the output (through a Relu or Clip), the
+ * parameters, and the node rewired to the integers: inputs (x, w, init),
+ * or (x, w) for a MatMul. */
+static void finish_sum(Ctx *c, int32_t ni, const QT *x, const QT *w, const WLayout *l, int32_t bias,
+                       double alpha, double beta)
 {
     Graph *g = c->g;
-    Node *n = &g->nodes[ni];
-    QT x, w, b;
+    Node *n;
+    QT b;
     int has_b = 0;
     int32_t act, qn, zy, bias_f = -1;
     double sy;
     DType ty;
-    const Value *wv;
-    WLayout l;
     QuantParams *q;
-    if (n->n_out != 1 || !get_act(c, n->in[0], &x, 1) || !get_dq(c, n->in[1], &w))
-        return;
-    wv = &g->values[w.q];
-    if (wv->rank < 3 || !weights_ok(g, &w, 0, wv->dims[0]))
-        return;
-    if (n->n_in > 2 && n->in[2] >= 0) {
-        if (get_dq(c, n->in[2], &b) && g->values[b.q].data && g->values[b.q].dtype == DT_INT32 &&
-            value_numel(&g->values[b.q]) == wv->dims[0] && (b.n == 1 || b.n == wv->dims[0]))
+    if (bias >= 0) {
+        if (get_dq(c, bias, &b) && g->values[b.q].data && g->values[b.q].dtype == DT_INT32 &&
+            value_numel(&g->values[b.q]) == l->C && (b.n == 1 || b.n == l->C))
             has_b = 1;
-        else if (bias_ok(g, n->in[2], wv->dims[0]))
-            bias_f = n->in[2];
+        else if (bias_ok(g, bias, l->C))
+            bias_f = bias;
         else
             return;
     }
     if ((qn = out_q(c, ni, &act, &sy, &zy, &ty)) < 0 || !is_q8(ty))
         return;
-    q = new_params(g, QK_SUM, g->values[x.q].dtype, zp_of(g, &x), sy, zy, ty);
-    q->zw = zp_of(g, &w);
+    q = new_params(g, QK_SUM, g->values[x->q].dtype, zp_of(g, x), sy, zy, ty);
+    q->zw = zp_of(g, w);
     if (act >= 0 && act_clamp(g, &g->nodes[act], sy, zy, q))
         return;
-    l.C = wv->dims[0];
-    l.K = value_numel(wv) / l.C;
-    l.cstride = l.K;
-    l.kouter = l.K;
-    l.kinner = l.K;
-    if (sum_params(c, ni, q, pelem(g, x.scale, 0), &w, &l, has_b ? &b : NULL, bias_f, 1, 1, sy))
+    if (sum_params(c, ni, q, pelem(g, x->scale, 0), w, l, has_b ? &b : NULL, bias_f, alpha, beta,
+                   sy))
         return;
     n = &g->nodes[ni];
-    new_inputs(g, n, 3);
-    n->in[0] = x.q;
-    n->in[1] = w.q;
-    n->in[2] = q->init;
+    if (n->op != OP_MatMul) {
+        new_inputs(g, n, 3);
+        n->in[2] = q->init;
+    }
+    n->in[0] = x->q;
+    n->in[1] = w->q;
     n->quant = q;
     take_output(c, ni, 0, qn, act);
+}
+
+static int32_t bias_input(const Node *n)
+{
+    return n->n_in > 2 && n->in[2] >= 0 ? n->in[2] : -1;
+}
+
+static void rewrite_conv(Ctx *c, int32_t ni)
+{
+    Graph *g = c->g;
+    const Node *n = &g->nodes[ni];
+    QT x, w;
+    const Value *wv;
+    WLayout l;
+    if (n->n_out != 1 || !get_act(c, n->in[0], &x, 1) || !get_dq(c, n->in[1], &w))
+        return;
+    wv = &g->values[w.q];
+    if (wv->rank < 3 || !weights_ok(g, &w, 0, wv->dims[0]))
+        return;
+    wlayout(&l, wv->dims[0], value_numel(wv) / wv->dims[0], 1);
+    finish_sum(c, ni, &x, &w, &l, bias_input(n), 1, 1);
 }
 
 static void rewrite_gemm(Ctx *c, int32_t ni)
 {
     Graph *g = c->g;
-    Node *n = &g->nodes[ni];
+    const Node *n = &g->nodes[ni];
     const ScalarParams *p = node_scalar(n);
-    QT x, w, b;
-    int has_b = 0;
-    int32_t act, qn, zy, bias_f = -1;
-    double sy;
-    DType ty;
+    QT x, w;
     const Value *wv;
     WLayout l;
-    QuantParams *q;
     if (p->trans_a || !(p->alpha > 0) || n->n_out != 1 || !get_act(c, n->in[0], &x, 1) ||
         g->values[x.q].rank != 2 || !get_dq(c, n->in[1], &w))
         return;
     wv = &g->values[w.q];
     if (wv->rank != 2 || !weights_ok(g, &w, p->trans_b ? 0 : 1, wv->dims[p->trans_b ? 0 : 1]))
         return;
-    l.C = wv->dims[p->trans_b ? 0 : 1];
-    l.K = wv->dims[p->trans_b ? 1 : 0];
-    if (p->trans_b) {
-        l.cstride = l.K;
-        l.kouter = l.K;
-        l.kinner = l.K;
-    } else {
-        l.cstride = 1;
-        l.kouter = l.C;
-        l.kinner = 1;
-    }
-    if (n->n_in > 2 && n->in[2] >= 0) {
-        if (get_dq(c, n->in[2], &b) && g->values[b.q].data && g->values[b.q].dtype == DT_INT32 &&
-            value_numel(&g->values[b.q]) == l.C && (b.n == 1 || b.n == l.C))
-            has_b = 1;
-        else if (bias_ok(g, n->in[2], l.C))
-            bias_f = n->in[2];
-        else
-            return;
-    }
-    if ((qn = out_q(c, ni, &act, &sy, &zy, &ty)) < 0 || !is_q8(ty))
-        return;
-    q = new_params(g, QK_SUM, g->values[x.q].dtype, zp_of(g, &x), sy, zy, ty);
-    q->zw = zp_of(g, &w);
-    if (act >= 0 && act_clamp(g, &g->nodes[act], sy, zy, q))
-        return;
-    if (sum_params(c, ni, q, pelem(g, x.scale, 0), &w, &l, has_b ? &b : NULL, bias_f, p->alpha,
-                   p->beta, sy))
-        return;
-    n = &g->nodes[ni];
-    new_inputs(g, n, 3);
-    n->in[0] = x.q;
-    n->in[1] = w.q;
-    n->in[2] = q->init;
-    n->quant = q;
-    take_output(c, ni, 0, qn, act);
+    wlayout(&l, wv->dims[p->trans_b ? 0 : 1], wv->dims[p->trans_b ? 1 : 0], p->trans_b);
+    finish_sum(c, ni, &x, &w, &l, bias_input(n), p->alpha, p->beta);
 }
 
 static void rewrite_matmul(Ctx *c, int32_t ni)
 {
     Graph *g = c->g;
-    Node *n = &g->nodes[ni];
+    const Node *n = &g->nodes[ni];
     QT x, w;
-    int32_t act, qn, zy;
-    double sy;
-    DType ty;
     const Value *wv;
     WLayout l;
-    QuantParams *q;
     if (n->n_out != 1 || !get_act(c, n->in[0], &x, 1) || !get_dq(c, n->in[1], &w))
         return;
     wv = &g->values[w.q];
     if (wv->rank != 2 || !weights_ok(g, &w, 1, wv->dims[1]))
         return;
-    if ((qn = out_q(c, ni, &act, &sy, &zy, &ty)) < 0 || !is_q8(ty))
-        return;
-    q = new_params(g, QK_SUM, g->values[x.q].dtype, zp_of(g, &x), sy, zy, ty);
-    q->zw = zp_of(g, &w);
-    if (act >= 0 && act_clamp(g, &g->nodes[act], sy, zy, q))
-        return;
-    l.C = wv->dims[1];
-    l.K = wv->dims[0];
-    l.cstride = 1;
-    l.kouter = l.C;
-    l.kinner = 1;
-    if (sum_params(c, ni, q, pelem(g, x.scale, 0), &w, &l, NULL, -1, 1, 1, sy))
-        return;
-    n = &g->nodes[ni];
-    n->in[0] = x.q;
-    n->in[1] = w.q;
-    n->quant = q;
-    take_output(c, ni, 0, qn, act);
+    wlayout(&l, wv->dims[1], wv->dims[0], 0);
+    finish_sum(c, ni, &x, &w, &l, -1, 1, 1);
 }
 
 /* QLinearConv (x, sx, zx, w, sw, zw, sy, zy, B) and QLinearMatMul (a, sa,
@@ -394,19 +365,10 @@ static void rewrite_qlinear(Ctx *c, int32_t ni)
     q = new_params(g, QK_SUM, g->values[n->in[0]].dtype,
                    n->in[2] >= 0 ? (int32_t)pelem(g, n->in[2], 0) : 0, sy, zy, ty);
     q->zw = w.zp >= 0 ? (int32_t)pelem(g, w.zp, 0) : 0;
-    if (conv) {
-        l.C = wv->dims[0];
-        l.K = value_numel(wv) / l.C;
-        l.cstride = l.K;
-        l.kouter = l.K;
-        l.kinner = l.K;
-    } else {
-        l.C = wv->dims[1];
-        l.K = wv->dims[0];
-        l.cstride = 1;
-        l.kouter = l.C;
-        l.kinner = 1;
-    }
+    if (conv)
+        wlayout(&l, wv->dims[0], value_numel(wv) / wv->dims[0], 1);
+    else
+        wlayout(&l, wv->dims[1], wv->dims[0], 0);
     {
         QT b;
         int has_b = conv && n->n_in > 8 && n->in[8] >= 0;
