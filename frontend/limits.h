@@ -19,7 +19,7 @@
 /* Newest default-domain (ai.onnx) opset accepted. Operators whose
  * semantics changed in later opsets would otherwise be compiled with the
  * old meaning; raise this after checking the operator changes. */
-#define ONNX_MAX_OPSET 21
+#define ONNX_MAX_OPSET 25
 /* Nesting of subgraph attributes (If/Loop/Scan bodies). */
 #define ONNX_MAX_SUBGRAPH_DEPTH 32
 /* Elements in one tensor, declared or stored (2^31: every index fits in a
