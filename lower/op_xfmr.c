@@ -383,7 +383,7 @@ int lower_Attention(Lower *L, Node *n)
     Attn a;
     const XfmrParams *p = node_xfmr(n);
     const Value *q = &L->g->values[n->in[0]];
-    int qb = lower_buf_value(L, n->in[0]), xb, pb, i;
+    int qb = lower_buf_value(L, n->in[0]), xb, pb, kt, i;
     int want_qk = has_out(n, 3), upto;
     int64_t rows, v3[3], d[4];
     Expr *bhst[4], *e, *qv, *kv, *o[4];
@@ -411,6 +411,15 @@ int lower_Attention(Lower *L, Node *n)
     if (a.vall)
         concat_kv(L, &a, 1, a.vb);
 
+    /* K^T [B, kv_heads, E, T]: the product below then reads the keys
+     * contiguously along its vector axis */
+    d[0] = p->batch, d[1] = p->kv_heads, d[2] = p->head, d[3] = a.T;
+    kt = lower_buf_temp(L, "keys_t", q->dtype, p->batch * p->kv_heads * p->head * a.T);
+    c = lower_stage(L, "k_transpose", kt, 4, d);
+    for (i = 0; i < 4; i++)
+        o[i] = ex_var(L, &c->axes[i]);
+    c->body = kv_load(L, &a, 0, o[0], o[1], o[3], o[2]);
+
     /* X = scale * Q K^T (then bias, softcap up to the requested output) */
     upto = want_qk && p->qk_mode < 3 ? p->qk_mode + 1 : 3;
     xb = lower_buf_temp(L, "scores", a.ct, rows * a.T);
@@ -418,7 +427,8 @@ int lower_Attention(Lower *L, Node *n)
     r = lower_raxis(L, c, p->head);
     e = ex_var(L, r);
     qv = ex_load(L, qb, bhse_offset(L, q->rank, q->dims, p->head, bhst[0], bhst[1], bhst[2], e));
-    kv = kv_load(L, &a, 0, bhst[0], kv_head(L, &a, bhst[1]), bhst[3], e);
+    o[0] = bhst[0], o[1] = kv_head(L, &a, bhst[1]), o[2] = e, o[3] = bhst[3];
+    kv = ex_load_nd(L, kt, 4, d, o);
     c->rop = RED_SUM;
     c->body = ex_mul(L, qv, kv);
     c->post = logit_steps(L, &a, ex_mul(L, ex_acc(L, a.ct), ex_float(L, a.ct, p->scale)), bhst,

@@ -125,7 +125,7 @@ def rope_cache(b, maxpos, half):
 def llama23(B=2, S=16, D=64, HQ=4, HKV=2, FF=128):
     b = Builder(23)
     hd = D // HQ
-    cos, sin = rope_cache(b, 32, hd // 2)
+    cos, sin = rope_cache(b, S + 16, hd // 2)
 
     def rms(v):
         w = b.const((1 + 0.1 * b.rng.randn(D)).astype(np.float32))
