@@ -130,6 +130,15 @@ check qop_gemm_bscale 1 qop_gemm_bscale.onnx -- qop_gemm_bscale.onnx qgemm_bscal
 check qop_gemm_yzp    1 qop_gemm_yzp.onnx -- qop_gemm_yzp.onnx qgemm_noyzp "input[8]" y_zero_point
 check qop_matmul_bscale 1 qop_matmul_bscale.onnx -- qop_matmul_bscale.onnx qmatmul_bscale \
     "input[4]"
+# transformer operators: opset, attributes, head counts
+check gelu_old_opset  1 gelu_old_opset.onnx -- gelu_old_opset.onnx gelu_old opset 20
+check gelu_approximate 1 gelu_approximate.onnx -- gelu_approximate.onnx gelu_fast approximate fast
+check attention_heads 1 attention_heads.onnx -- attention_heads.onnx attn_gqa kv_num_heads \
+    "do not divide"
+check attention_3d_heads 1 attention_3d_heads.onnx -- attention_3d_heads.onnx attn_3d \
+    q_num_heads 3-D
+check rotary_odd_dim  1 rotary_odd_dim.onnx -- rotary_odd_dim.onnx rope_odd \
+    rotary_embedding_dim even
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
