@@ -187,6 +187,12 @@ def main():
              qx[:1], qy, add_inits + [gw, const("gw_s", F, [0.1, 0.1, 0.1])],
              "qop_matmul_bscale.onnx")
 
+    # An opset newer than tvmcc knows (ONNX 1.20.1 defines 25)
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="relu_new")],
+              [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)])
+    m.opset_import[0].version = 26
+    save(m, "opset26.onnx")
+
 
 if __name__ == "__main__":
     main()
