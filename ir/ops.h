@@ -230,6 +230,13 @@ OP(NonMaxSuppression, 2, 5, 1, 1, OPAQUE)
 /* Signal processing (frontend/infer_signal.c, lower/op_signal.c) */
 OP(STFT, 2, 4, 1, 1, OPAQUE)
 OP(MelWeightMatrix, 5, 5, 1, 1, OPAQUE)
+/* Transformer operators (frontend/infer_xfmr.c, lower/op_xfmr.c) */
+OP(Gelu, 1, 1, 1, 1, INJECTIVE)
+OP(Swish, 1, 1, 1, 1, INJECTIVE)
+OP(Mish, 1, 1, 1, 1, INJECTIVE)
+OP(RMSNormalization, 2, 2, 1, 1, REDUCTION)
+OP(RotaryEmbedding, 3, 4, 1, 1, OPAQUE)
+OP(Attention, 3, 7, 1, 4, OPAQUE)
 /* Sequences of a length known at compile time whose elements share one shape,
  * held as one stacked tensor [L, element dims...] (frontend/infer_seq.c,
  * lower/op_seq.c) */

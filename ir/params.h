@@ -25,7 +25,7 @@
 typedef enum ParamKind { PARAMS_NONE = 0, PARAMS_WINDOW, PARAMS_REDUCE, PARAMS_RESIZE,
                          PARAMS_EINSUM, PARAMS_AXIS, PARAMS_SCALAR, PARAMS_SLICE, PARAMS_PAD,
                          PARAMS_PERM, PARAMS_RNN, PARAMS_VISION, PARAMS_LOSS,
-                         PARAMS_STRING } ParamKind;
+                         PARAMS_STRING, PARAMS_XFMR } ParamKind;
 
 /* The sliding window of a convolution or pooling node (Conv, ConvInteger,
  * QLinearConv, ConvTranspose, MaxPool, AveragePool, MaxUnpool), spatial
@@ -270,5 +270,24 @@ typedef struct QuantParams {
     int32_t table;             /* QK_TABLE: value of the [256] table */
     int32_t weights_b;         /* QK_SUM with two activations (MatMul): 1 */
 } QuantParams;
+
+/* The transformer operators (frontend/infer_xfmr.c, lower/op_xfmr.c).
+ * Attention: Q, K, V as [B, heads, seq, head size] views (3-D inputs
+ * [B, seq, heads * head size] are split by q_num_heads / kv_num_heads), the
+ * scale resolved (default 1 / sqrt(head size)), softcap 0 when absent,
+ * qk_mode the qk_matmul_output_mode. RotaryEmbedding: num_heads and
+ * rot_dim resolved from the input's shape, interleaved. Gelu: tanh. Swish:
+ * alpha. */
+typedef struct XfmrParams {
+    int64_t batch, q_heads, kv_heads, q_seq, kv_seq, past_seq, head, v_head;
+    uint8_t three_d;            /* Attention: Q, K, V and Y are 3-D */
+    uint8_t causal;             /* Attention: is_causal */
+    int qk_mode;                /* Attention: qk_matmul_output_mode 0..3 */
+    double scale, softcap;      /* Attention */
+    int64_t rot_dim;            /* RotaryEmbedding: rotated leading part of a head */
+    uint8_t interleaved;        /* RotaryEmbedding */
+    uint8_t tanh;               /* Gelu: approximate = "tanh" */
+    double alpha;               /* Swish */
+} XfmrParams;
 
 #endif
