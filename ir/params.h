@@ -46,6 +46,7 @@ typedef struct ConvWindow {
     uint8_t ceil_mode;                /* pooling: output extent rounded up */
     uint8_t count_include_pad;        /* AveragePool: pads count in the divisor */
     uint8_t storage_order;            /* MaxPool: Indices with column-major spatial dims */
+    int32_t lp;                       /* LpPool: the norm's p */
 } ConvWindow;
 
 /* A Reduce* node. The reduced dimensions are known at compile time unless
