@@ -122,6 +122,7 @@ typedef struct AxisParams {
     uint8_t exclusive, reverse; /* CumSum */
     uint8_t new_axis;         /* ConcatFromSequence */
     uint8_t inverse;          /* DFT */
+    uint8_t runtime_axis;     /* DFT (opset 20): the axis input is known at run time */
     uint8_t reduction;        /* ScatterElements, ScatterND: ScatterReduce */
     uint8_t coerce_2d;        /* QLinearSoftmax with attribute opset < 13: every
                                * dimension from axis on is normalised */
