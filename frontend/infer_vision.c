@@ -22,20 +22,22 @@ int infer_GridSample(Graph *g, Node *n, Diag *d)
     Value *x, *gr;
     const char *mode, *pad;
     VisionParams p;
-    int64_t dims[4];
+    int64_t dims[TVMCC_MAX_RANK];
+    int k, nsp;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output", "output 0 is required");
     x = in_val(g, n, 0);
     gr = in_val(g, n, 1);
-    if (x->rank != 4)
-        return diag_error(d, n, "X", "only 2-D sampling (X of rank 4) is supported, got rank %d",
+    if (x->rank != 4 && (x->rank != 5 || n->opset < 20))
+        return diag_error(d, n, "X", "X must have rank 4 (rank 5 from opset 20), got rank %d",
                           x->rank);
-    if (need_rank(d, n, gr, 4, "grid"))
+    nsp = x->rank - 2;
+    if (need_rank(d, n, gr, x->rank, "grid"))
         return 1;
-    if (gr->dims[0] != x->dims[0] || gr->dims[3] != 2)
-        return diag_error(d, n, "grid", "must have shape [N, H_out, W_out, 2] with N = %lld",
+    if (gr->dims[0] != x->dims[0] || gr->dims[x->rank - 1] != nsp)
+        return diag_error(d, n, "grid", "must have shape [N, out..., %d] with N = %lld", nsp,
                           (long long)x->dims[0]);
     if (!dtype_is_float(x->dtype) || !dtype_is_float(gr->dtype))
         return diag_error(d, n, "X", "X and grid must be floating point");
@@ -55,9 +57,9 @@ int infer_GridSample(Graph *g, Node *n, Diag *d)
     node_set_params(g, n, PARAMS_VISION, &p, sizeof p);
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
-    dims[2] = gr->dims[1];
-    dims[3] = gr->dims[2];
-    return value_set(g, n->out[0], x->dtype, 4, dims, d, n);
+    for (k = 0; k < nsp; k++)
+        dims[2 + k] = gr->dims[1 + k];
+    return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }
 
 int infer_RoiAlign(Graph *g, Node *n, Diag *d)

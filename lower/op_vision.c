@@ -2,10 +2,11 @@
  * Lowering of the vision operators GridSample, RoiAlign and
  * NonMaxSuppression.
  *
- * - GridSample is one stage over the output: each element denormalises its
- *   grid point, applies the padding mode to the coordinates (border clamps,
- *   reflection folds them back into the image) and interpolates from 1, 4
- *   or 16 loads (nearest, bilinear, bicubic with a = -0.75).
+ * - GridSample (2-D, or volumetric from opset 20) is one stage over the
+ *   output: each element denormalises its grid point, applies the padding
+ *   mode to the coordinates (border clamps, reflection folds them back into
+ *   the image) and interpolates from 1, 2^d or 4^d loads (nearest, linear,
+ *   cubic with a = -0.75) for d spatial dimensions.
  * - RoiAlign is a reduction per output bin over the sampling grid
  *   (sampling_ratio^2 points, each bilinearly interpolated): a sum divided
  *   by the count, or a max.
@@ -83,7 +84,8 @@ typedef struct Sampler {
     Lower *L;
     DType ct;          /* compute type */
     int xb;            /* X buffer */
-    const int64_t *xd; /* X dims [N, C, H, W] */
+    int nsp;           /* spatial dimensions: 2, or 3 (volumetric) */
+    const int64_t *xd; /* X dims [N, C, (D,) H, W] */
     Expr *n, *c;       /* batch and channel index of the output element */
     int pad;           /* 0 zeros, 1 border, 2 reflection */
     int ac;            /* align_corners */
@@ -141,30 +143,28 @@ static Expr *fix_coord(const Sampler *s, Expr *v, int64_t size)
     return v;
 }
 
-/* X[n, c, y, x] for integral float coordinates, per the padding mode. */
-static Expr *pixel(const Sampler *s, Expr *y, Expr *x)
+/* X[n, c, p...] for integral float coordinates p (one per spatial
+ * dimension), per the padding mode. */
+static Expr *pixel(const Sampler *s, Expr *const *p)
 {
     Lower *L = s->L;
-    int64_t H = s->xd[2], W = s->xd[3];
-    Expr *iy, *ix, *idx[4], *v;
-    if (s->pad == 2) {
-        y = reflect(L, y, lo_of(s, H), hi_of(s, H));
-        x = reflect(L, x, lo_of(s, W), hi_of(s, W));
-    }
-    iy = to_index(L, y, H);
-    ix = to_index(L, x, W);
+    Expr *idx[TVMCC_MAX_RANK], *v, *in = NULL;
+    int k;
     idx[0] = s->n;
     idx[1] = s->c;
-    idx[2] = clampi(L, iy, H - 1);
-    idx[3] = clampi(L, ix, W - 1);
-    v = ex_load_nd(L, s->xb, 4, s->xd, idx);
-    if (s->pad == 0) {
-        Expr *in = ex_and(L, ex_and(L, ex_binary(L, BIN_GE, iy, ex_int(L, 0)),
-                                    ex_lt(L, iy, ex_int(L, H))),
-                          ex_and(L, ex_binary(L, BIN_GE, ix, ex_int(L, 0)),
-                                 ex_lt(L, ix, ex_int(L, W))));
-        v = ex_select(L, in, v, fc(L, v->dtype, 0.0));
+    for (k = 0; k < s->nsp; k++) {
+        int64_t size = s->xd[2 + k];
+        Expr *q = p[k], *iq, *ok;
+        if (s->pad == 2)
+            q = reflect(L, q, lo_of(s, size), hi_of(s, size));
+        iq = to_index(L, q, size);
+        idx[2 + k] = clampi(L, iq, size - 1);
+        ok = ex_and(L, ex_binary(L, BIN_GE, iq, ex_int(L, 0)), ex_lt(L, iq, ex_int(L, size)));
+        in = in ? ex_and(L, in, ok) : ok;
     }
+    v = ex_load_nd(L, s->xb, 2 + s->nsp, s->xd, idx);
+    if (s->pad == 0)
+        v = ex_select(L, in, v, fc(L, v->dtype, 0.0));
     return ex_cast(L, s->ct, v);
 }
 
@@ -182,91 +182,88 @@ static Expr *cubic(Lower *L, DType t, Expr *d, int far)
                 fc(L, t, 1.0));
 }
 
+/* Interpolation over spatial dimensions k.. (the earlier ones fixed in
+ * p): a weighted sum of the 2 (linear) or 4 (cubic) neighbours along k,
+ * nested from the first spatial dimension to the last. */
+static Expr *interp(const Sampler *s, int k, Expr **p, Expr *const *base,
+                    Expr *const (*w)[4], int taps)
+{
+    Lower *L = s->L;
+    Expr *sum = NULL;
+    int j;
+    if (k == s->nsp)
+        return pixel(s, p);
+    for (j = 0; j < taps; j++) {
+        Expr *t;
+        p[k] = fadd(L, base[k], fc(L, s->ct, taps == 4 ? (double)(j - 1) : (double)j));
+        t = fmul(L, w[k][j], interp(s, k + 1, p, base, w, taps));
+        sum = sum ? fadd(L, sum, t) : t;
+    }
+    return sum;
+}
+
 int lower_GridSample(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *gr = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     const VisionParams *p = node_vision(n);
-    int gb = lower_buf_value(L, n->in[1]);
+    int gb = lower_buf_value(L, n->in[1]), k, nsp = x->rank - 2;
     Sampler s;
     Compute *c;
-    Expr *gi[4], *gx, *gy, *fx, *fy;
-    int64_t H = x->dims[2], W = x->dims[3];
+    Expr *gi[TVMCC_MAX_RANK], *f[TVMCC_MAX_RANK], *base[TVMCC_MAX_RANK], *pt[TVMCC_MAX_RANK];
+    Expr *w[TVMCC_MAX_RANK][4];
     memset(&s, 0, sizeof s);
     s.L = L;
     s.ct = dtype_compute(x->dtype);
     s.xb = lower_buf_value(L, n->in[0]);
     s.xd = x->dims;
+    s.nsp = nsp;
     s.pad = p->padding_mode == SAMPLE_BORDER ? 1 : p->padding_mode == SAMPLE_REFLECTION ? 2 : 0;
     s.ac = p->align_corners;
-    c = lower_stage(L, "gridsample", lower_buf_value(L, n->out[0]), 4, y->dims);
+    c = lower_stage(L, "gridsample", lower_buf_value(L, n->out[0]), y->rank, y->dims);
     s.n = ex_var(L, &c->axes[0]);
     s.c = ex_var(L, &c->axes[1]);
     gi[0] = s.n;
-    gi[1] = ex_var(L, &c->axes[2]);
-    gi[2] = ex_var(L, &c->axes[3]);
-    gi[3] = ex_int(L, 0);
-    gx = ex_cast(L, s.ct, ex_load_nd(L, gb, 4, gr->dims, gi));
-    gi[3] = ex_int(L, 1);
-    gy = ex_cast(L, s.ct, ex_load_nd(L, gb, 4, gr->dims, gi));
-    /* denormalise: [-1, 1] to pixel coordinates */
-    if (s.ac) {
-        fx = fmul(L, fadd(L, gx, fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5 * (double)(W - 1)));
-        fy = fmul(L, fadd(L, gy, fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5 * (double)(H - 1)));
-    } else {
-        fx = fmul(L, fsub(L, fmul(L, fadd(L, gx, fc(L, s.ct, 1.0)), fc(L, s.ct, (double)W)),
-                          fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5));
-        fy = fmul(L, fsub(L, fmul(L, fadd(L, gy, fc(L, s.ct, 1.0)), fc(L, s.ct, (double)H)),
-                          fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5));
+    for (k = 0; k < nsp; k++)
+        gi[1 + k] = ex_var(L, &c->axes[2 + k]);
+    /* grid[..., j] holds the coordinate of spatial dimension nsp - 1 - j
+     * (x, y, z), normalised to [-1, 1]: denormalise to pixel coordinates */
+    for (k = 0; k < nsp; k++) {
+        double size = (double)x->dims[2 + k];
+        Expr *gv;
+        gi[1 + nsp] = ex_int(L, nsp - 1 - k);
+        gv = ex_cast(L, s.ct, ex_load_nd(L, gb, gr->rank, gr->dims, gi));
+        if (s.ac)
+            f[k] = fmul(L, fadd(L, gv, fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5 * (size - 1)));
+        else
+            f[k] = fmul(L, fsub(L, fmul(L, fadd(L, gv, fc(L, s.ct, 1.0)), fc(L, s.ct, size)),
+                                fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5));
     }
     if (p->mode == SAMPLE_NEAREST) {
-        fx = fix_coord(&s, ex_unary(L, UN_ROUND, fx), W);
-        fy = fix_coord(&s, ex_unary(L, UN_ROUND, fy), H);
-        c->body = pixel(&s, ex_unary(L, UN_ROUND, fy), ex_unary(L, UN_ROUND, fx));
-    } else if (p->mode == SAMPLE_LINEAR) {
-        Expr *x0, *y0, *dx, *dy, *x1, *y1, *top, *bot;
-        fx = fix_coord(&s, fx, W);
-        fy = fix_coord(&s, fy, H);
-        x0 = ex_unary(L, UN_FLOOR, fx);
-        y0 = ex_unary(L, UN_FLOOR, fy);
-        x1 = fadd(L, x0, fc(L, s.ct, 1.0));
-        y1 = fadd(L, y0, fc(L, s.ct, 1.0));
-        dx = fsub(L, fx, x0);
-        dy = fsub(L, fy, y0);
-        top = fadd(L, fmul(L, fsub(L, fc(L, s.ct, 1.0), dx), pixel(&s, y0, x0)),
-                   fmul(L, dx, pixel(&s, y0, x1)));
-        bot = fadd(L, fmul(L, fsub(L, fc(L, s.ct, 1.0), dx), pixel(&s, y1, x0)),
-                   fmul(L, dx, pixel(&s, y1, x1)));
-        c->body = fadd(L, fmul(L, fsub(L, fc(L, s.ct, 1.0), dy), top), fmul(L, dy, bot));
-    } else {
-        Expr *x0, *y0, *tx, *ty, *wx[4], *wy[4], *sum = NULL;
-        int i, j;
-        fx = fix_coord(&s, fx, W);
-        fy = fix_coord(&s, fy, H);
-        x0 = ex_unary(L, UN_FLOOR, fx);
-        y0 = ex_unary(L, UN_FLOOR, fy);
-        tx = fsub(L, fx, x0);
-        ty = fsub(L, fy, y0);
-        wx[0] = cubic(L, s.ct, fadd(L, tx, fc(L, s.ct, 1.0)), 1);
-        wx[1] = cubic(L, s.ct, tx, 0);
-        wx[2] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 1.0), tx), 0);
-        wx[3] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 2.0), tx), 1);
-        wy[0] = cubic(L, s.ct, fadd(L, ty, fc(L, s.ct, 1.0)), 1);
-        wy[1] = cubic(L, s.ct, ty, 0);
-        wy[2] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 1.0), ty), 0);
-        wy[3] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 2.0), ty), 1);
-        for (i = 0; i < 4; i++) {
-            Expr *row = NULL, *yy = fadd(L, y0, fc(L, s.ct, (double)(i - 1)));
-            for (j = 0; j < 4; j++) {
-                Expr *t = fmul(L, wx[j], pixel(&s, yy, fadd(L, x0, fc(L, s.ct, (double)(j - 1)))));
-                row = row ? fadd(L, row, t) : t;
-            }
-            row = fmul(L, wy[i], row);
-            sum = sum ? fadd(L, sum, row) : row;
-        }
-        c->body = sum;
+        for (k = 0; k < nsp; k++)
+            pt[k] = ex_unary(L, UN_ROUND, fix_coord(&s, ex_unary(L, UN_ROUND, f[k]),
+                                                    x->dims[2 + k]));
+        c->body = pixel(&s, pt);
+        return 0;
     }
+    for (k = 0; k < nsp; k++) {
+        Expr *t;
+        f[k] = fix_coord(&s, f[k], x->dims[2 + k]);
+        base[k] = ex_unary(L, UN_FLOOR, f[k]);
+        t = fsub(L, f[k], base[k]);
+        if (p->mode == SAMPLE_LINEAR) {
+            w[k][0] = fsub(L, fc(L, s.ct, 1.0), t);
+            w[k][1] = t;
+        } else {
+            w[k][0] = cubic(L, s.ct, fadd(L, t, fc(L, s.ct, 1.0)), 1);
+            w[k][1] = cubic(L, s.ct, t, 0);
+            w[k][2] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 1.0), t), 0);
+            w[k][3] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 2.0), t), 1);
+        }
+    }
+    c->body = interp(&s, 0, pt, base, (Expr *const (*)[4])w,
+                     p->mode == SAMPLE_LINEAR ? 2 : 4);
     return 0;
 }
 
