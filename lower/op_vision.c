@@ -10,6 +10,14 @@
  * - RoiAlign is a reduction per output bin over the sampling grid
  *   (sampling_ratio^2 points, each bilinearly interpolated): a sum divided
  *   by the count, or a max.
+ * - AffineGrid is one stage: theta times the homogeneous base grid point
+ *   (the normalised pixel centres, or corners with align_corners).
+ * - CenterCropPad is one gather stage: a cropped dimension reads from the
+ *   centred offset, a padded one reads shifted and gives 0 outside.
+ * - Col2Im is a reduction per output pixel over the block's kernel
+ *   positions: kernel position k hits the pixel when the column it would
+ *   come from lies on the stride grid and inside the columns. A
+ *   block_shape known only at run time is loaded by the kernel.
  * - NonMaxSuppression is a chain of stages: every candidate's rank by
  *   score (ties: the lower index first), the candidates in rank order, then
  *   one stage per rank k that decides whether candidate k is kept (its
@@ -568,5 +576,124 @@ int lower_NonMaxSuppression(Lower *L, Node *n)
         c->rop = RED_SUM;
         c->body = ex_select(L, hit, val, ex_int(L, 0));
     }
+    return 0;
+}
+
+/* ---- AffineGrid ---- */
+
+int lower_AffineGrid(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *th = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int nsp = y->rank - 2, tb = lower_buf_value(L, n->in[0]), j;
+    int ac = attr_int(n, "align_corners", 0, L->d) != 0;
+    Compute *c = lower_stage(L, "affinegrid", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    Expr *ti[3], *sum;
+    ti[0] = ex_var(L, &c->axes[0]);
+    ti[1] = ex_var(L, &c->axes[nsp + 1]);
+    ti[2] = ex_int(L, nsp);
+    sum = ex_cast(L, DT_FLOAT64, ex_load_nd(L, tb, 3, th->dims, ti));
+    /* coordinate j (x, y, z) is spatial output axis nsp - j */
+    for (j = 0; j < nsp; j++) {
+        const IterVar *o = &c->axes[nsp - j];
+        int64_t S = y->dims[nsp - j];
+        Expr *iv = ex_cast(L, DT_FLOAT64, ex_var(L, o)), *b;
+        if (ac && S == 1)
+            b = ex_float(L, DT_FLOAT64, -1.0);
+        else if (ac)
+            b = fadd(L, fc(L, DT_FLOAT64, -1.0), fmul(L, iv, fc(L, DT_FLOAT64,
+                                                                2.0 / (double)(S - 1))));
+        else
+            b = fadd(L, fc(L, DT_FLOAT64, -1.0 + 1.0 / (double)S),
+                     fmul(L, iv, fc(L, DT_FLOAT64, 2.0 / (double)S)));
+        ti[2] = ex_int(L, j);
+        sum = fadd(L, sum, fmul(L, ex_cast(L, DT_FLOAT64, ex_load_nd(L, tb, 3, th->dims, ti)), b));
+    }
+    c->body = ex_cast(L, dtype_compute(y->dtype), sum);
+    return 0;
+}
+
+/* ---- CenterCropPad ---- */
+
+int lower_CenterCropPad(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    Compute *c = lower_stage(L, "centercroppad", lower_buf_value(L, n->out[0]), y->rank,
+                             y->dims);
+    Expr *xi[TVMCC_MAX_RANK], *in = NULL, *v;
+    int i;
+    for (i = 0; i < y->rank; i++) {
+        int64_t xd = x->dims[i], yd = y->dims[i];
+        Expr *o = ex_var(L, &c->axes[i]);
+        if (yd <= xd) {
+            xi[i] = (xd - yd) / 2 ? ex_add(L, o, ex_int(L, (xd - yd) / 2)) : o;
+        } else {
+            Expr *q = ex_sub(L, o, ex_int(L, (yd - xd) / 2));
+            Expr *ok = ex_and(L, ex_binary(L, BIN_GE, q, ex_int(L, 0)), ex_lt(L, q, ex_int(L, xd)));
+            in = in ? ex_and(L, in, ok) : ok;
+            xi[i] = clampi(L, q, xd - 1);
+        }
+    }
+    v = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, xi);
+    if (in) {
+        DType t = x->dtype;
+        v = ex_select(L, in, v, dtype_is_float(t) ? ex_float(L, t, 0.0) : ex_const_int(L, t, 0));
+    }
+    c->body = v;
+    return 0;
+}
+
+/* ---- Col2Im ---- */
+
+int lower_Col2Im(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    const ConvWindow *w = node_window(n);
+    int nsp = w->nsp, k, bb = -1;
+    int64_t K = x->dims[1] / y->dims[1];
+    Compute *c = lower_stage(L, "col2im", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    IterVar *r = lower_raxis(L, c, K);
+    Expr *b[TVMCC_MAX_SPATIAL], *inner = ex_int(L, 1), *ok = NULL, *col = ex_int(L, 0);
+    Expr *ncols = ex_int(L, 1), *xi[3], *v;
+    const int64_t *bv = NULL;
+    DType ct = dtype_compute(y->dtype);
+    if (value_const_ints(g, n->in[2], &bv) != nsp)
+        bb = lower_buf_value(L, n->in[2]);
+    for (k = 0; k < nsp; k++)
+        b[k] = bb < 0 ? ex_int(L, bv[k])
+                      : ex_cast(L, DT_INT64, ex_load(L, bb, ex_int(L, k)));
+    /* kernel position k_d of reduce index r (row-major over block_shape),
+     * the column l_d it comes from, its validity; columns row-major */
+    for (k = nsp - 1; k >= 0; k--) {
+        int64_t st = w->strides[k], dil = w->dilations[k];
+        int64_t span = y->dims[2 + k] + w->pad_begin[k] + w->pad_end[k];
+        Expr *kd = ex_binary(L, BIN_MOD, ex_binary(L, BIN_DIV, ex_var(L, r), inner), b[k]);
+        Expr *q = ex_sub(L, ex_add(L, ex_var(L, &c->axes[2 + k]), ex_int(L, w->pad_begin[k])),
+                         ex_mul(L, kd, ex_int(L, dil)));
+        /* columns along d: (span - dil * (b - 1) - 1) / stride + 1 */
+        Expr *nl = ex_add(L, ex_binary(L, BIN_DIV,
+                                       ex_sub(L, ex_int(L, span - 1),
+                                              ex_mul(L, ex_int(L, dil),
+                                                     ex_sub(L, b[k], ex_int(L, 1)))),
+                                       ex_int(L, st)),
+                          ex_int(L, 1));
+        Expr *ld = ex_binary(L, BIN_DIV, q, ex_int(L, st));
+        Expr *good = ex_and(L, ex_binary(L, BIN_GE, q, ex_int(L, 0)), ex_lt(L, ld, nl));
+        if (st > 1)
+            good = ex_and(L, good, ex_binary(L, BIN_EQ, ex_binary(L, BIN_MOD, q, ex_int(L, st)),
+                                             ex_int(L, 0)));
+        ok = ok ? ex_and(L, ok, good) : good;
+        col = ex_add(L, col, ex_mul(L, ld, ncols));
+        ncols = ex_mul(L, ncols, nl);
+        inner = ex_mul(L, inner, b[k]);
+    }
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_add(L, ex_mul(L, ex_var(L, &c->axes[1]), ex_int(L, K)), ex_var(L, r));
+    xi[2] = clampi(L, col, x->dims[2] - 1);
+    v = ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[0]), 3, x->dims, xi));
+    c->rop = RED_SUM;
+    c->body = ex_select(L, ok, v, dtype_is_float(ct) ? fc(L, ct, 0.0) : ex_const_int(L, ct, 0));
     return 0;
 }
