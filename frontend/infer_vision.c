@@ -1,7 +1,10 @@
 /*
  * Type and shape inference of the vision operators GridSample, RoiAlign,
- * NonMaxSuppression, AffineGrid, CenterCropPad and Col2Im (lowered in
+ * NonMaxSuppression, AffineGrid, CenterCropPad, Col2Im and DeformConv (lowered in
  * lower/op_vision.c).
+ *
+ * DeformConv (2-D) has Conv's window rule, the output extents checked
+ * against the offset input's.
  *
  * AffineGrid, CenterCropPad and Col2Im take their output extents from an
  * input (size, shape, image_shape and block_shape); when it is computed at
@@ -335,4 +338,81 @@ int infer_Col2Im(Graph *g, Node *n, Diag *d)
         dims[2 + k] = iv[k];
     }
     return value_set(g, n->out[0], x->dtype, (int)nsp + 2, dims, d, n);
+}
+
+/* Checks that input i, when given, has rank 4 and the extents e. */
+static int need_dims4(Graph *g, Node *n, int i, const int64_t *e, Diag *d)
+{
+    Value *v;
+    char field[16];
+    int k;
+    if (n->n_in <= i || n->in[i] < 0)
+        return 0;
+    v = in_val(g, n, i);
+    snprintf(field, sizeof field, "input[%d]", i);
+    if (v->dtype != in_val(g, n, 0)->dtype)
+        return diag_error(d, n, field, "must have the element type of X");
+    if (v->rank != 4)
+        return diag_error(d, n, field, "must have rank 4");
+    for (k = 0; k < 4; k++)
+        if (e[k] >= 0 && v->dims[k] != e[k])
+            return diag_error(d, n, field, "dimension %d is %lld, expected %lld", k,
+                              (long long)v->dims[k], (long long)e[k]);
+    return 0;
+}
+
+/* DeformConv (opset 19), 2-D: X [N, C, H, W], W [oC, C / group, kH, kW],
+ * offset [N, offset_group * 2 * kH * kW, oH, oW], B [oC], mask
+ * [N, offset_group * kH * kW, oH, oW]. */
+int infer_DeformConv(Graph *g, Node *n, Diag *d)
+{
+    Value *x, *w;
+    ConvWindow win;
+    int64_t dims[4], og, e[4], kk;
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_input(g, n, 2, d) ||
+        infer_need_output(g, n, 0, d))
+        return 1;
+    x = in_val(g, n, 0);
+    w = in_val(g, n, 1);
+    if (infer_need_float(n, x, "X", d))
+        return 1;
+    if (x->rank != 4)
+        return diag_error(d, n, "X", "only 2-D deformable convolution (X of rank 4) is "
+                          "supported, got rank %d", x->rank);
+    if (w->rank != 4 || w->dtype != x->dtype)
+        return diag_error(d, n, "W", "must have rank 4 and the element type of X");
+    if (infer_conv_window(n, x, w->dims + 2, 0, &win, d))
+        return 1;
+    win.group = attr_int(n, "group", 1, d);
+    og = attr_int(n, "offset_group", 1, d);
+    if (win.group < 1 || x->dims[1] != w->dims[1] * win.group || w->dims[0] % win.group)
+        return diag_error(d, n, "group", "%lld does not fit X channels %lld and W [%lld, %lld]",
+                          (long long)win.group, (long long)x->dims[1], (long long)w->dims[0],
+                          (long long)w->dims[1]);
+    if (og < 1 || x->dims[1] % og)
+        return diag_error(d, n, "offset_group", "%lld does not divide the channels %lld",
+                          (long long)og, (long long)x->dims[1]);
+    win.offset_group = og;
+    kk = win.kernel[0] * win.kernel[1];
+    dims[0] = x->dims[0];
+    dims[1] = w->dims[0];
+    dims[2] = win.out[0];
+    dims[3] = win.out[1];
+    e[0] = x->dims[0];
+    e[1] = og * 2 * kk;
+    e[2] = win.out[0];
+    e[3] = win.out[1];
+    if (need_dims4(g, n, 2, e, d))
+        return 1;
+    e[1] = og * kk;
+    if (need_dims4(g, n, 4, e, d))
+        return 1;
+    if (n->n_in > 3 && n->in[3] >= 0) {
+        Value *b = in_val(g, n, 3);
+        if (b->rank != 1 || b->dims[0] != w->dims[0] || b->dtype != x->dtype)
+            return diag_error(d, n, "B", "must be [%lld] of the element type of X",
+                              (long long)w->dims[0]);
+    }
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
+    return value_set(g, n->out[0], x->dtype, 4, dims, d, n);
 }

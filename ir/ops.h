@@ -231,6 +231,7 @@ OP(NonMaxSuppression, 2, 5, 1, 1, OPAQUE)
 OP(AffineGrid, 2, 2, 1, 1, OPAQUE)
 OP(CenterCropPad, 2, 2, 1, 1, INJECTIVE)
 OP(Col2Im, 3, 3, 1, 1, OPAQUE)
+OP(DeformConv, 3, 5, 1, 1, OPAQUE)
 /* Signal processing (frontend/infer_signal.c, lower/op_signal.c) */
 OP(STFT, 2, 4, 1, 1, OPAQUE)
 OP(MelWeightMatrix, 5, 5, 1, 1, OPAQUE)

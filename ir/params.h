@@ -47,6 +47,7 @@ typedef struct ConvWindow {
     uint8_t count_include_pad;        /* AveragePool: pads count in the divisor */
     uint8_t storage_order;            /* MaxPool: Indices with column-major spatial dims */
     int32_t lp;                       /* LpPool: the norm's p */
+    int64_t offset_group;             /* DeformConv */
 } ConvWindow;
 
 /* A Reduce* node. The reduced dimensions are known at compile time unless

@@ -18,6 +18,10 @@
  *   positions: kernel position k hits the pixel when the column it would
  *   come from lies on the stride grid and inside the columns. A
  *   block_shape known only at run time is loaded by the kernel.
+ * - DeformConv is Conv's reduction (input channels of the group, kernel
+ *   rows, kernel columns) where each tap samples X bilinearly (corners
+ *   outside give 0) at its window position moved by the offset input,
+ *   times the mask when given; the bias is the epilogue.
  * - NonMaxSuppression is a chain of stages: every candidate's rank by
  *   score (ties: the lower index first), the candidates in rank order, then
  *   one stage per rank k that decides whether candidate k is kept (its
@@ -695,5 +699,98 @@ int lower_Col2Im(Lower *L, Node *n)
     v = ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[0]), 3, x->dims, xi));
     c->rop = RED_SUM;
     c->body = ex_select(L, ok, v, dtype_is_float(ct) ? fc(L, ct, 0.0) : ex_const_int(L, ct, 0));
+    return 0;
+}
+
+/* ---- DeformConv ---- */
+
+int lower_DeformConv(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *wv = &g->values[n->in[1]];
+    const Value *ov = &g->values[n->in[2]], *y = &g->values[n->out[0]];
+    const ConvWindow *w = node_window(n);
+    int has_b = n->n_in > 3 && n->in[3] >= 0, has_m = n->n_in > 4 && n->in[4] >= 0, k;
+    int64_t icpg = wv->dims[1], ocpg = y->dims[1] / w->group;
+    int64_t icpo = x->dims[1] / w->offset_group, kk = w->kernel[0] * w->kernel[1];
+    DType ct = dtype_compute(y->dtype);
+    Compute *c = lower_stage(L, "deformconv", lower_buf_value(L, n->out[0]), 4, y->dims);
+    IterVar *ri = lower_raxis(L, c, icpg), *rk[2];
+    Expr *nn = ex_var(L, &c->axes[0]), *oc = ex_var(L, &c->axes[1]), *ic, *og, *kidx;
+    Expr *pos[2], *base[2], *frac[2], *idx[4], *sum = NULL, *v;
+    Sampler s;
+    rk[0] = lower_raxis(L, c, w->kernel[0]);
+    rk[1] = lower_raxis(L, c, w->kernel[1]);
+    memset(&s, 0, sizeof s);
+    s.L = L;
+    s.ct = ct;
+    s.xb = lower_buf_value(L, n->in[0]);
+    s.xd = x->dims;
+    s.nsp = 2;
+    s.ac = 1;
+    s.n = nn;
+    /* the input channel: group of oc, then the reduce index */
+    ic = ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, oc, ex_int(L, ocpg)), ex_int(L, icpg)),
+                ex_var(L, ri));
+    s.c = ic;
+    og = ex_binary(L, BIN_DIV, ic, ex_int(L, icpo));
+    kidx = ex_add(L, ex_mul(L, ex_var(L, rk[0]), ex_int(L, w->kernel[1])), ex_var(L, rk[1]));
+    for (k = 0; k < 2; k++) {
+        Expr *off;
+        idx[0] = nn;
+        idx[1] = ex_add(L, ex_mul(L, og, ex_int(L, 2 * kk)),
+                        ex_add(L, ex_mul(L, kidx, ex_int(L, 2)), ex_int(L, k)));
+        idx[2] = ex_var(L, &c->axes[2]);
+        idx[3] = ex_var(L, &c->axes[3]);
+        off = ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[2]), 4, ov->dims, idx));
+        pos[k] = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + k]),
+                                            ex_int(L, w->strides[k])),
+                                  ex_int(L, w->pad_begin[k])),
+                        ex_mul(L, ex_var(L, rk[k]), ex_int(L, w->dilations[k])));
+        pos[k] = fadd(L, ex_cast(L, ct, pos[k]), off);
+        base[k] = ex_unary(L, UN_FLOOR, pos[k]);
+        frac[k] = fsub(L, pos[k], base[k]);
+    }
+    {
+        Expr *wt[2][2], *pt[2];
+        int a, b;
+        for (k = 0; k < 2; k++) {
+            wt[k][0] = fsub(L, fc(L, ct, 1.0), frac[k]);
+            wt[k][1] = frac[k];
+        }
+        for (a = 0; a < 2; a++) {
+            Expr *row = NULL;
+            pt[0] = fadd(L, base[0], fc(L, ct, (double)a));
+            for (b = 0; b < 2; b++) {
+                Expr *t;
+                pt[1] = fadd(L, base[1], fc(L, ct, (double)b));
+                t = fmul(L, wt[1][b], pixel(&s, pt));
+                row = row ? fadd(L, row, t) : t;
+            }
+            row = fmul(L, wt[0][a], row);
+            sum = sum ? fadd(L, sum, row) : row;
+        }
+    }
+    idx[0] = oc;
+    idx[1] = ex_var(L, ri);
+    idx[2] = ex_var(L, rk[0]);
+    idx[3] = ex_var(L, rk[1]);
+    v = fmul(L, sum, ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[1]), 4, wv->dims,
+                                               idx)));
+    if (has_m) {
+        const Value *mv = &g->values[n->in[4]];
+        idx[0] = nn;
+        idx[1] = ex_add(L, ex_mul(L, og, ex_int(L, kk)), kidx);
+        idx[2] = ex_var(L, &c->axes[2]);
+        idx[3] = ex_var(L, &c->axes[3]);
+        v = fmul(L, v, ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[4]), 4, mv->dims,
+                                                 idx)));
+    }
+    c->rop = RED_SUM;
+    c->body = v;
+    if (has_b)
+        c->post = fadd(L, ex_acc(L, ct),
+                       ex_cast(L, ct, ex_load(L, lower_buf_value(L, n->in[3]), oc)));
+    L->k->macs += value_numel(y) * icpg * kk;
     return 0;
 }
