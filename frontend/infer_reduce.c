@@ -42,7 +42,8 @@ static int infer_reduce(Graph *g, Node *n, Diag *d)
                 p.identity = 0;
                 p.runtime_axes = 1;
                 node_set_params(g, n, PARAMS_REDUCE, &p, sizeof p);
-                return infer_use_declared(g, n, 0, d, "axes input is computed at run time");
+                return infer_use_declared_as(g, n, 0, x->dtype, d,
+                                             "axes input is computed at run time");
             }
         }
     } else {
