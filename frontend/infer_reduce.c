@@ -28,7 +28,10 @@ static int infer_reduce(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (infer_need_numeric(n, x, "input[0]", d))
+    /* bool: ReduceMax (any) and ReduceMin (all) from opset 20 */
+    if (!(x->dtype == DT_BOOL && n->opset >= 20 &&
+          (n->op == OP_ReduceMax || n->op == OP_ReduceMin)) &&
+        infer_need_numeric(n, x, "input[0]", d))
         return 1;
     memset(&p, 0, sizeof p);
     p.keepdims = attr_int(n, "keepdims", 1, d) != 0;
