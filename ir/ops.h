@@ -222,6 +222,9 @@ OP_NOT_LOWERED(Loop, 2, -1, 1, -1, OPAQUE)
 OP_NOT_LOWERED(Scan, 1, -1, 1, -1, OPAQUE)
 /* Strings (frontend/infer_string.c, lower/op_string.c): a runtime call */
 OP(StringNormalizer, 1, 1, 1, 1, OPAQUE)
+OP(StringConcat, 2, 2, 1, 1, OPAQUE)
+OP(StringSplit, 1, 1, 2, 2, OPAQUE)
+OP(RegexFullMatch, 1, 1, 1, 1, OPAQUE)
 /* Training (domain ai.onnx.preview.training): expanded into ordinary nodes
  * after inference (frontend/training.c) */
 OP_NOT_LOWERED(Gradient, 1, -1, 1, -1, OPAQUE)

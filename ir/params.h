@@ -229,13 +229,21 @@ typedef struct LossParams {
     int64_t ignore_index;
 } LossParams;
 
-/* StringNormalizer. */
+/* String operators (frontend/infer_string.c). */
 typedef enum CaseAction { CASE_NONE, CASE_LOWER, CASE_UPPER } CaseAction;
 typedef struct StringParams {
+    /* StringNormalizer */
     uint8_t case_change_action;         /* CaseAction */
     uint8_t is_case_sensitive;
     int n_stopwords;
     const char **stopwords;             /* the attribute's strings (arena) */
+    /* StringSplit */
+    const char *delimiter;              /* "" (or absent): runs of whitespace */
+    int64_t maxsplit;                   /* -1: no limit */
+    /* RegexFullMatch: the pattern compiled by regex_compile()
+     * (frontend/regex.h), the table tvmrt_regex_full_match() runs */
+    int n_prog;
+    const int32_t *prog;
 } StringParams;
 
 /* An operator computed on quantized integers (Node.quant), set by
