@@ -260,6 +260,13 @@ OP(SequenceAt, 2, 2, 1, 1, OPAQUE)
 OP(SequenceLength, 1, 1, 1, 1, OPAQUE)
 OP(ConcatFromSequence, 1, 1, 1, 1, OPAQUE)
 OP(SplitToSequence, 1, 2, 1, 1, OPAQUE)
+/* SequenceMap is unrolled over its sequence length like a Loop
+ * (frontend/control.c); the optional operators fold at compile time
+ * (frontend/seq_resolve.c): none reaches inference */
+OP_NOT_LOWERED(SequenceMap, 1, -1, 1, -1, OPAQUE)
+OP_NOT_LOWERED(Optional, 0, 1, 1, 1, OPAQUE)
+OP_NOT_LOWERED(OptionalHasElement, 0, 1, 1, 1, OPAQUE)
+OP_NOT_LOWERED(OptionalGetElement, 1, 1, 1, 1, OPAQUE)
 
 #ifdef TVMCC_OPS_DEFAULT_NOT_LOWERED
 #undef OP_NOT_LOWERED
