@@ -95,6 +95,8 @@ int infer_CastLike(Graph *g, Node *n, Diag *d)
         return 1;
     x = in_val(g, n, 0);
     like = in_val(g, n, 1);
+    if (infer_e8m0_mode(n, like->dtype, d))
+        return 1;
     return value_set(g, n->out[0], like->dtype, x->rank, x->dims, d, n);
 }
 
