@@ -98,6 +98,8 @@ int infer_CastLike(Graph *g, Node *n, Diag *d)
     if ((x->dtype == DT_STRING || like->dtype == DT_STRING) &&
         infer_string_cast(n, x->dtype, like->dtype, d))
         return 1;
+    if (infer_e8m0_mode(n, like->dtype, d))
+        return 1;
     return value_set(g, n->out[0], like->dtype, x->rank, x->dims, d, n);
 }
 

@@ -116,7 +116,9 @@ typedef struct AxisParams {
                                * scale, ScatterND) */
     int time_axis;            /* ReverseSequence (axis: batch_axis) */
     int64_t batch_dims;       /* GatherND */
-    int64_t blocksize;        /* DepthToSpace, SpaceToDepth */
+    int64_t blocksize;        /* DepthToSpace, SpaceToDepth; QuantizeLinear and
+                               * DequantizeLinear: block_size of blocked
+                               * parameters (axis: the blocked axis), else 0 */
     uint8_t crd;              /* DepthToSpace mode CRD (else DCR) */
     uint8_t select_last_index; /* ArgMax, ArgMin */
     uint8_t largest;          /* TopK */

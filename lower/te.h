@@ -274,6 +274,9 @@ Expr *ex_load_broadcast(Lower *L, int buf, int rank_in, const int64_t *dims_in,
                         const Compute *c);
 /* Elementwise stage over value `out`: creates the stage and returns it. */
 Compute *lower_elemwise_stage(Lower *L, Node *n, int32_t out);
+/* v (float) clamped to +-the largest finite value of float8 type `to`,
+ * NaN kept: the saturation of Cast and QuantizeLinear (op_elemwise.c). */
+Expr *lower_f8_saturate(Lower *L, Expr *v, DType to);
 
 /* ---- Schedules and printing ---- */
 /* Naive schedule: one loop nest per stage, in order. */
