@@ -139,6 +139,30 @@ check attention_3d_heads 1 attention_3d_heads.onnx -- attention_3d_heads.onnx at
     q_num_heads 3-D
 check rotary_odd_dim  1 rotary_odd_dim.onnx -- rotary_odd_dim.onnx rope_odd \
     rotary_embedding_dim even
+check opset_too_new   1 opset26.onnx -- opset26.onnx opset_import "opset 26" "1 to 25"
+check seq_no_length   1 seq_input.onnx -- seq_input.onnx "'seq_in'" "--sequence-length seq_in="
+check seq_bad_length  1 seq_input.onnx --sequence-length seq_in=two -- --sequence-length \
+    "'seq_in=two'" "from 0 to"
+check seq_not_seq     1 seq_input.onnx --sequence-length seq_in=2 --sequence-length t_in=2 -- \
+    "'t_in'" "not a sequence"
+check seq_elem_shape  1 seq_input.onnx --sequence-length seq_in=2 --input-shape 'seq_in[1]=4,3' \
+    -- "'seq_in[1]'" "dimension 0" "is 2 in the model, not 4"
+check seq_elem_range  1 seq_input.onnx --sequence-length seq_in=2 --input-shape 'seq_in[2]=2,3' \
+    -- "'seq_in'" "2 elements" "seq_in[1]"
+check seq_whole_shape 1 seq_input.onnx --sequence-length seq_in=2 --input-shape 'seq_in=2,3' \
+    -- "'seq_in' is a sequence input" "seq_in[K]"
+check opt_get_absent  1 opt_get.onnx --optional-absent opt_in -- get_opt "input[0]" \
+    "--optional-absent opt_in" "no element"
+check opt_read_absent 1 opt_read.onnx --optional-absent opt_in -- relu_opt "input[0]" \
+    "absent optional"
+check opt_not_opt     1 seq_input.onnx --sequence-length seq_in=2 --optional-absent t_in -- \
+    "'t_in'" "not optional"
+# the ONNX 1.20 element types: modes and shapes tvmcc refuses
+check cast_e8m0_mode  1 cast_e8m0_mode.onnx -- cast_e8m0_mode.onnx cast_e8m0_nearest round_mode \
+    nearest
+check q_blocked_shape 1 q_blocked_shape.onnx -- q_blocked_shape.onnx q_blocked_shape "input[1]" \
+    "block_size 2"
+check dq_output_dtype 1 dq_output_dtype.onnx -- dq_output_dtype.onnx dq_int_out output_dtype
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
