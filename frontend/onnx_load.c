@@ -185,6 +185,13 @@ static int set_declared(Loader *L, Value *v, const Onnx__TypeProto *tp, int stri
                               (long long)numel, (long long)ONNX_MAX_TENSOR_ELEMS);
     }
     v->declared = 1;
+    if ((kind & IO_SEQUENCE) && v->input_index < 0) {
+        /* a sequence output: its elements' shapes follow from the graph;
+         * the declared element type is not a shape of the value */
+        v->dtype = DT_UNDEF;
+        v->rank = -1;
+        v->declared = 0;
+    }
     return 0;
 }
 
