@@ -118,16 +118,18 @@ int onnx_check_inputs_static(Graph *g, Diag *d)
     int bad = 0;
     for (k = 0; k < g->n_inputs; k++) {
         Value *v = &g->values[g->inputs[k]];
-        const char *which = "", *suggest = "";
+        const char *which = "", *suggest = "", *q;
         int i, ndyn = 0;
         if (v->dtype == DT_UNDEF) {
             diag_error(d, NULL, NULL, "input '%s' has no element type in the model", v->name);
             bad++;
             continue;
         }
+        /* an element of a sequence input, "x[0]", is quoted for the shell */
+        q = strchr(v->name, '[') ? "'" : "";
         if (v->rank < 0) {
             diag_error(d, NULL, NULL, "input '%s' has unknown rank; bind it with --input-shape "
-                       "%s=D0,D1,...", v->name, v->name);
+                       "%s%s=D0,D1,...%s", v->name, q, v->name, q);
             bad++;
             continue;
         }
@@ -145,8 +147,8 @@ int onnx_check_inputs_static(Graph *g, Diag *d)
         }
         if (ndyn) {
             diag_error(d, NULL, NULL, "input '%s' has dynamic dimension%s %s; bind it with "
-                       "--input-shape %s=%s", v->name, ndyn > 1 ? "s" : "", which ? which : "?",
-                       v->name, suggest ? suggest : "?");
+                       "--input-shape %s%s=%s%s", v->name, ndyn > 1 ? "s" : "",
+                       which ? which : "?", q, v->name, suggest ? suggest : "?", q);
             bad++;
         }
     }
