@@ -218,6 +218,24 @@ static int const_truth(const Graph *g, int32_t vi, int *truth)
             t = a->t->dtype;
         }
     }
+    if (!data && v->producer >= 0) {
+        /* an optional's presence is decided at compile time
+         * (frontend/seq_resolve.c): OptionalHasElement, through Not and
+         * Identity (a Loop body testing its carried optional) */
+        const Node *n = &g->nodes[v->producer];
+        int p;
+        if (n->op == OP_OptionalHasElement &&
+            (p = seq_optional_presence(g, n->n_in > 0 ? n->in[0] : -1)) >= 0) {
+            *truth = p;
+            return 1;
+        }
+        if ((n->op == OP_Not || n->op == OP_Identity) && n->n_in == 1 && n->in[0] >= 0 &&
+            const_truth(g, n->in[0], truth)) {
+            if (n->op == OP_Not)
+                *truth = !*truth;
+            return 1;
+        }
+    }
     sz = dtype_size(t);
     if (!data || !sz)
         return 0;

@@ -718,6 +718,33 @@ int onnx_bind_stacked_outputs(Graph *g, Diag *d)
     return infer_graph(g, d) != 0;
 }
 
+int seq_optional_presence(const Graph *g, int32_t vi)
+{
+    int depth;
+    for (depth = 0; depth < 100000; depth++) {
+        const Node *n;
+        if (vi < 0 || vi >= g->n_values || g->values[vi].absent)
+            return 0;
+        if (g->values[vi].producer < 0 || g->values[vi].producer >= g->n_nodes)
+            return 1;
+        n = &g->nodes[g->values[vi].producer];
+        switch (n->op) {
+        case OP_Optional:
+            return n->n_in > 0 && n->in[0] >= 0;
+        case OP_Identity:
+            vi = n->n_in > 0 ? n->in[0] : -1;
+            break;
+        case OP_Where:
+        case OP_If:
+        case OP_Loop:
+            return -1;
+        default:
+            return 1;
+        }
+    }
+    return -1;
+}
+
 int64_t seq_static_length(const Graph *g, int32_t vi)
 {
     int depth, seen_seq = 0;
