@@ -452,9 +452,9 @@ static int rewrite_opt(SeqCtx *S, const Node *n)
     case OP_Where: {
         int64_t l1, l2, i;
         int32_t *e;
-        if (n->n_in < 3 || (l1 = seq_len(S, n->in[1])) < 0)
-            break;
-        l2 = seq_len(S, n->in[2]);
+        if (n->n_in < 3 || is_absent(S, n->in[1]) || is_absent(S, n->in[2]) ||
+            (l1 = seq_len(S, n->in[1])) < 0 || (l2 = seq_len(S, n->in[2])) < 0)
+            break; /* absent: reported below; not listed: the stacked path */
         if (l2 != l1)
             return -!!diag_error(S->d, n, NULL, "selects between sequences of %lld and %lld "
                                  "elements at run time (a sequence's length must be known at "
