@@ -162,6 +162,16 @@ static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
         if (pr->in_tile && ctile_update(pr, f, k, s, depth, pr->ctile_upper, pr->offset_row))
             break;
         indent(f, depth);
+        if (b->scope != BUF_LOCAL && dtype_is_packed(b->dtype)) {
+            /* packed: a read-modify-write of element i's bits */
+            fprintf(f, "tvmrt_st_%s(%s, ", emit_small_name(b->dtype), b->name);
+            emit_index(pr, f, k, s->index, 0);
+            fprintf(f, ", (%s)(", dtype_is_float(b->dtype) ? "float" :
+                    dtype_is_signed_int(b->dtype) ? "int32_t" : "uint32_t");
+            emit_expr(pr, f, k, s->value);
+            fprintf(f, "));\n");
+            break;
+        }
         if (b->scope == BUF_LOCAL && b->numel == 1) {
             fprintf(f, "%s = ", b->name);
         } else {
@@ -171,6 +181,10 @@ static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
         }
         if (b->dtype == DT_FLOAT16 || b->dtype == DT_BFLOAT16) {
             fprintf(f, "tvmrt_f32_to_%s(", b->dtype == DT_FLOAT16 ? "f16" : "bf16");
+            emit_expr(pr, f, k, s->value);
+            fprintf(f, ");\n");
+        } else if (b->scope != BUF_LOCAL && emit_small_name(b->dtype)) {
+            fprintf(f, "tvmrt_f32_to_%s(", emit_small_name(b->dtype));
             emit_expr(pr, f, k, s->value);
             fprintf(f, ");\n");
         } else if (b->dtype == DT_BOOL || dtype_size(b->dtype) < 4) {
@@ -456,7 +470,7 @@ static int emit_c_file_misses(Program *p, FILE *f, Diag *d, int *miss_out)
     for (j = 0; j < g->n_outputs; j++) {
         int32_t vi = g->outputs[j];
         const Value *v = &g->values[vi];
-        int64_t bytes = value_numel(v) * (int64_t)dtype_size(v->dtype);
+        int64_t bytes = dtype_nbytes(v->dtype, value_numel(v));
         int first_slot = output_slot(g, vi);
         if (bytes <= 0)
             continue;
@@ -467,6 +481,15 @@ static int emit_c_file_misses(Program *p, FILE *f, Diag *d, int *miss_out)
             fprintf(f, "    memcpy(outputs[%d], %s, %lld);\n", j, emit_const_ref(p, vi), (long long)bytes);
         else if (v->input_index >= 0)
             fprintf(f, "    memmove(outputs[%d], inputs[%d], %lld);\n", j, (int)v->input_index, (long long)bytes);
+    }
+    /* packed outputs: the unused bits of the last byte are zero (kernels
+     * store element by element and leave them as the caller had them) */
+    for (j = 0; j < g->n_outputs; j++) {
+        const Value *v = &g->values[g->outputs[j]];
+        int64_t n = value_numel(v), per = dtype_is_packed(v->dtype) ? 8 / dtype_bits(v->dtype) : 1;
+        if (per > 1 && n % per != 0)
+            fprintf(f, "    ((uint8_t *)outputs[%d])[%lld] &= 0x%02xu;\n", j, (long long)(n / per),
+                    (unsigned)((1u << ((n % per) * dtype_bits(v->dtype))) - 1u));
     }
     fprintf(f, "    return TVMRT_OK;\n}\n");
     return 0;

@@ -448,7 +448,18 @@ void emit_expr(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
         const Buffer *b = &k->bufs[e->buf];
         const char *conv = b->dtype == DT_FLOAT16 ? "tvmrt_f16_to_f32(" :
                            b->dtype == DT_BFLOAT16 ? "tvmrt_bf16_to_f32(" : NULL;
-        if (conv)
+        const char *small = b->scope == BUF_LOCAL ? NULL : emit_small_name(b->dtype);
+        if (small && dtype_is_packed(b->dtype)) {
+            /* packed: element i of the byte array */
+            fprintf(f, "tvmrt_ld_%s(%s%s, ", small, b->numel == 1 && b->scope == BUF_LOCAL ? "&" : "",
+                    b->name);
+            emit_index(pr, f, k, e->a, 0);
+            fputc(')', f);
+            return;
+        }
+        if (small)
+            fprintf(f, "tvmrt_%s_to_f32(", small);
+        else if (conv)
             fputs(conv, f);
         if (b->scope == BUF_LOCAL && b->numel == 1) {
             fputs(b->name, f);
@@ -457,7 +468,7 @@ void emit_expr(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
             emit_index(pr, f, k, e->a, 0);
             fputc(']', f);
         }
-        if (conv)
+        if (conv || small)
             fputc(')', f);
         return;
     }

@@ -26,7 +26,7 @@ extern const struct EmbeddedFile embedded_files[];
 
 static int64_t value_bytes(const Value *v)
 {
-    return value_numel(v) * (int64_t)dtype_size(v->dtype);
+    return dtype_nbytes(v->dtype, value_numel(v));
 }
 
 /* NAME_KIND_BYTES: the bytes of each buffer (a string tensor holds one
@@ -291,7 +291,7 @@ static char *emit_json(const Program *p)
             to = cJSON_CreateObject();
             cJSON_AddStringToObject(to, "name", b->value >= 0 ? g->values[b->value].name : b->name);
             cJSON_AddStringToObject(to, "role", roles[b->scope]);
-            cJSON_AddNumberToObject(to, "bytes", (double)(b->numel * (int64_t)dtype_size(b->dtype)));
+            cJSON_AddNumberToObject(to, "bytes", (double)dtype_nbytes(b->dtype, b->numel));
             if (off >= 0)
                 cJSON_AddNumberToObject(to, "arena_offset", (double)off);
             cJSON_AddItemToArray(tensors, to);

@@ -111,6 +111,9 @@ static void write_values(FILE *f, const Value *v, int64_t n)
             break;
         case DT_UINT8:
         case DT_BOOL:
+        case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+        case DT_FLOAT8E8M0: /* bit patterns; packed types: one byte of elements */
+        case DT_UINT4: case DT_INT4: case DT_FLOAT4E2M1: case DT_UINT2: case DT_INT2:
             fprintf(f, "%u", (unsigned)*e);
             break;
         default:
@@ -157,7 +160,9 @@ int emit_weights(Program *p, FILE *f, Diag *d)
         if (!used[vi])
             continue;
         n = value_numel(v);
-        p->weights_bytes += n * (int64_t)dtype_size(v->dtype);
+        if (dtype_is_packed(v->dtype))
+            n = dtype_nbytes(v->dtype, n); /* the packed bytes */
+        p->weights_bytes += dtype_nbytes(v->dtype, value_numel(v));
         fprintf(f, "/* '%s' %s[", emit_safe(g->arena, v->name), dtype_name(v->dtype));
         for (k = 0; k < v->rank; k++)
             fprintf(f, "%s%lld", k ? "," : "", (long long)v->dims[k]);

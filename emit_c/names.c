@@ -31,6 +31,26 @@ const char *emit_ctype(DType t)
     return dtype_ctype(t);
 }
 
+/* The runtime's name for an 8-bit float format (tvmrt_f32_to_<name>,
+ * tvmrt_<name>_to_f32) or a packed type (tvmrt_ld_<name>, tvmrt_st_<name>);
+ * NULL for the other types. */
+const char *emit_small_name(DType t)
+{
+    switch (t) {
+    case DT_FLOAT8E4M3FN: return "f8e4m3fn";
+    case DT_FLOAT8E4M3FNUZ: return "f8e4m3fnuz";
+    case DT_FLOAT8E5M2: return "f8e5m2";
+    case DT_FLOAT8E5M2FNUZ: return "f8e5m2fnuz";
+    case DT_FLOAT8E8M0: return "f8e8m0";
+    case DT_UINT4: return "u4";
+    case DT_INT4: return "i4";
+    case DT_FLOAT4E2M1: return "f4e2m1";
+    case DT_UINT2: return "u2";
+    case DT_INT2: return "i2";
+    default: return NULL;
+    }
+}
+
 const char *emit_compute_ctype(DType t)
 {
     if (t == DT_BOOL)
@@ -54,7 +74,7 @@ const char *emit_const_name(const Program *p, int32_t vi)
 
 int64_t emit_const_bytes(const Value *v)
 {
-    return value_numel(v) * (int64_t)dtype_size(v->dtype);
+    return dtype_nbytes(v->dtype, value_numel(v));
 }
 
 int emit_const_is_rows(const Value *v)
@@ -71,7 +91,7 @@ const char *emit_const_decl(const Program *p, int32_t vi)
 {
     const Value *v = &p->g->values[vi];
     const char *name = emit_const_name(p, vi);
-    int64_t n = value_numel(v), alloc_n = n ? n : 1;
+    int64_t n = dtype_nbytes(v->dtype, value_numel(v)) / (int64_t)dtype_size(v->dtype), alloc_n = n ? n : 1;
     Arena *a = p->g->arena;
     if (emit_const_is_rows(v))
         return arena_printf(a, "const union %s_u { unsigned char rows[%lld][%d]; %s v[%lld]; } %s",

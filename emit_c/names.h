@@ -19,7 +19,8 @@ const char *emit_safe(Arena *a, const char *s);
 /* NAME upper-cased, for macros. */
 const char *emit_upper(Arena *a, const char *s);
 const char *emit_ctype(DType t);          /* storage C type */
-const char *emit_compute_ctype(DType t);  /* C type of computed values */
+const char *emit_compute_ctype(DType t);
+const char *emit_small_name(DType t);     /* "f8e4m3fn", "i4"...: tvmrt helpers */  /* C type of computed values */
 
 /* Constants up to EMIT_SMALL_BYTES are readable arrays; larger ones are
  * rows of EMIT_ROW_BYTES bytes, each a string literal (emit_weights.c). */

@@ -34,6 +34,10 @@ int infer_value_early(Graph *g, int32_t vi, Diag *d);
  * 1 after reporting an error. */
 int infer_expand_gradients(Graph *g, Diag *d);
 
+/* Cast / CastLike between strings and numbers: 0 if from -> to is
+ * supported, else 1 after reporting (frontend/infer_string.c). */
+int infer_string_cast(const Node *n, DType from, DType to, Diag *d);
+
 /* ---- helpers shared by the infer_* functions (infer_util.c) ---- */
 /* Input i's value (NULL if omitted or out of range). */
 Value *in_val(Graph *g, const Node *n, int i);
@@ -68,6 +72,12 @@ int infer_set_scalar(Graph *g, Node *n, const ScalarParams *p, int errs, Diag *d
 /* Output i takes the declared shape recorded for it, if complete (returns 0),
  * else reports `why` and returns 1. */
 int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why);
+/* The same, and when output i has no complete declared shape, the
+ * declared shape of a later value that has output i's shape by
+ * construction (output i passed through elementwise operators whose other
+ * operands are scalars or of the same shape), with dtype dt (DT_UNDEF: no
+ * such search). */
+int infer_use_declared_as(Graph *g, Node *n, int i, DType dt, Diag *d, const char *why);
 /* Elementwise op: output 0 = broadcast of all present inputs, dtype of input
  * 0 (or `dt` if not DT_UNDEF). Checks that inputs share input 0's dtype when
  * same_type is set. */
@@ -94,5 +104,8 @@ int infer_conv_window(const Node *n, const Value *x, const int64_t *kernel, int 
  * through Identity and refuse a sequence graph output. Return 0 or 1. */
 int infer_seq_check_inputs(Graph *g, Node *n, Diag *d);
 int infer_seq_check_outputs(Graph *g, Node *n, Diag *d);
+
+/* Cast/CastLike to float8e8m0: only round_mode "up" with saturate (infer_elemwise.c). */
+int infer_e8m0_mode(const Node *n, DType to, Diag *d);
 
 #endif

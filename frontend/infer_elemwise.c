@@ -144,6 +144,21 @@ int infer_Clip(Graph *g, Node *n, Diag *d)
     return same_shape(g, n, d, DT_UNDEF);
 }
 
+/* Casts to float8e8m0 round up and saturate (round_mode "up", saturate 1,
+ * the defaults); the other modes are refused. */
+int infer_e8m0_mode(const Node *n, DType to, Diag *d)
+{
+    const Attr *rm = node_attr(n, "round_mode"), *sat = node_attr(n, "saturate");
+    if (to != DT_FLOAT8E8M0)
+        return 0;
+    if (rm && rm->type == ATTR_STRING && strcmp(rm->s, "up") != 0)
+        return diag_error(d, n, "round_mode", "'%s' is not supported for float8e8m0 (only \"up\")",
+                          rm->s);
+    if (sat && sat->type == ATTR_INT && sat->i == 0)
+        return diag_error(d, n, "saturate", "0 is not supported for float8e8m0 (only 1)");
+    return 0;
+}
+
 int infer_Cast(Graph *g, Node *n, Diag *d)
 {
     int errs = d->errors;
@@ -154,10 +169,13 @@ int infer_Cast(Graph *g, Node *n, Diag *d)
         return 1;
     if (!node_attr(n, "to"))
         return diag_error(d, n, "to", "required attribute is missing");
-    if (to == DT_STRING)
-        return diag_error(d, n, "to", "casting to string is not supported");
     if (to <= 0 || to > 0xffff || !dtype_size((DType)to))
         return diag_error(d, n, "to", "element type %lld is not supported", (long long)to);
+    if ((to == DT_STRING || in_val(g, n, 0)->dtype == DT_STRING) &&
+        infer_string_cast(n, in_val(g, n, 0)->dtype, (DType)to, d))
+        return 1;
+    if (infer_e8m0_mode(n, (DType)to, d))
+        return 1;
     return same_shape(g, n, d, (DType)to);
 }
 

@@ -41,27 +41,85 @@ static int check_param(Graph *g, Node *n, int i, int64_t axis_len, Diag *d)
                       axis_len > 0 ? " or 1-D along the quantized axis" : "");
 }
 
-/* Length of the axis a per-axis parameter applies to, or -1 after an
- * error; stores the axis (-1 for per-tensor parameters) as AxisParams. */
-static int64_t axis_len(Graph *g, Node *n, const Value *x, Diag *d)
+/* Blocked quantization (block_size > 0, opset 21+): the scale has x's
+ * rank and shape except along `axis`, where it has ceil(D / block_size)
+ * entries; the zero point has the scale's shape. Stores AxisParams (axis,
+ * blocksize). */
+static int blocked_params(Graph *g, Node *n, const Value *x, int64_t bs, Diag *d)
+{
+    AxisParams p;
+    const Value *s = in_val(g, n, 1);
+    int ax, i;
+    if (infer_axis(n, attr_int(n, "axis", 1, d), x->rank, &ax, d, "axis"))
+        return 1;
+    if (s->rank != x->rank)
+        return diag_error(d, n, "input[1]", "blocked scale must have the input's rank %d, has %d",
+                          x->rank, s->rank);
+    for (i = 0; i < x->rank; i++) {
+        int64_t want = i == ax ? (x->dims[i] + bs - 1) / bs : x->dims[i];
+        if (s->dims[i] != want)
+            return diag_error(d, n, "input[1]", "blocked scale dimension %d is %lld, expected %lld "
+                              "(block_size %lld)", i, (long long)s->dims[i], (long long)want,
+                              (long long)bs);
+    }
+    if (n->n_in > 2 && n->in[2] >= 0) {
+        const Value *z;
+        if (need_input(g, n, 2, d))
+            return 1;
+        z = in_val(g, n, 2);
+        if (z->rank != s->rank || memcmp(z->dims, s->dims, (size_t)s->rank * sizeof *s->dims) != 0)
+            return diag_error(d, n, "input[2]", "zero point must have the scale's shape");
+    }
+    memset(&p, 0, sizeof p);
+    p.axis = ax;
+    p.blocksize = bs;
+    infer_set_axis(g, n, ax, &p);
+    return 0;
+}
+
+/* The parameters' granularity: per tensor, per axis or blocked; stores
+ * AxisParams (axis -1 for per-tensor parameters, blocksize for blocked
+ * ones) and checks the scale and zero point shapes. */
+static int quant_params(Graph *g, Node *n, const Value *x, Diag *d)
 {
     int ax;
+    int64_t len, bs = n->opset >= 21 ? attr_int(n, "block_size", 0, d) : 0;
+    if (bs < 0)
+        return diag_error(d, n, "block_size", "must not be negative (%lld)", (long long)bs);
+    if (bs > 0 && x->rank > 0 && in_val(g, n, 1)->rank > 0)
+        return blocked_params(g, n, x, bs, d);
     /* the axis matters only for per-axis parameters */
     if (x->rank == 0 || value_numel(in_val(g, n, 1)) == 1) {
         infer_set_axis(g, n, -1, NULL);
-        return 1;
+        len = 1;
+    } else {
+        if (infer_axis(n, attr_int(n, "axis", 1, d), x->rank, &ax, d, "axis"))
+            return 1;
+        infer_set_axis(g, n, ax, NULL);
+        len = x->dims[ax];
     }
-    if (infer_axis(n, attr_int(n, "axis", 1, d), x->rank, &ax, d, "axis"))
-        return -1;
-    infer_set_axis(g, n, ax, NULL);
-    return x->dims[ax];
+    return check_param(g, n, 1, len, d) || check_param(g, n, 2, len, d);
+}
+
+/* The types QuantizeLinear produces and DequantizeLinear reads (int32:
+ * DequantizeLinear only). */
+static int quant_type(DType t)
+{
+    switch (t) {
+    case DT_INT8: case DT_UINT8: case DT_INT16: case DT_UINT16: case DT_INT4: case DT_UINT4:
+    case DT_INT2: case DT_UINT2: case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2:
+    case DT_FLOAT8E5M2FNUZ: case DT_FLOAT4E2M1:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 int infer_QuantizeLinear(Graph *g, Node *n, Diag *d)
 {
     Value *x;
     DType out = DT_UINT8;
-    int64_t len;
+    int64_t prec = attr_int(n, "precision", 0, d);
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
     x = in_val(g, n, 0);
@@ -70,15 +128,17 @@ int infer_QuantizeLinear(Graph *g, Node *n, Diag *d)
                           dtype_name(x->dtype));
     if (!dtype_is_float(in_val(g, n, 1)->dtype))
         return diag_error(d, n, "input[1]", "scale must be a float tensor");
-    if ((len = axis_len(g, n, x, d)) < 0)
-        return 1;
-    if (check_param(g, n, 1, len, d) || check_param(g, n, 2, len, d))
+    if (prec != 0 && prec != DT_FLOAT32 && prec != DT_FLOAT64 && prec != DT_FLOAT16 &&
+        prec != DT_BFLOAT16)
+        return diag_error(d, n, "precision", "element type %lld is not supported (a float type "
+                          "expected)", (long long)prec);
+    if (quant_params(g, n, x, d))
         return 1;
     if (n->n_in > 2 && n->in[2] >= 0)
         out = in_val(g, n, 2)->dtype;
     else if (node_attr(n, "output_dtype"))
         out = (DType)attr_int(n, "output_dtype", DT_UINT8, d);
-    if (!is_8bit(out) && out != DT_INT16 && out != DT_UINT16 && out != DT_INT32)
+    if (!quant_type(out) && out != DT_INT32)
         return diag_error(d, n, "input[2]", "quantized type %s is not supported",
                           dtype_name(out) ? dtype_name(out) : "?");
     return value_set(g, n->out[0], out, x->rank, x->dims, d, n);
@@ -87,20 +147,25 @@ int infer_QuantizeLinear(Graph *g, Node *n, Diag *d)
 int infer_DequantizeLinear(Graph *g, Node *n, Diag *d)
 {
     Value *x;
-    int64_t len;
+    DType out;
     if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
         return 1;
     x = in_val(g, n, 0);
-    if (dtype_is_float(x->dtype) || x->dtype == DT_BOOL || !dtype_size(x->dtype))
+    if (!quant_type(x->dtype) && (dtype_is_float(x->dtype) || x->dtype == DT_BOOL || !dtype_size(x->dtype)))
         return diag_error(d, n, "input[0]", "element type %s is not a quantized type",
                           dtype_name(x->dtype) ? dtype_name(x->dtype) : "?");
     if (!dtype_is_float(in_val(g, n, 1)->dtype))
         return diag_error(d, n, "input[1]", "scale must be a float tensor");
-    if ((len = axis_len(g, n, x, d)) < 0)
+    if (quant_params(g, n, x, d))
         return 1;
-    if (check_param(g, n, 1, len, d) || check_param(g, n, 2, len, d))
-        return 1;
-    return value_set(g, n->out[0], in_val(g, n, 1)->dtype, x->rank, x->dims, d, n);
+    out = in_val(g, n, 1)->dtype;
+    if (node_attr(n, "output_dtype") && attr_int(n, "output_dtype", 0, d) != 0) {
+        out = (DType)attr_int(n, "output_dtype", 0, d);
+        if (out != DT_FLOAT32 && out != DT_FLOAT16 && out != DT_BFLOAT16 && out != DT_FLOAT64)
+            return diag_error(d, n, "output_dtype", "element type %d is not supported (a float "
+                              "type expected)", (int)out);
+    }
+    return value_set(g, n->out[0], out, x->rank, x->dims, d, n);
 }
 
 int infer_DynamicQuantizeLinear(Graph *g, Node *n, Diag *d)

@@ -423,7 +423,8 @@ static void copy_typed(const Onnx__TensorProto *tp, DType dt, void *dst, int64_t
         for (i = 0; i < n; i++)
             ((uint8_t *)dst)[i] = tp->int32_data[i] != 0;
         break;
-    case DT_INT8: case DT_UINT8:
+    case DT_INT8: case DT_UINT8: case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2:
+    case DT_FLOAT8E5M2FNUZ: case DT_FLOAT8E8M0:
         for (i = 0; i < n; i++)
             ((uint8_t *)dst)[i] = (uint8_t)(uint32_t)tp->int32_data[i];
         break;
@@ -437,6 +438,57 @@ static size_t any_typed(const Onnx__TensorProto *tp)
 {
     return tp->n_float_data + tp->n_int32_data + tp->n_int64_data + tp->n_double_data +
            tp->n_uint64_data;
+}
+
+/* A packed type (uint4, int4, float4e2m1: two per byte; uint2, int2: four
+ * per byte, the first element in the low bits): raw_data and external data
+ * hold the packed bytes, int32_data one packed byte per entry. The data
+ * stays packed; numel bytes are allocated (dtype_size is 1 for these types,
+ * so code that copies numel * dtype_size bytes stays in bounds). */
+static int decode_packed(Arena *a, const Onnx__TensorProto *tp, const char *dir, Tensor *out,
+                         DType dt, Diag *d, const Node *n, const char *field)
+{
+    int64_t bytes = dtype_nbytes(dt, out->numel), i;
+    unsigned char *buf;
+    if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+        void *ext = NULL;
+        if (read_external(a, tp, dir, &ext, bytes, 1, d, n, field))
+            return 1;
+        buf = arena_alloc(a, out->numel > bytes ? (size_t)out->numel : (size_t)bytes + 1);
+        if (!buf)
+            return diag_error(d, n, field, "tensor of %lld bytes exceeds the compiler's memory budget",
+                              (long long)out->numel);
+        memset(buf, 0, out->numel > bytes ? (size_t)out->numel : (size_t)bytes + 1);
+        if (bytes)
+            memcpy(buf, ext, (size_t)bytes);
+        out->data = buf;
+        return 0;
+    }
+    if (tp->has_raw_data) {
+        if ((uint64_t)tp->raw_data.len != (uint64_t)bytes)
+            return diag_error(d, n, field, "raw_data has %zu bytes, but %s dims need %lld",
+                              tp->raw_data.len, dtype_name(dt), (long long)bytes);
+    } else if ((int64_t)tp->n_int32_data != bytes) {
+        if (tp->n_int32_data == 0 && any_typed(tp) != 0)
+            return diag_error(d, n, field, "%s tensor keeps its data in the wrong field (expected %s)",
+                              dtype_name(dt), typed_field(dt));
+        return diag_error(d, n, field, "int32_data has %zu entries, but %lld packed %s elements need %lld",
+                          tp->n_int32_data, (long long)out->numel, dtype_name(dt), (long long)bytes);
+    }
+    buf = arena_alloc(a, out->numel > bytes ? (size_t)out->numel : (size_t)bytes + 1);
+    if (!buf)
+        return diag_error(d, n, field, "tensor of %lld bytes exceeds the compiler's memory budget",
+                          (long long)out->numel);
+    memset(buf, 0, out->numel > bytes ? (size_t)out->numel : (size_t)bytes + 1);
+    if (tp->has_raw_data) {
+        if (bytes)
+            memcpy(buf, tp->raw_data.data, (size_t)bytes);
+    } else {
+        for (i = 0; i < bytes; i++)
+            buf[i] = (unsigned char)(uint32_t)tp->int32_data[i];
+    }
+    out->data = buf;
+    return 0;
 }
 
 int onnx_tensor_decode(Arena *a, const void *tensor_proto, const char *dir, Tensor *out,
@@ -476,6 +528,8 @@ int onnx_tensor_decode(Arena *a, const void *tensor_proto, const char *dir, Tens
     if (ck_mul(numel, (int64_t)esize, &bytes) || (uint64_t)bytes >= SIZE_MAX / 2)
         return diag_error(d, n, field, "byte size overflows");
     out->numel = numel;
+    if (dtype_is_packed(dt))
+        return decode_packed(a, tp, dir, out, dt, d, n, field);
     /* Every source is checked against the dims before anything is
      * allocated: the dims alone must never decide an allocation. */
     if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)

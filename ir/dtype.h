@@ -5,7 +5,13 @@
  *   DTYPE(ID, onnx_number, json_name, c_storage_type, bytes, c_compute_type)
  *
  * float16 and bfloat16 are stored as their 16-bit patterns and computed in
- * float; bool is stored as one byte holding 0 or 1. A string element is a
+ * float; so are the 8-bit floats (float8e4m3fn, float8e4m3fnuz, float8e5m2,
+ * float8e5m2fnuz, float8e8m0: one byte each). The sub-byte types (uint4,
+ * int4, float4e2m1: two per byte; uint2, int2: four per byte; the first
+ * element in the least significant bits, as ONNX's TensorProto stores them)
+ * stay packed in weights, the arena and the caller's buffers; `bytes` is 1
+ * for them (an upper bound per element: dtype_nbytes gives a tensor's exact
+ * size) and they are computed in float (float4e2m1), int8_t or uint8_t. bool is stored as one byte holding 0 or 1. A string element is a
  * pointer to a NUL-terminated UTF-8 string (tvmrt_string, a typedef of
  * const char * in tvmrt.h); 8 bytes are planned for it (at
  * least a pointer on every target). Strings are accepted only where
@@ -15,6 +21,7 @@
 #define TVMCC_DTYPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define DTYPE_TABLE(DTYPE)                                               \
     DTYPE(FLOAT32, 1, "float32", "float", 4, "float")                    \
@@ -30,6 +37,16 @@
     DTYPE(UINT32, 12, "uint32", "uint32_t", 4, "uint32_t")               \
     DTYPE(UINT64, 13, "uint64", "uint64_t", 8, "uint64_t")               \
     DTYPE(BFLOAT16, 16, "bfloat16", "uint16_t", 2, "float")              \
+    DTYPE(FLOAT8E4M3FN, 17, "float8e4m3fn", "uint8_t", 1, "float")       \
+    DTYPE(FLOAT8E4M3FNUZ, 18, "float8e4m3fnuz", "uint8_t", 1, "float")   \
+    DTYPE(FLOAT8E5M2, 19, "float8e5m2", "uint8_t", 1, "float")           \
+    DTYPE(FLOAT8E5M2FNUZ, 20, "float8e5m2fnuz", "uint8_t", 1, "float")   \
+    DTYPE(UINT4, 21, "uint4", "uint8_t", 1, "uint8_t")                   \
+    DTYPE(INT4, 22, "int4", "uint8_t", 1, "int8_t")                      \
+    DTYPE(FLOAT4E2M1, 23, "float4e2m1", "uint8_t", 1, "float")           \
+    DTYPE(FLOAT8E8M0, 24, "float8e8m0", "uint8_t", 1, "float")           \
+    DTYPE(UINT2, 25, "uint2", "uint8_t", 1, "uint8_t")                   \
+    DTYPE(INT2, 26, "int2", "uint8_t", 1, "int8_t")                      \
     DTYPE(STRING, 8, "string", "tvmrt_string", 8, "tvmrt_string")
 
 typedef enum DType {
@@ -41,6 +58,12 @@ typedef enum DType {
 
 /* 0 for unsupported types (complex, undefined). */
 size_t dtype_size(DType t);
+/* Bits per element: 2 or 4 for the packed types, 8 * dtype_size otherwise. */
+int dtype_bits(DType t);
+/* 1 for the packed sub-byte types (uint4, int4, float4e2m1, uint2, int2). */
+int dtype_is_packed(DType t);
+/* Exact bytes of n elements of t (packed types rounded up to a byte). */
+int64_t dtype_nbytes(DType t, int64_t n);
 /* "float32"...; "unsupported(N)" style names are not returned: NULL if unknown. */
 const char *dtype_name(DType t);
 const char *dtype_ctype(DType t);         /* storage type in C */
@@ -72,5 +95,23 @@ int64_t dtype_float_to_int(DType to, double x);
 float dtype_bf16_to_f32(uint16_t h);
 uint16_t dtype_f32_to_f16(float f);
 uint16_t dtype_f32_to_bf16(float f);
+
+/* The 8-bit and 4-bit float formats <-> float (runtime twins in tvmrt.h,
+ * checked against each other on every pattern by the unit test).
+ * dtype_f8_to_f32(t, b) decodes the bit pattern b of format t (one of the
+ * four float8 types, float8e8m0 or float4e2m1) exactly. dtype_f32_to_f8
+ * encodes with the conversion a store does: round to nearest even and,
+ * without saturation, overflow to infinity (float8e5m2) or NaN (the fn/fnuz
+ * types), as ONNX's Cast with saturate=0; saturation (Cast's default) is a
+ * clamp to +-dtype_f8_max(t) in front of it. float4e2m1 has no NaN or
+ * infinity and always saturates (NaN becomes 0x8, as ONNX's test data);
+ * float8e8m0 rounds up and saturates (Cast's defaults, round_mode "up"). */
+float dtype_f8_to_f32(DType t, unsigned b);
+unsigned dtype_f32_to_f8(DType t, float f);
+double dtype_f8_max(DType t); /* largest finite value */
+/* Element i of packed data p of type t, sign-extended for int4/int2 (the
+ * float4e2m1 code for that type), and its store. */
+int dtype_packed_get(DType t, const void *p, int64_t i);
+void dtype_packed_set(DType t, void *p, int64_t i, int v);
 
 #endif

@@ -361,6 +361,7 @@ static int64_t load_int(DType dt, const void *p, int64_t i)
     case DT_UINT32: return ((const uint32_t *)p)[i];
     case DT_INT64: return ((const int64_t *)p)[i];
     case DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
+    case DT_INT4: case DT_UINT4: case DT_INT2: case DT_UINT2: return dtype_packed_get(dt, p, i);
     default: die("load_int on %s", dtype_name(dt) ? dtype_name(dt) : "?");
     }
 }
@@ -402,7 +403,12 @@ int value_const_elem(const Graph *g, int32_t vi, int64_t i, double *out)
     case DT_FLOAT16: *out = dtype_f16_to_f32(((const uint16_t *)v->data)[i]); return 0;
     case DT_BFLOAT16: *out = dtype_bf16_to_f32(((const uint16_t *)v->data)[i]); return 0;
     case DT_UINT64: *out = (double)((const uint64_t *)v->data)[i]; return 0;
+    case DT_FLOAT4E2M1: *out = dtype_f8_to_f32(v->dtype, (unsigned)dtype_packed_get(v->dtype, v->data, i)); return 0;
     default:
+        if (dtype_is_float(v->dtype)) { /* the 8-bit floats */
+            *out = dtype_f8_to_f32(v->dtype, ((const uint8_t *)v->data)[i]);
+            return 0;
+        }
         if (dtype_is_signed_int(v->dtype) || dtype_is_unsigned_int(v->dtype)) {
             *out = (double)load_int(v->dtype, v->data, i);
             return 0;
@@ -424,7 +430,12 @@ int value_const_double(const Graph *g, int32_t vi, double *out)
     case DT_FLOAT64: *out = *(const double *)v->data; return 0;
     case DT_FLOAT16: *out = dtype_f16_to_f32(*(const uint16_t *)v->data); return 0;
     case DT_BFLOAT16: *out = dtype_bf16_to_f32(*(const uint16_t *)v->data); return 0;
+    case DT_FLOAT4E2M1: *out = dtype_f8_to_f32(v->dtype, (unsigned)dtype_packed_get(v->dtype, v->data, 0)); return 0;
     default:
+        if (dtype_is_float(v->dtype)) { /* the 8-bit floats */
+            *out = dtype_f8_to_f32(v->dtype, *(const uint8_t *)v->data);
+            return 0;
+        }
         if (dtype_is_signed_int(v->dtype)) {
             *out = (double)load_int(v->dtype, v->data, 0);
             return 0;
@@ -548,7 +559,12 @@ static void dump_elem(DType dt, const void *p, int64_t i, FILE *f)
     case DT_FLOAT16: fprintf(f, "%.9g", (double)dtype_f16_to_f32(((const uint16_t *)p)[i])); break;
     case DT_BFLOAT16: fprintf(f, "%.9g", (double)dtype_bf16_to_f32(((const uint16_t *)p)[i])); break;
     case DT_UINT64: fprintf(f, "%llu", (unsigned long long)((const uint64_t *)p)[i]); break;
+    case DT_FLOAT4E2M1: fprintf(f, "%.9g", (double)dtype_f8_to_f32(dt, (unsigned)dtype_packed_get(dt, p, i))); break;
     default:
+        if (dtype_is_float(dt)) {
+            fprintf(f, "%.9g", (double)dtype_f8_to_f32(dt, ((const uint8_t *)p)[i]));
+            break;
+        }
         if (dtype_is_signed_int(dt) || dtype_is_unsigned_int(dt))
             fprintf(f, "%lld", (long long)load_int(dt, p, i));
         else
@@ -762,6 +778,7 @@ const RnnParams *node_rnn(const Node *n) { return params_of(n, PARAMS_RNN, "recu
 const VisionParams *node_vision(const Node *n) { return params_of(n, PARAMS_VISION, "vision"); }
 const LossParams *node_loss(const Node *n) { return params_of(n, PARAMS_LOSS, "loss"); }
 const StringParams *node_string(const Node *n) { return params_of(n, PARAMS_STRING, "string"); }
+const XfmrParams *node_xfmr(const Node *n) { return params_of(n, PARAMS_XFMR, "transformer"); }
 
 void node_set_perm(Graph *g, Node *n, int rank, const int64_t *perm)
 {

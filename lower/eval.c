@@ -77,6 +77,12 @@ static Val load(Ev *ev, int b, int64_t off)
     case DT_INT32: { int32_t x; memcpy(&x, p + off * 4, 4); return mki(t, x); }
     case DT_UINT32: { uint32_t x; memcpy(&x, p + off * 4, 4); return mki(t, x); }
     case DT_INT64: case DT_UINT64: { int64_t x; memcpy(&x, p + off * 8, 8); return mki(t, x); }
+    case DT_INT4: case DT_INT2: return mki(DT_INT8, dtype_packed_get(t, p, off));
+    case DT_UINT4: case DT_UINT2: return mki(DT_UINT8, dtype_packed_get(t, p, off));
+    case DT_FLOAT4E2M1: return mkf(DT_FLOAT32, dtype_f8_to_f32(t, (unsigned)dtype_packed_get(t, p, off)));
+    case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+    case DT_FLOAT8E8M0:
+        return mkf(DT_FLOAT32, dtype_f8_to_f32(t, p[off]));
     default: ev->err = 1; return mki(DT_INT64, 0);
     }
 }
@@ -99,6 +105,12 @@ static void store(Ev *ev, int b, int64_t off, Val v)
     case DT_INT16: case DT_UINT16: { uint16_t x = (uint16_t)v.i; memcpy(p + off * 2, &x, 2); break; }
     case DT_INT32: case DT_UINT32: { uint32_t x = (uint32_t)v.i; memcpy(p + off * 4, &x, 4); break; }
     case DT_INT64: case DT_UINT64: memcpy(p + off * 8, &v.i, 8); break;
+    case DT_INT4: case DT_INT2: case DT_UINT4: case DT_UINT2: dtype_packed_set(t, p, off, (int)v.i); break;
+    case DT_FLOAT4E2M1: dtype_packed_set(t, p, off, (int)dtype_f32_to_f8(t, (float)v.f)); break;
+    case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+    case DT_FLOAT8E8M0:
+        p[off] = (unsigned char)dtype_f32_to_f8(t, (float)v.f);
+        break;
     default: ev->err = 1;
     }
 }

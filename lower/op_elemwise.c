@@ -226,15 +226,42 @@ int lower_Clip(Lower *L, Node *n)
     return 0;
 }
 
+/* 1 for the float8 formats whose conversion Cast's `saturate` selects. */
+static int f8_saturable(DType t)
+{
+    return t == DT_FLOAT8E4M3FN || t == DT_FLOAT8E4M3FNUZ || t == DT_FLOAT8E5M2 ||
+           t == DT_FLOAT8E5M2FNUZ;
+}
+
+Expr *lower_f8_saturate(Lower *L, Expr *v, DType to)
+{
+    double m = dtype_f8_max(to);
+    Expr *hi = ex_float(L, v->dtype, m), *lo = ex_float(L, v->dtype, -m);
+    /* NaN fails both comparisons and stays NaN */
+    v = ex_select(L, ex_binary(L, BIN_GT, v, hi), hi, v);
+    return ex_select(L, ex_binary(L, BIN_LT, v, lo), lo, v);
+}
+
+/* Cast to a float8 type stores with the non-saturating conversion (round to
+ * nearest even, overflow to infinity or NaN: saturate=0); the default
+ * saturate=1 (opset 19+) clamps to the largest finite value first, which
+ * gives the same rounding below it and the saturated value above. */
 int lower_Cast(Lower *L, Node *n)
 {
     Expr *x;
-    Compute *c = unary(L, n, &x);
+    Compute *c;
     DType from = in_type(L, n, 0), to = L->g->values[n->out[0]].dtype;
-    if (to == DT_BOOL && from != DT_BOOL)
+    if (from == DT_STRING || to == DT_STRING)
+        return lower_string_cast(L, n);
+    c = unary(L, n, &x);
+    if (to == DT_BOOL && from != DT_BOOL) {
         c->body = ex_binary(L, BIN_NE, x, const_of(L, from, 0));
-    else
+    } else {
+        const Attr *sat = node_attr(n, "saturate");
         c->body = ex_cast(L, to, x);
+        if (f8_saturable(to) && from != to && (!sat || sat->i != 0))
+            c->body = lower_f8_saturate(L, c->body, to);
+    }
     return 0;
 }
 
@@ -270,7 +297,10 @@ static Compute *binary(Lower *L, Node *n, Expr **a, Expr **b)
 int lower_binary_row(Lower *L, Node *n)
 {
     Expr *a, *b;
-    Compute *c = binary(L, n, &a, &b);
+    Compute *c;
+    if (n->op == OP_Equal && in_type(L, n, 0) == DT_STRING)
+        return lower_string_equal(L, n);
+    c = binary(L, n, &a, &b);
     c->body = ex_binary(L, (BinaryOp)row_op(n->op, 1), a, b);
     return 0;
 }

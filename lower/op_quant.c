@@ -28,13 +28,28 @@ static int present(const Node *n, int i)
 }
 
 /* Parameter input i at output axis `axis` of stage c (scalar when it has one
- * element), converted to type t; `def` when the input is omitted. */
+ * element), converted to type t; `def` when the input is omitted. A blocked
+ * parameter (QuantizeLinear/DequantizeLinear with block_size) has the
+ * output's rank and is indexed by the output position, its axis `axis`
+ * divided by the block size. */
 static Expr *param(Lower *L, const Node *n, int i, const Compute *c, int axis, DType t,
                    int64_t def)
 {
     Expr *e;
     if (!present(n, i))
         return dtype_is_float(t) ? ex_float(L, t, (double)def) : ex_const_int(L, t, def);
+    if (axis >= 0 && (n->op == OP_QuantizeLinear || n->op == OP_DequantizeLinear) &&
+        node_axis(n)->blocksize > 0) {
+        const Value *pv = &L->g->values[n->in[i]];
+        Expr *idx[TVMCC_MAX_RANK];
+        int k;
+        for (k = 0; k < pv->rank; k++) {
+            idx[k] = ex_var(L, &c->axes[k]);
+            if (k == axis)
+                idx[k] = ex_binary(L, BIN_FLOORDIV, idx[k], ex_int(L, node_axis(n)->blocksize));
+        }
+        return ex_cast(L, t, ex_load_nd(L, lower_buf_value(L, n->in[i]), pv->rank, pv->dims, idx));
+    }
     if (value_numel(&L->g->values[n->in[i]]) == 1 || axis < 0)
         e = ex_load(L, lower_buf_value(L, n->in[i]), ex_int(L, 0));
     else
@@ -49,6 +64,10 @@ static void type_range(DType t, int64_t *lo, int64_t *hi)
     case DT_UINT8: *lo = 0; *hi = 255; break;
     case DT_INT16: *lo = -32768; *hi = 32767; break;
     case DT_UINT16: *lo = 0; *hi = 65535; break;
+    case DT_INT4: *lo = -8; *hi = 7; break;
+    case DT_UINT4: *lo = 0; *hi = 15; break;
+    case DT_INT2: *lo = -2; *hi = 1; break;
+    case DT_UINT2: *lo = 0; *hi = 3; break;
     default: *lo = INT32_MIN; *hi = INT32_MAX; break;
     }
 }
@@ -72,7 +91,20 @@ int lower_QuantizeLinear(Lower *L, Node *n)
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     int ax = node_axis(n)->axis; /* -1: per-tensor parameters */
     Expr *v = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
+    const Attr *prec = node_attr(n, "precision"), *sat = node_attr(n, "saturate");
+    if (prec && prec->i != 0) /* opset 23+: the division's type */
+        ft = dtype_compute((DType)prec->i);
     v = ex_binary(L, BIN_DIV, ex_cast(L, ft, v), param(L, n, 1, c, ax, ft, 1));
+    if (dtype_is_float(y->dtype)) {
+        /* float8 / float4e2m1: x / scale + zero point, converted by the
+         * store (round to nearest even); float8 saturates unless
+         * saturate=0, float4e2m1 always does */
+        v = ex_add(L, v, param(L, n, 2, c, ax, ft, 0));
+        if (y->dtype != DT_FLOAT4E2M1 && (!sat || sat->i != 0))
+            v = lower_f8_saturate(L, ex_cast(L, DT_FLOAT32, v), y->dtype);
+        c->body = ex_cast(L, y->dtype, v);
+        return 0;
+    }
     c->body = requant(L, v, param(L, n, 2, c, ax, ft, 0), y->dtype);
     return 0;
 }

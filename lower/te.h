@@ -159,13 +159,15 @@ struct Stmt {
 /* A kernel implemented by one runtime function (string operators, which
  * loop IR cannot express): the emitter prints `return FN(args);` and the
  * run function returns the status when it is not 0. */
-typedef enum ExtArgKind { EXT_BUF, EXT_INT, EXT_STRINGS } ExtArgKind;
+typedef enum ExtArgKind { EXT_BUF, EXT_INT, EXT_STRINGS, EXT_INTS } ExtArgKind;
 typedef struct ExtArg {
     ExtArgKind kind;
     int buf;                     /* EXT_BUF: buffer id */
     int64_t ival;                /* EXT_INT */
     int n_strings;               /* EXT_STRINGS: a constant array of strings */
     const char *const *strings;
+    int n_ints;                  /* EXT_INTS: a constant int32_t array */
+    const int32_t *ints;
 } ExtArg;
 #define EXT_MAX_ARGS 12
 typedef struct ExternCall {
@@ -272,6 +274,9 @@ Expr *ex_load_broadcast(Lower *L, int buf, int rank_in, const int64_t *dims_in,
                         const Compute *c);
 /* Elementwise stage over value `out`: creates the stage and returns it. */
 Compute *lower_elemwise_stage(Lower *L, Node *n, int32_t out);
+/* v (float) clamped to +-the largest finite value of float8 type `to`,
+ * NaN kept: the saturation of Cast and QuantizeLinear (op_elemwise.c). */
+Expr *lower_f8_saturate(Lower *L, Expr *v, DType to);
 
 /* ---- Schedules and printing ---- */
 /* Naive schedule: one loop nest per stage, in order. */

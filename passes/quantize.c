@@ -69,6 +69,8 @@ static int get_dq(const Ctx *c, int32_t v, QT *t)
     t->n = value_numel(&g->values[t->scale]);
     if (!g->values[t->scale].data || (t->zp >= 0 && !g->values[t->zp].data) || t->n < 1)
         return 0;
+    if (t->n > 1 && n->params && node_axis(n)->blocksize > 0)
+        return 0; /* blocked parameters: left to DequantizeLinear's own kernel */
     for (i = 0; i < t->n; i++) {
         double s = pelem(g, t->scale, i);
         if (!(s > 0) || !isfinite(s))

@@ -205,6 +205,210 @@ static inline uint64_t tvmrt_f64_to_u64(double x)
     return (uint64_t)tvmrt_f64_to_i64(x);
 }
 
+/* The 8-bit floats (float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz,
+ * float8e8m0) and float4e2m1 <-> float. Decoding is exact. Encoding rounds to
+ * nearest even; out of range it gives infinity (e5m2) or NaN (the fn/fnuz
+ * formats): ONNX's Cast with saturate=0. The saturating Cast clamps to the
+ * largest finite value before it. float4e2m1 always saturates (NaN -> 0x8);
+ * float8e8m0 rounds up and saturates (Cast's round_mode "up"). The fnuz
+ * formats have no negative zero and one NaN, 0x80. The compiler has its own
+ * copy (ir/dtype.c); a unit test compares both on every bit pattern. */
+static inline float tvmrt_bits_f32(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* A small float of eb exponent and mb mantissa bits, bias `bias`, sign at
+ * bit eb + mb (no special values: the callers handle NaN and infinity). */
+static inline float tvmrt_small_to_f32(uint32_t b, uint32_t eb, uint32_t mb, uint32_t bias)
+{
+    uint32_t sign = (b >> (eb + mb)) & 1u, e = (b >> mb) & ((1u << eb) - 1u), m = b & ((1u << mb) - 1u);
+    uint32_t bits;
+    if (e == 0) {
+        /* m * 2^(1 - bias - mb), exact in float */
+        float v = (float)m * tvmrt_bits_f32((128u - bias - mb) << 23);
+        return sign ? -v : v;
+    }
+    bits = (sign << 31) | ((e + 127u - bias) << 23) | (m << (23u - mb));
+    return tvmrt_bits_f32(bits);
+}
+
+/* Round |x| (bits without the sign, finite) to the format; returns the
+ * magnitude code, possibly above the largest finite code (overflow). */
+static inline uint32_t tvmrt_small_round(uint32_t ax, uint32_t mb, uint32_t bias)
+{
+    int32_t e = (int32_t)(ax >> 23) - 127 + (int32_t)bias;
+    uint32_t man = ax & 0x7fffffu, q, rem, half;
+    if (e >= 1) {
+        q = ((uint32_t)e << mb) | (man >> (23u - mb));
+        rem = man & ((1u << (23u - mb)) - 1u);
+        half = 1u << (22u - mb);
+    } else {
+        uint32_t sh = (uint32_t)(24 - (int32_t)mb - e);
+        if (sh > 24u || ax == 0)
+            return 0;
+        man |= 0x800000u;
+        q = man >> sh;
+        rem = man & ((1u << sh) - 1u);
+        half = 1u << (sh - 1u);
+    }
+    if (rem > half || (rem == half && (q & 1u)))
+        q++;
+    return q;
+}
+
+static inline float tvmrt_f8e4m3fn_to_f32(uint8_t b)
+{
+    if ((b & 0x7fu) == 0x7fu)
+        return tvmrt_bits_f32(((uint32_t)(b >> 7) << 31) | 0x7fc00000u);
+    return tvmrt_small_to_f32(b, 4u, 3u, 7u);
+}
+static inline float tvmrt_f8e4m3fnuz_to_f32(uint8_t b)
+{
+    return b == 0x80u ? tvmrt_bits_f32(0xffc00000u) : tvmrt_small_to_f32(b, 4u, 3u, 8u);
+}
+static inline float tvmrt_f8e5m2_to_f32(uint8_t b)
+{
+    if ((b & 0x7cu) == 0x7cu)
+        return tvmrt_bits_f32(((uint32_t)(b >> 7) << 31) | 0x7f800000u | ((uint32_t)(b & 3u) << 21));
+    return tvmrt_small_to_f32(b, 5u, 2u, 15u);
+}
+static inline float tvmrt_f8e5m2fnuz_to_f32(uint8_t b)
+{
+    return b == 0x80u ? tvmrt_bits_f32(0xffc00000u) : tvmrt_small_to_f32(b, 5u, 2u, 16u);
+}
+static inline float tvmrt_f8e8m0_to_f32(uint8_t b)
+{
+    if (b == 0xffu)
+        return tvmrt_bits_f32(0x7fc00000u);
+    return tvmrt_bits_f32(b ? (uint32_t)b << 23 : 0x00400000u);
+}
+static inline float tvmrt_f4e2m1_to_f32(uint8_t b)
+{
+    return tvmrt_small_to_f32(b & 0xfu, 2u, 1u, 1u);
+}
+
+static inline uint8_t tvmrt_f32_to_f8e4m3fn(float f)
+{
+    uint32_t x, s, q;
+    memcpy(&x, &f, sizeof x);
+    s = (x >> 24) & 0x80u;
+    x &= 0x7fffffffu;
+    if (x >= 0x7f800000u)
+        return (uint8_t)(s | 0x7fu); /* NaN; infinity without saturation */
+    q = tvmrt_small_round(x, 3u, 7u);
+    return (uint8_t)(s | (q > 0x7eu ? 0x7fu : q));
+}
+static inline uint8_t tvmrt_f32_to_f8e4m3fnuz(float f)
+{
+    uint32_t x, s, q;
+    memcpy(&x, &f, sizeof x);
+    s = (x >> 24) & 0x80u;
+    x &= 0x7fffffffu;
+    if (x >= 0x7f800000u)
+        return 0x80u;
+    q = tvmrt_small_round(x, 3u, 8u);
+    return (uint8_t)(q > 0x7fu ? 0x80u : q == 0 ? 0u : s | q);
+}
+static inline uint8_t tvmrt_f32_to_f8e5m2(float f)
+{
+    uint32_t x, s, q;
+    memcpy(&x, &f, sizeof x);
+    s = (x >> 24) & 0x80u;
+    x &= 0x7fffffffu;
+    if (x > 0x7f800000u)
+        return (uint8_t)(s | 0x7cu | ((x >> 21) & 3u ? (x >> 21) & 3u : 2u));
+    if (x == 0x7f800000u)
+        return (uint8_t)(s | 0x7cu);
+    q = tvmrt_small_round(x, 2u, 15u);
+    return (uint8_t)(s | (q > 0x7bu ? 0x7cu : q));
+}
+static inline uint8_t tvmrt_f32_to_f8e5m2fnuz(float f)
+{
+    uint32_t x, s, q;
+    memcpy(&x, &f, sizeof x);
+    s = (x >> 24) & 0x80u;
+    x &= 0x7fffffffu;
+    if (x >= 0x7f800000u)
+        return 0x80u;
+    q = tvmrt_small_round(x, 2u, 16u);
+    return (uint8_t)(q > 0x7fu ? 0x80u : q == 0 ? 0u : s | q);
+}
+static inline uint8_t tvmrt_f32_to_f8e8m0(float f)
+{
+    uint32_t x, e;
+    memcpy(&x, &f, sizeof x);
+    x &= 0x7fffffffu; /* negative input is undefined in ONNX: its magnitude */
+    if (x > 0x7f800000u)
+        return 0xffu;
+    e = x >> 23;
+    if (e == 0)
+        return (uint8_t)(x > 0x400000u ? 1u : 0u); /* rounded up to 2^-126 or 2^-127 */
+    if (x & 0x7fffffu)
+        e++;
+    return (uint8_t)(e > 0xfeu ? 0xfeu : e);
+}
+static inline uint8_t tvmrt_f32_to_f4e2m1(float f)
+{
+    uint32_t x, s, q;
+    memcpy(&x, &f, sizeof x);
+    s = (x >> 28) & 0x8u;
+    x &= 0x7fffffffu;
+    if (x > 0x7f800000u)
+        return 0x8u;
+    q = x == 0x7f800000u ? 7u : tvmrt_small_round(x, 1u, 1u);
+    return (uint8_t)(s | (q > 7u ? 7u : q));
+}
+
+/* Packed 4-bit and 2-bit elements: element i of p, the first element of a
+ * byte in its least significant bits. Loads sign-extend int4/int2; stores
+ * keep the low bits of v (integers wrap) and leave the byte's other
+ * elements unchanged. */
+static inline uint8_t tvmrt_ld_u4(const uint8_t *p, int64_t i)
+{
+    return (uint8_t)((p[i >> 1] >> ((uint32_t)(i & 1) * 4u)) & 0xfu);
+}
+static inline int8_t tvmrt_ld_i4(const uint8_t *p, int64_t i)
+{
+    return (int8_t)((int32_t)tvmrt_ld_u4(p, i) - (int32_t)((tvmrt_ld_u4(p, i) & 8u) << 1));
+}
+static inline float tvmrt_ld_f4e2m1(const uint8_t *p, int64_t i)
+{
+    return tvmrt_f4e2m1_to_f32(tvmrt_ld_u4(p, i));
+}
+static inline uint8_t tvmrt_ld_u2(const uint8_t *p, int64_t i)
+{
+    return (uint8_t)((p[i >> 2] >> ((uint32_t)(i & 3) * 2u)) & 3u);
+}
+static inline int8_t tvmrt_ld_i2(const uint8_t *p, int64_t i)
+{
+    return (int8_t)((int32_t)tvmrt_ld_u2(p, i) - (int32_t)((tvmrt_ld_u2(p, i) & 2u) << 1));
+}
+static inline void tvmrt_st_u4(uint8_t *p, int64_t i, uint32_t v)
+{
+    uint32_t sh = (uint32_t)(i & 1) * 4u;
+    p[i >> 1] = (uint8_t)(((uint32_t)p[i >> 1] & ~(0xfu << sh)) | ((v & 0xfu) << sh));
+}
+static inline void tvmrt_st_i4(uint8_t *p, int64_t i, int32_t v)
+{
+    tvmrt_st_u4(p, i, (uint32_t)v);
+}
+static inline void tvmrt_st_f4e2m1(uint8_t *p, int64_t i, float v)
+{
+    tvmrt_st_u4(p, i, tvmrt_f32_to_f4e2m1(v));
+}
+static inline void tvmrt_st_u2(uint8_t *p, int64_t i, uint32_t v)
+{
+    uint32_t sh = (uint32_t)(i & 3) * 2u;
+    p[i >> 2] = (uint8_t)(((uint32_t)p[i >> 2] & ~(3u << sh)) | ((v & 3u) << sh));
+}
+static inline void tvmrt_st_i2(uint8_t *p, int64_t i, int32_t v)
+{
+    tvmrt_st_u2(p, i, (uint32_t)v);
+}
+
 /* StringNormalizer: copies the strings of in[0..n_in) that are not among
  * stop[0..n_stop) (compared exactly, or ASCII-case-insensitively when
  * case_sensitive is 0) to out[0..n_out), or one "" when none is left.
@@ -217,5 +421,38 @@ int tvmrt_string_normalize(const tvmrt_string *in, int32_t n_in, tvmrt_string *o
                            int32_t n_out, char *pool, int32_t pool_bytes,
                            const char *const *stop, int32_t n_stop, int case_action,
                            int case_sensitive);
+
+/* The other string operators. Strings they make are written into pool
+ * (pool_bytes bytes, --string-bytes per output string) and the outputs
+ * point there; TVMRT_ERR_STRING_POOL when they do not fit,
+ * TVMRT_ERR_NULL_INPUT for a NULL input string. A broadcasting operator
+ * takes shape = {rank, dims of the result, strides of a, strides of b}.
+ * Numeric buffers are void * in the tensor's element type. */
+/* StringConcat: out[i] = a[.] followed by b[.] (n results). */
+int tvmrt_string_concat(const tvmrt_string *a, const tvmrt_string *b, tvmrt_string *out,
+                        int32_t n, const int32_t *shape, char *pool, int32_t pool_bytes);
+/* Equal on strings: out (bool) = the byte strings are the same. */
+int tvmrt_string_eq(const tvmrt_string *a, const tvmrt_string *b, void *out, int32_t n,
+                    const int32_t *shape);
+/* StringSplit: splits each in[i] at delim[0] (NULL: at runs of ASCII
+ * whitespace, ignoring leading and trailing ones, as Python's str.split)
+ * at most maxsplit times (-1: no limit) into out[i*width ...], padded with
+ * "", and counts[i] (int64) = the number of parts. TVMRT_ERR_SHAPE when the
+ * largest count is not width. */
+int tvmrt_string_split(const tvmrt_string *in, int32_t n_in, tvmrt_string *out, int32_t width,
+                       void *counts, const char *const *delim, int32_t maxsplit, char *pool,
+                       int32_t pool_bytes);
+/* RegexFullMatch: out (bool) = the whole of in[i] matches the pattern that
+ * prog holds (compiled by tvmcc, frontend/regex.h); scratch holds
+ * 5 * prog[0] + 1 int32_t. Linear in the input: no backtracking. */
+int tvmrt_regex_full_match(const tvmrt_string *in, int32_t n, void *out, const int32_t *prog,
+                           void *scratch);
+/* Cast from a number type (ONNX dtype code: float, double, (u)int8..64)
+ * to strings, as numpy prints them (shortest round-trip form for floats),
+ * and back (strtof/strtod/strtoll: "NaN", "INF", "+INF", "-INF" read as
+ * such; an unreadable string gives 0). */
+int tvmrt_cast_to_string(const void *in, int dtype, tvmrt_string *out, int32_t n, char *pool,
+                         int32_t pool_bytes);
+int tvmrt_cast_from_string(const tvmrt_string *in, void *out, int dtype, int32_t n);
 
 #endif

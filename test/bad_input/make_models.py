@@ -187,6 +187,11 @@ def main():
              qx[:1], qy, add_inits + [gw, const("gw_s", F, [0.1, 0.1, 0.1])],
              "qop_matmul_bscale.onnx")
 
+    # An opset newer than tvmcc knows (ONNX 1.20.1 defines 25)
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="relu_new")],
+              [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)])
+    m.opset_import[0].version = 26
+    save(m, "opset26.onnx")
     # Sequence and optional graph inputs (frontend/seq_io.c): a sequence
     # input needs --sequence-length, its elements' shapes must fit the
     # declared element shape, an absent optional cannot be read.
@@ -207,6 +212,35 @@ def main():
             [opt_in], [vinfo("y", TensorProto.FLOAT, [4])], "opt_get.onnx")
     opset18([helper.make_node("Relu", ["opt_in"], ["y"], name="relu_opt")],
             [opt_in], [vinfo("y", TensorProto.FLOAT, [4])], "opt_read.onnx")
+    # The ONNX 1.20 element types (numbers: Debian's onnx predates them)
+    def raw_tensor(name, dtype, dims, raw):
+        t = TensorProto()
+        t.name, t.data_type, t.raw_data = name, dtype, raw
+        t.dims.extend(dims)
+        return t
+    def new_model(nodes, inputs, outputs, opset, inits=()):
+        m = model(nodes, inputs, outputs, inits)
+        m.opset_import[0].version = opset
+        m.ir_version = 10
+        return m
+    # Cast to float8e8m0 (24) with a round_mode tvmcc does not implement
+    save(new_model([helper.make_node("Cast", ["x"], ["y"], name="cast_e8m0_nearest", to=24,
+                                     round_mode="nearest")],
+                   [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", 24, f4)], 25),
+         "cast_e8m0_mode.onnx")
+    # blocked QuantizeLinear whose scale has 3 blocks where ceil(4 / 2) = 2
+    save(new_model([helper.make_node("QuantizeLinear", ["xq", "bs", "bz"], ["yq"],
+                                     name="q_blocked_shape", axis=1, block_size=2)],
+                   [vinfo("xq", TensorProto.FLOAT, [2, 4])], [vinfo("yq", 22, [2, 4])], 21,
+                   [numpy_helper.from_array(np.ones((2, 3), dtype=np.float32), "bs"),
+                    raw_tensor("bz", 22, [2, 3], bytes(3))]),
+         "q_blocked_shape.onnx")
+    # DequantizeLinear with an integer output_dtype
+    save(new_model([helper.make_node("DequantizeLinear", ["xi", "ds"], ["yd"],
+                                     name="dq_int_out", output_dtype=6)],
+                   [vinfo("xi", TensorProto.INT8, f4)], [vinfo("yd", TensorProto.INT32, f4)], 21,
+                   [numpy_helper.from_array(np.ones((), dtype=np.float32), "ds")]),
+         "dq_output_dtype.onnx")
 
 
 if __name__ == "__main__":

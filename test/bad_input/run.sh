@@ -130,6 +130,7 @@ check qop_gemm_bscale 1 qop_gemm_bscale.onnx -- qop_gemm_bscale.onnx qgemm_bscal
 check qop_gemm_yzp    1 qop_gemm_yzp.onnx -- qop_gemm_yzp.onnx qgemm_noyzp "input[8]" y_zero_point
 check qop_matmul_bscale 1 qop_matmul_bscale.onnx -- qop_matmul_bscale.onnx qmatmul_bscale \
     "input[4]"
+check opset_too_new   1 opset26.onnx -- opset26.onnx opset_import "opset 26" "1 to 25"
 check seq_no_length   1 seq_input.onnx -- seq_input.onnx "'seq_in'" "--sequence-length seq_in="
 check seq_bad_length  1 seq_input.onnx --sequence-length seq_in=two -- --sequence-length \
     "'seq_in=two'" "from 0 to"
@@ -147,6 +148,12 @@ check opt_read_absent 1 opt_read.onnx --optional-absent opt_in -- relu_opt "inpu
     "absent optional"
 check opt_not_opt     1 seq_input.onnx --sequence-length seq_in=2 --optional-absent t_in -- \
     "'t_in'" "not optional"
+# the ONNX 1.20 element types: modes and shapes tvmcc refuses
+check cast_e8m0_mode  1 cast_e8m0_mode.onnx -- cast_e8m0_mode.onnx cast_e8m0_nearest round_mode \
+    nearest
+check q_blocked_shape 1 q_blocked_shape.onnx -- q_blocked_shape.onnx q_blocked_shape "input[1]" \
+    "block_size 2"
+check dq_output_dtype 1 dq_output_dtype.onnx -- dq_output_dtype.onnx dq_int_out output_dtype
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate

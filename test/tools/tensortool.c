@@ -29,7 +29,8 @@
  * cmp treats floats as equal when |actual - expected| <= atol + rtol*|expected|
  * (defaults 1e-3 and 1e-5), NaN equals NaN, and infinities must match
  * exactly; float16 and bfloat16 are converted to float first. Integers and
- * bool must match exactly. String tensors are written by raw as their
+ * bool must match exactly, and so must the 8-bit floats and the packed 4-bit
+ * and 2-bit types, bit for bit (but any NaN equals any NaN). String tensors are written by raw as their
  * strings, each followed by a NUL byte (what test/driver.c reads and
  * writes for a string input or output), and cmp compares those bytes.
  * It prints "ok", or the first mismatches with the largest error. Exit status: 0 equal, 1 different, 2 unreadable input or bad
@@ -103,7 +104,20 @@ static int load(Arena *a, const char *path, Tensor *t, const char **name)
 
 static size_t tensor_bytes(const Tensor *t)
 {
-    return (size_t)t->numel * dtype_size(t->dtype);
+    return (size_t)dtype_nbytes(t->dtype, t->numel);
+}
+
+/* The 8-bit floats and the packed types: element i's bit pattern. */
+static unsigned small_bits(DType dt, const unsigned char *p, int64_t i)
+{
+    if (dtype_is_packed(dt))
+        return (unsigned)dtype_packed_get(dt, p, i) & ((1u << dtype_bits(dt)) - 1);
+    return p[i];
+}
+
+static int is_small(DType dt)
+{
+    return dtype_bits(dt) < 16 && (dtype_is_packed(dt) || dtype_is_float(dt));
 }
 
 static int cmd_info(const char *path)
@@ -268,7 +282,23 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
     }
     e = t.data;
     for (i = 0; i < t.numel; i++) {
-        if (dtype_is_float(t.dtype)) {
+        if (is_small(t.dtype)) {
+            /* bit-exact; NaN equals NaN (any NaN pattern of the format) */
+            unsigned bx = small_bits(t.dtype, e, i), by = small_bits(t.dtype, act, i);
+            int ok = bx == by;
+            if (!ok && dtype_is_float(t.dtype) && t.dtype != DT_FLOAT4E2M1)
+                ok = isnan(dtype_f8_to_f32(t.dtype, bx)) && isnan(dtype_f8_to_f32(t.dtype, by));
+            if (!ok && worst_i < 0)
+                worst_i = i;
+            if (!ok && bad++ < SHOW_MISMATCHES) {
+                if (dtype_is_float(t.dtype))
+                    printf("mismatch at %lld: expected 0x%02x (%.9g), got 0x%02x (%.9g)\n", (long long)i,
+                           bx, (double)dtype_f8_to_f32(t.dtype, bx), by, (double)dtype_f8_to_f32(t.dtype, by));
+                else
+                    printf("mismatch at %lld: expected %d, got %d\n", (long long)i,
+                           dtype_packed_get(t.dtype, e, i), dtype_packed_get(t.dtype, act, i));
+            }
+        } else if (dtype_is_float(t.dtype)) {
             double x = float_at(t.dtype, e, i), y = float_at(t.dtype, act, i), err;
             int ok;
             if (isnan(x) || isnan(y))
@@ -299,7 +329,7 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
     }
     free(act);
     if (bad) {
-        if (dtype_is_float(t.dtype))
+        if (dtype_is_float(t.dtype) && !is_small(t.dtype))
             printf("%lld of %lld elements differ; max error %.9g at %lld (rtol %g, atol %g)\n",
                    (long long)bad, (long long)t.numel, worst, (long long)worst_i, rtol, atol);
         else

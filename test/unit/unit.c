@@ -20,6 +20,7 @@
 
 #include "../../ir/arena.h"
 #include "../../ir/dtype.h"
+#include "../../frontend/regex.h"
 #include "../../ir/target.h"
 #include "../../lower/costmodel.h"
 #include "../../lower/eval.h"
@@ -127,6 +128,255 @@ static void test_half(void)
     CHECK(tvmrt_f32_to_f16(65504.0f) == 0x7bff);
     CHECK(tvmrt_f32_to_f16(5.9604645e-08f) == 0x0001); /* smallest subnormal */
     CHECK(tvmrt_f32_to_bf16(1.0f) == 0x3f80);
+}
+
+/* The 8-bit and 4-bit float formats against a reference written from the
+ * spec's formulas alone: a pattern's value is (-1)^s 2^(e-bias) (1 + m/2^M)
+ * (2^(1-bias) m/2^M when e = 0), and a float converts to the nearest
+ * representable value, ties to the even code, with one more code past the
+ * largest finite value standing for overflow. Checked on every pattern and
+ * on every float16 value, every midpoint and its neighbours, and random
+ * floats; the runtime (tvmrt.h) and the compiler (ir/dtype.c) must give the
+ * same bits. */
+typedef struct RefFmt {
+    DType t;
+    int eb, mb, bias;
+    unsigned maxcode; /* largest finite magnitude code */
+} RefFmt;
+
+static const RefFmt ref_fmts[] = {
+    {DT_FLOAT8E4M3FN, 4, 3, 7, 0x7e},   {DT_FLOAT8E4M3FNUZ, 4, 3, 8, 0x7f},
+    {DT_FLOAT8E5M2, 5, 2, 15, 0x7b},    {DT_FLOAT8E5M2FNUZ, 5, 2, 16, 0x7f},
+    {DT_FLOAT4E2M1, 2, 1, 1, 0x7},
+};
+
+static double ref_mag(const RefFmt *r, unsigned c)
+{
+    unsigned e = c >> r->mb, m = c & ((1u << r->mb) - 1);
+    if (e == 0)
+        return pow(2.0, 1 - r->bias) * m / pow(2.0, r->mb);
+    return pow(2.0, (int)e - r->bias) * (1.0 + m / pow(2.0, r->mb));
+}
+
+static double ref_decode(const RefFmt *r, unsigned b)
+{
+    unsigned sbit = 1u << (r->eb + r->mb), c = b & (sbit - 1);
+    int fnuz = r->t == DT_FLOAT8E4M3FNUZ || r->t == DT_FLOAT8E5M2FNUZ;
+    if (fnuz && b == 0x80)
+        return NAN;
+    if (r->t == DT_FLOAT8E4M3FN && c == 0x7f)
+        return NAN;
+    if (r->t == DT_FLOAT8E5M2 && c >= 0x7c)
+        return c == 0x7c ? ((b & sbit) ? -INFINITY : INFINITY) : NAN;
+    return (b & sbit) ? -ref_mag(r, c) : ref_mag(r, c);
+}
+
+static unsigned ref_encode(const RefFmt *r, double x, int sat)
+{
+    unsigned sbit = 1u << (r->eb + r->mb), c, best = 0, over = r->maxcode + 1;
+    int fnuz = r->t == DT_FLOAT8E4M3FNUZ || r->t == DT_FLOAT8E5M2FNUZ, neg = signbit(x) != 0;
+    double a = fabs(x), bestd = INFINITY, top = ref_mag(r, r->maxcode);
+    double over_v = 2 * top - ref_mag(r, r->maxcode - 1);
+    if (r->t == DT_FLOAT4E2M1)
+        sat = 1;
+    if (isnan(x))
+        return r->t == DT_FLOAT4E2M1 ? 0x8 : fnuz ? 0x80 : r->t == DT_FLOAT8E5M2 ? (neg ? sbit : 0) | 0x7e :
+               (neg ? sbit : 0) | 0x7f;
+    if (a >= over_v) { /* infinity too; (far above, the differences round equal) */
+        best = over;
+    } else {
+        for (c = 0; c <= over; c++) {
+            double v = c == over ? over_v : ref_mag(r, c), dd = fabs(a - v);
+            if (dd < bestd || (dd == bestd && (c & 1) == 0)) {
+                bestd = dd;
+                best = c;
+            }
+        }
+    }
+    if (best == over) {
+        if (sat)
+            best = r->maxcode;
+        else if (r->t == DT_FLOAT8E5M2)
+            return (neg ? sbit : 0) | 0x7c;
+        else
+            return fnuz ? 0x80 : (neg ? sbit : 0) | 0x7f;
+    }
+    if (best == 0 && fnuz)
+        return 0;
+    return (neg ? sbit : 0) | best;
+}
+
+static unsigned rt_encode(DType t, float f)
+{
+    switch (t) {
+    case DT_FLOAT8E4M3FN: return tvmrt_f32_to_f8e4m3fn(f);
+    case DT_FLOAT8E4M3FNUZ: return tvmrt_f32_to_f8e4m3fnuz(f);
+    case DT_FLOAT8E5M2: return tvmrt_f32_to_f8e5m2(f);
+    case DT_FLOAT8E5M2FNUZ: return tvmrt_f32_to_f8e5m2fnuz(f);
+    case DT_FLOAT8E8M0: return tvmrt_f32_to_f8e8m0(f);
+    default: return tvmrt_f32_to_f4e2m1(f);
+    }
+}
+
+static float rt_decode(DType t, unsigned b)
+{
+    switch (t) {
+    case DT_FLOAT8E4M3FN: return tvmrt_f8e4m3fn_to_f32((uint8_t)b);
+    case DT_FLOAT8E4M3FNUZ: return tvmrt_f8e4m3fnuz_to_f32((uint8_t)b);
+    case DT_FLOAT8E5M2: return tvmrt_f8e5m2_to_f32((uint8_t)b);
+    case DT_FLOAT8E5M2FNUZ: return tvmrt_f8e5m2fnuz_to_f32((uint8_t)b);
+    case DT_FLOAT8E8M0: return tvmrt_f8e8m0_to_f32((uint8_t)b);
+    default: return tvmrt_f4e2m1_to_f32((uint8_t)b);
+    }
+}
+
+static int same_float(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
+}
+
+/* One float through the three encoders, saturating (the clamp of
+ * lower_f8_saturate in front of the store's conversion) and not. */
+static int check_encode(const RefFmt *r, float f)
+{
+    int bad = 0;
+    float m = (float)dtype_f8_max(r->t), cl = f > m ? m : f < -m ? -m : f;
+    unsigned want = ref_encode(r, f, 0), wsat = ref_encode(r, f, 1);
+    if (isnan(f) && r->t == DT_FLOAT8E5M2) { /* any NaN of the input's sign (payloads are kept) */
+        unsigned x = dtype_f32_to_f8(r->t, f), y = rt_encode(r->t, f);
+        return !isnan(ref_decode(r, x)) || x != y || (x & 0x80) != (want & 0x80);
+    }
+    bad += dtype_f32_to_f8(r->t, f) != want;
+    bad += rt_encode(r->t, f) != want;
+    bad += dtype_f32_to_f8(r->t, cl) != wsat;
+    bad += rt_encode(r->t, cl) != wsat;
+    if (bad && getenv("UNIT_DEBUG"))
+        printf("%d %.9g (%a): want %02x sat %02x; got %02x %02x sat %02x %02x\n", (int)r->t, (double)f, (double)f,
+               want, wsat, dtype_f32_to_f8(r->t, f), rt_encode(r->t, f), dtype_f32_to_f8(r->t, cl), rt_encode(r->t, cl));
+    return bad;
+}
+
+static void test_small_floats(void)
+{
+    size_t k;
+    unsigned b, h;
+    for (k = 0; k < sizeof ref_fmts / sizeof *ref_fmts; k++) {
+        const RefFmt *r = &ref_fmts[k];
+        unsigned n = 1u << (1 + r->eb + r->mb);
+        int dec_bad = 0, enc_bad = 0, rt_bad = 0;
+        for (b = 0; b < n; b++) {
+            double want = ref_decode(r, b);
+            float a = dtype_f8_to_f32(r->t, b), c = rt_decode(r->t, b);
+            dec_bad += !same_float(a, want) || !same_float(c, want);
+            /* every non-NaN pattern survives the round trip */
+            if (!isnan(want) && (dtype_f32_to_f8(r->t, a) != b || rt_encode(r->t, a) != b))
+                rt_bad++;
+            /* the midpoint to the next pattern and its neighbours */
+            if (!isnan(want) && !isinf(want) && (b & ((n >> 1) - 1)) < r->maxcode) {
+                double mid = (want + ref_decode(r, b + 1)) / 2;
+                float fm = (float)mid;
+                enc_bad += check_encode(r, fm);
+                enc_bad += check_encode(r, nextafterf(fm, INFINITY));
+                enc_bad += check_encode(r, nextafterf(fm, -INFINITY));
+            }
+        }
+        for (h = 0; h < 65536; h++)
+            enc_bad += check_encode(r, dtype_f16_to_f32((uint16_t)h));
+        srand(7);
+        for (h = 0; h < 100000; h++) {
+            uint32_t bits = ((uint32_t)rand() << 16) ^ (uint32_t)rand();
+            float f;
+            memcpy(&f, &bits, 4);
+            if (!isnan(f))
+                enc_bad += check_encode(r, f);
+        }
+        enc_bad += check_encode(r, INFINITY) + check_encode(r, -INFINITY) + check_encode(r, NAN) +
+                   check_encode(r, -NAN) + check_encode(r, 0.0f) + check_encode(r, -0.0f);
+        CHECK(dec_bad == 0);
+        CHECK(rt_bad == 0);
+        CHECK(enc_bad == 0);
+    }
+    /* float8e8m0: 2^(b - 127), 0xff NaN; encoding rounds up to a power of two
+     * and saturates */
+    {
+        int bad = 0;
+        for (b = 0; b < 256; b++) {
+            double want = b == 255 ? NAN : pow(2.0, (int)b - 127);
+            bad += !same_float(dtype_f8_to_f32(DT_FLOAT8E8M0, b), want);
+            bad += !same_float(rt_decode(DT_FLOAT8E8M0, b), want);
+            if (b < 255)
+                bad += dtype_f32_to_f8(DT_FLOAT8E8M0, (float)want) != b ||
+                       rt_encode(DT_FLOAT8E8M0, (float)want) != b;
+        }
+        for (h = 0; h < 100000; h++) {
+            uint32_t bits = (((uint32_t)rand() << 16) ^ (uint32_t)rand()) & 0x7fffffffu;
+            float f;
+            unsigned want;
+            memcpy(&f, &bits, 4);
+            if (isnan(f))
+                want = 0xff;
+            else if (f > ldexpf(1.0f, 127))
+                want = 0xfe;
+            else
+                for (want = 0; ldexp(1.0, (int)want - 127) < (double)f; want++)
+                    ;
+            bad += dtype_f32_to_f8(DT_FLOAT8E8M0, f) != want || rt_encode(DT_FLOAT8E8M0, f) != want;
+        }
+        CHECK(bad == 0);
+    }
+}
+
+/* Packed 4-bit and 2-bit elements: the runtime's and the compiler's loads
+ * and stores agree with the layout ONNX specifies (element i of a byte at
+ * bits (i % per) * bits, little end first), on all bytes and positions. */
+static void test_packed(void)
+{
+    static const DType ts[] = {DT_UINT4, DT_INT4, DT_UINT2, DT_INT2, DT_FLOAT4E2M1};
+    size_t k;
+    int bad = 0;
+    for (k = 0; k < sizeof ts / sizeof *ts; k++) {
+        DType t = ts[k];
+        int bits = t == DT_UINT2 || t == DT_INT2 ? 2 : 4, per = 8 / bits, i;
+        unsigned byte, v;
+        for (byte = 0; byte < 256; byte++) {
+            for (i = 0; i < per; i++) {
+                uint8_t buf[3] = {0x5a, (uint8_t)byte, 0xa5}, b2[3], b3[3];
+                unsigned field = (byte >> (i * bits)) & ((1u << bits) - 1);
+                int want = (t == DT_INT4 || t == DT_INT2) && field >= (1u << (bits - 1)) ?
+                           (int)field - (1 << bits) : (int)field;
+                int64_t idx = per + i;
+                int rt;
+                switch (t) {
+                case DT_UINT4: rt = tvmrt_ld_u4(buf, idx); break;
+                case DT_INT4: rt = tvmrt_ld_i4(buf, idx); break;
+                case DT_UINT2: rt = tvmrt_ld_u2(buf, idx); break;
+                case DT_INT2: rt = tvmrt_ld_i2(buf, idx); break;
+                default: rt = (int)tvmrt_f32_to_f4e2m1(tvmrt_ld_f4e2m1(buf, idx)); break;
+                }
+                bad += rt != want && t != DT_FLOAT4E2M1;
+                bad += t == DT_FLOAT4E2M1 && rt != (int)field;
+                bad += dtype_packed_get(t, buf, idx) != want;
+                for (v = 0; v < (1u << bits); v++) {
+                    memcpy(b2, buf, 3);
+                    memcpy(b3, buf, 3);
+                    switch (t) {
+                    case DT_UINT4: tvmrt_st_u4(b2, idx, v + 16u); break; /* high bits dropped */
+                    case DT_INT4: tvmrt_st_i4(b2, idx, (int32_t)v - 32); break;
+                    case DT_UINT2: tvmrt_st_u2(b2, idx, v + 4u); break;
+                    case DT_INT2: tvmrt_st_i2(b2, idx, (int32_t)v - 8); break;
+                    default: tvmrt_st_f4e2m1(b2, idx, tvmrt_f4e2m1_to_f32((uint8_t)v)); break;
+                    }
+                    dtype_packed_set(t, b3, idx, (int)v);
+                    bad += b2[0] != 0x5a || b2[2] != 0xa5 || b3[0] != 0x5a || b3[2] != 0xa5;
+                    bad += b2[1] != (uint8_t)((byte & ~(((1u << bits) - 1) << (i * bits))) | (v << (i * bits)));
+                    bad += b3[1] != b2[1];
+                }
+            }
+        }
+    }
+    CHECK(bad == 0);
+    CHECK(dtype_nbytes(DT_INT4, 25) == 13 && dtype_nbytes(DT_UINT2, 7) == 2 &&
+          dtype_nbytes(DT_FLOAT8E4M3FN, 7) == 7);
 }
 
 /* dtype_float_to_int (lowering's and folding's float constants to integer
@@ -587,16 +837,95 @@ static void test_cost_model(void)
     }
 }
 
+/* RegexFullMatch: patterns compiled by frontend/regex.c and run by
+ * tvmrt_regex_full_match (runtime_min/tvmrt.c). */
+static int regex_run(const char *pattern, const char *text)
+{
+    int32_t *prog, *scratch;
+    int n_prog, rc;
+    char err[200];
+    uint8_t y = 2;
+    tvmrt_string in[1];
+    if (regex_compile(pattern, &prog, &n_prog, err, sizeof err)) {
+        printf("regex: '%s' refused: %s\n", pattern, err);
+        return -1;
+    }
+    scratch = malloc((5 * (size_t)prog[0] + 1) * sizeof *scratch);
+    in[0] = text;
+    rc = tvmrt_regex_full_match(in, 1, &y, prog, scratch);
+    free(scratch);
+    free(prog);
+    return rc ? -2 : y;
+}
+
+static void test_regex(void)
+{
+    static const struct { const char *pattern, *text; int match; } cases[] = {
+        {"abc", "abc", 1}, {"abc", "abcd", 0}, {"abc", "xabc", 0}, {"abc", "ab", 0},
+        {"", "", 1}, {"", "a", 0},
+        {"a*", "", 1}, {"a*", "aaaa", 1}, {"a+", "", 0}, {"a+", "aa", 1},
+        {"a?b", "b", 1}, {"a?b", "ab", 1}, {"a?b", "aab", 0},
+        {"a{2,3}", "a", 0}, {"a{2,3}", "aa", 1}, {"a{2,3}", "aaa", 1}, {"a{2,3}", "aaaa", 0},
+        {"a{2}", "aa", 1}, {"a{2}", "aaa", 0}, {"a{2,}", "aaaaa", 1}, {"a{2,}", "a", 0},
+        {"(ab){0,2}c", "ababc", 1}, {"(ab){0,2}c", "abababc", 0}, {"(?:ab)+", "abab", 1},
+        {"(cat|dog)s?", "dogs", 1}, {"(cat|dog)s?", "cat", 1}, {"(cat|dog)s?", "cow", 0},
+        {"a|", "", 1}, {"a|", "a", 1}, {"a|b|c", "c", 1}, {"a|b|c", "bc", 0},
+        {"[a-c]+", "abcab", 1}, {"[a-c]+", "abd", 0}, {"[^a-c]", "d", 1}, {"[^a-c]", "a", 0},
+        {"[^a-c]", "\xc3\xa9", 1}, {"[a-c]", "\xc3\xa9", 0}, {"[]a]+", "]a", 1},
+        {"[a-]+", "a-a", 1}, {"[\\d.]+", "3.14", 1}, {"[\\d.]+", "3,14", 0},
+        {"\\d{3}-\\d{4}", "555-1234", 1}, {"\\d{3}-\\d{4}", "55-1234", 0},
+        {"\\w+@\\w+\\.com", "joe@mail.com", 1}, {"\\w+@\\w+\\.com", "joe@mailxcom", 0},
+        {"\\s", "\t", 1}, {"\\S", "\t", 0}, {"\\D\\W", "a-", 1}, {"\\D", "7", 0},
+        {".", "\xc3\xa9", 1}, {"..", "\xc3\xa9", 0}, {".", "\n", 0}, {"\xe4\xb8\xad+", "\xe4\xb8\xad\xe4\xb8\xad", 1},
+        {"\\bcat\\b", "cat", 1}, {"a\\bb", "ab", 0}, {"a\\Bb", "ab", 1}, {"a\\b-", "a-", 1},
+        {"www\\.[\\w.-]+\\.\\bcom\\b", "www.google.com", 1},
+        {"www\\.[\\w.-]+\\.\\bcom\\b", "www.bbc.co.uk", 0},
+        {"(\\W|^)[\\w.\\-]{0,25}@(yahoo|gmail)\\.com(\\W|$)", "account@gmail.com", 1},
+        {"(\\W|^)[\\w.\\-]{0,25}@(yahoo|gmail)\\.com(\\W|$)", "account@hotmail.com", 0},
+        {"(\\W|^)[\\w.\\-]{0,25}@(yahoo|gmail)\\.com(\\W|$)", " a@yahoo.com!", 1},
+        {"^abc$", "abc", 1}, {"a^b", "ab", 0}, {"a$b", "ab", 0}, {"x*?y", "xxy", 1},
+        {"(a*)*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac", 0}, {"(a|aa)+$", "aaaaaaaaaaaa", 1},
+        {"\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\^\\$\\\\", ".*+?()[]{}|^$\\", 1},
+        {"a\\tb", "a\tb", 1},
+    };
+    static const char *const refused[] = {
+        "(?i)abc", "(?P<n>a)", "\\pL", "[[:alpha:]]", "a**", "a+*", "(abc", "abc)", "a{1001}",
+        "[\xc3\xa9]", "\\1", "[b-a]", "*a", "a{2,1}", "a{", "[abc", "\\", "\\Q", "(a{1000}){1000}",
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = regex_run(cases[i].pattern, cases[i].text);
+        if (got != cases[i].match)
+            printf("regex: '%s' on '%s': got %d, expected %d\n", cases[i].pattern, cases[i].text,
+                   got, cases[i].match);
+        CHECK(got == cases[i].match);
+    }
+    for (i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        int32_t *prog = NULL;
+        int n_prog = 0;
+        char err[200] = "";
+        int rc = regex_compile(refused[i], &prog, &n_prog, err, sizeof err);
+        if (!rc) {
+            printf("regex: '%s' was accepted\n", refused[i]);
+            free(prog);
+        }
+        CHECK(rc == 1 && err[0]);
+    }
+}
+
 int main(void)
 {
     test_checked_arith();
     test_plan();
     test_half();
+    test_small_floats();
+    test_packed();
     test_float_to_int();
     test_builders();
     test_target_decls();
     test_knobs();
     test_cost_model();
+    test_regex();
     printf("unit: %d passed, %d failed\n", passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
