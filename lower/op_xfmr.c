@@ -12,9 +12,10 @@
  * Attention is the chain of tensor expressions
  *
  *   present_k/v  = concat(past, new) along the sequence    (copy stages)
- *   X[b,h,s,t]   = softcap(scale * sum_e Q[b,h,s,e] K[b,h/r,t,e] + bias)
- *   P            = softmax over t of X                      (lower/op_reduce.c)
- *   Y[b,h,s,v]   = sum_t P[b,h,s,t] V[b,h/r,t,v]
+ *   Kt[b,g,e,t]  = K[b,g,t,e]                     (keys contiguous along t)
+ *   X[b,h,s,t]   = softcap(scale * sum_e Q[b,h,s,e] Kt[b,h/r,e,t] + bias)
+ *   E            = exp(X - max over t of X),  l = sum over t of E
+ *   Y[b,h,s,v]   = (sum_t E[b,h,s,t] V[b,h/r,t,v]) / l[b,h,s]
  *
  * with r = q_heads / kv_heads (grouped query attention) and bias the mask
  * (bool: 0 or -inf; float: as is; positions past a short mask: -inf), the
@@ -22,15 +23,18 @@
  * each batch's keys (t >= nonpad_kv_seqlen[b]: -inf). The two products are
  * ordinary sum-of-products reductions, so the schedule templates tile them
  * like MatMul (the output's innermost axis is the vector axis, the query
- * sequence the row axis); the softmax stages are Softmax's own. 3-D inputs
+ * sequence the row axis). The softmax's division is left to the last
+ * product's post step: one exp per score, one division per output. 3-D inputs
  * are read in place as [batch, sequence, heads, head size] views and a 3-D
- * Y is written through the same view: no transposes are materialised.
- * X and P are kernel temps of the compute type, placed in the arena.
+ * Y is written through the same view: only the keys are copied (Kt).
+ * X, E and the row statistics are kernel temps of the compute type, placed
+ * in the arena.
  *
  * qk_matmul_output_mode (ONNX 1.20.1's function body): 0 the scaled
  * product, 1 after the bias, 2 after the softcap, 3 after the softmax. The
  * product stage stops at the requested point, the output is a copy of the
- * temp, and an elementwise stage applies the remaining steps.
+ * temp, and an elementwise stage applies the remaining steps (mode 3:
+ * E / l).
  */
 #include "lower.h"
 
@@ -383,9 +387,9 @@ int lower_Attention(Lower *L, Node *n)
     Attn a;
     const XfmrParams *p = node_xfmr(n);
     const Value *q = &L->g->values[n->in[0]];
-    int qb = lower_buf_value(L, n->in[0]), xb, pb, i;
+    int qb = lower_buf_value(L, n->in[0]), xb, pb, kt, mb, lb, i;
     int want_qk = has_out(n, 3), upto;
-    int64_t rows, v3[3], d[4];
+    int64_t rows, d2[2], d[4];
     Expr *bhst[4], *e, *qv, *kv, *o[4];
     Compute *c;
     IterVar *r;
@@ -411,6 +415,15 @@ int lower_Attention(Lower *L, Node *n)
     if (a.vall)
         concat_kv(L, &a, 1, a.vb);
 
+    /* K^T [B, kv_heads, E, T]: the product below then reads the keys
+     * contiguously along its vector axis */
+    d[0] = p->batch, d[1] = p->kv_heads, d[2] = p->head, d[3] = a.T;
+    kt = lower_buf_temp(L, "keys_t", q->dtype, p->batch * p->kv_heads * p->head * a.T);
+    c = lower_stage(L, "k_transpose", kt, 4, d);
+    for (i = 0; i < 4; i++)
+        o[i] = ex_var(L, &c->axes[i]);
+    c->body = kv_load(L, &a, 0, o[0], o[1], o[3], o[2]);
+
     /* X = scale * Q K^T (then bias, softcap up to the requested output) */
     upto = want_qk && p->qk_mode < 3 ? p->qk_mode + 1 : 3;
     xb = lower_buf_temp(L, "scores", a.ct, rows * a.T);
@@ -418,7 +431,8 @@ int lower_Attention(Lower *L, Node *n)
     r = lower_raxis(L, c, p->head);
     e = ex_var(L, r);
     qv = ex_load(L, qb, bhse_offset(L, q->rank, q->dims, p->head, bhst[0], bhst[1], bhst[2], e));
-    kv = kv_load(L, &a, 0, bhst[0], kv_head(L, &a, bhst[1]), bhst[3], e);
+    o[0] = bhst[0], o[1] = kv_head(L, &a, bhst[1]), o[2] = e, o[3] = bhst[3];
+    kv = ex_load_nd(L, kt, 4, d, o);
     c->rop = RED_SUM;
     c->body = ex_mul(L, qv, kv);
     c->post = logit_steps(L, &a, ex_mul(L, ex_acc(L, a.ct), ex_float(L, a.ct, p->scale)), bhst,
@@ -434,12 +448,34 @@ int lower_Attention(Lower *L, Node *n)
         }
     }
 
-    /* P = softmax over the keys */
-    pb = lower_buf_temp(L, "probs", a.ct, rows * a.T);
-    v3[0] = rows, v3[1] = a.T, v3[2] = 1;
-    lower_softmax_stages(L, xb, pb, v3, a.ct, 0);
-    if (want_qk && p->qk_mode == 3)
-        copy_scores(L, &a, "qk_output", pb, lower_buf_value(L, n->out[3]), 3, 3);
+    /* softmax over the keys without its division: E = exp(X - rowmax),
+     * l = rowsum(E); P V divides by l in its post step, so each score
+     * takes one exp and the division is per output element */
+    d2[0] = rows, d2[1] = a.T;
+    mb = lower_buf_temp(L, "rowmax", a.ct, rows);
+    c = lower_stage(L, "rowmax", mb, 1, d2);
+    o[0] = ex_var(L, &c->axes[0]);
+    o[1] = ex_var(L, lower_raxis(L, c, a.T));
+    c->rop = RED_MAX;
+    c->body = ex_load_nd(L, xb, 2, d2, o);
+    pb = lower_buf_temp(L, "exps", a.ct, rows * a.T);
+    c = lower_stage(L, "exp", pb, 2, d2);
+    o[0] = ex_var(L, &c->axes[0]);
+    o[1] = ex_var(L, &c->axes[1]);
+    c->body = ex_unary(L, UN_EXP, ex_sub(L, ex_load_nd(L, xb, 2, d2, o),
+                                         ex_load_nd(L, mb, 1, d2, o)));
+    lb = lower_buf_temp(L, "rowsum", a.ct, rows);
+    c = lower_stage(L, "rowsum", lb, 1, d2);
+    o[0] = ex_var(L, &c->axes[0]);
+    o[1] = ex_var(L, lower_raxis(L, c, a.T));
+    c->rop = RED_SUM;
+    c->body = ex_load_nd(L, pb, 2, d2, o);
+    if (want_qk && p->qk_mode == 3) { /* the probabilities themselves */
+        c = score_stage(L, &a, "qk_output", lower_buf_value(L, n->out[3]), bhst);
+        d[0] = p->batch, d[1] = p->q_heads, d[2] = p->q_seq, d[3] = a.T;
+        c->body = ex_binary(L, BIN_DIV, ex_load_nd(L, pb, 4, d, bhst),
+                            ex_load_nd(L, lb, 3, d, bhst));
+    }
 
     /* Y = P V, axes in Y's memory order: [B, H, S, Ev] or [B, S, H, Ev] */
     d[0] = p->batch;
@@ -462,6 +498,7 @@ int lower_Attention(Lower *L, Node *n)
         c->rop = RED_SUM;
         c->body = ex_mul(L, ex_load_nd(L, pb, 4, sd, bhst),
                          kv_load(L, &a, 1, o[0], kv_head(L, &a, o[1]), bhst[3], o[3]));
+        c->post = ex_binary(L, BIN_DIV, ex_acc(L, a.ct), ex_load_nd(L, lb, 3, sd, bhst));
     }
     L->k->macs += rows * a.T * p->v_head;
     return 0;

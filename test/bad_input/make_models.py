@@ -243,5 +243,27 @@ def main():
          "dq_output_dtype.onnx")
 
 
+    # Transformer operators (issue 17)
+    def at_opset(m, opset):
+        m.opset_import[0].version = opset
+        return m
+
+    save(model([helper.make_node("Gelu", ["x"], ["y"], name="gelu_old")],
+               [vinfo("x", F, f4)], [vinfo("y", F, f4)]), "gelu_old_opset.onnx")
+    save(at_opset(model([helper.make_node("Gelu", ["x"], ["y"], name="gelu_fast",
+                                          approximate="fast")],
+                        [vinfo("x", F, f4)], [vinfo("y", F, f4)]), 20), "gelu_approximate.onnx")
+    qkv = [vinfo("q", F, [1, 3, 2, 4]), vinfo("k", F, [1, 2, 2, 4]), vinfo("v", F, [1, 2, 2, 4])]
+    save(at_opset(model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attn_gqa")],
+                        qkv, [vinfo("y", F, [1, 3, 2, 4])]), 23), "attention_heads.onnx")
+    qkv3 = [vinfo("q", F, [1, 2, 8]), vinfo("k", F, [1, 2, 8]), vinfo("v", F, [1, 2, 8])]
+    save(at_opset(model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attn_3d")],
+                        qkv3, [vinfo("y", F, [1, 2, 8])]), 23), "attention_3d_heads.onnx")
+    rope_in = [vinfo("x", F, [1, 2, 3, 4]), vinfo("c", F, [1, 3, 1]), vinfo("s", F, [1, 3, 1])]
+    save(at_opset(model([helper.make_node("RotaryEmbedding", ["x", "c", "s"], ["y"],
+                                          name="rope_odd", rotary_embedding_dim=3)],
+                        rope_in, [vinfo("y", F, [1, 2, 3, 4])]), 23), "rotary_odd_dim.onnx")
+
+
 if __name__ == "__main__":
     main()

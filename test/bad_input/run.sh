@@ -154,6 +154,15 @@ check cast_e8m0_mode  1 cast_e8m0_mode.onnx -- cast_e8m0_mode.onnx cast_e8m0_nea
 check q_blocked_shape 1 q_blocked_shape.onnx -- q_blocked_shape.onnx q_blocked_shape "input[1]" \
     "block_size 2"
 check dq_output_dtype 1 dq_output_dtype.onnx -- dq_output_dtype.onnx dq_int_out output_dtype
+# transformer operators: opset, attributes, head counts
+check gelu_old_opset  1 gelu_old_opset.onnx -- gelu_old_opset.onnx gelu_old opset 20
+check gelu_approximate 1 gelu_approximate.onnx -- gelu_approximate.onnx gelu_fast approximate fast
+check attention_heads 1 attention_heads.onnx -- attention_heads.onnx attn_gqa kv_num_heads \
+    "do not divide"
+check attention_3d_heads 1 attention_3d_heads.onnx -- attention_3d_heads.onnx attn_3d \
+    q_num_heads 3-D
+check rotary_odd_dim  1 rotary_odd_dim.onnx -- rotary_odd_dim.onnx rope_odd \
+    rotary_embedding_dim even
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
