@@ -522,6 +522,13 @@ def vision_cases():
     c.append(new_op("dft_runtime_axis_opset20", 20, "DFT",
                     [("x", F, [2, 6, 7, 2]), ("", ), ("axis", I64, [])], (F, [2, 6, 7, 2]),
                     [randf(82, 2, 6, 7, 2), np.array(-2, dtype=np.int64)], inverse=1))
+    c.append(new_op("dft_const_axis_onesided_opset20", 20, "DFT",
+                    [("x", F, [2, 6, 7, 1]), ("len", ), ("axis", )], (F, [2, 5, 7, 2]),
+                    [randf(83, 2, 6, 7, 1)], [("len", i64(8)), ("axis", i64(1))], onesided=1))
+    c.append(new_op("dft_runtime_axis_onesided_opset20", 20, "DFT",
+                    [("x", F, [2, 6, 9, 1]), ("len", ), ("axis", I64, [])], (F, [2, 6, 4, 2]),
+                    [randf(84, 2, 6, 9, 1), np.array(2, dtype=np.int64)], [("len", i64(7))],
+                    onesided=1))
     return c
 
 
