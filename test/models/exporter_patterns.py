@@ -522,6 +522,16 @@ def vision_cases():
     c.append(new_op("dft_runtime_axis_opset20", 20, "DFT",
                     [("x", F, [2, 6, 7, 2]), ("", ), ("axis", I64, [])], (F, [2, 6, 7, 2]),
                     [randf(82, 2, 6, 7, 2), np.array(-2, dtype=np.int64)], inverse=1))
+    # antialias's weight-sum stages inside a fused kernel: Relu before, Add after
+    n = helper.make_node
+    c.append(Case("resize_antialias_fused_opset18", 18,
+                  [n("Relu", ["x"], ["r"], name="relu"),
+                   n("Resize", ["r", "", "sc"], ["z"], name="resize", mode="cubic", antialias=1),
+                   n("Add", ["z", "b"], ["y"], name="add")],
+                  [vi("x", F, [1, 4, 30, 26])], [vi("y", F, [1, 4, 12, 9])],
+                  [randf(85, 1, 4, 30, 26)],
+                  inits=[numpy_helper.from_array(f32([1, 1, 0.4, 0.35]), "sc"),
+                         numpy_helper.from_array(randf(86, 1, 4, 1, 1), "b")], checked=False))
     c.append(new_op("dft_const_axis_onesided_opset20", 20, "DFT",
                     [("x", F, [2, 6, 7, 1]), ("len", ), ("axis", )], (F, [2, 5, 7, 2]),
                     [randf(83, 2, 6, 7, 1)], [("len", i64(8)), ("axis", i64(1))], onesided=1))
