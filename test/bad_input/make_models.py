@@ -242,6 +242,57 @@ def main():
                    [numpy_helper.from_array(np.ones((), dtype=np.float32), "ds")]),
          "dq_output_dtype.onnx")
 
+    vision_models(save)
+
+
+def vision_models(save):
+    """Operators of opsets 18-20 with one bad attribute or input each."""
+    F = TensorProto.FLOAT
+
+    def m(opset, node, inputs, out_shape, inits=()):
+        graph = helper.make_graph([node], "bad", inputs, [vinfo("vy", F, out_shape)], list(inits))
+        mm = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        mm.ir_version = 8 if opset == 18 else 9
+        return mm
+
+    def ints(name, values):
+        return numpy_helper.from_array(np.asarray(values, dtype=np.int64), name)
+
+    x4 = [vinfo("vx", F, [1, 2, 4, 4])]
+    sc = numpy_helper.from_array(np.asarray([1, 1, 2, 2], dtype=np.float32), "vsc")
+    rs = ["vx", "", "vsc"]
+    save(m(18, helper.make_node("Resize", rs, ["vy"], name="resize_policy",
+                                keep_aspect_ratio_policy="fit"), x4, [1, 2, 8, 8], [sc]),
+         "resize_policy.onnx")
+    save(m(18, helper.make_node("Resize", rs, ["vy"], name="resize_aa_nearest", antialias=1),
+           x4, [1, 2, 8, 8], [sc]), "resize_aa_nearest.onnx")
+    save(m(18, helper.make_node("Resize", rs, ["vy"], name="resize_axes_twice", axes=[2, -2]),
+           x4, [1, 2, 8, 8], [sc]), "resize_axes_twice.onnx")
+    save(m(18, helper.make_node("Resize", rs, ["vy"], name="resize_sym18",
+                                coordinate_transformation_mode="half_pixel_symmetric"),
+           x4, [1, 2, 8, 8], [sc]), "resize_sym18.onnx")
+    save(m(20, helper.make_node("DFT", ["vd", "", "vax"], ["vy"], name="dft_axis3"),
+           [vinfo("vd", F, [1, 4, 4, 1])], [1, 4, 4, 2], [ints("vax", 3)]), "dft_axis3.onnx")
+    save(m(18, helper.make_node("GridSample", ["vg", "vgrid"], ["vy"], name="gridsample_3d_old"),
+           [vinfo("vg", F, [1, 1, 2, 2, 2]), vinfo("vgrid", F, [1, 2, 2, 2, 3])],
+           [1, 1, 2, 2, 2]), "gridsample_3d_old.onnx")
+    save(m(20, helper.make_node("AffineGrid", ["vth", "vsize"], ["vy"], name="affine_theta"),
+           [vinfo("vth", F, [2, 2, 4])], [2, 3, 3, 2], [ints("vsize", [2, 1, 3, 3])]),
+         "affine_theta.onnx")
+    save(m(18, helper.make_node("CenterCropPad", ["vc", "vshape"], ["vy"], name="ccp_count",
+                                axes=[0, 1]),
+           [vinfo("vc", F, [4, 4, 3])], [2, 2, 3], [ints("vshape", [2, 2, 3])]),
+         "ccp_count.onnx")
+    save(m(18, helper.make_node("Col2Im", ["vcol", "vim", "vbl"], ["vy"], name="col2im_block"),
+           [vinfo("vcol", F, [1, 5, 5])], [1, 1, 3, 3],
+           [ints("vim", [3, 3]), ints("vbl", [2, 2])]), "col2im_block.onnx")
+    save(m(19, helper.make_node("DeformConv", ["vdx", "vdw", "voff"], ["vy"], name="deform_off",
+                                kernel_shape=[2, 2]),
+           [vinfo("vdx", F, [1, 1, 3, 3]), vinfo("vdw", F, [1, 1, 2, 2]),
+            vinfo("voff", F, [1, 6, 2, 2])], [1, 1, 2, 2]), "deform_off.onnx")
+    save(m(18, helper.make_node("LpPool", ["vx"], ["vy"], name="lppool_p0", kernel_shape=[2, 2],
+                                p=0), x4, [1, 2, 3, 3]), "lppool_p0.onnx")
+
 
     # Transformer operators (issue 17)
     def at_opset(m, opset):

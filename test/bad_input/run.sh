@@ -163,6 +163,20 @@ check attention_3d_heads 1 attention_3d_heads.onnx -- attention_3d_heads.onnx at
     q_num_heads 3-D
 check rotary_odd_dim  1 rotary_odd_dim.onnx -- rotary_odd_dim.onnx rope_odd \
     rotary_embedding_dim even
+# operators of opsets 18-20
+check resize_policy   1 resize_policy.onnx -- resize_policy.onnx resize_policy \
+    keep_aspect_ratio_policy "'fit'"
+check resize_aa_nearest 1 resize_aa_nearest.onnx -- resize_aa_nearest antialias "linear or cubic"
+check resize_axes_twice 1 resize_axes_twice.onnx -- resize_axes_twice axes repeated
+check resize_sym18    1 resize_sym18.onnx -- resize_sym18 coordinate_transformation_mode \
+    half_pixel_symmetric
+check dft_axis3       1 dft_axis3.onnx -- dft_axis3 "input[2]" "out of range"
+check gridsample_3d_old 1 gridsample_3d_old.onnx -- gridsample_3d_old "rank 5 from opset 20"
+check affine_theta    1 affine_theta.onnx -- affine_theta theta "[N, 2, 3]"
+check ccp_count       1 ccp_count.onnx -- ccp_count shape "2 entries"
+check col2im_block    1 col2im_block.onnx -- col2im_block "not a multiple"
+check deform_off      1 deform_off.onnx -- deform_off "input[2]" "dimension 1 is 6, expected 8"
+check lppool_p0       1 lppool_p0.onnx -- lppool_p0 "p" "from 1 to 1000"
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
