@@ -17,6 +17,10 @@
  * is compiled here into a table the runtime runs.
  * Equal on strings (infer_elemwise.c) and Cast / CastLike to and from
  * strings (infer_string_cast below) are runtime calls too.
+ *
+ * TfIdfVectorizer (opset 9) counts the pool's n-grams of integers in each
+ * row, with skips, as tensor expressions: the pool becomes a constant
+ * table, one row per output column (StringParams).
  */
 #include "infer.h"
 
@@ -189,4 +193,131 @@ int infer_string_cast(const Node *n, DType from, DType to, Diag *d)
         return diag_error(d, n, "input", "a cast from %s to string is not supported (float32, "
                           "float64 and the integer types are)", infer_type_name(from));
     return 0;
+}
+
+/* A new constant value of n->name's, type t, shape [d0] or [d0, d1], with
+ * the bytes at data. */
+static int32_t new_const(Graph *g, const Node *n, DType t, int rank, int64_t d0, int64_t d1,
+                         void *data)
+{
+    int32_t serial = 0;
+    int32_t vi = graph_fresh_value(g, n->name && n->name[0] ? n->name : "tfidf", "table",
+                                   &serial);
+    Value *v = &g->values[vi];
+    v->dtype = t;
+    v->rank = rank;
+    v->dims[0] = d0;
+    v->dims[1] = d1;
+    v->data = data;
+    return vi;
+}
+
+int infer_TfIdfVectorizer(Graph *g, Node *n, Diag *d)
+{
+    int errs = d->errors;
+    const Value *x = in_val(g, n, 0);
+    int64_t min_n = attr_int(n, "min_gram_length", 0, d);
+    int64_t max_n = attr_int(n, "max_gram_length", 0, d);
+    int64_t max_skip = attr_int(n, "max_skip_count", 0, d);
+    const char *mode = attr_string(n, "mode", NULL, d);
+    int64_t n_counts, n_indexes, n_pool, n_weights = -1;
+    const int64_t *counts = attr_ints(n, "ngram_counts", &n_counts, d);
+    const int64_t *indexes = attr_ints(n, "ngram_indexes", &n_indexes, d);
+    const int64_t *pool = attr_ints(n, "pool_int64s", &n_pool, d);
+    const double *weights = node_attr(n, "weights") ? attr_floats(n, "weights", &n_weights, d)
+                                                     : NULL;
+    int64_t cols = 0, g_i = 0, level, k, rowlen, dims[2];
+    int64_t *table;
+    float *w = NULL;
+    int rank = x->rank;
+    DType xt = x->dtype;
+    int64_t xdims[2];
+    StringParams p;
+    if (d->errors > errs)
+        return 1;
+    if (node_attr(n, "pool_strings"))
+        return diag_error(d, n, "pool_strings", "n-grams of strings are not supported "
+                          "(pool_int64s on int32 or int64 input is)");
+    if (xt != DT_INT32 && xt != DT_INT64)
+        return diag_error(d, n, "X", "must be int32 or int64, got %s", infer_type_name(xt));
+    if (rank != 1 && rank != 2)
+        return diag_error(d, n, "X", "must have rank 1 or 2, got %d", rank);
+    if (!mode || (strcmp(mode, "TF") && strcmp(mode, "IDF") && strcmp(mode, "TFIDF")))
+        return diag_error(d, n, "mode", "must be TF, IDF or TFIDF");
+    if (min_n < 1 || max_n < min_n || max_n > 16)
+        return diag_error(d, n, "max_gram_length", "need 1 <= min_gram_length <= "
+                          "max_gram_length <= 16, got %lld and %lld", (long long)min_n,
+                          (long long)max_n);
+    if (max_skip < 0 || max_skip > (int64_t)1 << 20)
+        return diag_error(d, n, "max_skip_count", "must be 0 to 2^20");
+    if (!pool || n_pool < 0)
+        return diag_error(d, n, "pool_int64s", "required attribute is missing");
+    if (!counts || n_counts < 0 || !indexes || n_indexes < 0)
+        return diag_error(d, n, counts ? "ngram_indexes" : "ngram_counts",
+                          "required attribute is missing");
+    if (weights && n_weights != n_indexes)
+        return diag_error(d, n, "weights", "has %lld entries, ngram_indexes %lld",
+                          (long long)n_weights, (long long)n_indexes);
+    for (k = 0; k < n_indexes; k++) {
+        if (indexes[k] < 0 || indexes[k] >= ((int64_t)1 << 24))
+            return diag_error(d, n, "ngram_indexes", "index %lld is out of range",
+                              (long long)indexes[k]);
+        if (indexes[k] + 1 > cols)
+            cols = indexes[k] + 1;
+    }
+    for (k = 0; k < rank; k++)
+        xdims[k] = x->dims[k];
+    rowlen = 1 + max_n;
+    table = arena_array(g->arena, (size_t)(cols * rowlen) + 1, sizeof *table);
+    if (!table)
+        die("compile arena exhausted");
+    memset(table, 0, (size_t)(cols * rowlen + 1) * sizeof *table);
+    if (strcmp(mode, "TF")) {
+        w = arena_array(g->arena, (size_t)cols + 1, sizeof *w);
+        if (!w)
+            die("compile arena exhausted");
+        memset(w, 0, ((size_t)cols + 1) * sizeof *w);
+    }
+    /* level L (n-grams of L+1 items) spans pool[counts[L] .. counts[L+1]) */
+    for (level = 0; level < n_counts; level++) {
+        int64_t len = level + 1, lo = counts[level];
+        int64_t hi = level + 1 < n_counts ? counts[level + 1] : n_pool, at;
+        if (lo < 0 || hi < lo || hi > n_pool || (hi - lo) % len)
+            return diag_error(d, n, "ngram_counts", "entry %lld (%lld) does not split "
+                              "pool_int64s into %lld-grams", (long long)level, (long long)lo,
+                              (long long)len);
+        for (at = lo; at < hi; at += len, g_i++) {
+            int64_t *row, j;
+            if (g_i >= n_indexes)
+                return diag_error(d, n, "ngram_indexes", "has %lld entries, fewer than the "
+                                  "pool's n-grams", (long long)n_indexes);
+            j = indexes[g_i];
+            row = table + j * rowlen;
+            if (row[0] || (w && w[j] != 0.0f))
+                return diag_error(d, n, "ngram_indexes", "column %lld is given twice",
+                                  (long long)j);
+            if (len >= min_n && len <= max_n) {
+                row[0] = len;
+                memcpy(row + 1, pool + at, (size_t)len * sizeof *row);
+                if (w)
+                    w[j] = weights ? (float)weights[g_i] : 1.0f;
+            }
+        }
+    }
+    if (g_i != n_indexes)
+        return diag_error(d, n, "ngram_indexes", "has %lld entries, the pool %lld n-grams",
+                          (long long)n_indexes, (long long)g_i);
+    if (infer_need_output(g, n, 0, d))
+        return 1;
+    memset(&p, 0, sizeof p);
+    /* x is not used below: new values may move g->values */
+    p.table = new_const(g, n, DT_INT64, 2, cols, rowlen, table);
+    p.weights = w ? new_const(g, n, DT_FLOAT32, 1, cols, 0, w) : -1;
+    p.max_n = (int)max_n;
+    p.max_skip = (int)max_skip;
+    p.mode = !strcmp(mode, "TF") ? TFIDF_TF : !strcmp(mode, "IDF") ? TFIDF_IDF : TFIDF_TFIDF;
+    node_set_params(g, n, PARAMS_STRING, &p, sizeof p);
+    dims[0] = rank == 2 ? xdims[0] : cols;
+    dims[1] = cols;
+    return value_set(g, n->out[0], DT_FLOAT32, rank, dims, d, n);
 }

@@ -229,7 +229,14 @@ typedef struct StringParams {
      * (frontend/regex.h), the table tvmrt_regex_full_match() runs */
     int n_prog;
     const int32_t *prog;
+    /* TfIdfVectorizer: `table` is a constant int64 value [cols, 1 + max_n],
+     * row j the length of the n-gram counted in output column j (0: none)
+     * and its items; `weights` a constant float value [cols] (-1: mode TF) */
+    int32_t table, weights;
+    int max_n, max_skip;
+    uint8_t mode;                       /* TfIdfMode */
 } StringParams;
+typedef enum TfIdfMode { TFIDF_TF, TFIDF_IDF, TFIDF_TFIDF } TfIdfMode;
 
 /* An operator computed on quantized integers (Node.quant), set by
  * passes/quantize.c on the Conv, Gemm, MatMul, Add, Mul, AveragePool,
