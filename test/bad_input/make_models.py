@@ -187,6 +187,33 @@ def main():
              qx[:1], qy, add_inits + [gw, const("gw_s", F, [0.1, 0.1, 0.1])],
              "qop_matmul_bscale.onnx")
 
+    # String tensors (opset 20): a RegexFullMatch pattern outside the RE2
+    # subset, a StringSplit whose longest split is not declared, string
+    # n-grams in TfIdfVectorizer, a cast from string to bool, a string into
+    # an operator that takes none
+    ST = TensorProto.STRING
+
+    def model20(nodes, inputs, outputs, name):
+        m = helper.make_model(helper.make_graph(nodes, "bad", inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 20)])
+        m.ir_version = 9
+        save(m, name)
+
+    model20([helper.make_node("RegexFullMatch", ["s"], ["m"], name="regex_flags",
+                              pattern="(?i)abc")],
+            [vinfo("s", ST, [2])], [vinfo("m", TensorProto.BOOL, [2])], "regex_flags.onnx")
+    model20([helper.make_node("StringSplit", ["s"], ["p", "n"], name="split_free")],
+            [vinfo("s", ST, [2])], [vinfo("p", ST, [2, None]), vinfo("n", TensorProto.INT64, [2])],
+            "split_undeclared.onnx")
+    model20([helper.make_node("TfIdfVectorizer", ["s"], ["y"], name="tfidf_str", mode="TF",
+                              min_gram_length=1, max_gram_length=1, max_skip_count=0,
+                              ngram_counts=[0], ngram_indexes=[0], pool_strings=["a"])],
+            [vinfo("s", ST, [2])], [vinfo("y", TensorProto.FLOAT, [1])], "tfidf_strings.onnx")
+    model20([helper.make_node("Cast", ["s"], ["b"], name="cast_sb", to=TensorProto.BOOL)],
+            [vinfo("s", ST, [2])], [vinfo("b", TensorProto.BOOL, [2])], "cast_string_bool.onnx")
+    model20([helper.make_node("Relu", ["s"], ["r"], name="relu_str")],
+            [vinfo("s", ST, [2])], [vinfo("r", ST, [2])], "string_relu.onnx")
+
 
 if __name__ == "__main__":
     main()

@@ -130,6 +130,12 @@ check qop_gemm_bscale 1 qop_gemm_bscale.onnx -- qop_gemm_bscale.onnx qgemm_bscal
 check qop_gemm_yzp    1 qop_gemm_yzp.onnx -- qop_gemm_yzp.onnx qgemm_noyzp "input[8]" y_zero_point
 check qop_matmul_bscale 1 qop_matmul_bscale.onnx -- qop_matmul_bscale.onnx qmatmul_bscale \
     "input[4]"
+check regex_flags     1 regex_flags.onnx -- regex_flags.onnx regex_flags pattern "(?i)abc" \
+    "not supported"
+check split_undeclared 1 split_undeclared.onnx -- split_undeclared.onnx split_free declare
+check tfidf_strings   1 tfidf_strings.onnx -- tfidf_strings.onnx tfidf_str "string tensor"
+check cast_string_bool 1 cast_string_bool.onnx -- cast_string_bool.onnx cast_sb "to" bool
+check string_relu     1 string_relu.onnx -- string_relu.onnx relu_str "input[0]" "string tensor"
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
