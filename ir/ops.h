@@ -220,6 +220,7 @@ OP(StringNormalizer, 1, 1, 1, 1, OPAQUE)
 OP(StringConcat, 2, 2, 1, 1, OPAQUE)
 OP(StringSplit, 1, 1, 2, 2, OPAQUE)
 OP(RegexFullMatch, 1, 1, 1, 1, OPAQUE)
+OP(LabelEncoder, 1, 1, 1, 1, OPAQUE) /* domain ai.onnx.ml */
 /* n-gram counts of integer rows: tensor expressions (lower/op_string.c) */
 OP(TfIdfVectorizer, 1, 1, 1, 1, OPAQUE)
 /* Training (domain ai.onnx.preview.training): expanded into ordinary nodes

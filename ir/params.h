@@ -235,6 +235,13 @@ typedef struct StringParams {
     int32_t table, weights;
     int max_n, max_skip;
     uint8_t mode;                       /* TfIdfMode */
+    /* LabelEncoder: n_keys keys sorted (strcmp order, or numeric with NaN
+     * last) and their values, the default after them: strings in
+     * skeys / svalues, numbers in the constant values `keys` / `values`
+     * (-1 when strings) */
+    int n_keys;
+    const char **skeys, **svalues;
+    int32_t keys, values;
 } StringParams;
 typedef enum TfIdfMode { TFIDF_TF, TFIDF_IDF, TFIDF_TFIDF } TfIdfMode;
 

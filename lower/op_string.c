@@ -273,3 +273,34 @@ int lower_TfIdfVectorizer(Lower *L, Node *n)
     }
     return 0;
 }
+
+/* tvmrt_label_encode(in, n, key_dtype, keys, skeys, n_keys, out, values,
+ * svalues, value_bytes): numeric keys and values are constant buffers,
+ * strings constant string arrays */
+int lower_LabelEncoder(Lower *L, Node *n)
+{
+    const StringParams *p = node_string(n);
+    const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
+    ExternCall *c = ext_call(L, "tvmrt_label_encode");
+    arg_buf(c, lower_buf_value(L, n->in[0]));
+    arg_int(c, value_numel(x));
+    arg_int(c, x->dtype);
+    if (p->keys >= 0)
+        arg_buf(c, lower_buf_value(L, p->keys));
+    else
+        arg_int(c, 0);
+    c->args[c->n_args].kind = EXT_STRINGS;
+    c->args[c->n_args].n_strings = p->skeys ? p->n_keys : 0;
+    c->args[c->n_args++].strings = p->skeys;
+    arg_int(c, p->n_keys);
+    arg_buf(c, out_buf(L, n->out[0]));
+    if (p->values >= 0)
+        arg_buf(c, lower_buf_value(L, p->values));
+    else
+        arg_int(c, 0);
+    c->args[c->n_args].kind = EXT_STRINGS;
+    c->args[c->n_args].n_strings = p->svalues ? p->n_keys + 1 : 0;
+    c->args[c->n_args++].strings = p->svalues;
+    arg_int(c, y->dtype == DT_STRING ? 0 : (int64_t)dtype_size(y->dtype));
+    return 0;
+}

@@ -480,3 +480,71 @@ int tvmrt_cast_from_string(const tvmrt_string *in, void *out, int dtype, int32_t
     }
     return TVMRT_OK;
 }
+
+/* Element k of a numeric buffer of ONNX type dtype: integers in *iv
+ * (returns 1), floats in *dv (returns 0). */
+static int tvmrt_num(const void *p, int dtype, int32_t k, int64_t *iv, double *dv)
+{
+    switch (dtype) {
+    case 1: *dv = (double)((const float *)p)[k]; return 0;
+    case 11: *dv = ((const double *)p)[k]; return 0;
+    case 7: *iv = ((const int64_t *)p)[k]; return 1;
+    case 6: *iv = ((const int32_t *)p)[k]; return 1;
+    case 12: *iv = ((const uint32_t *)p)[k]; return 1;
+    case 5: *iv = ((const int16_t *)p)[k]; return 1;
+    case 4: *iv = ((const uint16_t *)p)[k]; return 1;
+    case 3: *iv = ((const int8_t *)p)[k]; return 1;
+    default: *iv = ((const uint8_t *)p)[k]; return 1;
+    }
+}
+
+int tvmrt_label_encode(const void *in, int32_t n, int key_dtype, const void *keys,
+                       const char *const *skeys, int32_t n_keys, void *out, const void *values,
+                       const char *const *svalues, int32_t value_bytes)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        int32_t lo = 0, hi = n_keys, at = n_keys;
+        int64_t xi = 0, ki = 0;
+        double xd = 0, kd = 0;
+        int is_int = 0;
+        const char *xs = NULL;
+        if (skeys) {
+            xs = ((const tvmrt_string *)in)[i];
+            if (!xs)
+                return TVMRT_ERR_NULL_INPUT;
+        } else {
+            is_int = tvmrt_num(in, key_dtype, i, &xi, &xd);
+        }
+        if (!skeys && !is_int && xd != xd) {
+            /* NaN sorts last among the keys */
+            if (n_keys > 0 && (tvmrt_num(keys, key_dtype, n_keys - 1, &ki, &kd), kd != kd))
+                at = n_keys - 1;
+            lo = hi;
+        }
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            int c;
+            if (skeys) {
+                c = strcmp(xs, skeys[mid]);
+            } else {
+                tvmrt_num(keys, key_dtype, mid, &ki, &kd);
+                c = is_int ? (xi > ki) - (xi < ki) : kd != kd ? -1 : (xd > kd) - (xd < kd);
+            }
+            if (c == 0) {
+                at = mid;
+                break;
+            }
+            if (c < 0)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (svalues)
+            ((tvmrt_string *)out)[i] = svalues[at];
+        else
+            memcpy((char *)out + (size_t)i * (size_t)value_bytes,
+                   (const char *)values + (size_t)at * (size_t)value_bytes, (size_t)value_bytes);
+    }
+    return TVMRT_OK;
+}

@@ -250,5 +250,12 @@ int tvmrt_regex_full_match(const tvmrt_string *in, int32_t n, void *out, const i
 int tvmrt_cast_to_string(const void *in, int dtype, tvmrt_string *out, int32_t n, char *pool,
                          int32_t pool_bytes);
 int tvmrt_cast_from_string(const tvmrt_string *in, void *out, int dtype, int32_t n);
+/* LabelEncoder: finds each in[i] among the n_keys sorted keys (skeys when
+ * strings, else keys of type key_dtype, NaN last) by binary search and
+ * writes the value at its position, or at n_keys (the default) when it is
+ * absent: svalues[.] when strings, else value_bytes bytes of values. */
+int tvmrt_label_encode(const void *in, int32_t n, int key_dtype, const void *keys,
+                       const char *const *skeys, int32_t n_keys, void *out, const void *values,
+                       const char *const *svalues, int32_t value_bytes);
 
 #endif

@@ -211,6 +211,13 @@ def main():
             [vinfo("s", ST, [2])], [vinfo("y", TensorProto.FLOAT, [1])], "tfidf_strings.onnx")
     model20([helper.make_node("Cast", ["s"], ["b"], name="cast_sb", to=TensorProto.BOOL)],
             [vinfo("s", ST, [2])], [vinfo("b", TensorProto.BOOL, [2])], "cast_string_bool.onnx")
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node("LabelEncoder", ["s"], ["y"], name="label_types", domain="ai.onnx.ml",
+                          keys_int64s=[1, 2], values_strings=["a", "b"])],
+        "bad", [vinfo("s", ST, [2])], [vinfo("y", ST, [2])]),
+        opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", 2)])
+    m.ir_version = 8
+    save(m, "label_types.onnx")
     model20([helper.make_node("Relu", ["s"], ["r"], name="relu_str")],
             [vinfo("s", ST, [2])], [vinfo("r", ST, [2])], "string_relu.onnx")
 

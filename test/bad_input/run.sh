@@ -135,6 +135,7 @@ check regex_flags     1 regex_flags.onnx -- regex_flags.onnx regex_flags pattern
 check split_undeclared 1 split_undeclared.onnx -- split_undeclared.onnx split_free declare
 check tfidf_strings   1 tfidf_strings.onnx -- tfidf_strings.onnx tfidf_str "string tensor"
 check cast_string_bool 1 cast_string_bool.onnx -- cast_string_bool.onnx cast_sb "to" bool
+check label_types     1 label_types.onnx -- label_types.onnx label_types keys int64 string
 check string_relu     1 string_relu.onnx -- string_relu.onnx relu_str "input[0]" "string tensor"
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
