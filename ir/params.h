@@ -112,6 +112,7 @@ typedef struct AxisParams {
     uint8_t reduction;        /* ScatterElements, ScatterND: ScatterReduce */
     uint8_t coerce_2d;        /* QLinearSoftmax with attribute opset < 13: every
                                * dimension from axis on is normalised */
+    uint8_t sorted;           /* Unique */
 } AxisParams;
 
 /* The operators whose parameters are a few numbers and switches: the

@@ -218,6 +218,9 @@ def main():
         opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", 2)])
     m.ir_version = 8
     save(m, "label_types.onnx")
+    model20([helper.make_node("NonZero", ["f"], ["nz"], name="nonzero_free")],
+            [vinfo("f", TensorProto.FLOAT, [2, 2])], [vinfo("nz", TensorProto.INT64, [2, None])],
+            "nonzero_undeclared.onnx")
     model20([helper.make_node("Relu", ["s"], ["r"], name="relu_str")],
             [vinfo("s", ST, [2])], [vinfo("r", ST, [2])], "string_relu.onnx")
 

@@ -136,6 +136,8 @@ check split_undeclared 1 split_undeclared.onnx -- split_undeclared.onnx split_fr
 check tfidf_strings   1 tfidf_strings.onnx -- tfidf_strings.onnx tfidf_str "string tensor"
 check cast_string_bool 1 cast_string_bool.onnx -- cast_string_bool.onnx cast_sb "to" bool
 check label_types     1 label_types.onnx -- label_types.onnx label_types keys int64 string
+check nonzero_undeclared 1 nonzero_undeclared.onnx -- nonzero_undeclared.onnx nonzero_free \
+    "output[0]" declare
 check string_relu     1 string_relu.onnx -- string_relu.onnx relu_str "input[0]" "string tensor"
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
