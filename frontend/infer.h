@@ -72,6 +72,12 @@ int infer_set_scalar(Graph *g, Node *n, const ScalarParams *p, int errs, Diag *d
 /* Output i takes the declared shape recorded for it, if complete (returns 0),
  * else reports `why` and returns 1. */
 int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why);
+/* The same, and when output i has no complete declared shape, the
+ * declared shape of a later value that has output i's shape by
+ * construction (output i passed through elementwise operators whose other
+ * operands are scalars or of the same shape), with dtype dt (DT_UNDEF: no
+ * such search). */
+int infer_use_declared_as(Graph *g, Node *n, int i, DType dt, Diag *d, const char *why);
 /* Elementwise op: output 0 = broadcast of all present inputs, dtype of input
  * 0 (or `dt` if not DT_UNDEF). Checks that inputs share input 0's dtype when
  * same_type is set. */

@@ -249,7 +249,7 @@ int infer_Range(Graph *g, Node *n, Diag *d)
     if (t != DT_FLOAT32 && t != DT_FLOAT64 && t != DT_INT16 && t != DT_INT32 && t != DT_INT64)
         return diag_error(d, n, "start", "type %s is not supported by Range", infer_type_name(t));
     if (!g->values[n->in[0]].data || !g->values[n->in[1]].data || !g->values[n->in[2]].data)
-        return infer_use_declared(g, n, 0, d, "Range inputs are computed at run time");
+        return infer_use_declared_as(g, n, 0, t, d, "Range inputs are computed at run time");
     if (dtype_is_float(t)) {
         double a, b, c, q;
         value_const_double(g, n->in[0], &a);

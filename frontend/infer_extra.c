@@ -140,6 +140,25 @@ int infer_BitShift(Graph *g, Node *n, Diag *d)
     return infer_elementwise(g, n, d, DT_UNDEF, 1);
 }
 
+/* BitwiseAnd/Or/Xor/Not (opset 18): integer tensors of one type, broadcast. */
+static int bitwise(Graph *g, Node *n, Diag *d)
+{
+    Value *a;
+    if (need_input(g, n, 0, d))
+        return 1;
+    a = in_val(g, n, 0);
+    if ((!dtype_is_signed_int(a->dtype) && !dtype_is_unsigned_int(a->dtype)) ||
+        a->dtype == DT_BOOL)
+        return diag_error(d, n, "input[0]", "element type %s is not supported (integer "
+                          "expected)", infer_type_name(a->dtype));
+    return infer_elementwise(g, n, d, DT_UNDEF, 1);
+}
+
+int infer_BitwiseAnd(Graph *g, Node *n, Diag *d) { return bitwise(g, n, d); }
+int infer_BitwiseOr(Graph *g, Node *n, Diag *d) { return bitwise(g, n, d); }
+int infer_BitwiseXor(Graph *g, Node *n, Diag *d) { return bitwise(g, n, d); }
+int infer_BitwiseNot(Graph *g, Node *n, Diag *d) { return bitwise(g, n, d); }
+
 /* ArgMax/ArgMin: the axis is reduced (kept as 1 with keepdims), int64. */
 static int infer_arg(Graph *g, Node *n, Diag *d)
 {

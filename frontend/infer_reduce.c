@@ -28,7 +28,10 @@ static int infer_reduce(Graph *g, Node *n, Diag *d)
     if (need_input(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
-    if (infer_need_numeric(n, x, "input[0]", d))
+    /* bool: ReduceMax (any) and ReduceMin (all) from opset 20 */
+    if (!(x->dtype == DT_BOOL && n->opset >= 20 &&
+          (n->op == OP_ReduceMax || n->op == OP_ReduceMin)) &&
+        infer_need_numeric(n, x, "input[0]", d))
         return 1;
     memset(&p, 0, sizeof p);
     p.keepdims = attr_int(n, "keepdims", 1, d) != 0;
@@ -42,7 +45,8 @@ static int infer_reduce(Graph *g, Node *n, Diag *d)
                 p.identity = 0;
                 p.runtime_axes = 1;
                 node_set_params(g, n, PARAMS_REDUCE, &p, sizeof p);
-                return infer_use_declared(g, n, 0, d, "axes input is computed at run time");
+                return infer_use_declared_as(g, n, 0, x->dtype, d,
+                                             "axes input is computed at run time");
             }
         }
     } else {

@@ -50,7 +50,8 @@ int infer_Reshape(Graph *g, Node *n, Diag *d)
         return 1;
     cnt = ints_arg(g, n, d, "shape", 5, 1, &shape);
     if (cnt == -2)
-        return infer_use_declared(g, n, 0, d, "shape input is computed at run time");
+        return infer_use_declared_as(g, n, 0, in_val(g, n, 0)->dtype, d,
+                                     "shape input is computed at run time");
     if (cnt < 0)
         return diag_error(d, n, "shape", "required shape is missing");
     if (cnt > TVMCC_MAX_RANK)
@@ -150,7 +151,8 @@ int infer_Squeeze(Graph *g, Node *n, Diag *d)
         return 1;
     cnt = ints_arg(g, n, d, "axes", 13, 1, &axes);
     if (cnt == -2)
-        return infer_use_declared(g, n, 0, d, "axes input is computed at run time");
+        return infer_use_declared_as(g, n, 0, in_val(g, n, 0)->dtype, d,
+                                     "axes input is computed at run time");
     if (cnt < 0) {
         for (i = 0; i < x->rank; i++)
             drop[i] = x->dims[i] == 1;
@@ -180,7 +182,8 @@ int infer_Unsqueeze(Graph *g, Node *n, Diag *d)
         return 1;
     cnt = ints_arg(g, n, d, "axes", 13, 1, &axes);
     if (cnt == -2)
-        return infer_use_declared(g, n, 0, d, "axes input is computed at run time");
+        return infer_use_declared_as(g, n, 0, in_val(g, n, 0)->dtype, d,
+                                     "axes input is computed at run time");
     if (cnt < 0)
         return diag_error(d, n, "axes", "required axes are missing");
     if (x->rank + cnt > TVMCC_MAX_RANK)
@@ -390,7 +393,8 @@ int infer_Slice(Graph *g, Node *n, Diag *d)
         memset(&p, 0, sizeof p);
         p.runtime = 1;
         node_set_params(g, n, PARAMS_SLICE, &p, sizeof p);
-        return infer_use_declared(g, n, 0, d, "slice bounds are computed at run time");
+        return infer_use_declared_as(g, n, 0, in_val(g, n, 0)->dtype, d,
+                                     "slice bounds are computed at run time");
     }
     if (rc)
         return 1;
@@ -476,7 +480,8 @@ int infer_Tile(Graph *g, Node *n, Diag *d)
         return 1;
     cnt = value_const_ints(g, n->in[1], &rep);
     if (cnt < 0)
-        return infer_use_declared(g, n, 0, d, "repeats input is computed at run time");
+        return infer_use_declared_as(g, n, 0, in_val(g, n, 0)->dtype, d,
+                                     "repeats input is computed at run time");
     if (cnt != x->rank)
         return diag_error(d, n, "repeats", "has %lld entries for an input of rank %d",
                           (long long)cnt, x->rank);
@@ -581,7 +586,8 @@ int infer_Pad(Graph *g, Node *n, Diag *d)
         return 1;
     node_set_params(g, n, PARAMS_PAD, &p, sizeof p);
     if (rc < 0)
-        return infer_use_declared(g, n, 0, d, "pads are computed at run time");
+        return infer_use_declared_as(g, n, 0, in_val(g, n, 0)->dtype, d,
+                                     "pads are computed at run time");
     if (n->opset < 11 && infer_attr_fits(n, "value", x->dtype, d))
         return 1;
     if (n->opset >= 11 && n->n_in > 2 && n->in[2] >= 0) {

@@ -113,16 +113,119 @@ int infer_axis(const Node *n, int64_t axis, int rank, int *out, Diag *d, const c
     return 0;
 }
 
+/* Rows written OP_UNARY / OP_BINARY (ir/ops.h): elementwise, one or two
+ * inputs broadcast against each other. */
+static const uint8_t elementwise_row[OP_COUNT] = {
+    0,
+#define OP(name, mi, ma, mo, mao, cat) 0,
+#define OP_UNARY(name, un) 1,
+#define OP_BINARY(name, bin) 1,
+#include "../ir/ops.h"
+#undef OP
+#undef OP_UNARY
+#undef OP_BINARY
+};
+
+/* Number of leading inputs of m that broadcast into its output 0, or 0
+ * when m is not an elementwise operator (CastLike: only input 0, input 1
+ * gives the type). */
+static int broadcast_inputs(const Node *m)
+{
+    if ((unsigned)m->op >= OP_COUNT)
+        return 0;
+    if (elementwise_row[m->op])
+        return m->n_in;
+    switch (m->op) {
+    case OP_Cast: case OP_CastLike: case OP_Identity: case OP_Abs: case OP_Relu:
+    case OP_Erf: case OP_Sign: case OP_Clip:
+        return 1;
+    case OP_Div: case OP_Pow: case OP_Mod: case OP_BitShift: case OP_Where: case OP_Min:
+    case OP_Max: case OP_Sum: case OP_Mean:
+        return m->n_in;
+    default:
+        return 0;
+    }
+}
+
+/* A value whose shape is known at this point of inference: a graph input,
+ * an initializer or constant, or the output of a node already inferred. */
+static int shape_known(const Graph *g, int32_t vi)
+{
+    const Value *v = &g->values[vi];
+    if (v->producer >= 0)
+        return g->nodes[v->producer].inferred;
+    return value_is_static(v);
+}
+
+/* The shape of value vi (output of node ni, whose shape the node cannot
+ * infer) recovered from the declared shape of a later value that provably
+ * has the same shape: vi passed through elementwise operators whose other
+ * operands are scalars or themselves of vi's shape (ReduceSum -> Log ->
+ * CastLike in the expanded ReduceLogSum, Range -> Mul -> Cos ... in the
+ * expanded window functions). The nodes are in topological order, so one
+ * forward sweep finds every such value. Returns 1 and the shape when some
+ * are declared, all alike; 0 otherwise. */
+static int shape_from_uses(Graph *g, int32_t ni, int32_t vi, int *rank, int64_t *dims)
+{
+    uint8_t *same = arena_array(g->arena, (size_t)g->n_values, 1);
+    int32_t j;
+    int found = 0, k;
+    if (!same)
+        die("compile arena exhausted");
+    memset(same, 0, (size_t)g->n_values);
+    same[vi] = 1;
+    for (j = ni + 1; j < g->n_nodes; j++) {
+        const Node *m = &g->nodes[j];
+        int nb = broadcast_inputs(m), any = 0, ok = 1, i;
+        const Value *o;
+        if (m->dead || !nb || m->n_out < 1 || m->out[0] < 0)
+            continue;
+        for (i = 0; i < nb && ok; i++) {
+            int32_t u = m->in[i];
+            if (u < 0)
+                continue;
+            if (same[u])
+                any = 1;
+            else if (!shape_known(g, u) || g->values[u].rank != 0)
+                ok = 0;
+        }
+        if (!any || !ok)
+            continue;
+        same[m->out[0]] = 1;
+        o = &g->values[m->out[0]];
+        if (!o->declared || o->rank < 0)
+            continue;
+        for (k = 0; k < o->rank; k++)
+            if (o->dims[k] < 0)
+                break;
+        if (k < o->rank)
+            continue;
+        if (!found) {
+            *rank = o->rank;
+            memcpy(dims, o->dims, (size_t)o->rank * sizeof *dims);
+            found = 1;
+        } else if (*rank != o->rank || memcmp(dims, o->dims, (size_t)o->rank * sizeof *dims)) {
+            return 0;
+        }
+    }
+    return found;
+}
+
 int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why)
+{
+    return infer_use_declared_as(g, n, i, DT_UNDEF, d, why);
+}
+
+int infer_use_declared_as(Graph *g, Node *n, int i, DType dt, Diag *d, const char *why)
 {
     char field[32];
     Value *v = out_val(g, n, i);
-    int k;
+    int64_t dims[TVMCC_MAX_RANK];
+    int k, rank = -1;
     snprintf(field, sizeof field, "output[%d]", i);
     if (!v)
         return diag_error(d, n, field, "%s (and the output is omitted)", why);
     if (v->declared && v->dtype != DT_UNDEF && dtype_size(v->dtype) && v->rank >= 0) {
-        int64_t dims[TVMCC_MAX_RANK];
         int ok = 1;
         for (k = 0; k < v->rank; k++) {
             dims[k] = v->dims[k];
@@ -132,6 +235,9 @@ int infer_use_declared(Graph *g, Node *n, int i, Diag *d, const char *why)
         if (ok)
             return value_set(g, n->out[i], v->dtype, v->rank, dims, d, n);
     }
+    if (dt != DT_UNDEF && shape_from_uses(g, (int32_t)(n - g->nodes), n->out[i], &rank, dims) &&
+        (!v->declared || v->rank < 0 || v->rank == rank))
+        return value_set(g, n->out[i], dt, rank, dims, d, n);
     return diag_error(d, n, field, "%s, and '%s' has no complete declared shape in the model",
                       why, v->name);
 }

@@ -115,6 +115,7 @@ OP(Gemm, 2, 3, 1, 1, COMPLEX)
 OP(MatMul, 2, 2, 1, 1, COMPLEX)
 OP(MaxPool, 1, 1, 1, 2, COMPLEX)
 OP(AveragePool, 1, 1, 1, 1, COMPLEX)
+OP(LpPool, 1, 1, 1, 1, COMPLEX)
 OP(GlobalAveragePool, 1, 1, 1, 1, COMPLEX)
 OP(GlobalMaxPool, 1, 1, 1, 1, COMPLEX)
 OP(BatchNormalization, 5, 5, 1, 3, INJECTIVE)
@@ -151,6 +152,10 @@ OP(Celu, 1, 1, 1, 1, INJECTIVE)
 OP(CastLike, 2, 2, 1, 1, INJECTIVE)
 OP(Mod, 2, 2, 1, 1, INJECTIVE)
 OP(BitShift, 2, 2, 1, 1, INJECTIVE)
+OP_BINARY(BitwiseAnd, BIN_BITAND)
+OP_BINARY(BitwiseOr, BIN_BITOR)
+OP_BINARY(BitwiseXor, BIN_BITXOR)
+OP_UNARY(BitwiseNot, UN_BITNOT)
 OP(ArgMax, 1, 1, 1, 1, REDUCTION)
 OP(ArgMin, 1, 1, 1, 1, REDUCTION)
 OP(Hardmax, 1, 1, 1, 1, REDUCTION)
@@ -237,9 +242,20 @@ OP_NOT_LOWERED(Momentum, 5, -1, 2, -1, OPAQUE)
 OP(GridSample, 2, 2, 1, 1, OPAQUE)
 OP(RoiAlign, 3, 3, 1, 1, OPAQUE)
 OP(NonMaxSuppression, 2, 5, 1, 1, OPAQUE)
+OP(AffineGrid, 2, 2, 1, 1, OPAQUE)
+OP(CenterCropPad, 2, 2, 1, 1, INJECTIVE)
+OP(Col2Im, 3, 3, 1, 1, OPAQUE)
+OP(DeformConv, 3, 5, 1, 1, OPAQUE)
 /* Signal processing (frontend/infer_signal.c, lower/op_signal.c) */
 OP(STFT, 2, 4, 1, 1, OPAQUE)
 OP(MelWeightMatrix, 5, 5, 1, 1, OPAQUE)
+/* Transformer operators (frontend/infer_xfmr.c, lower/op_xfmr.c) */
+OP(Gelu, 1, 1, 1, 1, INJECTIVE)
+OP(Swish, 1, 1, 1, 1, INJECTIVE)
+OP(Mish, 1, 1, 1, 1, INJECTIVE)
+OP(RMSNormalization, 2, 2, 1, 1, REDUCTION)
+OP(RotaryEmbedding, 3, 4, 1, 1, OPAQUE)
+OP(Attention, 3, 7, 1, 4, OPAQUE)
 /* Sequences of a length known at compile time whose elements share one shape,
  * held as one stacked tensor [L, element dims...] (frontend/infer_seq.c,
  * lower/op_seq.c) */
@@ -251,6 +267,13 @@ OP(SequenceAt, 2, 2, 1, 1, OPAQUE)
 OP(SequenceLength, 1, 1, 1, 1, OPAQUE)
 OP(ConcatFromSequence, 1, 1, 1, 1, OPAQUE)
 OP(SplitToSequence, 1, 2, 1, 1, OPAQUE)
+/* SequenceMap is unrolled over its sequence length like a Loop
+ * (frontend/control.c); the optional operators fold at compile time
+ * (frontend/seq_resolve.c): none reaches inference */
+OP_NOT_LOWERED(SequenceMap, 1, -1, 1, -1, OPAQUE)
+OP_NOT_LOWERED(Optional, 0, 1, 1, 1, OPAQUE)
+OP_NOT_LOWERED(OptionalHasElement, 0, 1, 1, 1, OPAQUE)
+OP_NOT_LOWERED(OptionalGetElement, 1, 1, 1, 1, OPAQUE)
 
 #ifdef TVMCC_OPS_DEFAULT_NOT_LOWERED
 #undef OP_NOT_LOWERED

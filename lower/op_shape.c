@@ -288,9 +288,21 @@ int lower_Pad(Lower *L, Node *n)
     int i;
     for (i = 0; i < x->rank; i++)
         begin[i] = ex_int(L, 0);
-    if (p->runtime_axes)
-        return diag_error(L->d, n, "axes", "axes computed at run time are not supported");
-    for (i = 0; i < p->n; i++)
+    if (p->runtime_axes) {
+        /* entry k pads axis axes[k] (negative counts from the end) by pads[k] */
+        int64_t k, na = value_numel(val(L, n->in[3]));
+        if (value_numel(val(L, n->in[1])) != 2 * na)
+            return diag_error(L->d, n, "pads", "has %lld entries for %lld axes",
+                              (long long)value_numel(val(L, n->in[1])), (long long)na);
+        for (k = 0; k < na; k++) {
+            Expr *a = int_elem(L, n->in[3], k);
+            a = ex_select(L, ex_lt(L, a, ex_int(L, 0)), ex_add(L, a, ex_int(L, x->rank)), a);
+            for (i = 0; i < x->rank; i++)
+                begin[i] = ex_select(L, ex_binary(L, BIN_EQ, a, ex_int(L, i)),
+                                     int_elem(L, n->in[1], k), begin[i]);
+        }
+    }
+    for (i = 0; i < p->n && !p->runtime_axes; i++)
         begin[p->axis[i]] = p->runtime_pads ? int_elem(L, n->in[1], i) : ex_int(L, p->begin[i]);
     c = lower_elemwise_stage(L, n, n->out[0]);
     inside = ex_const_int(L, DT_BOOL, 1);
