@@ -213,7 +213,8 @@ static int const_truth(const Graph *g, int32_t vi, int *truth)
     size_t k, sz;
     if (!data && v->producer >= 0 && g->nodes[v->producer].op == OP_Constant) {
         const Attr *a = node_attr(&g->nodes[v->producer], "value");
-        if (a && a->type == ATTR_TENSOR && a->t && a->t->numel >= 1) {
+        if (a && a->type == ATTR_TENSOR && a->t && a->t->numel >= 1 &&
+            a->t->dtype != DT_STRING) {
             data = a->t->data;
             t = a->t->dtype;
         }

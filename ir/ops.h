@@ -225,6 +225,13 @@ OP(StringNormalizer, 1, 1, 1, 1, OPAQUE)
 OP(StringConcat, 2, 2, 1, 1, OPAQUE)
 OP(StringSplit, 1, 1, 2, 2, OPAQUE)
 OP(RegexFullMatch, 1, 1, 1, 1, OPAQUE)
+OP(LabelEncoder, 1, 1, 1, 1, OPAQUE) /* domain ai.onnx.ml */
+/* n-gram counts of integer rows: tensor expressions (lower/op_string.c) */
+OP(TfIdfVectorizer, 1, 1, 1, 1, OPAQUE)
+/* Data-dependent output counts, checked at run time (frontend/infer_datadep.c,
+ * lower/op_datadep.c): a runtime call */
+OP(NonZero, 1, 1, 1, 1, OPAQUE)
+OP(Unique, 1, 1, 1, 4, OPAQUE)
 /* Training (domain ai.onnx.preview.training): expanded into ordinary nodes
  * after inference (frontend/training.c) */
 OP_NOT_LOWERED(Gradient, 1, -1, 1, -1, OPAQUE)

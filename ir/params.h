@@ -129,6 +129,7 @@ typedef struct AxisParams {
     uint8_t reduction;        /* ScatterElements, ScatterND: ScatterReduce */
     uint8_t coerce_2d;        /* QLinearSoftmax with attribute opset < 13: every
                                * dimension from axis on is normalised */
+    uint8_t sorted;           /* Unique */
 } AxisParams;
 
 /* The operators whose parameters are a few numbers and switches: the
@@ -246,7 +247,21 @@ typedef struct StringParams {
      * (frontend/regex.h), the table tvmrt_regex_full_match() runs */
     int n_prog;
     const int32_t *prog;
+    /* TfIdfVectorizer: `table` is a constant int64 value [cols, 1 + max_n],
+     * row j the length of the n-gram counted in output column j (0: none)
+     * and its items; `weights` a constant float value [cols] (-1: mode TF) */
+    int32_t table, weights;
+    int max_n, max_skip;
+    uint8_t mode;                       /* TfIdfMode */
+    /* LabelEncoder: n_keys keys sorted (strcmp order, or numeric with NaN
+     * last) and their values, the default after them: strings in
+     * skeys / svalues, numbers in the constant values `keys` / `values`
+     * (-1 when strings) */
+    int n_keys;
+    const char **skeys, **svalues;
+    int32_t keys, values;
 } StringParams;
+typedef enum TfIdfMode { TFIDF_TF, TFIDF_IDF, TFIDF_TFIDF } TfIdfMode;
 
 /* An operator computed on quantized integers (Node.quant), set by
  * passes/quantize.c on the Conv, Gemm, MatMul, Add, Mul, AveragePool,

@@ -315,6 +315,43 @@ def vision_models(save):
                                           name="rope_odd", rotary_embedding_dim=3)],
                         rope_in, [vinfo("y", F, [1, 2, 3, 4])]), 23), "rotary_odd_dim.onnx")
 
+    # String tensors (opset 20): a RegexFullMatch pattern outside the RE2
+    # subset, a StringSplit whose longest split is not declared, string
+    # n-grams in TfIdfVectorizer, a cast from string to bool, a string into
+    # an operator that takes none
+    ST = TensorProto.STRING
+
+    def model20(nodes, inputs, outputs, name):
+        m = helper.make_model(helper.make_graph(nodes, "bad", inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 20)])
+        m.ir_version = 9
+        save(m, name)
+
+    model20([helper.make_node("RegexFullMatch", ["s"], ["m"], name="regex_flags",
+                              pattern="(?i)abc")],
+            [vinfo("s", ST, [2])], [vinfo("m", TensorProto.BOOL, [2])], "regex_flags.onnx")
+    model20([helper.make_node("StringSplit", ["s"], ["p", "n"], name="split_free")],
+            [vinfo("s", ST, [2])], [vinfo("p", ST, [2, None]), vinfo("n", TensorProto.INT64, [2])],
+            "split_undeclared.onnx")
+    model20([helper.make_node("TfIdfVectorizer", ["s"], ["y"], name="tfidf_str", mode="TF",
+                              min_gram_length=1, max_gram_length=1, max_skip_count=0,
+                              ngram_counts=[0], ngram_indexes=[0], pool_strings=["a"])],
+            [vinfo("s", ST, [2])], [vinfo("y", TensorProto.FLOAT, [1])], "tfidf_strings.onnx")
+    model20([helper.make_node("Cast", ["s"], ["b"], name="cast_sb", to=TensorProto.BOOL)],
+            [vinfo("s", ST, [2])], [vinfo("b", TensorProto.BOOL, [2])], "cast_string_bool.onnx")
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node("LabelEncoder", ["s"], ["y"], name="label_types", domain="ai.onnx.ml",
+                          keys_int64s=[1, 2], values_strings=["a", "b"])],
+        "bad", [vinfo("s", ST, [2])], [vinfo("y", ST, [2])]),
+        opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", 2)])
+    m.ir_version = 8
+    save(m, "label_types.onnx")
+    model20([helper.make_node("NonZero", ["f"], ["nz"], name="nonzero_free")],
+            [vinfo("f", TensorProto.FLOAT, [2, 2])], [vinfo("nz", TensorProto.INT64, [2, None])],
+            "nonzero_undeclared.onnx")
+    model20([helper.make_node("Relu", ["s"], ["r"], name="relu_str")],
+            [vinfo("s", ST, [2])], [vinfo("r", ST, [2])], "string_relu.onnx")
+
 
 if __name__ == "__main__":
     main()

@@ -177,6 +177,15 @@ check ccp_count       1 ccp_count.onnx -- ccp_count shape "2 entries"
 check col2im_block    1 col2im_block.onnx -- col2im_block "not a multiple"
 check deform_off      1 deform_off.onnx -- deform_off "input[2]" "dimension 1 is 6, expected 8"
 check lppool_p0       1 lppool_p0.onnx -- lppool_p0 "p" "from 1 to 1000"
+check regex_flags     1 regex_flags.onnx -- regex_flags.onnx regex_flags pattern "(?i)abc" \
+    "not supported"
+check split_undeclared 1 split_undeclared.onnx -- split_undeclared.onnx split_free declare
+check tfidf_strings   1 tfidf_strings.onnx -- tfidf_strings.onnx tfidf_str "string tensor"
+check cast_string_bool 1 cast_string_bool.onnx -- cast_string_bool.onnx cast_sb "to" bool
+check label_types     1 label_types.onnx -- label_types.onnx label_types keys int64 string
+check nonzero_undeclared 1 nonzero_undeclared.onnx -- nonzero_undeclared.onnx nonzero_free \
+    "output[0]" declare
+check string_relu     1 string_relu.onnx -- string_relu.onnx relu_str "input[0]" "string tensor"
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
