@@ -128,6 +128,8 @@ typedef struct ScalarParams {
     double epsilon;             /* the normalizations */
     int64_t size;               /* LRN */
     int64_t k;                  /* EyeLike */
+    int64_t p;                  /* LpNormalization: 1 or 2 */
+    int64_t num_groups;         /* GroupNormalization */
     int axis;                   /* LayerNormalization, normalized */
     unsigned mask;              /* MeanVarianceNormalization: bit i, dimension i */
     uint8_t has_min, has_max;   /* Clip before opset 11 */
@@ -158,8 +160,8 @@ typedef struct SliceParams {
 /* Pad: mode, and per entry of pads the axis it pads (the axes input, or
  * 0..rank-1) and, when the pads are compile-time constants, the leading
  * pad; `runtime_pads`: the pads input is computed at run time (entry i's
- * leading pad is its element i), `runtime_axes`: so are the axes (refused
- * by the lowering). The trailing pads only shape the output. */
+ * leading pad is its element i), `runtime_axes`: so are the axes (the
+ * lowering selects each axis' pad in the kernel). The trailing pads only shape the output. */
 typedef enum PadMode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP } PadMode;
 typedef struct PadParams {
     uint8_t mode;                       /* PadMode */

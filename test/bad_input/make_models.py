@@ -187,6 +187,22 @@ def main():
              qx[:1], qy, add_inits + [gw, const("gw_s", F, [0.1, 0.1, 0.1])],
              "qop_matmul_bscale.onnx")
 
+    def model_opset(nodes, inputs, outputs, opset, inits=()):
+        m = model(nodes, inputs, outputs, inits)
+        m.opset_import[0].version = opset
+        return m
+
+    # LpNormalization with p = 3 (ONNX defines 1 and 2)
+    save(model_opset([helper.make_node("LpNormalization", ["x"], ["y"], name="lpnorm_p3", p=3)],
+                     [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)], 22),
+         "lpnorm_p.onnx")
+    # GroupNormalization: 3 groups of 4 channels
+    g4 = [1, 4, 2]
+    save(model_opset([helper.make_node("GroupNormalization", ["x", "gs", "gb"], ["y"],
+                                       name="groupnorm_3of4", num_groups=3)],
+                     [vinfo("x", TensorProto.FLOAT, g4), vinfo("gs", TensorProto.FLOAT, [4]),
+                      vinfo("gb", TensorProto.FLOAT, [4])], [vinfo("y", TensorProto.FLOAT, g4)],
+                     21), "groupnorm_groups.onnx")
 
 if __name__ == "__main__":
     main()
