@@ -110,6 +110,7 @@ typedef struct AxisParams {
     uint8_t new_axis;         /* ConcatFromSequence */
     uint8_t inverse;          /* DFT */
     uint8_t reduction;        /* ScatterElements, ScatterND: ScatterReduce */
+    uint8_t circular;         /* TensorScatter mode circular (else linear) */
     uint8_t coerce_2d;        /* QLinearSoftmax with attribute opset < 13: every
                                * dimension from axis on is normalised */
 } AxisParams;
