@@ -127,6 +127,7 @@ typedef struct ScalarParams {
     double lambd, bias;         /* Shrink; LRN bias */
     double min, max;            /* Clip before opset 11, when has_min / has_max */
     double epsilon;             /* the normalizations */
+    double momentum;            /* BatchNormalization (training mode) */
     int64_t size;               /* LRN */
     int64_t k;                  /* EyeLike */
     int64_t p;                  /* LpNormalization: 1 or 2 */
@@ -139,6 +140,7 @@ typedef struct ScalarParams {
     uint8_t detect_negative, detect_positive; /* IsInf */
     uint8_t upper;              /* Trilu */
     uint8_t periodic;           /* HannWindow, HammingWindow, BlackmanWindow */
+    uint8_t training;           /* BatchNormalization training_mode (opset 14+) */
     uint8_t trans_a, trans_b;   /* Gemm */
     uint8_t fill_dtype;         /* ConstantOfShape: DType of value (DT_UNDEF: absent) */
     double fill;                /* ConstantOfShape value of a float type */

@@ -54,6 +54,16 @@ static int blocked_conv(const Node *n)
     return a && a->type == ATTR_STRING && a->s && !strncmp(a->s, "NCHW", 4) && a->s[4];
 }
 
+/* The node's fusion category: its op table row's, except that a
+ * BatchNormalization in training mode (its own batch statistics: reduction
+ * stages before the elementwise one) fuses with nothing. */
+static OpCategory category(const Node *n)
+{
+    if (n->op == OP_BatchNormalization && node_scalar(n)->training)
+        return CAT_OPAQUE;
+    return op_info[n->op].category;
+}
+
 int pass_fuse(Graph *g, Diag *d)
 {
     int32_t *uses, *parent, *master, *last, ni;
@@ -68,7 +78,7 @@ int pass_fuse(Graph *g, Diag *d)
     for (ni = 0; ni < g->n_nodes; ni++) {
         const Node *n = &g->nodes[ni];
         parent[ni] = ni;
-        master[ni] = (n->op > OP_UNKNOWN && op_info[n->op].category != CAT_INJECTIVE) ? ni : -1;
+        master[ni] = (n->op > OP_UNKNOWN && category(n) != CAT_INJECTIVE) ? ni : -1;
         if (n->dead)
             continue;
         for (i = 0; i < n->n_in; i++)
@@ -83,7 +93,7 @@ int pass_fuse(Graph *g, Diag *d)
         OpCategory cm;
         if (m->dead || m->op <= OP_UNKNOWN)
             continue;
-        cm = op_info[m->op].category;
+        cm = category(m);
         if (cm == CAT_OPAQUE || cm == CAT_COMPLEX)
             continue;
         for (i = 0; i < m->n_in; i++) {
@@ -98,7 +108,7 @@ int pass_fuse(Graph *g, Diag *d)
             p = &g->nodes[pi];
             if (p->op <= OP_UNKNOWN || live_outputs(g, p, uses) != 1)
                 continue;
-            cp = op_info[p->op].category;
+            cp = category(p);
             if (cp == CAT_OPAQUE)
                 continue;
             gp = find(parent, pi);
@@ -129,7 +139,7 @@ int pass_fuse(Graph *g, Diag *d)
      * single consumer */
     for (ni = 0; ni < g->n_nodes; ni++) {
         const Node *m = &g->nodes[ni];
-        if (m->dead || m->op <= OP_UNKNOWN || op_info[m->op].category != CAT_INJECTIVE)
+        if (m->dead || m->op <= OP_UNKNOWN || category(m) != CAT_INJECTIVE)
             continue;
         for (i = 0; i < m->n_in; i++) {
             int32_t t = m->in[i], pi, gp, gm, ci;
@@ -142,7 +152,7 @@ int pass_fuse(Graph *g, Diag *d)
                 continue;
             p = &g->nodes[pi];
             if (p->op <= OP_UNKNOWN || live_outputs(g, p, uses) != 1 ||
-                op_info[p->op].category == CAT_OPAQUE)
+                category(p) == CAT_OPAQUE)
                 continue;
             gp = find(parent, pi);
             gm = find(parent, ni);
