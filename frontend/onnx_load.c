@@ -70,9 +70,17 @@ static int is_ms_op(OpKind k)
     }
 }
 
+/* The ai.onnx.ml operators tvmcc implements. */
+static int is_ml_op(OpKind k)
+{
+    return k == OP_Binarizer || k == OP_ArrayFeatureExtractor || k == OP_TreeEnsemble;
+}
+
 static OpKind node_op(const char *domain, const char *op_type)
 {
     OpKind k = op_lookup(op_type);
+    if (!strcmp(domain, "ai.onnx.ml"))
+        return is_ml_op(k) ? k : OP_UNKNOWN;
     if (!strcmp(domain, "ai.onnx.preview.training"))
         return is_training_op(k) ? k : OP_UNKNOWN;
     if (!strcmp(domain, "com.microsoft"))
@@ -80,7 +88,7 @@ static OpKind node_op(const char *domain, const char *op_type)
                                                                                   : OP_UNKNOWN;
     if (!is_default_domain(domain))
         return OP_UNKNOWN;
-    return is_training_op(k) || is_ms_op(k) ? OP_UNKNOWN : k;
+    return is_training_op(k) || is_ms_op(k) || is_ml_op(k) ? OP_UNKNOWN : k;
 }
 
 static int64_t domain_opset(const Loader *L, const char *domain)

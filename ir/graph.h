@@ -231,6 +231,7 @@ const RnnParams *node_rnn(const Node *n);
 const VisionParams *node_vision(const Node *n);
 const LossParams *node_loss(const Node *n);
 const StringParams *node_string(const Node *n);
+const MlParams *node_ml(const Node *n);
 /* Sets the PermParams of a Transpose of `rank` axes: infer_Transpose and the
  * passes that add a Transpose (passes/layout.c). */
 void node_set_perm(Graph *g, Node *n, int rank, const int64_t *perm);

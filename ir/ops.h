@@ -248,6 +248,10 @@ OP(SequenceAt, 2, 2, 1, 1, OPAQUE)
 OP(SequenceLength, 1, 1, 1, 1, OPAQUE)
 OP(ConcatFromSequence, 1, 1, 1, 1, OPAQUE)
 OP(SplitToSequence, 1, 2, 1, 1, OPAQUE)
+/* ai.onnx.ml (frontend/infer_ml.c, lower/op_ml.c): looked up in that domain only */
+OP(Binarizer, 1, 1, 1, 1, INJECTIVE)
+OP(ArrayFeatureExtractor, 2, 2, 1, 1, INJECTIVE)
+OP(TreeEnsemble, 1, 1, 1, 1, OPAQUE)
 
 #ifdef TVMCC_OPS_DEFAULT_NOT_LOWERED
 #undef OP_NOT_LOWERED

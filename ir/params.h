@@ -25,7 +25,7 @@
 typedef enum ParamKind { PARAMS_NONE = 0, PARAMS_WINDOW, PARAMS_REDUCE, PARAMS_RESIZE,
                          PARAMS_EINSUM, PARAMS_AXIS, PARAMS_SCALAR, PARAMS_SLICE, PARAMS_PAD,
                          PARAMS_PERM, PARAMS_RNN, PARAMS_VISION, PARAMS_LOSS,
-                         PARAMS_STRING } ParamKind;
+                         PARAMS_STRING, PARAMS_ML } ParamKind;
 
 /* The sliding window of a convolution or pooling node (Conv, ConvInteger,
  * QLinearConv, ConvTranspose, MaxPool, AveragePool, MaxUnpool), spatial
@@ -247,6 +247,31 @@ typedef struct StringParams {
  * shift: the 64-bit product plus 2^62 + 2^(shift-1) is shifted as an
  * unsigned number and 2^(62-shift) subtracted. Rounding is half up (ties
  * toward +infinity). */
+/* ai.onnx.ml operators (frontend/infer_ml.c, lower/op_ml.c). Binarizer:
+ * threshold. TreeEnsemble (ai.onnx.ml 5): the nodes_* and leaf_* attributes
+ * as arrays of n_nodes and n_leaves entries (splits and weights as double),
+ * the trees' roots, and per node the run of membership_values its MEMBER
+ * test uses (member_start, member_count). The trees were checked to be
+ * trees (every child index in range, no cycle). */
+typedef enum TreeMode { TREE_LEQ, TREE_LT, TREE_GTE, TREE_GT, TREE_EQ, TREE_NEQ,
+                        TREE_MEMBER } TreeMode;
+typedef enum TreeAggregate { TREE_AVERAGE, TREE_SUM, TREE_MIN, TREE_MAX } TreeAggregate;
+typedef struct MlParams {
+    double threshold;               /* Binarizer */
+    int64_t n_nodes, n_leaves, n_trees, n_targets;
+    uint8_t aggregate;              /* TreeAggregate */
+    const uint8_t *mode;            /* [n_nodes] TreeMode */
+    const int64_t *feature;         /* [n_nodes] column of X */
+    const double *split;            /* [n_nodes] */
+    const int64_t *true_id, *false_id; /* [n_nodes] node or leaf index */
+    const uint8_t *true_leaf, *false_leaf, *missing_true; /* [n_nodes] */
+    const int64_t *member_start, *member_count; /* [n_nodes] into members */
+    const double *members;
+    const double *leaf_weight;      /* [n_leaves] */
+    const int64_t *leaf_target;     /* [n_leaves] */
+    const int64_t *roots;           /* [n_trees] */
+} MlParams;
+
 typedef enum QuantKind {
     QK_SUM = 1,   /* Conv, Gemm, MatMul: acc = init[c] + sum x * (w - zw) */
     QK_ADD,       /* Add: acc = mult[0] * (a - za) + mult2 * (b - zb) */
