@@ -140,7 +140,10 @@ typedef struct ScalarParams {
     uint8_t detect_negative, detect_positive; /* IsInf */
     uint8_t upper;              /* Trilu */
     uint8_t periodic;           /* HannWindow, HammingWindow, BlackmanWindow */
-    uint8_t training;           /* BatchNormalization training_mode (opset 14+) */
+    uint8_t training;           /* BatchNormalization training_mode (opset 14+);
+                                 * Dropout: training mode possible (set or
+                                 * decided at run time) */
+    int64_t seed;               /* Dropout */
     uint8_t trans_a, trans_b;   /* Gemm */
     uint8_t fill_dtype;         /* ConstantOfShape: DType of value (DT_UNDEF: absent) */
     double fill;                /* ConstantOfShape value of a float type */

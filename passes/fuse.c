@@ -56,10 +56,11 @@ static int blocked_conv(const Node *n)
 
 /* The node's fusion category: its op table row's, except that a
  * BatchNormalization in training mode (its own batch statistics: reduction
- * stages before the elementwise one) fuses with nothing. */
+ * stages before the elementwise one) and a Dropout that may train (hash
+ * stages before it) fuse with nothing. */
 static OpCategory category(const Node *n)
 {
-    if (n->op == OP_BatchNormalization && node_scalar(n)->training)
+    if ((n->op == OP_BatchNormalization || n->op == OP_Dropout) && node_scalar(n)->training)
         return CAT_OPAQUE;
     return op_info[n->op].category;
 }

@@ -195,7 +195,7 @@ int pass_simplify(Graph *g, Diag *d)
                 for (i = 1; i < n->n_out; i++)
                     if (n->out[i] >= 0 && count_uses(g, n->out[i]))
                         mask_used = 1;
-                if (!mask_used)
+                if (!mask_used && !node_scalar(n)->training)
                     changed |= bypass(g, n, in0);
                 break;
             }
