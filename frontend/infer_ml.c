@@ -4,7 +4,8 @@
  * by lower/op_ml.c. Their parameters go into the node's MlParams
  * (ir/params.h); TreeEnsemble's arrays are checked here once (lengths,
  * indices in range, every tree a tree) so that the lowering can walk them
- * without checks. LabelEncoder's suite tests all map strings (not here).
+ * without checks. LabelEncoder maps numbers (ai.onnx.ml 2 and 4); its
+ * string forms need string tensors (frontend/infer_string.c).
  */
 #include "infer.h"
 
@@ -135,6 +136,7 @@ static const int64_t *ints_of(Graph *g, const Node *n, const char *name, int64_t
             switch (t->dtype) {
             case DT_UINT8: w[k] = *e; break;
             case DT_INT8: w[k] = *(const int8_t *)(const void *)e; break;
+            case DT_INT16: w[k] = *(const int16_t *)(const void *)e; break;
             case DT_INT32: w[k] = *(const int32_t *)(const void *)e; break;
             case DT_INT64: w[k] = *(const int64_t *)(const void *)e; break;
             default:
@@ -292,4 +294,121 @@ int infer_TreeEnsemble(Graph *g, Node *n, Diag *d)
     dims[0] = x->dims[0];
     dims[1] = p.n_targets;
     return value_set(g, n->out[0], x->dtype, 2, dims, d, n);
+}
+
+/* One side (keys or values) of a LabelEncoder: the `*_int64s`, `*_floats`
+ * or `*_tensor` attribute (exactly one), as int64 and double arrays, and
+ * the element type it implies. Returns the count, -1 after reporting. */
+static int64_t encoder_side(Graph *g, const Node *n, const char *side, const int64_t **iv,
+                            const double **fv, DType *dt, Diag *d)
+{
+    char ni[32], nf[32], nt[32], ns[32];
+    const Attr *ai, *af, *at;
+    int64_t cnt = -1, k;
+    int64_t *wi;
+    double *wf;
+    snprintf(ni, sizeof ni, "%s_int64s", side);
+    snprintf(nf, sizeof nf, "%s_floats", side);
+    snprintf(nt, sizeof nt, "%s_tensor", side);
+    snprintf(ns, sizeof ns, "%s_strings", side);
+    ai = node_attr(n, ni);
+    af = node_attr(n, nf);
+    at = n->opset >= 4 ? node_attr(n, nt) : NULL;
+    if (node_attr(n, ns) || (at && at->type == ATTR_TENSOR && at->t && at->t->dtype == DT_STRING))
+        return diag_error(d, n, ns, "string keys and values are not supported (numbers only)"),
+               -1;
+    if (!!ai + !!af + !!at != 1)
+        return diag_error(d, n, side, "exactly one of %s, %s%s%s must be set", ni, nf,
+                          n->opset >= 4 ? " and " : "", n->opset >= 4 ? nt : ""), -1;
+    if (ai) {
+        *dt = DT_INT64;
+        if (!(*iv = ints_of(g, n, ni, -1, &cnt, d)))
+            return -1;
+    } else if (af) {
+        *dt = DT_FLOAT32;
+        if ((cnt = float_array(g, n, nf, fv, d)) < 0)
+            return -1;
+    } else {
+        if (at->type != ATTR_TENSOR || !at->t || at->t->rank > 1)
+            return diag_error(d, n, nt, "must be a 1-D tensor"), -1;
+        *dt = at->t->dtype;
+        if (*dt == DT_FLOAT32 || *dt == DT_FLOAT64)
+            cnt = float_array(g, n, nt, fv, d);
+        else if (*dt == DT_INT64 || *dt == DT_INT32 || *dt == DT_INT16)
+            cnt = (*iv = ints_of(g, n, nt, -1, &cnt, d)) ? cnt : -1;
+        else
+            return diag_error(d, n, nt, "element type %s is not supported",
+                              infer_type_name(*dt)), -1;
+        if (cnt < 0)
+            return -1;
+    }
+    wi = arena_array(g->arena, (size_t)cnt + 1, sizeof *wi);
+    wf = arena_array(g->arena, (size_t)cnt + 1, sizeof *wf);
+    if (!wi || !wf)
+        die("compile arena exhausted");
+    for (k = 0; k < cnt; k++) {
+        if (dtype_is_float(*dt)) {
+            wf[k] = (*fv)[k];
+            wi[k] = 0;
+        } else {
+            wi[k] = (*iv)[k];
+            wf[k] = (double)wi[k];
+        }
+    }
+    *iv = wi;
+    *fv = wf;
+    return cnt;
+}
+
+/* LabelEncoder (ai.onnx.ml 2 and 4) on numbers: Y[i] is the value of the
+ * (last) key equal to X[i], else the default. */
+int infer_LabelEncoder(Graph *g, Node *n, Diag *d)
+{
+    Value *x;
+    MlParams p;
+    DType kt, vt;
+    int64_t nk, nv;
+    int errs = d->errors;
+    const Attr *dt;
+    if (n->opset < 2)
+        return diag_error(d, n, "opset", "LabelEncoder of ai.onnx.ml 1 maps strings only");
+    if (need_input(g, n, 0, d))
+        return 1;
+    x = in_val(g, n, 0);
+    memset(&p, 0, sizeof p);
+    if ((nk = encoder_side(g, n, "keys", &p.key_i, &p.key_f, &kt, d)) < 0 ||
+        (nv = encoder_side(g, n, "values", &p.value_i, &p.value_f, &vt, d)) < 0)
+        return 1;
+    if (nk != nv)
+        return diag_error(d, n, "values", "has %lld entries for %lld keys", (long long)nv,
+                          (long long)nk);
+    if (x->dtype != kt)
+        return diag_error(d, n, "X", "type %s differs from the keys' %s",
+                          infer_type_name(x->dtype), infer_type_name(kt));
+    p.n_keys = nk;
+    p.default_i = attr_int(n, "default_int64", -1, d);
+    p.default_f = attr_float(n, "default_float", -0.0, d);
+    if (d->errors > errs)
+        return 1;
+    if (n->opset >= 4 && (dt = node_attr(n, "default_tensor")) != NULL) {
+        const int64_t *di;
+        const double *df;
+        int64_t c = -1;
+        if (dt->type != ATTR_TENSOR || !dt->t || dt->t->dtype != vt || dt->t->numel != 1)
+            return diag_error(d, n, "default_tensor", "must hold one %s",
+                              infer_type_name(vt));
+        if (dtype_is_float(vt)) {
+            if (float_array(g, n, "default_tensor", &df, d) != 1)
+                return 1;
+            p.default_f = df[0];
+        } else {
+            if (!(di = ints_of(g, n, "default_tensor", 1, &c, d)))
+                return 1;
+            p.default_i = di[0];
+        }
+    }
+    node_set_params(g, n, PARAMS_ML, &p, sizeof p);
+    if (!out_val(g, n, 0))
+        return diag_error(d, n, "output[0]", "required output is missing");
+    return value_set(g, n->out[0], vt, x->rank, x->dims, d, n);
 }

@@ -73,7 +73,8 @@ static int is_ms_op(OpKind k)
 /* The ai.onnx.ml operators tvmcc implements. */
 static int is_ml_op(OpKind k)
 {
-    return k == OP_Binarizer || k == OP_ArrayFeatureExtractor || k == OP_TreeEnsemble;
+    return k == OP_Binarizer || k == OP_ArrayFeatureExtractor || k == OP_TreeEnsemble ||
+           k == OP_LabelEncoder;
 }
 
 static OpKind node_op(const char *domain, const char *op_type)

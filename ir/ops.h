@@ -252,6 +252,7 @@ OP(SplitToSequence, 1, 2, 1, 1, OPAQUE)
 OP(Binarizer, 1, 1, 1, 1, INJECTIVE)
 OP(ArrayFeatureExtractor, 2, 2, 1, 1, INJECTIVE)
 OP(TreeEnsemble, 1, 1, 1, 1, OPAQUE)
+OP(LabelEncoder, 1, 1, 1, 1, INJECTIVE)
 
 #ifdef TVMCC_OPS_DEFAULT_NOT_LOWERED
 #undef OP_NOT_LOWERED

@@ -251,7 +251,7 @@ typedef struct StringParams {
  * unsigned number and 2^(62-shift) subtracted. Rounding is half up (ties
  * toward +infinity). */
 /* ai.onnx.ml operators (frontend/infer_ml.c, lower/op_ml.c). Binarizer:
- * threshold. TreeEnsemble (ai.onnx.ml 5): the nodes_* and leaf_* attributes
+ * threshold. LabelEncoder: the key and value arrays and the default. TreeEnsemble (ai.onnx.ml 5): the nodes_* and leaf_* attributes
  * as arrays of n_nodes and n_leaves entries (splits and weights as double),
  * the trees' roots, and per node the run of membership_values its MEMBER
  * test uses (member_start, member_count). The trees were checked to be
@@ -273,6 +273,13 @@ typedef struct MlParams {
     const double *leaf_weight;      /* [n_leaves] */
     const int64_t *leaf_target;     /* [n_leaves] */
     const int64_t *roots;           /* [n_trees] */
+    /* LabelEncoder (numeric keys and values): n_keys pairs, each key and
+     * value as int64 and as double (the one of the type is exact) */
+    int64_t n_keys;
+    const int64_t *key_i, *value_i;
+    const double *key_f, *value_f;
+    int64_t default_i;
+    double default_f;
 } MlParams;
 
 typedef enum QuantKind {

@@ -1,6 +1,8 @@
 /*
- * Lowering of the ai.onnx.ml operators (frontend/infer_ml.c): Binarizer
- * and ArrayFeatureExtractor are one elementwise / gather stage each.
+ * Lowering of the ai.onnx.ml operators (frontend/infer_ml.c): Binarizer,
+ * LabelEncoder and ArrayFeatureExtractor are one elementwise / gather stage
+ * each (LabelEncoder: a chain of selects over its keys, the last key
+ * tested first).
  *
  * TreeEnsemble is one stage over the output [N, n_targets]. The trees are
  * known at compile time, so each becomes an expression: a node is
@@ -14,6 +16,7 @@
 #include "lower.h"
 
 #include <float.h>
+#include <math.h>
 
 int lower_Binarizer(Lower *L, Node *n)
 {
@@ -136,5 +139,29 @@ int lower_TreeEnsemble(Lower *L, Node *n)
             acc = ex_add(L, acc, e);
     }
     c->body = acc;
+    return 0;
+}
+
+int lower_LabelEncoder(Lower *L, Node *n)
+{
+    const MlParams *p = node_ml(n);
+    const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
+    DType xt = dtype_compute(x->dtype), yt = dtype_compute(y->dtype);
+    int xf = dtype_is_float(xt), yf = dtype_is_float(yt);
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *v = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
+    Expr *e = yf ? ex_float(L, yt, p->default_f) : ex_const_int(L, yt, p->default_i);
+    int64_t k;
+    for (k = 0; k < p->n_keys; k++) {
+        Expr *match, *val;
+        if (xf && isnan(p->key_f[k]))
+            match = ex_unary(L, UN_ISNAN, v);
+        else
+            match = ex_binary(L, BIN_EQ, v, xf ? ex_float(L, xt, p->key_f[k])
+                                               : ex_const_int(L, xt, p->key_i[k]));
+        val = yf ? ex_float(L, yt, p->value_f[k]) : ex_const_int(L, yt, p->value_i[k]);
+        e = ex_select(L, match, val, e);
+    }
+    c->body = e;
     return 0;
 }

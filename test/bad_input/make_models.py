@@ -203,6 +203,18 @@ def main():
                      [vinfo("x", TensorProto.FLOAT, g4), vinfo("gs", TensorProto.FLOAT, [4]),
                       vinfo("gb", TensorProto.FLOAT, [4])], [vinfo("y", TensorProto.FLOAT, g4)],
                      21), "groupnorm_groups.onnx")
-
+    # TreeEnsemble (ai.onnx.ml 5) with a LOGISTIC post_transform (only NONE)
+    te = model_opset([helper.make_node("TreeEnsemble", ["x"], ["y"], name="trees_logistic",
+                                       domain="ai.onnx.ml", post_transform=2, n_targets=1,
+                                       aggregate_function=1, nodes_modes=[0],
+                                       nodes_featureids=[0], nodes_splits=[0.5],
+                                       nodes_truenodeids=[0], nodes_falsenodeids=[1],
+                                       nodes_trueleafs=[1], nodes_falseleafs=[1],
+                                       leaf_targetids=[0, 0], leaf_weights=[1.0, 2.0],
+                                       tree_roots=[0])],
+                     [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, [1, 1])],
+                     18)
+    te.opset_import.append(helper.make_opsetid("ai.onnx.ml", 5))
+    save(te, "trees_post.onnx")
 if __name__ == "__main__":
     main()

@@ -132,6 +132,7 @@ check qop_matmul_bscale 1 qop_matmul_bscale.onnx -- qop_matmul_bscale.onnx qmatm
     "input[4]"
 check lpnorm_p        1 lpnorm_p.onnx -- lpnorm_p.onnx lpnorm_p3 'p: must be 1 or 2'
 check groupnorm_groups 1 groupnorm_groups.onnx -- groupnorm_groups.onnx groupnorm_3of4 num_groups
+check trees_post      1 trees_post.onnx -- trees_post.onnx trees_logistic post_transform
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
