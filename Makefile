@@ -71,8 +71,8 @@ tvmcc: $(OBJS)
 build/tensortool: test/tools/tensortool.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
 
-build/unit: test/unit/unit.c $(LIBOBJS)
-	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
+build/unit: test/unit/unit.c runtime_min/tvmrt.c $(LIBOBJS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< runtime_min/tvmrt.c $(LIBOBJS) $(LIBS) -o $@
 
 build/sched_test: test/unit/sched_test.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@

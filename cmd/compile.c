@@ -4,15 +4,26 @@
  */
 #include "compile.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *options_bind(Options *o, const char *opt, const char *val)
 {
-    int values = !strncmp(opt, "--input-value", 13);
-    int *n = values ? &o->n_values : &o->n_shapes;
-    if (*n >= MAX_SHAPE_BINDINGS)
-        return values ? "too many --input-value options (max 64)" : "too many --input-shape options (max 64)";
-    (values ? o->values : o->shapes)[(*n)++] = val;
+    const char **list = o->shapes, *what = "--input-shape";
+    int *n = &o->n_shapes;
+    if (!strncmp(opt, "--input-value", 13)) {
+        list = o->values, n = &o->n_values, what = "--input-value";
+    } else if (!strncmp(opt, "--sequence-length", 17)) {
+        list = o->seq_lengths, n = &o->n_seq_lengths, what = "--sequence-length";
+    } else if (!strncmp(opt, "--optional-absent", 17)) {
+        list = o->absent, n = &o->n_absent, what = "--optional-absent";
+    }
+    if (*n >= MAX_SHAPE_BINDINGS) {
+        static char msg[64];
+        snprintf(msg, sizeof msg, "too many %s options (max %d)", what, MAX_SHAPE_BINDINGS);
+        return msg;
+    }
+    list[(*n)++] = val;
     return NULL;
 }
 

@@ -35,6 +35,11 @@ static void usage(FILE *f)
             "                          its type; true/false for bool): N leaves the\n"
             "                          generated API and the model specializes on it,\n"
             "                          folding the Ifs it decides (repeatable)\n"
+            "  --sequence-length N=L   sequence graph input N has L elements, passed as\n"
+            "                          L buffers; shape element K with --input-shape\n"
+            "                          'N[K]=D0,D1' (repeatable)\n"
+            "  --optional-absent N     optional graph input N has no value (it has no\n"
+            "                          buffer; without this option it is present)\n"
             "  -O0, -O1, -O2           optimization level (default -O2); -O0 turns off\n"
             "                          fusion (kernels then are one per node)\n"
             "  --no-fuse               turn off operator fusion only\n"
@@ -102,7 +107,8 @@ int main(int argc, char **argv)
             dumps = 1;
         } else if (TAKES_VALUE("-t", "--target") || TAKES_VALUE("-o", "--output") ||
                    TAKES_VALUE("", "--name") || TAKES_VALUE("", "--input-shape") ||
-                   TAKES_VALUE("", "--input-value") ||
+                   TAKES_VALUE("", "--input-value") || TAKES_VALUE("", "--sequence-length") ||
+                   TAKES_VALUE("", "--optional-absent") ||
                    TAKES_VALUE("", "--string-bytes") || TAKES_VALUE("", "--tuning-log")) {
             const char *opt = a;
             if (!val) {
@@ -127,7 +133,8 @@ int main(int argc, char **argv)
                                        "'%s'", val);
                 o.string_bytes = v;
             } else {
-                const char *err = options_bind(&o, opt, val); /* --input-shape, --input-value */
+                /* --input-shape, --input-value, --sequence-length, --optional-absent */
+                const char *err = options_bind(&o, opt, val);
                 if (err)
                     return usage_error("%s", err);
             }

@@ -1,9 +1,10 @@
 /*
  * Kernels that are one runtime call (Kernel.ext, lower/op_string.c): the
  * function takes the kernel's buffers like any other kernel and returns
- * the runtime function's status; constant string arrays it passes are
- * static arrays printed in front of it.
+ * the runtime function's status; constant string and int32_t arrays it
+ * passes are static arrays printed in front of it.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "emit.h"
@@ -37,6 +38,19 @@ void emit_ext_kernel(FILE *f, const Program *p, const Kernel *k)
     fprintf(f, "/* %s: runtime call */\n", emit_safe(p->g->arena, k->origin));
     for (i = 0; i < c->n_args; i++) {
         int j;
+        if (c->args[i].kind == EXT_INTS && c->args[i].n_ints > 0) {
+            fprintf(f, "static const int32_t %s_i%d[%d] = {", k->name, i, c->args[i].n_ints);
+            for (j = 0; j < c->args[i].n_ints; j++) {
+                int32_t v = c->args[i].ints[j];
+                fputs(j ? (j % 16 ? ", " : ",\n    ") : "", f);
+                if (v == INT32_MIN)
+                    fputs("(-2147483647 - 1)", f);
+                else
+                    fprintf(f, "%ld", (long)v);
+            }
+            fprintf(f, "};\n");
+            continue;
+        }
         if (c->args[i].kind != EXT_STRINGS || c->args[i].n_strings == 0)
             continue;
         fprintf(f, "static const char *const %s_s%d[%d] = {", k->name, i, c->args[i].n_strings);
@@ -75,6 +89,12 @@ void emit_ext_kernel(FILE *f, const Program *p, const Kernel *k)
             break;
         case EXT_INT:
             fprintf(f, "%lld", (long long)a->ival);
+            break;
+        case EXT_INTS:
+            if (a->n_ints)
+                fprintf(f, "%s_i%d", k->name, i);
+            else
+                fputs("NULL", f);
             break;
         case EXT_STRINGS:
             if (a->n_strings)

@@ -57,6 +57,27 @@ static void io_dtypes(FILE *f, const Graph *g, const char *U, const char *kind,
     fprintf(f, "%s }\n", n ? "" : " \"\"");
 }
 
+/* The name of buffer j in NAME.h: "x[K]" for an element of sequence x. */
+static const char *io_name(const Graph *g, const Value *v, const IoTag *tags, int j)
+{
+    if (tags && tags[j].seq)
+        return emit_safe(g->arena, arena_printf(g->arena, "%s[%ld]", tags[j].seq,
+                                                (long)tags[j].index));
+    return emit_safe(g->arena, v->name);
+}
+
+/* What NAME.h adds after buffer j's shape: its sequence, optional. */
+static const char *io_note(const Graph *g, const IoTag *tags, int j)
+{
+    if (!tags)
+        return "";
+    if (tags[j].seq)
+        return arena_printf(g->arena, "  (element %ld of %ssequence '%s')", (long)tags[j].index,
+                            tags[j].optional ? "optional " : "",
+                            emit_safe(g->arena, tags[j].seq));
+    return tags[j].optional ? "  (optional, compiled as present)" : "";
+}
+
 static void emit_header(const Program *p, FILE *f)
 {
     const Graph *g = p->g;
@@ -82,20 +103,32 @@ static void emit_header(const Program *p, FILE *f)
     for (j = 0; j < g->n_inputs; j++) {
         const Value *v = &g->values[g->inputs[j]];
         int r;
-        fprintf(f, " *   inputs[%d]:  '%s' %s[", j, emit_safe(g->arena, v->name), dtype_name(v->dtype));
+        fprintf(f, " *   inputs[%d]:  '%s' %s[", j, io_name(g, v, g->in_tags, j),
+                dtype_name(v->dtype));
         for (r = 0; r < v->rank; r++)
             fprintf(f, "%s%lld", r ? "," : "", (long long)v->dims[r]);
-        fprintf(f, "]\n");
+        fprintf(f, "]%s\n", io_note(g, g->in_tags, j));
     }
     for (j = 0; j < g->n_outputs; j++) {
         const Value *v = &g->values[g->outputs[j]];
         int r;
-        fprintf(f, " *   outputs[%d]: '%s' %s[", j, emit_safe(g->arena, v->name), dtype_name(v->dtype));
+        fprintf(f, " *   outputs[%d]: '%s' %s[", j, io_name(g, v, g->out_tags, j),
+                dtype_name(v->dtype));
         for (r = 0; r < v->rank; r++)
             fprintf(f, "%s%lld", r ? "," : "", (long long)v->dims[r]);
-        fprintf(f, "]\n");
+        fprintf(f, "]%s\n", io_note(g, g->out_tags, j));
     }
     fprintf(f, " * Buffers are dense, row-major, in the tensor's element type.\n");
+    if (g->in_tags || g->out_tags)
+        fprintf(f, " * A sequence input or output 'x' of L elements is L consecutive\n"
+                   " * buffers 'x[0]' .. 'x[L-1]', each its element's tensor; its length and\n"
+                   " * the element shapes were fixed when the model was compiled.\n");
+    for (j = 0; j < g->n_absent_inputs; j++)
+        fprintf(f, " * Optional input '%s' was compiled as absent: it has no buffer.\n",
+                emit_safe(g->arena, g->absent_inputs[j]));
+    for (j = 0; j < g->n_absent_outputs; j++)
+        fprintf(f, " * Optional output '%s' is absent (empty) for this model: it has no "
+                "buffer.\n", emit_safe(g->arena, g->absent_outputs[j]));
     fprintf(f, " * workspace: %s_WORKSPACE_BYTES bytes aligned to 64, or NULL to use a\n"
                " * static arena (then calls must not overlap). Returns 0 (TVMRT_OK) or a\n"
                " * tvmrt status. Never allocates, prints or exits.\n */\n", U);
@@ -161,16 +194,35 @@ static void emit_cmake(const Program *p, FILE *f)
                "endif()\n", U, p->name, U, U);
 }
 
-static cJSON *tensor_json(const Value *v)
+/* One entry of "inputs" / "outputs": a buffer. tag (NULL for a plain
+ * tensor) adds "sequence" and "index" for an element of a sequence input or
+ * output and "optional" for a declared optional (frontend/seq_io.c). */
+static cJSON *tensor_json(const Graph *g, const Value *v, const IoTag *tag)
 {
     cJSON *o = cJSON_CreateObject(), *shape = cJSON_CreateArray();
     int r;
-    cJSON_AddStringToObject(o, "name", v->name);
+    cJSON_AddStringToObject(o, "name", tag && tag->seq ? arena_printf(g->arena, "%s[%ld]",
+                            tag->seq, (long)tag->index) : v->name);
     cJSON_AddStringToObject(o, "dtype", dtype_name(v->dtype));
     for (r = 0; r < v->rank; r++)
         cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)v->dims[r]));
     cJSON_AddItemToObject(o, "shape", shape);
+    if (tag && tag->seq) {
+        cJSON_AddStringToObject(o, "sequence", tag->seq);
+        cJSON_AddNumberToObject(o, "index", tag->index);
+    }
+    if (tag && tag->optional)
+        cJSON_AddBoolToObject(o, "optional", 1);
     return o;
+}
+
+static cJSON *names_json(const char *const *names, int32_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    int32_t j;
+    for (j = 0; j < n; j++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(names[j]));
+    return arr;
 }
 
 static char *emit_json(const Program *p)
@@ -184,10 +236,12 @@ static char *emit_json(const Program *p)
     cJSON_AddStringToObject(root, "target", p->target->name);
     arr = cJSON_AddArrayToObject(root, "inputs");
     for (j = 0; j < g->n_inputs; j++)
-        cJSON_AddItemToArray(arr, tensor_json(&g->values[g->inputs[j]]));
+        cJSON_AddItemToArray(arr, tensor_json(g, &g->values[g->inputs[j]],
+                                               g->in_tags ? &g->in_tags[j] : NULL));
     arr = cJSON_AddArrayToObject(root, "outputs");
     for (j = 0; j < g->n_outputs; j++)
-        cJSON_AddItemToArray(arr, tensor_json(&g->values[g->outputs[j]]));
+        cJSON_AddItemToArray(arr, tensor_json(g, &g->values[g->outputs[j]],
+                                               g->out_tags ? &g->out_tags[j] : NULL));
     cJSON_AddNumberToObject(root, "workspace_bytes", (double)p->workspace_bytes);
     cJSON_AddNumberToObject(root, "workspace_lower_bound_bytes", (double)p->lower_bound_bytes);
     cJSON_AddNumberToObject(root, "weights_bytes", (double)p->weights_bytes);
@@ -253,6 +307,14 @@ static char *emit_json(const Program *p)
         cJSON_AddNumberToObject(o, "nodes_after", p->pass_stats[j].nodes_after);
         cJSON_AddItemToArray(arr, o);
     }
+    /* added fields, only for a model with optional graph inputs or outputs
+     * given as absent: their names (they have no buffer) */
+    if (g->n_absent_inputs)
+        cJSON_AddItemToObject(root, "absent_inputs", names_json(g->absent_inputs,
+                                                                g->n_absent_inputs));
+    if (g->n_absent_outputs)
+        cJSON_AddItemToObject(root, "absent_outputs", names_json(g->absent_outputs,
+                                                                 g->n_absent_outputs));
     s = cJSON_Print(root);
     cJSON_Delete(root);
     return s;

@@ -70,6 +70,23 @@ int onnx_bind_input_shape(Graph *g, const char *spec, Diag *d)
             return diag_error(d, NULL, "--input-shape", "'%s': trailing comma", spec);
     }
     vi = graph_find_value(g, name);
+    if (vi < 0 && strchr(name, '[')) {
+        /* an element of a sequence input: NAME[K] (frontend/seq_io.c) */
+        const char *br = strchr(name, '[');
+        char *base = arena_strndup(g->arena, name, (size_t)(br - name));
+        int32_t bi = base ? graph_find_value(g, base) : -1;
+        int32_t count = 0;
+        for (i = 0; bi >= 0 && g->in_tags && i < g->n_inputs; i++)
+            count += g->in_tags[i].seq && !strcmp(g->in_tags[i].seq, base);
+        if (bi >= 0 && (g->values[bi].io_kind & IO_SEQUENCE) && !g->values[bi].absent)
+            return diag_error(d, NULL, "--input-shape", "'%s': sequence input '%s' has %d "
+                              "element%s (--sequence-length %s=%d); elements are %s[0] to "
+                              "%s[%d]", spec, base, (int)count, count == 1 ? "" : "s", base,
+                              (int)count, base, base, (int)count - 1);
+    }
+    if (vi >= 0 && g->values[vi].io_kind & IO_SEQUENCE)
+        return diag_error(d, NULL, "--input-shape", "'%s' is a sequence input; shape its "
+                          "elements with --input-shape '%s[K]=D0,D1,...'", name, name);
     if (vi < 0 || g->values[vi].input_index < 0) {
         if (vi >= 0 && g->values[vi].is_initializer)
             return diag_error(d, NULL, "--input-shape",
@@ -304,8 +321,14 @@ int onnx_bind_input_values(Graph *g, const char *const *specs, int n_specs, Diag
         v->data = data;
         v->is_initializer = 1;
         v->declared = 0;
+        if (g->in_tags && g->in_tags[v->input_index].seq)
+            return diag_error(d, NULL, "--input-value", "'%s' is an element of sequence input "
+                              "'%s'; --input-value binds tensor inputs only", name,
+                              g->in_tags[v->input_index].seq);
         for (k = v->input_index; k + 1 < g->n_inputs; k++) {
             g->inputs[k] = g->inputs[k + 1];
+            if (g->in_tags)
+                g->in_tags[k] = g->in_tags[k + 1];
             g->values[g->inputs[k]].input_index = k;
         }
         g->n_inputs--;

@@ -58,7 +58,7 @@ typedef struct Ctx {
 
 static int is_control(const Node *n)
 {
-    return n->op == OP_If || n->op == OP_Loop || n->op == OP_Scan;
+    return n->op == OP_If || n->op == OP_Loop || n->op == OP_Scan || n->op == OP_SequenceMap;
 }
 
 static void *ctl_alloc(Ctx *C, size_t n)
@@ -237,6 +237,13 @@ static int const_int(const Graph *g, int32_t vi, int64_t *out)
         *out = p[0];
         return 1;
     }
+    /* the length of a sequence whose elements are listed before inference
+     * (a sequence graph input, frontend/seq_io.c): a SequenceMap expanded
+     * into a Loop over SequenceLength */
+    if (!v->data && v->producer >= 0 && g->nodes[v->producer].op == OP_SequenceLength &&
+        g->nodes[v->producer].n_in == 1 &&
+        (*out = seq_static_length(g, g->nodes[v->producer].in[0])) >= 0)
+        return 1;
     if (!v->data && v->producer >= 0 && g->nodes[v->producer].op == OP_Constant) {
         const Attr *a = node_attr(&g->nodes[v->producer], "value");
         if (a && a->type == ATTR_TENSOR && a->t && a->t->numel >= 1) {
@@ -689,6 +696,84 @@ static int inline_scan(Ctx *C, const Node *n, const int32_t *in, const int32_t *
     }
 }
 
+/* SequenceMap: the body once per position of the sequence inputs (their
+ * length known before inference), tensor inputs passed whole, each output
+ * a SequenceConstruct of the body's results (frontend/seq_resolve.c lists
+ * their elements). */
+static int inline_seqmap(Ctx *C, const Node *n, const int32_t *in, const int32_t *out,
+                         Scope *up)
+{
+    const Graph *body = graph_attr(C, n, "body");
+    int64_t len = -1, *lens, i;
+    int32_t *bin, *res, **per;
+    int k, j;
+    if (!body)
+        return 1;
+    if (body->n_inputs != n->n_in || body->n_outputs != n->n_out)
+        return diag_error(C->d, n, "body", "the body takes %d inputs and returns %d values for "
+                          "%d inputs and %d outputs", body->n_inputs, body->n_outputs, n->n_in,
+                          n->n_out);
+    lens = vals64(C, n->n_in);
+    for (k = 0; k < n->n_in; k++) {
+        lens[k] = in[k] >= 0 ? seq_static_length(C->g, in[k]) : -2;
+        if (k == 0 && lens[k] == -2)
+            return diag_error(C->d, n, "input[0]", "'%s' is not a sequence",
+                              in[0] >= 0 ? C->g->values[in[0]].name : "");
+        if (lens[k] == -1)
+            return diag_error(C->d, n, arena_printf(C->g->arena, "input[%d]", k), "the length "
+                              "of sequence '%s' is not known at compile time; tvmcc unrolls "
+                              "SequenceMap", C->g->values[in[k]].name);
+        if (lens[k] >= 0 && len >= 0 && lens[k] != len)
+            return diag_error(C->d, n, arena_printf(C->g->arena, "input[%d]", k), "sequence "
+                              "'%s' has %lld elements, input[0] %lld; all sequences must have "
+                              "the same length", C->g->values[in[k]].name, (long long)lens[k],
+                              (long long)len);
+        if (lens[k] >= 0)
+            len = lens[k];
+    }
+    if (len > CTL_MAX_NODES)
+        return diag_error(C->d, n, "input[0]", "%lld elements are too many to unroll (limit %d)",
+                          (long long)len, CTL_MAX_NODES);
+    bin = vals(C, n->n_in);
+    res = vals(C, n->n_out);
+    per = arena_array(C->g->arena, (size_t)n->n_out + 1, sizeof *per);
+    if (!per)
+        die("compile arena exhausted");
+    for (j = 0; j < n->n_out; j++)
+        per[j] = vals(C, len);
+    for (i = 0; i < len; i++) {
+        int32_t pos = const_i64(C, i, 0);
+        for (k = 0; k < n->n_in; k++) {
+            bin[k] = in[k];
+            if (lens[k] >= 0 && (bin[k] = emit(C, n, OP_SequenceAt, in[k], pos, -1, NULL, -1)) < 0)
+                return 1;
+        }
+        if (run_subgraph(C, n, body, up, bin, res))
+            return 1;
+        for (j = 0; j < n->n_out; j++)
+            per[j][i] = res[j];
+    }
+    for (j = 0; j < n->n_out; j++) {
+        int32_t ni;
+        if (out[j] < 0)
+            continue;
+        ni = add_node(C, n, len ? OP_SequenceConstruct : OP_SequenceEmpty, n->name, (int)len, 1);
+        if (ni < 0)
+            return 1;
+        for (i = 0; i < len; i++)
+            C->g->nodes[ni].in[i] = per[j][i];
+        C->g->nodes[ni].out[0] = out[j];
+        C->g->nodes[ni].opset = 11;
+        if (!len) {
+            DType dt = body->values[body->outputs[j]].dtype;
+            C->g->nodes[ni].n_attr = 1;
+            C->g->nodes[ni].attr = int_attr(C, "dtype", dt != DT_UNDEF ? dt : DT_FLOAT32);
+        }
+        set_producers(C, ni);
+    }
+    return 0;
+}
+
 static int inline_node(Ctx *C, const Node *n, const int32_t *in, const int32_t *out,
                        Scope *up)
 {
@@ -699,6 +784,8 @@ static int inline_node(Ctx *C, const Node *n, const int32_t *in, const int32_t *
         return inline_loop(C, n, in, out, up);
     case OP_Scan:
         return inline_scan(C, n, in, out, up);
+    case OP_SequenceMap:
+        return inline_seqmap(C, n, in, out, up);
     default:
         die("inline_node: not control flow");
     }
@@ -751,6 +838,11 @@ int infer_Loop(Graph *g, Node *n, Diag *d)
 }
 
 int infer_Scan(Graph *g, Node *n, Diag *d)
+{
+    return infer_If(g, n, d);
+}
+
+int infer_SequenceMap(Graph *g, Node *n, Diag *d)
 {
     return infer_If(g, n, d);
 }

@@ -34,6 +34,10 @@ int infer_value_early(Graph *g, int32_t vi, Diag *d);
  * 1 after reporting an error. */
 int infer_expand_gradients(Graph *g, Diag *d);
 
+/* Cast / CastLike between strings and numbers: 0 if from -> to is
+ * supported, else 1 after reporting (frontend/infer_string.c). */
+int infer_string_cast(const Node *n, DType from, DType to, Diag *d);
+
 /* ---- helpers shared by the infer_* functions (infer_util.c) ---- */
 /* Input i's value (NULL if omitted or out of range). */
 Value *in_val(Graph *g, const Node *n, int i);

@@ -154,10 +154,11 @@ int infer_Cast(Graph *g, Node *n, Diag *d)
         return 1;
     if (!node_attr(n, "to"))
         return diag_error(d, n, "to", "required attribute is missing");
-    if (to == DT_STRING)
-        return diag_error(d, n, "to", "casting to string is not supported");
     if (to <= 0 || to > 0xffff || !dtype_size((DType)to))
         return diag_error(d, n, "to", "element type %lld is not supported", (long long)to);
+    if ((to == DT_STRING || in_val(g, n, 0)->dtype == DT_STRING) &&
+        infer_string_cast(n, in_val(g, n, 0)->dtype, (DType)to, d))
+        return 1;
     return same_shape(g, n, d, (DType)to);
 }
 

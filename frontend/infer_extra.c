@@ -95,6 +95,9 @@ int infer_CastLike(Graph *g, Node *n, Diag *d)
         return 1;
     x = in_val(g, n, 0);
     like = in_val(g, n, 1);
+    if ((x->dtype == DT_STRING || like->dtype == DT_STRING) &&
+        infer_string_cast(n, x->dtype, like->dtype, d))
+        return 1;
     return value_set(g, n->out[0], like->dtype, x->rank, x->dims, d, n);
 }
 

@@ -76,7 +76,15 @@ static void shape_text(char *buf, size_t cap, const Value *v, int rank, const in
         snprintf(buf + k, cap - k, "]");
 }
 
-/* A string graph output must be written by StringNormalizer itself, once:
+/* The operators that make string tensors (a runtime call writes each
+ * output string pointer). */
+static int makes_strings(const Node *n)
+{
+    return n->op == OP_StringNormalizer || n->op == OP_StringConcat || n->op == OP_StringSplit ||
+           n->op == OP_Cast || n->op == OP_CastLike;
+}
+
+/* A string graph output must be written by a string operator itself, once:
  * copying one (from an input, or to a second output) would need the
  * target's pointer size, which the byte counts do not know. */
 static void check_string_outputs(Graph *g, Diag *d)
@@ -89,12 +97,28 @@ static void check_string_outputs(Graph *g, Diag *d)
             continue;
         for (j = 0; j < i; j++)
             twice |= g->outputs[j] == g->outputs[i];
-        if (v->producer < 0 || g->nodes[v->producer].op != OP_StringNormalizer || twice) {
+        if (v->producer < 0 || !makes_strings(&g->nodes[v->producer]) || twice) {
             diag_error(d, NULL, NULL, "graph output '%s' is a string tensor not written by a "
-                       "StringNormalizer node (or listed twice); tvmcc does not copy strings",
+                       "string operator (or listed twice); tvmcc does not copy strings",
                        v->name);
             return;
         }
+    }
+}
+
+/* The operators that take or make string tensors (frontend/infer_string.c;
+ * Equal, Cast and CastLike there and in infer_elemwise.c / infer_extra.c;
+ * LabelEncoder). */
+static int takes_strings(const Node *n, int outputs)
+{
+    switch (n->op) {
+    case OP_StringNormalizer: case OP_StringConcat: case OP_StringSplit: case OP_Cast:
+    case OP_CastLike:
+        return 1;
+    case OP_RegexFullMatch: case OP_Equal:
+        return !outputs;
+    default:
+        return 0;
     }
 }
 
@@ -103,7 +127,7 @@ static void check_string_outputs(Graph *g, Diag *d)
 static int check_strings(Graph *g, const Node *n, int outputs, Diag *d)
 {
     int i, count = outputs ? n->n_out : n->n_in;
-    if (n->op == OP_StringNormalizer)
+    if (takes_strings(n, outputs))
         return 0;
     for (i = 0; i < count; i++) {
         int32_t vi = outputs ? n->out[i] : n->in[i];
@@ -111,9 +135,9 @@ static int check_strings(Graph *g, const Node *n, int outputs, Diag *d)
         if (vi < 0 || g->values[vi].dtype != DT_STRING)
             continue;
         snprintf(field, sizeof field, "%s[%d]", outputs ? "output" : "input", i);
-        return diag_error(d, n, field, "'%s' is a string tensor; tvmcc supports string tensors "
-                          "only as the input and output of StringNormalizer",
-                          g->values[vi].name);
+        return diag_error(d, n, field, "'%s' is a string tensor; %s does not take string "
+                          "tensors (docs/user-guide.md, String tensors)",
+                          g->values[vi].name, n->op_type);
     }
     return 0;
 }

@@ -217,16 +217,20 @@ int infer_Upsample(Graph *g, Node *n, Diag *d)
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }
 
-/* DFT (opset 17): x is [..., n, ..., 1 or 2] (real or complex), the
- * transform runs along `axis`; y is complex [..., m, ..., 2] where m is
- * dft_length (default n), halved plus one when onesided. */
+/* DFT (opset 17, 20): x is [..., n, ..., 1 or 2] (real or complex), the
+ * transform runs along `axis` (from opset 20 the scalar input[2], default
+ * -2, counted from the back of the full rank); y is complex
+ * [..., m, ..., 2] where m is dft_length (default n), halved plus one when
+ * onesided. An axis input known only at run time takes the declared output
+ * shape when onesided or dft_length make it depend on the axis; the
+ * lowering then picks the axis at run time among those the shapes allow. */
 int infer_DFT(Graph *g, Node *n, Diag *d)
 {
     Value *x;
     int64_t dims[TVMCC_MAX_RANK], len;
     const int64_t *lv;
     AxisParams p;
-    int ax;
+    int ax, onesided;
     if (need_input(g, n, 0, d) || infer_need_output(g, n, 0, d))
         return 1;
     x = in_val(g, n, 0);
@@ -235,15 +239,38 @@ int infer_DFT(Graph *g, Node *n, Diag *d)
                           dtype_name(x->dtype));
     if (x->rank < 3 || (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2))
         return diag_error(d, n, "input[0]", "expected [batch, ..., 1 or 2]");
-    if (n->n_in > 2 && n->in[2] >= 0)
-        return diag_error(d, n, "input[2]", "axis as an input (opset 20) is not supported");
-    if (infer_axis(n, attr_int(n, "axis", 1, d), x->rank - 1, &ax, d, "axis"))
+    memset(&p, 0, sizeof p);
+    p.inverse = attr_int(n, "inverse", 0, d) != 0;
+    onesided = attr_int(n, "onesided", 0, d) != 0;
+    if (n->opset >= 20) {
+        int64_t a = -2, cnt = 0;
+        const int64_t *av;
+        if (n->n_in > 2 && n->in[2] >= 0) {
+            Value *axv = in_val(g, n, 2);
+            if (axv->dtype != DT_INT64 && axv->dtype != DT_INT32)
+                return diag_error(d, n, "input[2]", "axis must be an integer scalar");
+            cnt = value_const_ints(g, n->in[2], &av);
+            if (cnt == 1)
+                a = av[0];
+            else if (cnt < 0 && value_numel(axv) == 1)
+                p.runtime_axis = 1;
+            else
+                return diag_error(d, n, "input[2]", "axis must be a scalar");
+        }
+        ax = (int)(a < 0 ? a + x->rank : a);
+        if (!p.runtime_axis && (a < -x->rank || a > x->rank - 2 || ax > x->rank - 2))
+            return diag_error(d, n, "input[2]", "axis %lld is out of range for rank %d",
+                              (long long)a, x->rank);
+        if (p.runtime_axis)
+            ax = 1;
+    } else if (n->n_in > 2 && n->in[2] >= 0) {
+        return diag_error(d, n, "input[2]", "axis is an input only from opset 20");
+    } else if (infer_axis(n, attr_int(n, "axis", 1, d), x->rank - 1, &ax, d, "axis")) {
         return 1;
+    }
     if (ax == 0)
         return diag_error(d, n, "axis", "the batch axis cannot be transformed");
-    memset(&p, 0, sizeof p);
     p.axis = ax;
-    p.inverse = attr_int(n, "inverse", 0, d) != 0;
     infer_set_axis(g, n, ax, &p);
     len = x->dims[ax];
     if (n->n_in > 1 && n->in[1] >= 0) {
@@ -253,8 +280,10 @@ int infer_DFT(Graph *g, Node *n, Diag *d)
         if (len < 1)
             return diag_error(d, n, "input[1]", "dft_length must be positive");
     }
+    if (p.runtime_axis && (onesided || (n->n_in > 1 && n->in[1] >= 0)))
+        return infer_use_declared(g, n, 0, d, "axis input is computed at run time");
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
-    dims[ax] = attr_int(n, "onesided", 0, d) ? len / 2 + 1 : len;
+    dims[ax] = onesided ? len / 2 + 1 : len;
     dims[x->rank - 1] = 2;
     return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
 }

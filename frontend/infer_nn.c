@@ -214,6 +214,34 @@ int infer_AveragePool(Graph *g, Node *n, Diag *d)
     return infer_pool(g, n, d, 0);
 }
 
+/* LpPool: the window rule of AveragePool (dilations and ceil_mode from
+ * opset 18), p >= 1. */
+int infer_LpPool(Graph *g, Node *n, Diag *d)
+{
+    Value *x;
+    ConvWindow win;
+    int64_t dims[TVMCC_MAX_RANK], p;
+    int i;
+    if (need_input(g, n, 0, d))
+        return 1;
+    x = in_val(g, n, 0);
+    if (infer_need_float(n, x, "input[0]", d) ||
+        infer_conv_window(n, x, NULL, n->opset >= 18, &win, d))
+        return 1;
+    p = attr_int(n, "p", 2, d);
+    if (p < 1 || p > 1000)
+        return diag_error(d, n, "p", "must be from 1 to 1000, not %lld", (long long)p);
+    win.lp = (int32_t)p;
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (i = 0; i < win.nsp; i++)
+        dims[2 + i] = win.out[i];
+    if (!out_val(g, n, 0))
+        return diag_error(d, n, "output[0]", "required output is missing");
+    node_set_params(g, n, PARAMS_WINDOW, &win, sizeof win);
+    return value_set(g, n->out[0], x->dtype, x->rank, dims, d, n);
+}
+
 static int infer_global_pool(Graph *g, Node *n, Diag *d, int is_max)
 {
     Value *x;

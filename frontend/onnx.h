@@ -38,6 +38,21 @@ int onnx_tensor_decode(Arena *a, const void *tensor_proto, const char *dir, Tens
  * reporting. */
 int onnx_read_tensor_file(Arena *a, const char *path, Tensor *out, const char **name, Diag *d);
 
+/* Sequence and optional graph inputs (frontend/seq_io.c), right after
+ * loading: lengths[] are --sequence-length NAME=L specs, absent[] the names
+ * given to --optional-absent. A sequence input becomes L tensor inputs
+ * NAME[0..L-1] (Graph.in_tags) and a SequenceConstruct defining NAME; an
+ * absent optional leaves the inputs and is marked Value.absent. Reports a
+ * sequence input without a length, an option naming no such input or an
+ * input of another kind. Returns 0 or nonzero after reporting. */
+int onnx_bind_io(Graph *g, const char *const *lengths, int n_lengths,
+                 const char *const *absent, int n_absent, Diag *d);
+/* Length of the sequence value vi when its producers fix it before
+ * inference (SequenceEmpty, SequenceConstruct, SequenceInsert/Erase and
+ * Identity-like nodes over those), -1 for a sequence of unknown length, -2
+ * when vi is not produced by a sequence operator (frontend/seq_resolve.c). */
+int64_t seq_static_length(const Graph *g, int32_t vi);
+
 /* "NAME=D0,D1,..." sets the shape of graph input NAME. The rank must match a
  * declared rank, and a declared fixed dimension must agree. */
 int onnx_bind_input_shape(Graph *g, const char *spec, Diag *d);
@@ -72,8 +87,11 @@ void onnx_free_message(void *msg);
 int onnx_inline_control_flow(Graph *g, Diag *d);
 /* Rewrites the readers of sequences built with compile-time positions
  * (SequenceAt, SequenceLength, ConcatFromSequence) into Identity / Concat of
- * the element values, before inference; run after the control-flow
- * inlining (frontend/seq_resolve.c). Returns 0 or nonzero after reporting. */
+ * the element values, folds the optional operators (Optional,
+ * OptionalHasElement, OptionalGetElement) and binds the sequence and
+ * optional graph outputs to element buffers (Graph.out_tags), before
+ * inference; run after the control-flow inlining (frontend/seq_resolve.c).
+ * Returns 0 or nonzero after reporting. */
 int onnx_resolve_sequences(Graph *g, Diag *d);
 
 #endif

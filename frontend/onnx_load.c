@@ -120,16 +120,33 @@ static int set_declared(Loader *L, Value *v, const Onnx__TypeProto *tp, int stri
     int rank = -1;
     size_t i;
     const char *f = arena_printf(L->a, "%s '%s'", what, v->name);
+    uint8_t kind = 0;
     if (!f)
         return oom(L);
+    /* a graph input or output may be a sequence of tensors, an optional
+     * tensor or an optional sequence: the element type is recorded, the
+     * kind in io_kind (bound by frontend/seq_io.c) */
+    if (strict && tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE &&
+        tp->optional_type && tp->optional_type->elem_type) {
+        kind |= IO_OPTIONAL;
+        tp = tp->optional_type->elem_type;
+    }
+    if (strict && tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE &&
+        tp->sequence_type && tp->sequence_type->elem_type) {
+        kind |= IO_SEQUENCE;
+        tp = tp->sequence_type->elem_type;
+    }
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
         if (!strict)
             return 0;
         if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET)
             return diag_error(L->d, NULL, f, "has no type");
-        return diag_error(L->d, NULL, f,
-                          "not a tensor (sequence, map and optional types are not supported)");
+        return diag_error(L->d, NULL, f, kind ? "not a sequence or optional of tensors (maps "
+                          "and nested sequences are not supported)"
+                          : "not a tensor, a sequence of tensors or an optional (maps are not "
+                          "supported)");
     }
+    v->io_kind = kind;
     tt = tp->tensor_type;
     if (tt->has_elem_type && tt->elem_type != 0) {
         dt = (DType)tt->elem_type;

@@ -87,7 +87,23 @@ typedef struct Value {
     uint8_t is_initializer;  /* came from graph.initializer */
     uint8_t declared;        /* dtype/shape came from a declaration (value_info/output) */
     uint8_t is_sequence;     /* stacked [L, ...] sequence (frontend/infer_seq.c) */
+    uint8_t io_kind;         /* IO_SEQUENCE | IO_OPTIONAL: a graph input or output
+                              * declared so (dtype and shape are the element's);
+                              * 0 for a tensor (frontend/seq_io.c) */
+    uint8_t absent;          /* an optional without a value: --optional-absent,
+                              * Optional() (frontend/seq_resolve.c) */
 } Value;
+
+enum { IO_SEQUENCE = 1, IO_OPTIONAL = 2 };
+
+/* What a graph input or output buffer is part of, beside its tensor
+ * (frontend/seq_io.c): element `index` of the sequence `seq`, and whether
+ * the graph declares it optional. Parallel to Graph.inputs / .outputs. */
+typedef struct IoTag {
+    const char *seq;         /* NULL: a plain tensor */
+    int32_t index;           /* element index in seq */
+    uint8_t optional;        /* declared optional (given as present) */
+} IoTag;
 
 typedef struct Node {
     OpKind op;               /* OP_UNKNOWN for ops outside the table */
@@ -148,6 +164,13 @@ struct Graph {
     int32_t n_inputs;
     int32_t *outputs;        /* graph outputs in order */
     int32_t n_outputs;
+    /* Sequence and optional graph inputs and outputs (frontend/seq_io.c):
+     * NULL when every one is a tensor, else one tag per entry of inputs /
+     * outputs; the names of optionals given as absent, which have no
+     * buffer. */
+    IoTag *in_tags, *out_tags;
+    const char **absent_inputs, **absent_outputs;
+    int32_t n_absent_inputs, n_absent_outputs;
 };
 
 /* Diagnostics: user and model errors. Each message is one line:
@@ -231,6 +254,7 @@ const RnnParams *node_rnn(const Node *n);
 const VisionParams *node_vision(const Node *n);
 const LossParams *node_loss(const Node *n);
 const StringParams *node_string(const Node *n);
+const XfmrParams *node_xfmr(const Node *n);
 const MlParams *node_ml(const Node *n);
 /* Sets the PermParams of a Transpose of `rank` axes: infer_Transpose and the
  * passes that add a Transpose (passes/layout.c). */

@@ -115,6 +115,7 @@ OP(Gemm, 2, 3, 1, 1, COMPLEX)
 OP(MatMul, 2, 2, 1, 1, COMPLEX)
 OP(MaxPool, 1, 1, 1, 2, COMPLEX)
 OP(AveragePool, 1, 1, 1, 1, COMPLEX)
+OP(LpPool, 1, 1, 1, 1, COMPLEX)
 OP(GlobalAveragePool, 1, 1, 1, 1, COMPLEX)
 OP(GlobalMaxPool, 1, 1, 1, 1, COMPLEX)
 OP(BatchNormalization, 5, 5, 1, 3, INJECTIVE)
@@ -224,6 +225,9 @@ OP_NOT_LOWERED(Loop, 2, -1, 1, -1, OPAQUE)
 OP_NOT_LOWERED(Scan, 1, -1, 1, -1, OPAQUE)
 /* Strings (frontend/infer_string.c, lower/op_string.c): a runtime call */
 OP(StringNormalizer, 1, 1, 1, 1, OPAQUE)
+OP(StringConcat, 2, 2, 1, 1, OPAQUE)
+OP(StringSplit, 1, 1, 2, 2, OPAQUE)
+OP(RegexFullMatch, 1, 1, 1, 1, OPAQUE)
 /* Training (domain ai.onnx.preview.training): expanded into ordinary nodes
  * after inference (frontend/training.c) */
 OP_NOT_LOWERED(Gradient, 1, -1, 1, -1, OPAQUE)
@@ -234,9 +238,20 @@ OP_NOT_LOWERED(Momentum, 5, -1, 2, -1, OPAQUE)
 OP(GridSample, 2, 2, 1, 1, OPAQUE)
 OP(RoiAlign, 3, 3, 1, 1, OPAQUE)
 OP(NonMaxSuppression, 2, 5, 1, 1, OPAQUE)
+OP(AffineGrid, 2, 2, 1, 1, OPAQUE)
+OP(CenterCropPad, 2, 2, 1, 1, INJECTIVE)
+OP(Col2Im, 3, 3, 1, 1, OPAQUE)
+OP(DeformConv, 3, 5, 1, 1, OPAQUE)
 /* Signal processing (frontend/infer_signal.c, lower/op_signal.c) */
 OP(STFT, 2, 4, 1, 1, OPAQUE)
 OP(MelWeightMatrix, 5, 5, 1, 1, OPAQUE)
+/* Transformer operators (frontend/infer_xfmr.c, lower/op_xfmr.c) */
+OP(Gelu, 1, 1, 1, 1, INJECTIVE)
+OP(Swish, 1, 1, 1, 1, INJECTIVE)
+OP(Mish, 1, 1, 1, 1, INJECTIVE)
+OP(RMSNormalization, 2, 2, 1, 1, REDUCTION)
+OP(RotaryEmbedding, 3, 4, 1, 1, OPAQUE)
+OP(Attention, 3, 7, 1, 4, OPAQUE)
 /* Sequences of a length known at compile time whose elements share one shape,
  * held as one stacked tensor [L, element dims...] (frontend/infer_seq.c,
  * lower/op_seq.c) */
@@ -248,6 +263,13 @@ OP(SequenceAt, 2, 2, 1, 1, OPAQUE)
 OP(SequenceLength, 1, 1, 1, 1, OPAQUE)
 OP(ConcatFromSequence, 1, 1, 1, 1, OPAQUE)
 OP(SplitToSequence, 1, 2, 1, 1, OPAQUE)
+/* SequenceMap is unrolled over its sequence length like a Loop
+ * (frontend/control.c); the optional operators fold at compile time
+ * (frontend/seq_resolve.c): none reaches inference */
+OP_NOT_LOWERED(SequenceMap, 1, -1, 1, -1, OPAQUE)
+OP_NOT_LOWERED(Optional, 0, 1, 1, 1, OPAQUE)
+OP_NOT_LOWERED(OptionalHasElement, 0, 1, 1, 1, OPAQUE)
+OP_NOT_LOWERED(OptionalGetElement, 1, 1, 1, 1, OPAQUE)
 /* ai.onnx.ml (frontend/infer_ml.c, lower/op_ml.c): looked up in that domain only */
 OP(Binarizer, 1, 1, 1, 1, INJECTIVE)
 OP(ArrayFeatureExtractor, 2, 2, 1, 1, INJECTIVE)

@@ -25,7 +25,7 @@
 typedef enum ParamKind { PARAMS_NONE = 0, PARAMS_WINDOW, PARAMS_REDUCE, PARAMS_RESIZE,
                          PARAMS_EINSUM, PARAMS_AXIS, PARAMS_SCALAR, PARAMS_SLICE, PARAMS_PAD,
                          PARAMS_PERM, PARAMS_RNN, PARAMS_VISION, PARAMS_LOSS,
-                         PARAMS_STRING, PARAMS_ML } ParamKind;
+                         PARAMS_STRING, PARAMS_XFMR, PARAMS_ML } ParamKind;
 
 /* The sliding window of a convolution or pooling node (Conv, ConvInteger,
  * QLinearConv, ConvTranspose, MaxPool, AveragePool, MaxUnpool), spatial
@@ -46,6 +46,8 @@ typedef struct ConvWindow {
     uint8_t ceil_mode;                /* pooling: output extent rounded up */
     uint8_t count_include_pad;        /* AveragePool: pads count in the divisor */
     uint8_t storage_order;            /* MaxPool: Indices with column-major spatial dims */
+    int32_t lp;                       /* LpPool: the norm's p */
+    int64_t offset_group;             /* DeformConv */
 } ConvWindow;
 
 /* A Reduce* node. The reduced dimensions are known at compile time unless
@@ -58,11 +60,18 @@ typedef struct ReduceParams {
     unsigned mask;                    /* bit i: input dimension i is reduced */
 } ReduceParams;
 
-/* Resize (opset 10 to 17). The enums follow the order of the ONNX value
+/* Resize (opset 10 to 19). The enums follow the order of the ONNX value
  * lists. Before opset 11 the coordinates are asymmetric and nearest rounds
- * down, like the Upsample Resize-10 replaced. */
+ * down, like the Upsample Resize-10 replaced. From opset 18 the scales,
+ * sizes and roi inputs may cover only the dimensions listed in `axes`:
+ * axis_of[i] is the entry of dimension i in them, -1 for a dimension left
+ * as it is. */
 typedef enum ResizeMode { RESIZE_NEAREST, RESIZE_LINEAR, RESIZE_CUBIC } ResizeMode;
-typedef enum ResizeCoord { CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_TF_NN, CT_CROP } ResizeCoord;
+typedef enum ResizeCoord {
+    CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_TF_NN, CT_CROP, CT_HALF_SYM
+} ResizeCoord;
+/* keep_aspect_ratio_policy (opset 18) */
+typedef enum ResizePolicy { RP_STRETCH, RP_NOT_LARGER, RP_NOT_SMALLER } ResizePolicy;
 typedef enum ResizeRound { NM_ROUND_FLOOR, NM_ROUND_CEIL, NM_FLOOR, NM_CEIL } ResizeRound;
 
 typedef struct ResizeParams {
@@ -70,6 +79,11 @@ typedef struct ResizeParams {
     uint8_t coord;                    /* ResizeCoord (coordinate_transformation_mode) */
     uint8_t round;                    /* ResizeRound (nearest_mode) */
     uint8_t exclude_outside;          /* cubic taps outside the input get weight 0 */
+    uint8_t antialias;                /* linear/cubic filter widened by 1/scale downscaling */
+    uint8_t policy;                   /* ResizePolicy (sizes only) */
+    int8_t n_axes;                    /* entries of scales/sizes (rank without axes) */
+    int8_t axis_of[TVMCC_MAX_RANK];   /* entry of scales/sizes/roi per dimension, or -1 */
+    double policy_scale;              /* the one scale of not_larger/not_smaller */
     double cubic_coeff_a;
     double extrapolation_value;       /* tf_crop_and_resize outside the input */
 } ResizeParams;
@@ -109,6 +123,7 @@ typedef struct AxisParams {
     uint8_t exclusive, reverse; /* CumSum */
     uint8_t new_axis;         /* ConcatFromSequence */
     uint8_t inverse;          /* DFT */
+    uint8_t runtime_axis;     /* DFT (opset 20): the axis input is known at run time */
     uint8_t reduction;        /* ScatterElements, ScatterND: ScatterReduce */
     uint8_t circular;         /* TensorScatter mode circular (else linear) */
     uint8_t coerce_2d;        /* QLinearSoftmax with attribute opset < 13: every
@@ -222,13 +237,21 @@ typedef struct LossParams {
     int64_t ignore_index;
 } LossParams;
 
-/* StringNormalizer. */
+/* String operators (frontend/infer_string.c). */
 typedef enum CaseAction { CASE_NONE, CASE_LOWER, CASE_UPPER } CaseAction;
 typedef struct StringParams {
+    /* StringNormalizer */
     uint8_t case_change_action;         /* CaseAction */
     uint8_t is_case_sensitive;
     int n_stopwords;
     const char **stopwords;             /* the attribute's strings (arena) */
+    /* StringSplit */
+    const char *delimiter;              /* "" (or absent): runs of whitespace */
+    int64_t maxsplit;                   /* -1: no limit */
+    /* RegexFullMatch: the pattern compiled by regex_compile()
+     * (frontend/regex.h), the table tvmrt_regex_full_match() runs */
+    int n_prog;
+    const int32_t *prog;
 } StringParams;
 
 /* An operator computed on quantized integers (Node.quant), set by
@@ -310,5 +333,24 @@ typedef struct QuantParams {
     int32_t table;             /* QK_TABLE: value of the [256] table */
     int32_t weights_b;         /* QK_SUM with two activations (MatMul): 1 */
 } QuantParams;
+
+/* The transformer operators (frontend/infer_xfmr.c, lower/op_xfmr.c).
+ * Attention: Q, K, V as [B, heads, seq, head size] views (3-D inputs
+ * [B, seq, heads * head size] are split by q_num_heads / kv_num_heads), the
+ * scale resolved (default 1 / sqrt(head size)), softcap 0 when absent,
+ * qk_mode the qk_matmul_output_mode. RotaryEmbedding: num_heads and
+ * rot_dim resolved from the input's shape, interleaved. Gelu: tanh. Swish:
+ * alpha. */
+typedef struct XfmrParams {
+    int64_t batch, q_heads, kv_heads, q_seq, kv_seq, past_seq, head, v_head;
+    uint8_t three_d;            /* Attention: Q, K, V and Y are 3-D */
+    uint8_t causal;             /* Attention: is_causal */
+    int qk_mode;                /* Attention: qk_matmul_output_mode 0..3 */
+    double scale, softcap;      /* Attention */
+    int64_t rot_dim;            /* RotaryEmbedding: rotated leading part of a head */
+    uint8_t interleaved;        /* RotaryEmbedding */
+    uint8_t tanh;               /* Gelu: approximate = "tanh" */
+    double alpha;               /* Swish */
+} XfmrParams;
 
 #endif

@@ -27,6 +27,10 @@
  * (ex_binary) of the broadcast input(s), the op taken from the row. */
 int lower_unary_row(Lower *L, Node *n);
 int lower_binary_row(Lower *L, Node *n);
+/* Equal on strings and Cast / CastLike to or from strings: runtime calls
+ * (lower/op_string.c) */
+int lower_string_equal(Lower *L, Node *n);
+int lower_string_cast(Lower *L, Node *n);
 /* Integer operators (Node.quant, lower/op_quant.c): the sum stage c that
  * lower_<Op>() built becomes its integer form (chan: the output channel
  * axis, NULL for one multiplier); the elementwise forms are lowered whole. */

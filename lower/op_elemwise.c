@@ -229,8 +229,11 @@ int lower_Clip(Lower *L, Node *n)
 int lower_Cast(Lower *L, Node *n)
 {
     Expr *x;
-    Compute *c = unary(L, n, &x);
+    Compute *c;
     DType from = in_type(L, n, 0), to = L->g->values[n->out[0]].dtype;
+    if (from == DT_STRING || to == DT_STRING)
+        return lower_string_cast(L, n);
+    c = unary(L, n, &x);
     if (to == DT_BOOL && from != DT_BOOL)
         c->body = ex_binary(L, BIN_NE, x, const_of(L, from, 0));
     else
@@ -341,7 +344,10 @@ static Compute *binary(Lower *L, Node *n, Expr **a, Expr **b)
 int lower_binary_row(Lower *L, Node *n)
 {
     Expr *a, *b;
-    Compute *c = binary(L, n, &a, &b);
+    Compute *c;
+    if (n->op == OP_Equal && in_type(L, n, 0) == DT_STRING)
+        return lower_string_equal(L, n);
+    c = binary(L, n, &a, &b);
     c->body = ex_binary(L, (BinaryOp)row_op(n->op, 1), a, b);
     return 0;
 }

@@ -255,25 +255,77 @@ int lower_Upsample(Lower *L, Node *n)
 /* DFT: out[.., k, .., c] = sum_n x[.., n, ..] * exp(-+2 pi i k n / N). The
  * angle uses (k * n) mod N, exact in integers, so large k * n lose no
  * precision; an input shorter than N is zero-padded (the reduction only
- * runs over the positions that exist). Inverse scales by 1 / N. */
+ * runs over the positions that exist). Inverse scales by 1 / N. An axis
+ * known only at run time (opset 20) is chosen among the candidate axes the
+ * input and output shapes allow: the reduction runs over the longest, and
+ * the index, N and the tap count are selected by the loaded axis. */
 int lower_DFT(Lower *L, Node *n)
 {
     const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
-    int64_t len, N, cnt;
-    int ax = node_axis(n)->axis, inv = node_axis(n)->inverse;
-    int last = x->rank - 1, xb = lower_buf_value(L, n->in[0]), i;
+    const AxisParams *ap = node_axis(n);
+    int64_t N[TVMCC_MAX_RANK], len[TVMCC_MAX_RANK], dl = 0, cnt, maxlen = 0;
+    int ax = ap->axis, inv = ap->inverse, rt = ap->runtime_axis, onesided;
+    int last = x->rank - 1, xb = lower_buf_value(L, n->in[0]), i, j, nc = 0;
+    int cand[TVMCC_MAX_RANK];
     const int64_t *lv;
     DType t = DT_FLOAT64; /* twiddles and sums in double: near-zero bins stay near zero */
     Compute *c = lower_stage(L, "dft", lower_buf_value(L, n->out[0]), y->rank, y->dims);
     IterVar *r;
-    Expr *xi[TVMCC_MAX_RANK], *th, *cs, *sn, *re, *im, *vr, *vi;
-    N = x->dims[ax];
+    Expr *xi[TVMCC_MAX_RANK], *th, *cs, *sn, *re, *im, *vr, *vi, *av = NULL, *kv = NULL;
+    Expr *nv = NULL, *nf = NULL, *ok = NULL;
+    onesided = attr_int(n, "onesided", 0, L->d) != 0;
     if (n->n_in > 1 && n->in[1] >= 0 && (cnt = value_const_ints(L->g, n->in[1], &lv)) == 1)
-        N = lv[0];
-    len = x->dims[ax] < N ? x->dims[ax] : N;
-    r = lower_raxis(L, c, len);
-    for (i = 0; i < last; i++)
-        xi[i] = i == ax ? ex_var(L, r) : ex_var(L, &c->axes[i]);
+        dl = lv[0];
+    for (i = 1; i < last; i++) {
+        int fits = 1;
+        if (rt) {
+            int64_t m = dl ? dl : x->dims[i];
+            for (j = 0; j < last; j++)
+                if (j != i && y->dims[j] != x->dims[j])
+                    fits = 0;
+            if (y->dims[i] != (onesided ? m / 2 + 1 : m))
+                fits = 0;
+        } else if (i != ax) {
+            fits = 0;
+        }
+        if (!fits)
+            continue;
+        N[nc] = dl ? dl : x->dims[i];
+        len[nc] = x->dims[i] < N[nc] ? x->dims[i] : N[nc];
+        if (len[nc] > maxlen)
+            maxlen = len[nc];
+        cand[nc++] = i;
+    }
+    if (!nc)
+        return diag_error(L->d, n, "input[2]", "no axis fits the input and output shapes");
+    r = lower_raxis(L, c, maxlen);
+    if (rt) {
+        Expr *a = ex_cast(L, DT_INT64, ex_load(L, lower_buf_value(L, n->in[2]), ex_int(L, 0)));
+        av = ex_select(L, ex_lt(L, a, ex_int(L, 0)), ex_add(L, a, ex_int(L, x->rank)), a);
+    }
+    /* per candidate (the last one is the default of the select chains) */
+    for (j = nc - 1; j >= 0; j--) {
+        int a = cand[j];
+        Expr *k = ex_var(L, &c->axes[a]);
+        Expr *in = ex_lt(L, ex_var(L, r), ex_int(L, len[j]));
+        Expr *hit = j == nc - 1 ? NULL : ex_binary(L, BIN_EQ, av, ex_int(L, a));
+        kv = hit ? ex_select(L, hit, k, kv) : k;
+        nv = hit ? ex_select(L, hit, ex_int(L, N[j]), nv) : ex_int(L, N[j]);
+        nf = hit ? ex_select(L, hit, ex_float(L, t, (double)N[j]), nf)
+                 : ex_float(L, t, (double)N[j]);
+        ok = hit ? ex_select(L, hit, in, ok) : in;
+    }
+    for (i = 0; i < last; i++) {
+        xi[i] = ex_var(L, &c->axes[i]);
+        for (j = 0; j < nc; j++) {
+            Expr *tap;
+            if (cand[j] != i)
+                continue;
+            tap = ex_binary(L, BIN_MIN, ex_var(L, r), ex_int(L, x->dims[i] - 1));
+            xi[i] = nc == 1 ? tap : ex_select(L, ex_binary(L, BIN_EQ, av, ex_int(L, i)), tap,
+                                               xi[i]);
+        }
+    }
     xi[last] = ex_int(L, 0);
     re = ex_cast(L, t, ex_load_nd(L, xb, x->rank, x->dims, xi));
     if (x->dims[last] == 2) {
@@ -282,8 +334,9 @@ int lower_DFT(Lower *L, Node *n)
     } else {
         im = ex_float(L, t, 0.0);
     }
-    th = ex_binary(L, BIN_MOD, ex_mul(L, ex_var(L, &c->axes[ax]), ex_var(L, r)), ex_int(L, N));
-    th = ex_mul(L, ex_cast(L, t, th), ex_float(L, t, 6.283185307179586476925 / (double)N));
+    th = ex_binary(L, BIN_MOD, ex_mul(L, kv, ex_var(L, r)), nv);
+    th = ex_binary(L, BIN_DIV, ex_mul(L, ex_cast(L, t, th), ex_float(L, t, 6.283185307179586476925)),
+                   nf);
     cs = ex_unary(L, UN_COS, th);
     sn = ex_unary(L, UN_SIN, th);
     if (inv)
@@ -293,8 +346,10 @@ int lower_DFT(Lower *L, Node *n)
     vi = ex_sub(L, ex_mul(L, im, cs), ex_mul(L, re, sn));
     c->rop = RED_SUM;
     c->body = ex_select(L, ex_binary(L, BIN_EQ, ex_var(L, &c->axes[last]), ex_int(L, 0)), vr, vi);
+    if (nc > 1 || len[0] < maxlen)
+        c->body = ex_select(L, ok, c->body, ex_float(L, t, 0.0));
     if (inv)
-        c->post = ex_binary(L, BIN_DIV, ex_acc(L, t), ex_float(L, t, (double)N));
-    L->k->macs += value_numel(y) * len;
+        c->post = ex_binary(L, BIN_DIV, ex_acc(L, t), nf);
+    L->k->macs += value_numel(y) * maxlen;
     return 0;
 }

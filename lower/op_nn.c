@@ -1,6 +1,6 @@
 /*
  * Lowering of the compute-heavy operators: Conv, Gemm, MatMul, MaxPool
- * (with its optional Indices output), AveragePool, GlobalAveragePool,
+ * (with its optional Indices output), AveragePool, LpPool, GlobalAveragePool,
  * GlobalMaxPool and inference-mode BatchNormalization.
  *
  * Every op here is one reduction stage (two for MaxPool with Indices) in the
@@ -333,6 +333,41 @@ int lower_AveragePool(Lower *L, Node *n)
                                      !n->quant);
     if (n->quant) /* a constant count (passes/quantize.c) */
         lower_quant_sum(L, n, c, NULL);
+    return 0;
+}
+
+/* LpPool: the sum of |x|^p over the taps inside the input (pads add
+ * nothing), then its p-th root. */
+int lower_LpPool(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    const ConvWindow *win = node_window(n);
+    Compute *c = lower_stage(L, "lppool", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    DType ct = dtype_compute(y->dtype);
+    IterVar rk[TVMCC_MAX_RANK];
+    Expr *xi[TVMCC_MAX_RANK], *cond, *xv, *t;
+    int i, p = win->lp;
+    for (i = 0; i < win->nsp; i++)
+        rk[i] = *lower_raxis(L, c, win->kernel[i]);
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, &c->axes[1]);
+    cond = window_index(L, c, rk, win, x, xi);
+    xv = ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, xi));
+    if (p == 1)
+        t = ex_unary(L, UN_ABS, xv);
+    else if (p == 2)
+        t = ex_binary(L, BIN_MUL, xv, xv);
+    else
+        t = ex_binary(L, BIN_POW, ex_unary(L, UN_ABS, xv), ex_float(L, ct, (double)p));
+    c->rop = RED_SUM;
+    c->body = cond->kind != EX_INT ? ex_select(L, cond, t, ex_float(L, ct, 0.0)) : t;
+    if (p == 1)
+        c->post = ex_acc(L, ct);
+    else if (p == 2)
+        c->post = ex_unary(L, UN_SQRT, ex_acc(L, ct));
+    else
+        c->post = ex_binary(L, BIN_POW, ex_acc(L, ct), ex_float(L, ct, 1.0 / (double)p));
     return 0;
 }
 

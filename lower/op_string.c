@@ -1,7 +1,9 @@
 /*
  * String operators: each is one call into the runtime (runtime_min/tvmrt.c),
  * since the loop IR has no strings. See frontend/infer_string.c for the
- * semantics.
+ * semantics. Strings an operator makes go into a character pool in the
+ * workspace, --string-bytes per output string, which lives to the end of
+ * the run (the outputs point into it).
  */
 #include "lower.h"
 
@@ -17,6 +19,159 @@ static void arg_int(ExternCall *c, int64_t v)
 {
     c->args[c->n_args].kind = EXT_INT;
     c->args[c->n_args++].ival = v;
+}
+
+static void arg_ints(ExternCall *c, int n, const int32_t *v)
+{
+    c->args[c->n_args].kind = EXT_INTS;
+    c->args[c->n_args].n_ints = n;
+    c->args[c->n_args++].ints = v;
+}
+
+static ExternCall *ext_call(Lower *L, const char *fn)
+{
+    ExternCall *c = arena_alloc(L->arena, sizeof *c);
+    if (!c)
+        die("compile arena exhausted");
+    memset(c, 0, sizeof *c);
+    c->fn = fn;
+    L->k->ext = c;
+    return c;
+}
+
+/* The buffer of value vi, which the call writes. */
+static int out_buf(Lower *L, int32_t vi)
+{
+    int b = lower_buf_value(L, vi);
+    L->k->bufs[b].written = 1;
+    return b;
+}
+
+/* Adds the pool for n_out strings (buffer, bytes) to c's arguments, or
+ * reports that it is too large. */
+static int arg_pool(Lower *L, Node *n, ExternCall *c, int64_t n_out)
+{
+    int64_t string_bytes = L->g->settings.string_bytes > 0 ? L->g->settings.string_bytes : 64;
+    int64_t bytes;
+    int pool;
+    if (ck_mul(string_bytes, n_out, &bytes) || bytes >= ((int64_t)1 << 31))
+        return diag_error(L->d, n, "output[0]", "character pool of %lld x %lld bytes is too "
+                          "large (--string-bytes)", (long long)n_out, (long long)string_bytes);
+    if (bytes == 0)
+        bytes = 1;
+    pool = lower_buf_temp(L, "pool", DT_UINT8, bytes);
+    L->k->bufs[pool].persist = 1;
+    L->k->bufs[pool].written = 1;
+    arg_buf(c, pool);
+    arg_int(c, bytes);
+    return 0;
+}
+
+/* {rank, dims of output, strides of input 0, strides of input 1} of a
+ * broadcasting binary node, for tvmrt_bcast. */
+static const int32_t *bcast_shape(Lower *L, const Node *n)
+{
+    const Graph *g = L->g;
+    const Value *y = &g->values[n->out[0]];
+    int rank = y->rank, i, k;
+    int32_t *s = arena_array(L->arena, (size_t)(1 + 3 * rank), sizeof *s);
+    if (!s)
+        die("compile arena exhausted");
+    s[0] = rank;
+    for (i = 0; i < rank; i++)
+        s[1 + i] = (int32_t)y->dims[i];
+    for (k = 0; k < 2; k++) {
+        const Value *x = &g->values[n->in[k]];
+        int64_t stride = 1;
+        for (i = rank - 1; i >= 0; i--) {
+            int xi = i - (rank - x->rank);
+            int64_t dim = xi >= 0 ? x->dims[xi] : 1;
+            s[1 + (k + 1) * rank + i] = dim == 1 ? 0 : (int32_t)stride;
+            stride *= dim;
+        }
+    }
+    return s;
+}
+
+/* tvmrt_string_concat(a, b, out, n, shape, pool, pool_bytes) */
+int lower_StringConcat(Lower *L, Node *n)
+{
+    ExternCall *c = ext_call(L, "tvmrt_string_concat");
+    int64_t numel = value_numel(&L->g->values[n->out[0]]);
+    arg_buf(c, lower_buf_value(L, n->in[0]));
+    arg_buf(c, lower_buf_value(L, n->in[1]));
+    arg_buf(c, out_buf(L, n->out[0]));
+    arg_int(c, numel);
+    arg_ints(c, 1 + 3 * L->g->values[n->out[0]].rank, bcast_shape(L, n));
+    return arg_pool(L, n, c, numel);
+}
+
+/* tvmrt_string_eq(a, b, out, n, shape) */
+int lower_string_equal(Lower *L, Node *n)
+{
+    ExternCall *c = ext_call(L, "tvmrt_string_eq");
+    arg_buf(c, lower_buf_value(L, n->in[0]));
+    arg_buf(c, lower_buf_value(L, n->in[1]));
+    arg_buf(c, out_buf(L, n->out[0]));
+    arg_int(c, value_numel(&L->g->values[n->out[0]]));
+    arg_ints(c, 1 + 3 * L->g->values[n->out[0]].rank, bcast_shape(L, n));
+    return 0;
+}
+
+/* tvmrt_string_split(in, n_in, out, width, counts, delim, maxsplit, pool,
+ * pool_bytes) */
+int lower_StringSplit(Lower *L, Node *n)
+{
+    const StringParams *p = node_string(n);
+    const Value *y = &L->g->values[n->out[0]];
+    ExternCall *c = ext_call(L, "tvmrt_string_split");
+    arg_buf(c, lower_buf_value(L, n->in[0]));
+    arg_int(c, value_numel(&L->g->values[n->in[0]]));
+    arg_buf(c, out_buf(L, n->out[0]));
+    arg_int(c, y->dims[y->rank - 1]);
+    arg_buf(c, out_buf(L, n->out[1]));
+    c->args[c->n_args].kind = EXT_STRINGS;
+    c->args[c->n_args].n_strings = p->delimiter && p->delimiter[0] ? 1 : 0;
+    c->args[c->n_args++].strings = &p->delimiter;
+    arg_int(c, p->maxsplit);
+    return arg_pool(L, n, c, value_numel(y));
+}
+
+/* tvmrt_regex_full_match(in, n, out, prog, scratch) */
+int lower_RegexFullMatch(Lower *L, Node *n)
+{
+    const StringParams *p = node_string(n);
+    ExternCall *c = ext_call(L, "tvmrt_regex_full_match");
+    int scratch = lower_buf_temp(L, "scratch", DT_INT32, 5 * (int64_t)p->prog[0] + 1);
+    L->k->bufs[scratch].written = 1;
+    arg_buf(c, lower_buf_value(L, n->in[0]));
+    arg_int(c, value_numel(&L->g->values[n->in[0]]));
+    arg_buf(c, out_buf(L, n->out[0]));
+    arg_ints(c, p->n_prog, p->prog);
+    arg_buf(c, scratch);
+    return 0;
+}
+
+/* tvmrt_cast_to_string(in, dtype, out, n, pool, pool_bytes) or
+ * tvmrt_cast_from_string(in, out, dtype, n) */
+int lower_string_cast(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
+    ExternCall *c;
+    if (x->dtype == DT_STRING) {
+        c = ext_call(L, "tvmrt_cast_from_string");
+        arg_buf(c, lower_buf_value(L, n->in[0]));
+        arg_buf(c, out_buf(L, n->out[0]));
+        arg_int(c, y->dtype);
+        arg_int(c, value_numel(y));
+        return 0;
+    }
+    c = ext_call(L, "tvmrt_cast_to_string");
+    arg_buf(c, lower_buf_value(L, n->in[0]));
+    arg_int(c, x->dtype);
+    arg_buf(c, out_buf(L, n->out[0]));
+    arg_int(c, value_numel(y));
+    return arg_pool(L, n, c, value_numel(y));
 }
 
 /* tvmrt_string_normalize(in, n_in, out, n_out, pool, pool_bytes, stopwords,

@@ -2,13 +2,26 @@
  * Lowering of the vision operators GridSample, RoiAlign and
  * NonMaxSuppression.
  *
- * - GridSample is one stage over the output: each element denormalises its
- *   grid point, applies the padding mode to the coordinates (border clamps,
- *   reflection folds them back into the image) and interpolates from 1, 4
- *   or 16 loads (nearest, bilinear, bicubic with a = -0.75).
+ * - GridSample (2-D, or volumetric from opset 20) is one stage over the
+ *   output: each element denormalises its grid point, applies the padding
+ *   mode to the coordinates (border clamps, reflection folds them back into
+ *   the image) and interpolates from 1, 2^d or 4^d loads (nearest, linear,
+ *   cubic with a = -0.75) for d spatial dimensions.
  * - RoiAlign is a reduction per output bin over the sampling grid
  *   (sampling_ratio^2 points, each bilinearly interpolated): a sum divided
  *   by the count, or a max.
+ * - AffineGrid is one stage: theta times the homogeneous base grid point
+ *   (the normalised pixel centres, or corners with align_corners).
+ * - CenterCropPad is one gather stage: a cropped dimension reads from the
+ *   centred offset, a padded one reads shifted and gives 0 outside.
+ * - Col2Im is a reduction per output pixel over the block's kernel
+ *   positions: kernel position k hits the pixel when the column it would
+ *   come from lies on the stride grid and inside the columns. A
+ *   block_shape known only at run time is loaded by the kernel.
+ * - DeformConv is Conv's reduction (input channels of the group, kernel
+ *   rows, kernel columns) where each tap samples X bilinearly (corners
+ *   outside give 0) at its window position moved by the offset input,
+ *   times the mask when given; the bias is the epilogue.
  * - NonMaxSuppression is a chain of stages: every candidate's rank by
  *   score (ties: the lower index first), the candidates in rank order, then
  *   one stage per rank k that decides whether candidate k is kept (its
@@ -83,7 +96,8 @@ typedef struct Sampler {
     Lower *L;
     DType ct;          /* compute type */
     int xb;            /* X buffer */
-    const int64_t *xd; /* X dims [N, C, H, W] */
+    int nsp;           /* spatial dimensions: 2, or 3 (volumetric) */
+    const int64_t *xd; /* X dims [N, C, (D,) H, W] */
     Expr *n, *c;       /* batch and channel index of the output element */
     int pad;           /* 0 zeros, 1 border, 2 reflection */
     int ac;            /* align_corners */
@@ -141,30 +155,28 @@ static Expr *fix_coord(const Sampler *s, Expr *v, int64_t size)
     return v;
 }
 
-/* X[n, c, y, x] for integral float coordinates, per the padding mode. */
-static Expr *pixel(const Sampler *s, Expr *y, Expr *x)
+/* X[n, c, p...] for integral float coordinates p (one per spatial
+ * dimension), per the padding mode. */
+static Expr *pixel(const Sampler *s, Expr *const *p)
 {
     Lower *L = s->L;
-    int64_t H = s->xd[2], W = s->xd[3];
-    Expr *iy, *ix, *idx[4], *v;
-    if (s->pad == 2) {
-        y = reflect(L, y, lo_of(s, H), hi_of(s, H));
-        x = reflect(L, x, lo_of(s, W), hi_of(s, W));
-    }
-    iy = to_index(L, y, H);
-    ix = to_index(L, x, W);
+    Expr *idx[TVMCC_MAX_RANK], *v, *in = NULL;
+    int k;
     idx[0] = s->n;
     idx[1] = s->c;
-    idx[2] = clampi(L, iy, H - 1);
-    idx[3] = clampi(L, ix, W - 1);
-    v = ex_load_nd(L, s->xb, 4, s->xd, idx);
-    if (s->pad == 0) {
-        Expr *in = ex_and(L, ex_and(L, ex_binary(L, BIN_GE, iy, ex_int(L, 0)),
-                                    ex_lt(L, iy, ex_int(L, H))),
-                          ex_and(L, ex_binary(L, BIN_GE, ix, ex_int(L, 0)),
-                                 ex_lt(L, ix, ex_int(L, W))));
-        v = ex_select(L, in, v, fc(L, v->dtype, 0.0));
+    for (k = 0; k < s->nsp; k++) {
+        int64_t size = s->xd[2 + k];
+        Expr *q = p[k], *iq, *ok;
+        if (s->pad == 2)
+            q = reflect(L, q, lo_of(s, size), hi_of(s, size));
+        iq = to_index(L, q, size);
+        idx[2 + k] = clampi(L, iq, size - 1);
+        ok = ex_and(L, ex_binary(L, BIN_GE, iq, ex_int(L, 0)), ex_lt(L, iq, ex_int(L, size)));
+        in = in ? ex_and(L, in, ok) : ok;
     }
+    v = ex_load_nd(L, s->xb, 2 + s->nsp, s->xd, idx);
+    if (s->pad == 0)
+        v = ex_select(L, in, v, fc(L, v->dtype, 0.0));
     return ex_cast(L, s->ct, v);
 }
 
@@ -182,91 +194,88 @@ static Expr *cubic(Lower *L, DType t, Expr *d, int far)
                 fc(L, t, 1.0));
 }
 
+/* Interpolation over spatial dimensions k.. (the earlier ones fixed in
+ * p): a weighted sum of the 2 (linear) or 4 (cubic) neighbours along k,
+ * nested from the first spatial dimension to the last. */
+static Expr *interp(const Sampler *s, int k, Expr **p, Expr *const *base,
+                    Expr *const (*w)[4], int taps)
+{
+    Lower *L = s->L;
+    Expr *sum = NULL;
+    int j;
+    if (k == s->nsp)
+        return pixel(s, p);
+    for (j = 0; j < taps; j++) {
+        Expr *t;
+        p[k] = fadd(L, base[k], fc(L, s->ct, taps == 4 ? (double)(j - 1) : (double)j));
+        t = fmul(L, w[k][j], interp(s, k + 1, p, base, w, taps));
+        sum = sum ? fadd(L, sum, t) : t;
+    }
+    return sum;
+}
+
 int lower_GridSample(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *gr = &g->values[n->in[1]];
     const Value *y = &g->values[n->out[0]];
     const VisionParams *p = node_vision(n);
-    int gb = lower_buf_value(L, n->in[1]);
+    int gb = lower_buf_value(L, n->in[1]), k, nsp = x->rank - 2;
     Sampler s;
     Compute *c;
-    Expr *gi[4], *gx, *gy, *fx, *fy;
-    int64_t H = x->dims[2], W = x->dims[3];
+    Expr *gi[TVMCC_MAX_RANK], *f[TVMCC_MAX_RANK], *base[TVMCC_MAX_RANK], *pt[TVMCC_MAX_RANK];
+    Expr *w[TVMCC_MAX_RANK][4];
     memset(&s, 0, sizeof s);
     s.L = L;
     s.ct = dtype_compute(x->dtype);
     s.xb = lower_buf_value(L, n->in[0]);
     s.xd = x->dims;
+    s.nsp = nsp;
     s.pad = p->padding_mode == SAMPLE_BORDER ? 1 : p->padding_mode == SAMPLE_REFLECTION ? 2 : 0;
     s.ac = p->align_corners;
-    c = lower_stage(L, "gridsample", lower_buf_value(L, n->out[0]), 4, y->dims);
+    c = lower_stage(L, "gridsample", lower_buf_value(L, n->out[0]), y->rank, y->dims);
     s.n = ex_var(L, &c->axes[0]);
     s.c = ex_var(L, &c->axes[1]);
     gi[0] = s.n;
-    gi[1] = ex_var(L, &c->axes[2]);
-    gi[2] = ex_var(L, &c->axes[3]);
-    gi[3] = ex_int(L, 0);
-    gx = ex_cast(L, s.ct, ex_load_nd(L, gb, 4, gr->dims, gi));
-    gi[3] = ex_int(L, 1);
-    gy = ex_cast(L, s.ct, ex_load_nd(L, gb, 4, gr->dims, gi));
-    /* denormalise: [-1, 1] to pixel coordinates */
-    if (s.ac) {
-        fx = fmul(L, fadd(L, gx, fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5 * (double)(W - 1)));
-        fy = fmul(L, fadd(L, gy, fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5 * (double)(H - 1)));
-    } else {
-        fx = fmul(L, fsub(L, fmul(L, fadd(L, gx, fc(L, s.ct, 1.0)), fc(L, s.ct, (double)W)),
-                          fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5));
-        fy = fmul(L, fsub(L, fmul(L, fadd(L, gy, fc(L, s.ct, 1.0)), fc(L, s.ct, (double)H)),
-                          fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5));
+    for (k = 0; k < nsp; k++)
+        gi[1 + k] = ex_var(L, &c->axes[2 + k]);
+    /* grid[..., j] holds the coordinate of spatial dimension nsp - 1 - j
+     * (x, y, z), normalised to [-1, 1]: denormalise to pixel coordinates */
+    for (k = 0; k < nsp; k++) {
+        double size = (double)x->dims[2 + k];
+        Expr *gv;
+        gi[1 + nsp] = ex_int(L, nsp - 1 - k);
+        gv = ex_cast(L, s.ct, ex_load_nd(L, gb, gr->rank, gr->dims, gi));
+        if (s.ac)
+            f[k] = fmul(L, fadd(L, gv, fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5 * (size - 1)));
+        else
+            f[k] = fmul(L, fsub(L, fmul(L, fadd(L, gv, fc(L, s.ct, 1.0)), fc(L, s.ct, size)),
+                                fc(L, s.ct, 1.0)), fc(L, s.ct, 0.5));
     }
     if (p->mode == SAMPLE_NEAREST) {
-        fx = fix_coord(&s, ex_unary(L, UN_ROUND, fx), W);
-        fy = fix_coord(&s, ex_unary(L, UN_ROUND, fy), H);
-        c->body = pixel(&s, ex_unary(L, UN_ROUND, fy), ex_unary(L, UN_ROUND, fx));
-    } else if (p->mode == SAMPLE_LINEAR) {
-        Expr *x0, *y0, *dx, *dy, *x1, *y1, *top, *bot;
-        fx = fix_coord(&s, fx, W);
-        fy = fix_coord(&s, fy, H);
-        x0 = ex_unary(L, UN_FLOOR, fx);
-        y0 = ex_unary(L, UN_FLOOR, fy);
-        x1 = fadd(L, x0, fc(L, s.ct, 1.0));
-        y1 = fadd(L, y0, fc(L, s.ct, 1.0));
-        dx = fsub(L, fx, x0);
-        dy = fsub(L, fy, y0);
-        top = fadd(L, fmul(L, fsub(L, fc(L, s.ct, 1.0), dx), pixel(&s, y0, x0)),
-                   fmul(L, dx, pixel(&s, y0, x1)));
-        bot = fadd(L, fmul(L, fsub(L, fc(L, s.ct, 1.0), dx), pixel(&s, y1, x0)),
-                   fmul(L, dx, pixel(&s, y1, x1)));
-        c->body = fadd(L, fmul(L, fsub(L, fc(L, s.ct, 1.0), dy), top), fmul(L, dy, bot));
-    } else {
-        Expr *x0, *y0, *tx, *ty, *wx[4], *wy[4], *sum = NULL;
-        int i, j;
-        fx = fix_coord(&s, fx, W);
-        fy = fix_coord(&s, fy, H);
-        x0 = ex_unary(L, UN_FLOOR, fx);
-        y0 = ex_unary(L, UN_FLOOR, fy);
-        tx = fsub(L, fx, x0);
-        ty = fsub(L, fy, y0);
-        wx[0] = cubic(L, s.ct, fadd(L, tx, fc(L, s.ct, 1.0)), 1);
-        wx[1] = cubic(L, s.ct, tx, 0);
-        wx[2] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 1.0), tx), 0);
-        wx[3] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 2.0), tx), 1);
-        wy[0] = cubic(L, s.ct, fadd(L, ty, fc(L, s.ct, 1.0)), 1);
-        wy[1] = cubic(L, s.ct, ty, 0);
-        wy[2] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 1.0), ty), 0);
-        wy[3] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 2.0), ty), 1);
-        for (i = 0; i < 4; i++) {
-            Expr *row = NULL, *yy = fadd(L, y0, fc(L, s.ct, (double)(i - 1)));
-            for (j = 0; j < 4; j++) {
-                Expr *t = fmul(L, wx[j], pixel(&s, yy, fadd(L, x0, fc(L, s.ct, (double)(j - 1)))));
-                row = row ? fadd(L, row, t) : t;
-            }
-            row = fmul(L, wy[i], row);
-            sum = sum ? fadd(L, sum, row) : row;
-        }
-        c->body = sum;
+        for (k = 0; k < nsp; k++)
+            pt[k] = ex_unary(L, UN_ROUND, fix_coord(&s, ex_unary(L, UN_ROUND, f[k]),
+                                                    x->dims[2 + k]));
+        c->body = pixel(&s, pt);
+        return 0;
     }
+    for (k = 0; k < nsp; k++) {
+        Expr *t;
+        f[k] = fix_coord(&s, f[k], x->dims[2 + k]);
+        base[k] = ex_unary(L, UN_FLOOR, f[k]);
+        t = fsub(L, f[k], base[k]);
+        if (p->mode == SAMPLE_LINEAR) {
+            w[k][0] = fsub(L, fc(L, s.ct, 1.0), t);
+            w[k][1] = t;
+        } else {
+            w[k][0] = cubic(L, s.ct, fadd(L, t, fc(L, s.ct, 1.0)), 1);
+            w[k][1] = cubic(L, s.ct, t, 0);
+            w[k][2] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 1.0), t), 0);
+            w[k][3] = cubic(L, s.ct, fsub(L, fc(L, s.ct, 2.0), t), 1);
+        }
+    }
+    c->body = interp(&s, 0, pt, base, (Expr *const (*)[4])w,
+                     p->mode == SAMPLE_LINEAR ? 2 : 4);
     return 0;
 }
 
@@ -571,5 +580,217 @@ int lower_NonMaxSuppression(Lower *L, Node *n)
         c->rop = RED_SUM;
         c->body = ex_select(L, hit, val, ex_int(L, 0));
     }
+    return 0;
+}
+
+/* ---- AffineGrid ---- */
+
+int lower_AffineGrid(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *th = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int nsp = y->rank - 2, tb = lower_buf_value(L, n->in[0]), j;
+    int ac = attr_int(n, "align_corners", 0, L->d) != 0;
+    Compute *c = lower_stage(L, "affinegrid", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    Expr *ti[3], *sum;
+    ti[0] = ex_var(L, &c->axes[0]);
+    ti[1] = ex_var(L, &c->axes[nsp + 1]);
+    ti[2] = ex_int(L, nsp);
+    sum = ex_cast(L, DT_FLOAT64, ex_load_nd(L, tb, 3, th->dims, ti));
+    /* coordinate j (x, y, z) is spatial output axis nsp - j */
+    for (j = 0; j < nsp; j++) {
+        const IterVar *o = &c->axes[nsp - j];
+        int64_t S = y->dims[nsp - j];
+        Expr *iv = ex_cast(L, DT_FLOAT64, ex_var(L, o)), *b;
+        if (ac && S == 1)
+            b = ex_float(L, DT_FLOAT64, -1.0);
+        else if (ac)
+            b = fadd(L, fc(L, DT_FLOAT64, -1.0), fmul(L, iv, fc(L, DT_FLOAT64,
+                                                                2.0 / (double)(S - 1))));
+        else
+            b = fadd(L, fc(L, DT_FLOAT64, -1.0 + 1.0 / (double)S),
+                     fmul(L, iv, fc(L, DT_FLOAT64, 2.0 / (double)S)));
+        ti[2] = ex_int(L, j);
+        sum = fadd(L, sum, fmul(L, ex_cast(L, DT_FLOAT64, ex_load_nd(L, tb, 3, th->dims, ti)), b));
+    }
+    c->body = ex_cast(L, dtype_compute(y->dtype), sum);
+    return 0;
+}
+
+/* ---- CenterCropPad ---- */
+
+int lower_CenterCropPad(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    Compute *c = lower_stage(L, "centercroppad", lower_buf_value(L, n->out[0]), y->rank,
+                             y->dims);
+    Expr *xi[TVMCC_MAX_RANK], *in = NULL, *v;
+    int i;
+    for (i = 0; i < y->rank; i++) {
+        int64_t xd = x->dims[i], yd = y->dims[i];
+        Expr *o = ex_var(L, &c->axes[i]);
+        if (yd <= xd) {
+            xi[i] = (xd - yd) / 2 ? ex_add(L, o, ex_int(L, (xd - yd) / 2)) : o;
+        } else {
+            Expr *q = ex_sub(L, o, ex_int(L, (yd - xd) / 2));
+            Expr *ok = ex_and(L, ex_binary(L, BIN_GE, q, ex_int(L, 0)), ex_lt(L, q, ex_int(L, xd)));
+            in = in ? ex_and(L, in, ok) : ok;
+            xi[i] = clampi(L, q, xd - 1);
+        }
+    }
+    v = ex_load_nd(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, xi);
+    if (in) {
+        DType t = x->dtype;
+        v = ex_select(L, in, v, dtype_is_float(t) ? ex_float(L, t, 0.0) : ex_const_int(L, t, 0));
+    }
+    c->body = v;
+    return 0;
+}
+
+/* ---- Col2Im ---- */
+
+int lower_Col2Im(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    const ConvWindow *w = node_window(n);
+    int nsp = w->nsp, k, bb = -1;
+    int64_t K = x->dims[1] / y->dims[1];
+    Compute *c = lower_stage(L, "col2im", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    IterVar *r = lower_raxis(L, c, K);
+    Expr *b[TVMCC_MAX_SPATIAL], *inner = ex_int(L, 1), *ok = NULL, *col = ex_int(L, 0);
+    Expr *ncols = ex_int(L, 1), *xi[3], *v;
+    const int64_t *bv = NULL;
+    DType ct = dtype_compute(y->dtype);
+    if (value_const_ints(g, n->in[2], &bv) != nsp)
+        bb = lower_buf_value(L, n->in[2]);
+    for (k = 0; k < nsp; k++)
+        b[k] = bb < 0 ? ex_int(L, bv[k])
+                      : ex_cast(L, DT_INT64, ex_load(L, bb, ex_int(L, k)));
+    /* kernel position k_d of reduce index r (row-major over block_shape),
+     * the column l_d it comes from, its validity; columns row-major */
+    for (k = nsp - 1; k >= 0; k--) {
+        int64_t st = w->strides[k], dil = w->dilations[k];
+        int64_t span = y->dims[2 + k] + w->pad_begin[k] + w->pad_end[k];
+        Expr *kd = ex_binary(L, BIN_MOD, ex_binary(L, BIN_DIV, ex_var(L, r), inner), b[k]);
+        Expr *q = ex_sub(L, ex_add(L, ex_var(L, &c->axes[2 + k]), ex_int(L, w->pad_begin[k])),
+                         ex_mul(L, kd, ex_int(L, dil)));
+        /* columns along d: (span - dil * (b - 1) - 1) / stride + 1 */
+        Expr *nl = ex_add(L, ex_binary(L, BIN_DIV,
+                                       ex_sub(L, ex_int(L, span - 1),
+                                              ex_mul(L, ex_int(L, dil),
+                                                     ex_sub(L, b[k], ex_int(L, 1)))),
+                                       ex_int(L, st)),
+                          ex_int(L, 1));
+        Expr *ld = ex_binary(L, BIN_DIV, q, ex_int(L, st));
+        Expr *good = ex_and(L, ex_binary(L, BIN_GE, q, ex_int(L, 0)), ex_lt(L, ld, nl));
+        if (st > 1)
+            good = ex_and(L, good, ex_binary(L, BIN_EQ, ex_binary(L, BIN_MOD, q, ex_int(L, st)),
+                                             ex_int(L, 0)));
+        ok = ok ? ex_and(L, ok, good) : good;
+        col = ex_add(L, col, ex_mul(L, ld, ncols));
+        ncols = ex_mul(L, ncols, nl);
+        inner = ex_mul(L, inner, b[k]);
+    }
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_add(L, ex_mul(L, ex_var(L, &c->axes[1]), ex_int(L, K)), ex_var(L, r));
+    xi[2] = clampi(L, col, x->dims[2] - 1);
+    v = ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[0]), 3, x->dims, xi));
+    c->rop = RED_SUM;
+    c->body = ex_select(L, ok, v, dtype_is_float(ct) ? fc(L, ct, 0.0) : ex_const_int(L, ct, 0));
+    return 0;
+}
+
+/* ---- DeformConv ---- */
+
+int lower_DeformConv(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *wv = &g->values[n->in[1]];
+    const Value *ov = &g->values[n->in[2]], *y = &g->values[n->out[0]];
+    const ConvWindow *w = node_window(n);
+    int has_b = n->n_in > 3 && n->in[3] >= 0, has_m = n->n_in > 4 && n->in[4] >= 0, k;
+    int64_t icpg = wv->dims[1], ocpg = y->dims[1] / w->group;
+    int64_t icpo = x->dims[1] / w->offset_group, kk = w->kernel[0] * w->kernel[1];
+    DType ct = dtype_compute(y->dtype);
+    Compute *c = lower_stage(L, "deformconv", lower_buf_value(L, n->out[0]), 4, y->dims);
+    IterVar *ri = lower_raxis(L, c, icpg), *rk[2];
+    Expr *nn = ex_var(L, &c->axes[0]), *oc = ex_var(L, &c->axes[1]), *ic, *og, *kidx;
+    Expr *pos[2], *base[2], *frac[2], *idx[4], *sum = NULL, *v;
+    Sampler s;
+    rk[0] = lower_raxis(L, c, w->kernel[0]);
+    rk[1] = lower_raxis(L, c, w->kernel[1]);
+    memset(&s, 0, sizeof s);
+    s.L = L;
+    s.ct = ct;
+    s.xb = lower_buf_value(L, n->in[0]);
+    s.xd = x->dims;
+    s.nsp = 2;
+    s.ac = 1;
+    s.n = nn;
+    /* the input channel: group of oc, then the reduce index */
+    ic = ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, oc, ex_int(L, ocpg)), ex_int(L, icpg)),
+                ex_var(L, ri));
+    s.c = ic;
+    og = ex_binary(L, BIN_DIV, ic, ex_int(L, icpo));
+    kidx = ex_add(L, ex_mul(L, ex_var(L, rk[0]), ex_int(L, w->kernel[1])), ex_var(L, rk[1]));
+    for (k = 0; k < 2; k++) {
+        Expr *off;
+        idx[0] = nn;
+        idx[1] = ex_add(L, ex_mul(L, og, ex_int(L, 2 * kk)),
+                        ex_add(L, ex_mul(L, kidx, ex_int(L, 2)), ex_int(L, k)));
+        idx[2] = ex_var(L, &c->axes[2]);
+        idx[3] = ex_var(L, &c->axes[3]);
+        off = ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[2]), 4, ov->dims, idx));
+        pos[k] = ex_add(L, ex_sub(L, ex_mul(L, ex_var(L, &c->axes[2 + k]),
+                                            ex_int(L, w->strides[k])),
+                                  ex_int(L, w->pad_begin[k])),
+                        ex_mul(L, ex_var(L, rk[k]), ex_int(L, w->dilations[k])));
+        pos[k] = fadd(L, ex_cast(L, ct, pos[k]), off);
+        base[k] = ex_unary(L, UN_FLOOR, pos[k]);
+        frac[k] = fsub(L, pos[k], base[k]);
+    }
+    {
+        Expr *wt[2][2], *pt[2];
+        int a, b;
+        for (k = 0; k < 2; k++) {
+            wt[k][0] = fsub(L, fc(L, ct, 1.0), frac[k]);
+            wt[k][1] = frac[k];
+        }
+        for (a = 0; a < 2; a++) {
+            Expr *row = NULL;
+            pt[0] = fadd(L, base[0], fc(L, ct, (double)a));
+            for (b = 0; b < 2; b++) {
+                Expr *t;
+                pt[1] = fadd(L, base[1], fc(L, ct, (double)b));
+                t = fmul(L, wt[1][b], pixel(&s, pt));
+                row = row ? fadd(L, row, t) : t;
+            }
+            row = fmul(L, wt[0][a], row);
+            sum = sum ? fadd(L, sum, row) : row;
+        }
+    }
+    idx[0] = oc;
+    idx[1] = ex_var(L, ri);
+    idx[2] = ex_var(L, rk[0]);
+    idx[3] = ex_var(L, rk[1]);
+    v = fmul(L, sum, ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[1]), 4, wv->dims,
+                                               idx)));
+    if (has_m) {
+        const Value *mv = &g->values[n->in[4]];
+        idx[0] = nn;
+        idx[1] = ex_add(L, ex_mul(L, og, ex_int(L, kk)), kidx);
+        idx[2] = ex_var(L, &c->axes[2]);
+        idx[3] = ex_var(L, &c->axes[3]);
+        v = fmul(L, v, ex_cast(L, ct, ex_load_nd(L, lower_buf_value(L, n->in[4]), 4, mv->dims,
+                                                 idx)));
+    }
+    c->rop = RED_SUM;
+    c->body = v;
+    if (has_b)
+        c->post = fadd(L, ex_acc(L, ct),
+                       ex_cast(L, ct, ex_load(L, lower_buf_value(L, n->in[3]), oc)));
+    L->k->macs += value_numel(y) * icpg * kk;
     return 0;
 }

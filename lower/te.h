@@ -159,13 +159,15 @@ struct Stmt {
 /* A kernel implemented by one runtime function (string operators, which
  * loop IR cannot express): the emitter prints `return FN(args);` and the
  * run function returns the status when it is not 0. */
-typedef enum ExtArgKind { EXT_BUF, EXT_INT, EXT_STRINGS } ExtArgKind;
+typedef enum ExtArgKind { EXT_BUF, EXT_INT, EXT_STRINGS, EXT_INTS } ExtArgKind;
 typedef struct ExtArg {
     ExtArgKind kind;
     int buf;                     /* EXT_BUF: buffer id */
     int64_t ival;                /* EXT_INT */
     int n_strings;               /* EXT_STRINGS: a constant array of strings */
     const char *const *strings;
+    int n_ints;                  /* EXT_INTS: a constant int32_t array */
+    const int32_t *ints;
 } ExtArg;
 #define EXT_MAX_ARGS 12
 typedef struct ExternCall {

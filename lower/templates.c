@@ -423,6 +423,21 @@ static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
         sched_parallel(s, o);
 }
 
+/* A sum of products of two non-constant tensors (a batched matmul of two
+ * activations: Attention's probabilities times V). Such a last stage is
+ * better register-tiled as a matmul than used as the loop that the
+ * producers of its temps are computed in: moving them in leaves it with a
+ * scalar accumulator. */
+static int is_activation_product(const Kernel *k, const Compute *c)
+{
+    const Expr *b = c->body;
+    if (c->rop != RED_SUM || c->n_raxes == 0 || !b || b->kind != EX_BINARY || b->op != BIN_MUL)
+        return 0;
+    if (b->a->kind != EX_LOAD || b->b->kind != EX_LOAD)
+        return 0;
+    return k->bufs[b->a->buf].scope != BUF_CONST && k->bufs[b->b->buf].scope != BUF_CONST;
+}
+
 /* A kernel whose earlier stages write temps that its last stage reads row
  * by row (Softmax's row max and sum, the mean and deviation of the
  * normalizations): each such stage is computed inside a loop of the last
@@ -447,6 +462,8 @@ static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
     if (k->n_stages < 2)
         return;
     last = &k->stages[k->n_stages - 1];
+    if (is_activation_product(k, last))
+        return; /* keeps its own register tiling (Attention's P V) */
     for (i = 0; i + 1 < k->n_stages; i++)
         if (k->bufs[k->stages[i].out_buf].scope == BUF_TEMP) {
             int64_t n = k->bufs[k->stages[i].out_buf].numel;

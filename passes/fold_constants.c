@@ -26,8 +26,10 @@ static int foldable(const Graph *g, const Node *n)
         if (n->in[i] >= 0 && !g->values[n->in[i]].data)
             return 0;
     for (i = 0; i < n->n_out; i++)
-        if (n->out[i] >= 0 && g->values[n->out[i]].data)
-            return 0; /* already constant (Constant, Shape...) */
+        if (n->out[i] >= 0 && (g->values[n->out[i]].data ||
+                               g->values[n->out[i]].dtype == DT_STRING))
+            return 0; /* already constant (Constant, Shape...), or strings
+                         (a runtime call, which the interpreter cannot run) */
     return 1;
 }
 

@@ -54,14 +54,22 @@ static int blocked_conv(const Node *n)
     return a && a->type == ATTR_STRING && a->s && !strncmp(a->s, "NCHW", 4) && a->s[4];
 }
 
-/* The node's fusion category: its op table row's, except that a
- * BatchNormalization in training mode (its own batch statistics: reduction
- * stages before the elementwise one) and a Dropout that may train (hash
- * stages before it) fuse with nothing. */
-static OpCategory category(const Node *n)
+/* The fusion category of n: its op table row's, except that a node on
+ * string tensors (Equal, Cast) is a runtime call, a BatchNormalization in
+ * training mode (its own batch statistics: reduction stages before the
+ * elementwise one) and a Dropout that may train (hash stages before it)
+ * have several stages: these never fuse. */
+static OpCategory category(const Graph *g, const Node *n)
 {
+    int i;
     if ((n->op == OP_BatchNormalization || n->op == OP_Dropout) && node_scalar(n)->training)
         return CAT_OPAQUE;
+    for (i = 0; i < n->n_in; i++)
+        if (n->in[i] >= 0 && g->values[n->in[i]].dtype == DT_STRING)
+            return CAT_OPAQUE;
+    for (i = 0; i < n->n_out; i++)
+        if (n->out[i] >= 0 && g->values[n->out[i]].dtype == DT_STRING)
+            return CAT_OPAQUE;
     return op_info[n->op].category;
 }
 
@@ -79,7 +87,7 @@ int pass_fuse(Graph *g, Diag *d)
     for (ni = 0; ni < g->n_nodes; ni++) {
         const Node *n = &g->nodes[ni];
         parent[ni] = ni;
-        master[ni] = (n->op > OP_UNKNOWN && category(n) != CAT_INJECTIVE) ? ni : -1;
+        master[ni] = (n->op > OP_UNKNOWN && category(g, n) != CAT_INJECTIVE) ? ni : -1;
         if (n->dead)
             continue;
         for (i = 0; i < n->n_in; i++)
@@ -94,7 +102,7 @@ int pass_fuse(Graph *g, Diag *d)
         OpCategory cm;
         if (m->dead || m->op <= OP_UNKNOWN)
             continue;
-        cm = category(m);
+        cm = category(g, m);
         if (cm == CAT_OPAQUE || cm == CAT_COMPLEX)
             continue;
         for (i = 0; i < m->n_in; i++) {
@@ -109,7 +117,7 @@ int pass_fuse(Graph *g, Diag *d)
             p = &g->nodes[pi];
             if (p->op <= OP_UNKNOWN || live_outputs(g, p, uses) != 1)
                 continue;
-            cp = category(p);
+            cp = category(g, p);
             if (cp == CAT_OPAQUE)
                 continue;
             gp = find(parent, pi);
@@ -140,7 +148,7 @@ int pass_fuse(Graph *g, Diag *d)
      * single consumer */
     for (ni = 0; ni < g->n_nodes; ni++) {
         const Node *m = &g->nodes[ni];
-        if (m->dead || m->op <= OP_UNKNOWN || category(m) != CAT_INJECTIVE)
+        if (m->dead || m->op <= OP_UNKNOWN || category(g, m) != CAT_INJECTIVE)
             continue;
         for (i = 0; i < m->n_in; i++) {
             int32_t t = m->in[i], pi, gp, gm, ci;
@@ -153,7 +161,7 @@ int pass_fuse(Graph *g, Diag *d)
                 continue;
             p = &g->nodes[pi];
             if (p->op <= OP_UNKNOWN || live_outputs(g, p, uses) != 1 ||
-                category(p) == CAT_OPAQUE)
+                category(g, p) == CAT_OPAQUE)
                 continue;
             gp = find(parent, pi);
             gm = find(parent, ni);

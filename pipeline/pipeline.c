@@ -136,6 +136,8 @@ int pipeline_front(Pipeline *pl)
     g->settings.target = pl->target;
     g->settings.string_bytes = o->string_bytes > 0 ? o->string_bytes : 64;
     vlog(pl, "load");
+    if (onnx_bind_io(g, o->seq_lengths, o->n_seq_lengths, o->absent, o->n_absent, d))
+        return 1;
     for (i = 0; i < o->n_shapes; i++)
         if (onnx_bind_input_shape(g, o->shapes[i], d))
             return 1;

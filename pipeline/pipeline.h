@@ -43,6 +43,10 @@ typedef struct Options {
     int n_shapes;
     const char *values[MAX_SHAPE_BINDINGS]; /* --input-value specs */
     int n_values;
+    const char *seq_lengths[MAX_SHAPE_BINDINGS]; /* --sequence-length specs */
+    int n_seq_lengths;
+    const char *absent[MAX_SHAPE_BINDINGS]; /* --optional-absent names */
+    int n_absent;
     const char *dump_ir;      /* NULL, or a pass name ("" = after the last pass) */
     int dump_loops;
     int verbose;

@@ -5,6 +5,9 @@
  */
 #include "tvmrt.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 const char *tvmrt_status_message(int status)
 {
 #ifdef TVMRT_NO_MESSAGES
@@ -84,4 +87,396 @@ int tvmrt_string_normalize(const tvmrt_string *in, int32_t n_in, tvmrt_string *o
         return TVMRT_OK;
     }
     return kept == n_out ? TVMRT_OK : TVMRT_ERR_SHAPE;
+}
+
+/* The flat indexes into a and b of element i of a broadcast result.
+ * shape: rank, the result's dims, a's strides, b's strides (0 along a
+ * broadcast axis). */
+static void tvmrt_bcast(const int32_t *shape, int32_t i, int32_t *ia, int32_t *ib)
+{
+    int32_t rank = shape[0], d, ra = 0, rb = 0;
+    for (d = rank - 1; d >= 0; d--) {
+        int32_t k = i % shape[1 + d];
+        i /= shape[1 + d];
+        ra += k * shape[1 + rank + d];
+        rb += k * shape[1 + 2 * rank + d];
+    }
+    *ia = ra;
+    *ib = rb;
+}
+
+/* Appends n bytes of s and a NUL to pool at *used; 1 if they do not fit. */
+static int tvmrt_pool_put(char *pool, int32_t pool_bytes, int32_t *used, const char *s, size_t n)
+{
+    if ((size_t)(pool_bytes - *used) < n + 1)
+        return 1;
+    memcpy(pool + *used, s, n);
+    pool[*used + (int32_t)n] = '\0';
+    *used += (int32_t)n + 1;
+    return 0;
+}
+
+int tvmrt_string_concat(const tvmrt_string *a, const tvmrt_string *b, tvmrt_string *out,
+                        int32_t n, const int32_t *shape, char *pool, int32_t pool_bytes)
+{
+    int32_t i, ia, ib, used = 0;
+    for (i = 0; i < n; i++) {
+        size_t la, lb;
+        tvmrt_bcast(shape, i, &ia, &ib);
+        if (!a[ia] || !b[ib])
+            return TVMRT_ERR_NULL_INPUT;
+        la = strlen(a[ia]);
+        lb = strlen(b[ib]);
+        if ((size_t)(pool_bytes - used) < la + lb + 1)
+            return TVMRT_ERR_STRING_POOL;
+        out[i] = pool + used;
+        memcpy(pool + used, a[ia], la);
+        used += (int32_t)la;
+        tvmrt_pool_put(pool, pool_bytes, &used, b[ib], lb);
+    }
+    return TVMRT_OK;
+}
+
+int tvmrt_string_eq(const tvmrt_string *a, const tvmrt_string *b, void *out, int32_t n,
+                    const int32_t *shape)
+{
+    uint8_t *y = out;
+    int32_t i, ia, ib;
+    for (i = 0; i < n; i++) {
+        tvmrt_bcast(shape, i, &ia, &ib);
+        if (!a[ia] || !b[ib])
+            return TVMRT_ERR_NULL_INPUT;
+        y[i] = strcmp(a[ia], b[ib]) == 0;
+    }
+    return TVMRT_OK;
+}
+
+/* Python's str.isspace() for ASCII bytes */
+static int tvmrt_is_space(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
+}
+
+int tvmrt_string_split(const tvmrt_string *in, int32_t n_in, tvmrt_string *out, int32_t width,
+                       void *counts, const char *const *delim, int32_t maxsplit, char *pool,
+                       int32_t pool_bytes)
+{
+    int32_t i, used = 0, longest = 0;
+    const char *sep = delim ? delim[0] : "";
+    size_t dl = strlen(sep);
+    for (i = 0; i < n_in; i++) {
+        const char *s = in[i];
+        int32_t k = 0, splits = 0;
+        int64_t count;
+        if (!s)
+            return TVMRT_ERR_NULL_INPUT;
+        for (;;) {
+            const char *end;
+            if (dl == 0) {
+                while (tvmrt_is_space(*s))
+                    s++;
+                if (!*s)
+                    break;
+                end = s;
+                if (maxsplit >= 0 && splits == maxsplit)
+                    end = s + strlen(s);
+                else
+                    while (*end && !tvmrt_is_space(*end))
+                        end++;
+            } else {
+                end = maxsplit >= 0 && splits == maxsplit ? NULL : strstr(s, sep);
+                if (!end)
+                    end = s + strlen(s);
+            }
+            if (k == width)
+                return TVMRT_ERR_SHAPE;
+            out[(int64_t)i * width + k] = pool + used;
+            if (tvmrt_pool_put(pool, pool_bytes, &used, s, (size_t)(end - s)))
+                return TVMRT_ERR_STRING_POOL;
+            k++;
+            if (dl != 0 && !*end)
+                break;
+            splits++;
+            s = dl != 0 ? end + dl : end;
+        }
+        count = k;
+        memcpy((char *)counts + (size_t)i * sizeof count, &count, sizeof count);
+        if (k > longest)
+            longest = k;
+        for (; k < width; k++)
+            out[(int64_t)i * width + k] = "";
+    }
+    return n_in > 0 && longest != width ? TVMRT_ERR_SHAPE : TVMRT_OK;
+}
+
+/* One UTF-8 code point at s (its byte length in *len); an invalid byte is
+ * itself. */
+static int32_t tvmrt_utf8(const char *s, int32_t *len)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    int32_t cp, n, i;
+    if (c[0] < 0x80) {
+        *len = 1;
+        return c[0];
+    }
+    n = c[0] >= 0xf0 ? 4 : c[0] >= 0xe0 ? 3 : c[0] >= 0xc0 ? 2 : 1;
+    cp = n == 4 ? c[0] & 7 : n == 3 ? c[0] & 15 : c[0] & 31;
+    for (i = 1; i < n; i++) {
+        if ((c[i] & 0xc0) != 0x80) {
+            *len = 1;
+            return c[0];
+        }
+        cp = (cp << 6) | (c[i] & 0x3f);
+    }
+    *len = n;
+    return n == 1 ? (int32_t)c[0] : cp;
+}
+
+static int tvmrt_is_word(int32_t c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+/* Adds instruction pc and what it reaches without consuming a character to
+ * list, between code points prev and next (-1: the text's start or end). */
+static void tvmrt_rx_add(const int32_t *prog, int32_t *list, int32_t *len, int32_t *mark,
+                         int32_t gen, int32_t *stack, int32_t pc, int32_t prev, int32_t next)
+{
+    int32_t sp = 0;
+    stack[sp++] = pc;
+    while (sp > 0) {
+        const int32_t *ins;
+        int ok;
+        pc = stack[--sp];
+        if (mark[pc] == gen)
+            continue;
+        mark[pc] = gen;
+        ins = prog + 2 + 3 * pc;
+        switch (ins[0]) {
+        case 4: /* SPLIT */
+            stack[sp++] = ins[2];
+            stack[sp++] = ins[1];
+            break;
+        case 5: /* JMP */
+            stack[sp++] = ins[1];
+            break;
+        case 6: /* ASSERT */
+            ok = ins[1] == 1   ? prev < 0
+                 : ins[1] == 2 ? next < 0
+                               : (tvmrt_is_word(prev) != tvmrt_is_word(next)) == (ins[1] == 3);
+            if (ok)
+                stack[sp++] = pc + 1;
+            break;
+        default:
+            list[(*len)++] = pc;
+            break;
+        }
+    }
+}
+
+int tvmrt_regex_full_match(const tvmrt_string *in, int32_t n, void *out, const int32_t *prog,
+                           void *scratch)
+{
+    int32_t n_ins = prog[0], i, j;
+    const int32_t *classes = prog + 2 + 3 * n_ins;
+    int32_t *cur = scratch, *nxt = cur + n_ins, *mark = nxt + n_ins, *stack = mark + n_ins;
+    uint8_t *y = out;
+    for (i = 0; i < n; i++) {
+        const char *s = in[i];
+        int32_t n_cur = 0, gen = 0, prev = -1, c, clen = 0, next, next_len = 0, matched = 0;
+        if (!s)
+            return TVMRT_ERR_NULL_INPUT;
+        for (j = 0; j < n_ins; j++)
+            mark[j] = -1;
+        c = *s ? tvmrt_utf8(s, &clen) : -1;
+        tvmrt_rx_add(prog, cur, &n_cur, mark, gen, stack, 0, prev, c);
+        while (c >= 0 && n_cur > 0) {
+            int32_t n_nxt = 0, *t;
+            s += clen;
+            next = *s ? tvmrt_utf8(s, &next_len) : -1;
+            gen++;
+            for (j = 0; j < n_cur; j++) {
+                const int32_t *ins = prog + 2 + 3 * cur[j];
+                int ok;
+                switch (ins[0]) {
+                case 1: /* CHAR */
+                    ok = c == ins[1];
+                    break;
+                case 2: /* ANY */
+                    ok = c != '\n';
+                    break;
+                case 3: /* CLASS */
+                    ok = c > 127 ? ins[2]
+                                 : (classes[8 * ins[1] + (c >> 4)] >> (c & 15)) & 1;
+                    break;
+                default: /* MATCH before the end */
+                    ok = 0;
+                    break;
+                }
+                if (ok)
+                    tvmrt_rx_add(prog, nxt, &n_nxt, mark, gen, stack, cur[j] + 1, c, next);
+            }
+            t = cur;
+            cur = nxt;
+            nxt = t;
+            n_cur = n_nxt;
+            prev = c;
+            c = next;
+            clen = next_len;
+        }
+        for (j = 0; j < n_cur && c < 0; j++)
+            matched |= prog[2 + 3 * cur[j]] == 0;
+        y[i] = (uint8_t)matched;
+    }
+    return TVMRT_OK;
+}
+
+/* x in the shortest form that reads back as the same float (is_float) or
+ * double, laid out as numpy prints it: positional from 1e-4 to below 1e16
+ * ("0.5", "100.0"), scientific otherwise ("1e-05", "1.5e+16"); "nan",
+ * "inf", "-inf". */
+static void tvmrt_format_real(char *buf, size_t cap, double x, int is_float)
+{
+    char e[40], digits[24];
+    int p, exp, nd = 0, k;
+    size_t o = 0;
+    const char *c;
+    if (x != x) {
+        snprintf(buf, cap, "nan");
+        return;
+    }
+    if (x > 1.7976931348623157e308 || x < -1.7976931348623157e308) {
+        snprintf(buf, cap, x > 0 ? "inf" : "-inf");
+        return;
+    }
+    for (p = 1; p <= 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, x);
+        if (is_float ? strtof(e, NULL) == (float)x : strtod(e, NULL) == x)
+            break;
+    }
+    /* e is [-]d[.ddd]e(+|-)XX */
+    c = e;
+    if (*c == '-')
+        buf[o++] = *c++;
+    for (; *c != 'e'; c++)
+        if (*c != '.')
+            digits[nd++] = *c;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    exp = atoi(c + 1);
+    if (exp >= -4 && exp < 16) {
+        if (exp < 0) {
+            buf[o++] = '0';
+            buf[o++] = '.';
+            for (k = -1; k > exp; k--)
+                buf[o++] = '0';
+            for (k = 0; k < nd; k++)
+                buf[o++] = digits[k];
+        } else {
+            for (k = 0; k <= exp; k++)
+                buf[o++] = k < nd ? digits[k] : '0';
+            buf[o++] = '.';
+            if (nd <= exp + 1)
+                buf[o++] = '0';
+            for (k = exp + 1; k < nd; k++)
+                buf[o++] = digits[k];
+        }
+        buf[o] = '\0';
+    } else {
+        buf[o++] = digits[0];
+        if (nd > 1) {
+            buf[o++] = '.';
+            for (k = 1; k < nd; k++)
+                buf[o++] = digits[k];
+        }
+        snprintf(buf + o, cap - o, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    }
+}
+
+int tvmrt_cast_to_string(const void *in, int dtype, tvmrt_string *out, int32_t n, char *pool,
+                         int32_t pool_bytes)
+{
+    int32_t i, used = 0;
+    char buf[48];
+    for (i = 0; i < n; i++) {
+        switch (dtype) {
+        case 1:
+            tvmrt_format_real(buf, sizeof buf, (double)((const float *)in)[i], 1);
+            break;
+        case 11:
+            tvmrt_format_real(buf, sizeof buf, ((const double *)in)[i], 0);
+            break;
+        case 2:
+            snprintf(buf, sizeof buf, "%u", (unsigned)((const uint8_t *)in)[i]);
+            break;
+        case 3:
+            snprintf(buf, sizeof buf, "%d", (int)((const int8_t *)in)[i]);
+            break;
+        case 4:
+            snprintf(buf, sizeof buf, "%u", (unsigned)((const uint16_t *)in)[i]);
+            break;
+        case 5:
+            snprintf(buf, sizeof buf, "%d", (int)((const int16_t *)in)[i]);
+            break;
+        case 6:
+            snprintf(buf, sizeof buf, "%ld", (long)((const int32_t *)in)[i]);
+            break;
+        case 12:
+            snprintf(buf, sizeof buf, "%lu", (unsigned long)((const uint32_t *)in)[i]);
+            break;
+        case 7:
+            snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)in)[i]);
+            break;
+        default: /* 13 */
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)((const uint64_t *)in)[i]);
+            break;
+        }
+        out[i] = pool + used;
+        if (tvmrt_pool_put(pool, pool_bytes, &used, buf, strlen(buf)))
+            return TVMRT_ERR_STRING_POOL;
+    }
+    return TVMRT_OK;
+}
+
+int tvmrt_cast_from_string(const tvmrt_string *in, void *out, int dtype, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        const char *s = in[i];
+        if (!s)
+            return TVMRT_ERR_NULL_INPUT;
+        switch (dtype) {
+        case 1:
+            ((float *)out)[i] = strtof(s, NULL);
+            break;
+        case 11:
+            ((double *)out)[i] = strtod(s, NULL);
+            break;
+        case 2:
+            ((uint8_t *)out)[i] = (uint8_t)strtoul(s, NULL, 10);
+            break;
+        case 3:
+            ((int8_t *)out)[i] = (int8_t)strtol(s, NULL, 10);
+            break;
+        case 4:
+            ((uint16_t *)out)[i] = (uint16_t)strtoul(s, NULL, 10);
+            break;
+        case 5:
+            ((int16_t *)out)[i] = (int16_t)strtol(s, NULL, 10);
+            break;
+        case 6:
+            ((int32_t *)out)[i] = (int32_t)strtol(s, NULL, 10);
+            break;
+        case 12:
+            ((uint32_t *)out)[i] = (uint32_t)strtoul(s, NULL, 10);
+            break;
+        case 7:
+            ((int64_t *)out)[i] = (int64_t)strtoll(s, NULL, 10);
+            break;
+        default: /* 13 */
+            ((uint64_t *)out)[i] = (uint64_t)strtoull(s, NULL, 10);
+            break;
+        }
+    }
+    return TVMRT_OK;
 }

@@ -218,4 +218,37 @@ int tvmrt_string_normalize(const tvmrt_string *in, int32_t n_in, tvmrt_string *o
                            const char *const *stop, int32_t n_stop, int case_action,
                            int case_sensitive);
 
+/* The other string operators. Strings they make are written into pool
+ * (pool_bytes bytes, --string-bytes per output string) and the outputs
+ * point there; TVMRT_ERR_STRING_POOL when they do not fit,
+ * TVMRT_ERR_NULL_INPUT for a NULL input string. A broadcasting operator
+ * takes shape = {rank, dims of the result, strides of a, strides of b}.
+ * Numeric buffers are void * in the tensor's element type. */
+/* StringConcat: out[i] = a[.] followed by b[.] (n results). */
+int tvmrt_string_concat(const tvmrt_string *a, const tvmrt_string *b, tvmrt_string *out,
+                        int32_t n, const int32_t *shape, char *pool, int32_t pool_bytes);
+/* Equal on strings: out (bool) = the byte strings are the same. */
+int tvmrt_string_eq(const tvmrt_string *a, const tvmrt_string *b, void *out, int32_t n,
+                    const int32_t *shape);
+/* StringSplit: splits each in[i] at delim[0] (NULL: at runs of ASCII
+ * whitespace, ignoring leading and trailing ones, as Python's str.split)
+ * at most maxsplit times (-1: no limit) into out[i*width ...], padded with
+ * "", and counts[i] (int64) = the number of parts. TVMRT_ERR_SHAPE when the
+ * largest count is not width. */
+int tvmrt_string_split(const tvmrt_string *in, int32_t n_in, tvmrt_string *out, int32_t width,
+                       void *counts, const char *const *delim, int32_t maxsplit, char *pool,
+                       int32_t pool_bytes);
+/* RegexFullMatch: out (bool) = the whole of in[i] matches the pattern that
+ * prog holds (compiled by tvmcc, frontend/regex.h); scratch holds
+ * 5 * prog[0] + 1 int32_t. Linear in the input: no backtracking. */
+int tvmrt_regex_full_match(const tvmrt_string *in, int32_t n, void *out, const int32_t *prog,
+                           void *scratch);
+/* Cast from a number type (ONNX dtype code: float, double, (u)int8..64)
+ * to strings, as numpy prints them (shortest round-trip form for floats),
+ * and back (strtof/strtod/strtoll: "NaN", "INF", "+INF", "-INF" read as
+ * such; an unreadable string gives 0). */
+int tvmrt_cast_to_string(const void *in, int dtype, tvmrt_string *out, int32_t n, char *pool,
+                         int32_t pool_bytes);
+int tvmrt_cast_from_string(const tvmrt_string *in, void *out, int dtype, int32_t n);
+
 #endif

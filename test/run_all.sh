@@ -15,7 +15,8 @@
 #     -j N     parallel jobs for the conformance runs (default 2)
 #     --only   run just these sub-suites (skips the deps step): unit
 #              bad_input conformance-host conformance-O0 opt-levels-agree
-#              emitted-c-warnings conformance-arm conformance-aarch64
+#              conformance-onnx-1.20.1 emitted-c-warnings conformance-arm
+#              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
 #              qdq qdq-m0-float-free qdq-build control_fold
 #              strings tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
@@ -136,6 +137,11 @@ run_suite conformance-host test/conformance/run.sh --suite all -j "$jobs"
 run_suite conformance-O0 env TVMCC_FLAGS=-O0 CONFORMANCE_WORK="$root/build/conformance-O0" \
     test/conformance/run.sh --suite all -j "$jobs"
 run_suite opt-levels-agree opt_levels_agree
+# The ONNX 1.20.1 node suite (opsets up to 25), read from ../shared/onnx-1.20.1
+# or $ONNX_1201_DIR; SKIP where absent. Its own expected failures:
+# test/conformance/expected_failures_onnx-1.20.1.txt.
+run_suite conformance-onnx-1.20.1 env CONFORMANCE_WORK="$root/build/conformance-1201" \
+    test/conformance/run.sh --suite onnx-1.20.1 -j "$jobs"
 # The emitted C of the host run under clang with the strict warning flags,
 # a sample under arm-none-eabi-gcc -Os (Cortex-M0), the runtime on all three
 # (gcc builds every output with the same flags in conformance-host itself).
@@ -143,6 +149,11 @@ run_suite emitted-c-warnings test/warnings/run.sh -j "$jobs"
 run_suite conformance-arm env TVMCC_FLAGS="-t cortex-m4" test/conformance/run.sh --arm -j "$jobs"
 # AArch64 under qemu-user, model suites (about 90 s at -j 2; needs libc6-dev-arm64-cross)
 run_suite conformance-aarch64 test/conformance/run.sh --aarch64 -j "$jobs"
+# One in 8 of the ONNX 1.20.1 node tests on Cortex-M4 and AArch64 under qemu
+run_suite conformance-1201-arm env TVMCC_FLAGS="-t cortex-m4" CONFORMANCE_WORK="$root/build/conformance-1201" \
+    test/conformance/run.sh --arm --suite onnx-1.20.1 --sample 8 -j "$jobs"
+run_suite conformance-1201-aarch64 env CONFORMANCE_WORK="$root/build/conformance-1201" \
+    test/conformance/run.sh --aarch64 --suite onnx-1.20.1 --sample 8 -j "$jobs"
 # The best x86 target this CPU runs (AVX-512, else AVX2) with its intrinsic
 # kernels, built with -march=native: one test in 3 of every suite. The
 # AVX-512 target's output is built (gcc with its -mavx512* flags, the

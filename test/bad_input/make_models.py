@@ -187,6 +187,32 @@ def main():
              qx[:1], qy, add_inits + [gw, const("gw_s", F, [0.1, 0.1, 0.1])],
              "qop_matmul_bscale.onnx")
 
+    # An opset newer than tvmcc knows (ONNX 1.20.1 defines 25)
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="relu_new")],
+              [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)])
+    m.opset_import[0].version = 26
+    save(m, "opset26.onnx")
+    # Sequence and optional graph inputs (frontend/seq_io.c): a sequence
+    # input needs --sequence-length, its elements' shapes must fit the
+    # declared element shape, an absent optional cannot be read.
+    def opset18(nodes, inputs, outputs, name):
+        graph = helper.make_graph(nodes, "bad", inputs, outputs)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+        m.ir_version = 8
+        save(m, name)
+    seq_in = helper.make_tensor_sequence_value_info("seq_in", TensorProto.FLOAT, [2, 3])
+    opset18([helper.make_node("ConcatFromSequence", ["seq_in"], ["cat"], name="cat_seq", axis=0),
+             helper.make_node("Add", ["cat", "t_in"], ["y"], name="add_t")],
+            [seq_in, vinfo("t_in", TensorProto.FLOAT, [1, 3])],
+            [vinfo("y", TensorProto.FLOAT, None)], "seq_input.onnx")
+    opt_in = helper.make_value_info("opt_in", helper.make_optional_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, [4])))
+    opset18([helper.make_node("OptionalGetElement", ["opt_in"], ["got"], name="get_opt"),
+             helper.make_node("Relu", ["got"], ["y"], name="relu_got")],
+            [opt_in], [vinfo("y", TensorProto.FLOAT, [4])], "opt_get.onnx")
+    opset18([helper.make_node("Relu", ["opt_in"], ["y"], name="relu_opt")],
+            [opt_in], [vinfo("y", TensorProto.FLOAT, [4])], "opt_read.onnx")
+
     def model_opset(nodes, inputs, outputs, opset, inits=()):
         m = model(nodes, inputs, outputs, inits)
         m.opset_import[0].version = opset
@@ -216,5 +242,7 @@ def main():
                      18)
     te.opset_import.append(helper.make_opsetid("ai.onnx.ml", 5))
     save(te, "trees_post.onnx")
+
+
 if __name__ == "__main__":
     main()

@@ -130,6 +130,24 @@ check qop_gemm_bscale 1 qop_gemm_bscale.onnx -- qop_gemm_bscale.onnx qgemm_bscal
 check qop_gemm_yzp    1 qop_gemm_yzp.onnx -- qop_gemm_yzp.onnx qgemm_noyzp "input[8]" y_zero_point
 check qop_matmul_bscale 1 qop_matmul_bscale.onnx -- qop_matmul_bscale.onnx qmatmul_bscale \
     "input[4]"
+check opset_too_new   1 opset26.onnx -- opset26.onnx opset_import "opset 26" "1 to 25"
+check seq_no_length   1 seq_input.onnx -- seq_input.onnx "'seq_in'" "--sequence-length seq_in="
+check seq_bad_length  1 seq_input.onnx --sequence-length seq_in=two -- --sequence-length \
+    "'seq_in=two'" "from 0 to"
+check seq_not_seq     1 seq_input.onnx --sequence-length seq_in=2 --sequence-length t_in=2 -- \
+    "'t_in'" "not a sequence"
+check seq_elem_shape  1 seq_input.onnx --sequence-length seq_in=2 --input-shape 'seq_in[1]=4,3' \
+    -- "'seq_in[1]'" "dimension 0" "is 2 in the model, not 4"
+check seq_elem_range  1 seq_input.onnx --sequence-length seq_in=2 --input-shape 'seq_in[2]=2,3' \
+    -- "'seq_in'" "2 elements" "seq_in[1]"
+check seq_whole_shape 1 seq_input.onnx --sequence-length seq_in=2 --input-shape 'seq_in=2,3' \
+    -- "'seq_in' is a sequence input" "seq_in[K]"
+check opt_get_absent  1 opt_get.onnx --optional-absent opt_in -- get_opt "input[0]" \
+    "--optional-absent opt_in" "no element"
+check opt_read_absent 1 opt_read.onnx --optional-absent opt_in -- relu_opt "input[0]" \
+    "absent optional"
+check opt_not_opt     1 seq_input.onnx --sequence-length seq_in=2 --optional-absent t_in -- \
+    "'t_in'" "not optional"
 check lpnorm_p        1 lpnorm_p.onnx -- lpnorm_p.onnx lpnorm_p3 'p: must be 1 or 2'
 check groupnorm_groups 1 groupnorm_groups.onnx -- groupnorm_groups.onnx groupnorm_3of4 num_groups
 check trees_post      1 trees_post.onnx -- trees_post.onnx trees_logistic post_transform

@@ -4,7 +4,7 @@
 # outputs with tensortool (rtol 1e-3, atol 1e-5).
 #
 #   test/conformance/run.sh [--arm | --cpu m4|m7|m0|m55 | --aarch64]
-#                           [--suite node|pytorch-converted|pytorch-operator|simple|all]
+#                           [--suite node|pytorch-converted|pytorch-operator|simple|all|onnx-1.20.1]
 #                           [--filter REGEX] [--sample N] [-j N] [--update-expected] [-v]
 #                           [--build-only]
 #
@@ -41,7 +41,14 @@
 # host, arm, arm-m7, arm-m0, arm-m55 or aarch64; all results:
 # build/conformance/MODE/results.txt.
 #
-# Environment overrides: TVMCC, TVMCC_FLAGS (extra tvmcc options, e.g. -O0), TENSORTOOL, CC_HOST, TESTDATA, QEMU_TIMEOUT,
+# Suite onnx-1.20.1 is the ONNX 1.20.1 node suite (1,653 tests, opsets up to
+# 25), read in place from $ONNX_1201_DIR/node (default: ../shared/onnx-1.20.1
+# beside the repository; never copied in). It is not part of "all"; where the
+# directory is absent the run prints a SKIP line and "0 passed, 0 failed".
+# Its host failures are listed in expected_failures_onnx-1.20.1.txt (and
+# --update-expected rewrites that file for a host run of this suite alone).
+#
+# Environment overrides: TVMCC, ONNX_1201_DIR, TVMCC_FLAGS (extra tvmcc options, e.g. -O0), TENSORTOOL, CC_HOST, TESTDATA, QEMU_TIMEOUT,
 # CONFORMANCE_WORK (work root instead of build/conformance; concurrent runs
 # with the same root wait for each other).
 set -u
@@ -49,6 +56,14 @@ export LC_ALL=C  # plain ASCII quotes in compiler messages; stable sort order
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+
+# The directory holding a suite's test directories.
+suite_dir() {
+    case $1 in
+        onnx-1.20.1) printf '%s/node' "$ONNX_1201_DIR" ;;
+        *) printf '%s/%s' "$TESTDATA" "$1" ;;
+    esac
+}
 
 # ---------------------------------------------------------------- worker --
 # One test, run by xargs in parallel: "run.sh --worker suite/test".
@@ -64,7 +79,7 @@ first_line() {
 
 worker() {
     local id=$1 suite=${1%%/*} name=${1#*/}
-    local src="$TESTDATA/$suite/$name" w="$WORKROOT/$suite/$name"
+    local src="$(suite_dir "$suite")/$name" w="$WORKROOT/$suite/$name"
     local res="$WORKROOT/.results/${suite}__$name"
     local rc k set n_in n_out args
 
@@ -218,6 +233,7 @@ if [ $build_only = 1 ] && [ "$mode" != host ]; then
     exit 2
 fi
 export TESTDATA=${TESTDATA:-/usr/share/libonnx-testdata/data}
+export ONNX_1201_DIR=${ONNX_1201_DIR:-$(realpath -m "$root/../shared/onnx-1.20.1")}
 export TVMCC=${TVMCC:-$root/tvmcc}
 export TVMCC_FLAGS=${TVMCC_FLAGS:-}
 export TENSORTOOL=${TENSORTOOL:-$root/build/tensortool}
@@ -252,6 +268,11 @@ for tool in "$TVMCC" "$TENSORTOOL"; do
         exit 1
     fi
 done
+if [ "$suites" = onnx-1.20.1 ] && [ ! -d "$ONNX_1201_DIR/node" ]; then
+    echo "SKIP conformance: the ONNX 1.20.1 node suite is not at $ONNX_1201_DIR/node (set ONNX_1201_DIR)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
 [ -d "$TESTDATA" ] || { echo "conformance: no test data in $TESTDATA (scripts/deps.sh test)"; echo "0 passed, 1 failed"; exit 1; }
 
 mkdir -p "$WORKROOT"
@@ -286,8 +307,8 @@ fi
 # The list of tests: suite/test, sorted, filtered.
 list="$WORKROOT/.tests"
 for s in $suites; do
-    [ -d "$TESTDATA/$s" ] || { echo "conformance: unknown suite $s" >&2; exit 2; }
-    for d in "$TESTDATA/$s"/*/; do
+    [ -d "$(suite_dir "$s")" ] || { echo "conformance: unknown suite $s (no $(suite_dir "$s"))" >&2; exit 2; }
+    for d in "$(suite_dir "$s")"/*/; do
         [ -f "$d/model.onnx" ] && printf '%s/%s\n' "$s" "$(basename "$d")"
     done
 done | LC_ALL=C sort | { if [ -n "$filter" ]; then grep -E -- "$filter" || true; else cat; fi; } |
@@ -321,7 +342,7 @@ awk -F'\t' '$2 == "fail" { split($3, a, ":"); c[a[1]]++ }
     END { for (k in c) printf "  %s %d", k, c[k]; if (length(c)) printf "  (failures by stage)\n" }' "$results"
 
 # Expected failures: the first field of each non-comment line.
-expfiles="$here/expected_failures.txt"
+expfiles="$here/expected_failures.txt $here/expected_failures_onnx-1.20.1.txt"
 case $mode in
     arm) expfiles="$expfiles $here/expected_failures_arm.txt" ;;
     arm-*) expfiles="$expfiles $here/expected_failures_arm.txt $here/expected_failures_$mode.txt" ;;
@@ -347,6 +368,7 @@ elif [ $update = 1 ]; then
     # not run now; replace the run ones with the current failures. On arm,
     # failures already expected on the host are not repeated.
     target="$here/expected_failures.txt"
+    [ "$suites" = onnx-1.20.1 ] && target="$here/expected_failures_onnx-1.20.1.txt"
     [ "$mode" != host ] && target="$here/expected_failures_$mode.txt"
     hostexp="$WORKROOT/.hostexp"
     : > "$hostexp"

@@ -6,6 +6,25 @@
  *   tensortool raw FILE.pb OUT.bin          the dense storage bytes (what a
  *                                           compiled model reads or writes)
  *   tensortool cmp EXPECTED.pb ACTUAL.bin [--rtol R] [--atol A]
+ *   tensortool hasseq MODEL.onnx            exit 0 when a graph input or output
+ *                                           is a sequence or an optional
+ *   tensortool seqbind MODEL.onnx SETDIR    the tvmcc options for SETDIR's
+ *                                           sequence and optional inputs, one
+ *                                           word a line (--sequence-length
+ *                                           x=L, --input-shape 'x[K]=...',
+ *                                           --optional-absent x)
+ *   tensortool seqsplit MODEL.onnx in|out K FILE.pb BASE
+ *                                           the tensors in FILE.pb (graph
+ *                                           input or output K, a TensorProto,
+ *                                           SequenceProto or OptionalProto by
+ *                                           the model's declared type) as
+ *                                           TensorProto files BASE.pb (a
+ *                                           tensor) or BASE_0.pb, BASE_1.pb...
+ *                                           (the elements of a sequence), none
+ *                                           for an absent optional; prints
+ *                                           their paths, one a line, in the
+ *                                           order of the compiled model's
+ *                                           buffers (docs/user-guide.md)
  *
  * cmp treats floats as equal when |actual - expected| <= atol + rtol*|expected|
  * (defaults 1e-3 and 1e-5), NaN equals NaN, and infinities must match
@@ -31,7 +50,10 @@ static void usage(void)
 {
     fprintf(stderr, "usage: tensortool info FILE.pb\n"
                     "       tensortool raw FILE.pb OUT.bin\n"
-                    "       tensortool cmp EXPECTED.pb ACTUAL.bin [--rtol R] [--atol A]\n");
+                    "       tensortool cmp EXPECTED.pb ACTUAL.bin [--rtol R] [--atol A]\n"
+                    "       tensortool hasseq MODEL.onnx\n"
+                    "       tensortool seqbind MODEL.onnx SETDIR\n"
+                    "       tensortool seqsplit MODEL.onnx in|out K FILE.pb BASE\n");
     exit(2);
 }
 
@@ -290,6 +312,300 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
     return 0;
 }
 
+/* ---- sequences and optionals (SequenceProto, OptionalProto) ---------- */
+
+/* A length-delimited protobuf field: bytes [p, p + n). */
+typedef struct Span {
+    const unsigned char *p;
+    size_t n;
+} Span;
+
+/* Reads a varint at *p (< end); 0 when malformed. */
+static int varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    int sh = 0;
+    *v = 0;
+    while (*p < end && sh < 64) {
+        unsigned char b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7f) << sh;
+        if (!(b & 0x80))
+            return 1;
+        sh += 7;
+    }
+    return 0;
+}
+
+/* The length-delimited occurrences of field `field` in msg (at most cap),
+ * and *num the last varint value of field `vfield` (-1 if none). Returns
+ * the count, or -1 when msg is malformed. */
+static int fields(Span msg, unsigned field, unsigned vfield, Span *out, int cap, int64_t *num)
+{
+    const unsigned char *p = msg.p, *end = msg.p + msg.n;
+    int n = 0;
+    *num = -1;
+    while (p < end) {
+        uint64_t key, v;
+        if (!varint(&p, end, &key))
+            return -1;
+        switch (key & 7) {
+        case 0:
+            if (!varint(&p, end, &v))
+                return -1;
+            if ((key >> 3) == vfield)
+                *num = (int64_t)v;
+            break;
+        case 1:
+            if (end - p < 8)
+                return -1;
+            p += 8;
+            break;
+        case 5:
+            if (end - p < 4)
+                return -1;
+            p += 4;
+            break;
+        case 2:
+            if (!varint(&p, end, &v) || v > (uint64_t)(end - p))
+                return -1;
+            if ((key >> 3) == field && n < cap) {
+                out[n].p = p;
+                out[n].n = (size_t)v;
+                n++;
+            }
+            p += v;
+            break;
+        default:
+            return -1;
+        }
+    }
+    return n;
+}
+
+#define SEQ_MAX 4096
+
+/* The declared type of graph input (in = 1) or output K of the model:
+ * 0 tensor, 1 sequence, 2 optional tensor, 3 optional sequence; -1 after
+ * reporting. */
+static int io_kind(const Onnx__ModelProto *m, int in, long k, const char **name)
+{
+    const Onnx__GraphProto *g = m->graph;
+    const Onnx__TypeProto *tp = NULL;
+    size_t i, j;
+    long seen = 0;
+    int kind = 0;
+    if (!g)
+        return -1;
+    for (i = 0; in && i < g->n_input; i++) {
+        int init = 0;
+        for (j = 0; j < g->n_initializer; j++)
+            init |= g->initializer[j]->name && g->input[i]->name &&
+                    !strcmp(g->initializer[j]->name, g->input[i]->name);
+        if (!init && seen++ == k) {
+            tp = g->input[i]->type;
+            *name = g->input[i]->name;
+        }
+    }
+    if (!in && k >= 0 && (size_t)k < g->n_output) {
+        tp = g->output[k]->type;
+        *name = g->output[k]->name;
+    }
+    if (!tp) {
+        fprintf(stderr, "tensortool: the model has no graph %s %ld\n", in ? "input" : "output", k);
+        return -1;
+    }
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type) {
+        kind |= 2;
+        tp = tp->optional_type->elem_type;
+    }
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
+        kind |= 1;
+    return kind;
+}
+
+/* The element tensors of data (a file's bytes) for a value of this kind:
+ * *count tensors into el; *absent for an optional without a value.
+ * Returns 0, or 2 after reporting. */
+static int elements(Span data, int kind, Span *el, int *count, int *absent, const char *path)
+{
+    Span sub[1];
+    int64_t et;
+    int n;
+    *absent = 0;
+    *count = 0;
+    if (kind & 2) {
+        /* OptionalProto: elem_type 2, tensor_value 3, sequence_value 5 */
+        n = fields(data, (kind & 1) ? 5 : 3, 2, sub, 1, &et);
+        if (n < 0)
+            goto bad;
+        if (n == 0) {
+            *absent = 1;
+            return 0;
+        }
+        data = sub[0];
+        if (!(kind & 1)) {
+            el[0] = data;
+            *count = 1;
+            return 0;
+        }
+    }
+    if (kind & 1) {
+        /* SequenceProto: tensor_values 3 */
+        n = fields(data, 3, 2, el, SEQ_MAX, &et);
+        if (n < 0)
+            goto bad;
+        *count = n;
+        return 0;
+    }
+    el[0] = data;
+    *count = 1;
+    return 0;
+bad:
+    fprintf(stderr, "tensortool: %s: not a valid %s\n", path,
+            (kind & 2) ? "OptionalProto" : "SequenceProto");
+    return 2;
+}
+
+static Onnx__ModelProto *load_model(const char *path)
+{
+    Diag d;
+    diag_init(&d, path);
+    return onnx_unpack_file(path, 1, &d);
+}
+
+static int cmd_hasseq(const char *model)
+{
+    Onnx__ModelProto *m = load_model(model);
+    size_t i;
+    int any = 0;
+    if (!m || !m->graph)
+        return 2;
+    for (i = 0; i < m->graph->n_input; i++)
+        any |= m->graph->input[i]->type &&
+               m->graph->input[i]->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    for (i = 0; i < m->graph->n_output; i++)
+        any |= m->graph->output[i]->type &&
+               m->graph->output[i]->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    onnx_free_message(m);
+    return any ? 0 : 1;
+}
+
+/* Prints the dims of a TensorProto's bytes as "D0,D1,...". */
+static int print_dims(Span t)
+{
+    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, t.n, t.p);
+    size_t i;
+    if (!tp)
+        return 2;
+    for (i = 0; i < tp->n_dims; i++)
+        printf(i ? ",%lld" : "%lld", (long long)tp->dims[i]);
+    onnx__tensor_proto__free_unpacked(tp, NULL);
+    return 0;
+}
+
+static int cmd_seqbind(const char *model, const char *set)
+{
+    Onnx__ModelProto *m = load_model(model);
+    static Span el[SEQ_MAX];
+    long k;
+    int rc = 0;
+    if (!m || !m->graph)
+        return 2;
+    for (k = 0; rc == 0; k++) {
+        char path[4096];
+        const char *name = NULL;
+        unsigned char *buf;
+        size_t len;
+        Span data;
+        int kind, count, absent, j;
+        snprintf(path, sizeof path, "%s/input_%ld.pb", set, k);
+        buf = slurp(path, &len);
+        if (!buf)
+            break;
+        kind = io_kind(m, 1, k, &name);
+        data.p = buf;
+        data.n = len;
+        if (kind < 0 || (kind > 0 && elements(data, kind, el, &count, &absent, path))) {
+            free(buf);
+            rc = 2;
+            break;
+        }
+        if (kind == 0) {
+            free(buf);
+            continue;
+        }
+        if (absent) {
+            printf("--optional-absent\n%s\n", name);
+        } else if (kind & 1) {
+            printf("--sequence-length\n%s=%d\n", name, count);
+            for (j = 0; j < count && rc == 0; j++) {
+                printf("--input-shape\n%s[%d]=", name, j);
+                rc = print_dims(el[j]);
+                printf("\n");
+            }
+        } else {
+            printf("--input-shape\n%s=", name);
+            rc = print_dims(el[0]);
+            printf("\n");
+        }
+        free(buf);
+    }
+    onnx_free_message(m);
+    return rc;
+}
+
+static int write_file(const char *path, const unsigned char *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f) != 0) {
+        fprintf(stderr, "tensortool: cannot write '%s': %s\n", path, strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+static int cmd_seqsplit(const char *model, const char *dir, const char *kstr, const char *file,
+                        const char *base)
+{
+    Onnx__ModelProto *m;
+    static Span el[SEQ_MAX];
+    const char *name = NULL;
+    unsigned char *buf;
+    size_t len;
+    Span data;
+    char *end;
+    long k = strtol(kstr, &end, 10);
+    int kind, count, absent, j, rc = 0;
+    if (*end || end == kstr || k < 0 || (strcmp(dir, "in") && strcmp(dir, "out")))
+        usage();
+    m = load_model(model);
+    if (!m)
+        return 2;
+    kind = io_kind(m, !strcmp(dir, "in"), k, &name);
+    onnx_free_message(m);
+    if (kind < 0)
+        return 2;
+    buf = slurp(file, &len);
+    if (!buf) {
+        fprintf(stderr, "tensortool: cannot read '%s'\n", file);
+        return 2;
+    }
+    data.p = buf;
+    data.n = len;
+    rc = elements(data, kind, el, &count, &absent, file);
+    for (j = 0; rc == 0 && !absent && j < count; j++) {
+        char path[4096];
+        if (kind & 1)
+            snprintf(path, sizeof path, "%s_%d.pb", base, j);
+        else
+            snprintf(path, sizeof path, "%s.pb", base);
+        rc = write_file(path, el[j].p, el[j].n);
+        if (rc == 0)
+            printf("%s\n", path);
+    }
+    free(buf);
+    return rc;
+}
+
 /* Parses a tolerance value; exits with usage on junk. */
 static double tolerance(const char *s)
 {
@@ -308,6 +624,12 @@ int main(int argc, char **argv)
         return cmd_info(argv[2]);
     if (argc == 4 && strcmp(argv[1], "raw") == 0)
         return cmd_raw(argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "hasseq") == 0)
+        return cmd_hasseq(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "seqbind") == 0)
+        return cmd_seqbind(argv[2], argv[3]);
+    if (argc == 7 && strcmp(argv[1], "seqsplit") == 0)
+        return cmd_seqsplit(argv[2], argv[3], argv[4], argv[5], argv[6]);
     if (argc >= 4 && strcmp(argv[1], "cmp") == 0) {
         double rtol = 1e-3, atol = 1e-5;
         int i;

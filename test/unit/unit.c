@@ -20,6 +20,7 @@
 
 #include "../../ir/arena.h"
 #include "../../ir/dtype.h"
+#include "../../frontend/regex.h"
 #include "../../ir/target.h"
 #include "../../lower/costmodel.h"
 #include "../../lower/eval.h"
@@ -587,6 +588,82 @@ static void test_cost_model(void)
     }
 }
 
+/* RegexFullMatch: patterns compiled by frontend/regex.c and run by
+ * tvmrt_regex_full_match (runtime_min/tvmrt.c). */
+static int regex_run(const char *pattern, const char *text)
+{
+    int32_t *prog, *scratch;
+    int n_prog, rc;
+    char err[200];
+    uint8_t y = 2;
+    tvmrt_string in[1];
+    if (regex_compile(pattern, &prog, &n_prog, err, sizeof err)) {
+        printf("regex: '%s' refused: %s\n", pattern, err);
+        return -1;
+    }
+    scratch = malloc((5 * (size_t)prog[0] + 1) * sizeof *scratch);
+    in[0] = text;
+    rc = tvmrt_regex_full_match(in, 1, &y, prog, scratch);
+    free(scratch);
+    free(prog);
+    return rc ? -2 : y;
+}
+
+static void test_regex(void)
+{
+    static const struct { const char *pattern, *text; int match; } cases[] = {
+        {"abc", "abc", 1}, {"abc", "abcd", 0}, {"abc", "xabc", 0}, {"abc", "ab", 0},
+        {"", "", 1}, {"", "a", 0},
+        {"a*", "", 1}, {"a*", "aaaa", 1}, {"a+", "", 0}, {"a+", "aa", 1},
+        {"a?b", "b", 1}, {"a?b", "ab", 1}, {"a?b", "aab", 0},
+        {"a{2,3}", "a", 0}, {"a{2,3}", "aa", 1}, {"a{2,3}", "aaa", 1}, {"a{2,3}", "aaaa", 0},
+        {"a{2}", "aa", 1}, {"a{2}", "aaa", 0}, {"a{2,}", "aaaaa", 1}, {"a{2,}", "a", 0},
+        {"(ab){0,2}c", "ababc", 1}, {"(ab){0,2}c", "abababc", 0}, {"(?:ab)+", "abab", 1},
+        {"(cat|dog)s?", "dogs", 1}, {"(cat|dog)s?", "cat", 1}, {"(cat|dog)s?", "cow", 0},
+        {"a|", "", 1}, {"a|", "a", 1}, {"a|b|c", "c", 1}, {"a|b|c", "bc", 0},
+        {"[a-c]+", "abcab", 1}, {"[a-c]+", "abd", 0}, {"[^a-c]", "d", 1}, {"[^a-c]", "a", 0},
+        {"[^a-c]", "\xc3\xa9", 1}, {"[a-c]", "\xc3\xa9", 0}, {"[]a]+", "]a", 1},
+        {"[a-]+", "a-a", 1}, {"[\\d.]+", "3.14", 1}, {"[\\d.]+", "3,14", 0},
+        {"\\d{3}-\\d{4}", "555-1234", 1}, {"\\d{3}-\\d{4}", "55-1234", 0},
+        {"\\w+@\\w+\\.com", "joe@mail.com", 1}, {"\\w+@\\w+\\.com", "joe@mailxcom", 0},
+        {"\\s", "\t", 1}, {"\\S", "\t", 0}, {"\\D\\W", "a-", 1}, {"\\D", "7", 0},
+        {".", "\xc3\xa9", 1}, {"..", "\xc3\xa9", 0}, {".", "\n", 0}, {"\xe4\xb8\xad+", "\xe4\xb8\xad\xe4\xb8\xad", 1},
+        {"\\bcat\\b", "cat", 1}, {"a\\bb", "ab", 0}, {"a\\Bb", "ab", 1}, {"a\\b-", "a-", 1},
+        {"www\\.[\\w.-]+\\.\\bcom\\b", "www.google.com", 1},
+        {"www\\.[\\w.-]+\\.\\bcom\\b", "www.bbc.co.uk", 0},
+        {"(\\W|^)[\\w.\\-]{0,25}@(yahoo|gmail)\\.com(\\W|$)", "account@gmail.com", 1},
+        {"(\\W|^)[\\w.\\-]{0,25}@(yahoo|gmail)\\.com(\\W|$)", "account@hotmail.com", 0},
+        {"(\\W|^)[\\w.\\-]{0,25}@(yahoo|gmail)\\.com(\\W|$)", " a@yahoo.com!", 1},
+        {"^abc$", "abc", 1}, {"a^b", "ab", 0}, {"a$b", "ab", 0}, {"x*?y", "xxy", 1},
+        {"(a*)*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac", 0}, {"(a|aa)+$", "aaaaaaaaaaaa", 1},
+        {"\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\^\\$\\\\", ".*+?()[]{}|^$\\", 1},
+        {"a\\tb", "a\tb", 1},
+    };
+    static const char *const refused[] = {
+        "(?i)abc", "(?P<n>a)", "\\pL", "[[:alpha:]]", "a**", "a+*", "(abc", "abc)", "a{1001}",
+        "[\xc3\xa9]", "\\1", "[b-a]", "*a", "a{2,1}", "a{", "[abc", "\\", "\\Q", "(a{1000}){1000}",
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = regex_run(cases[i].pattern, cases[i].text);
+        if (got != cases[i].match)
+            printf("regex: '%s' on '%s': got %d, expected %d\n", cases[i].pattern, cases[i].text,
+                   got, cases[i].match);
+        CHECK(got == cases[i].match);
+    }
+    for (i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        int32_t *prog = NULL;
+        int n_prog = 0;
+        char err[200] = "";
+        int rc = regex_compile(refused[i], &prog, &n_prog, err, sizeof err);
+        if (!rc) {
+            printf("regex: '%s' was accepted\n", refused[i]);
+            free(prog);
+        }
+        CHECK(rc == 1 && err[0]);
+    }
+}
+
 int main(void)
 {
     test_checked_arith();
@@ -597,6 +674,7 @@ int main(void)
     test_target_decls();
     test_knobs();
     test_cost_model();
+    test_regex();
     printf("unit: %d passed, %d failed\n", passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
