@@ -73,16 +73,17 @@ static int is_ms_op(OpKind k)
 /* The ai.onnx.ml operators tvmcc implements. */
 static int is_ml_op(OpKind k)
 {
-    return k == OP_LabelEncoder;
+    return k == OP_Binarizer || k == OP_ArrayFeatureExtractor || k == OP_TreeEnsemble ||
+           k == OP_LabelEncoder;
 }
 
 static OpKind node_op(const char *domain, const char *op_type)
 {
     OpKind k = op_lookup(op_type);
-    if (!strcmp(domain, "ai.onnx.preview.training"))
-        return is_training_op(k) ? k : OP_UNKNOWN;
     if (!strcmp(domain, "ai.onnx.ml"))
         return is_ml_op(k) ? k : OP_UNKNOWN;
+    if (!strcmp(domain, "ai.onnx.preview.training"))
+        return is_training_op(k) ? k : OP_UNKNOWN;
     if (!strcmp(domain, "com.microsoft"))
         return is_ms_op(k) || k == OP_QuantizeLinear || k == OP_DequantizeLinear ? k
                                                                                   : OP_UNKNOWN;

@@ -352,6 +352,36 @@ def vision_models(save):
     model20([helper.make_node("Relu", ["s"], ["r"], name="relu_str")],
             [vinfo("s", ST, [2])], [vinfo("r", ST, [2])], "string_relu.onnx")
 
+    def model_opset(nodes, inputs, outputs, opset, inits=()):
+        m = model(nodes, inputs, outputs, inits)
+        m.opset_import[0].version = opset
+        return m
+
+    # LpNormalization with p = 3 (ONNX defines 1 and 2)
+    save(model_opset([helper.make_node("LpNormalization", ["x"], ["y"], name="lpnorm_p3", p=3)],
+                     [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)], 22),
+         "lpnorm_p.onnx")
+    # GroupNormalization: 3 groups of 4 channels
+    g4 = [1, 4, 2]
+    save(model_opset([helper.make_node("GroupNormalization", ["x", "gs", "gb"], ["y"],
+                                       name="groupnorm_3of4", num_groups=3)],
+                     [vinfo("x", TensorProto.FLOAT, g4), vinfo("gs", TensorProto.FLOAT, [4]),
+                      vinfo("gb", TensorProto.FLOAT, [4])], [vinfo("y", TensorProto.FLOAT, g4)],
+                     21), "groupnorm_groups.onnx")
+    # TreeEnsemble (ai.onnx.ml 5) with a LOGISTIC post_transform (only NONE)
+    te = model_opset([helper.make_node("TreeEnsemble", ["x"], ["y"], name="trees_logistic",
+                                       domain="ai.onnx.ml", post_transform=2, n_targets=1,
+                                       aggregate_function=1, nodes_modes=[0],
+                                       nodes_featureids=[0], nodes_splits=[0.5],
+                                       nodes_truenodeids=[0], nodes_falsenodeids=[1],
+                                       nodes_trueleafs=[1], nodes_falseleafs=[1],
+                                       leaf_targetids=[0, 0], leaf_weights=[1.0, 2.0],
+                                       tree_roots=[0])],
+                     [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, [1, 1])],
+                     18)
+    te.opset_import.append(helper.make_opsetid("ai.onnx.ml", 5))
+    save(te, "trees_post.onnx")
+
 
 if __name__ == "__main__":
     main()

@@ -186,6 +186,9 @@ check label_types     1 label_types.onnx -- label_types.onnx label_types keys in
 check nonzero_undeclared 1 nonzero_undeclared.onnx -- nonzero_undeclared.onnx nonzero_free \
     "output[0]" declare
 check string_relu     1 string_relu.onnx -- string_relu.onnx relu_str "input[0]" "string tensor"
+check lpnorm_p        1 lpnorm_p.onnx -- lpnorm_p.onnx lpnorm_p3 'p: must be 1 or 2'
+check groupnorm_groups 1 groupnorm_groups.onnx -- groupnorm_groups.onnx groupnorm_3of4 num_groups
+check trees_post      1 trees_post.onnx -- trees_post.onnx trees_logistic post_transform
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate
