@@ -527,6 +527,8 @@ static void tune_usage(FILE *f)
                "  --seed S                search seed (default 1)\n"
                "  --input-shape N=D0,D1   bind the shape of graph input N (repeatable)\n"
                "  --input-value N=V0,V1   bind graph input N to constant values (repeatable)\n"
+               "  --sequence-length N=L   sequence input N has L elements (repeatable)\n"
+               "  --optional-absent N     optional input N has no value (repeatable)\n"
                "  -v, --verbose           print every measurement\n"
                "  -h, --help              this help\n");
 }
@@ -568,7 +570,8 @@ int tune_main(int argc, char **argv)
             tu.verbose = 1;
         } else if (!strcmp(a, "-t") || !strcmp(a, "--target") || !strcmp(a, "--log") || !strcmp(a, "--trials") ||
                    !strcmp(a, "--seed") || !strcmp(a, "--input-shape") ||
-                   !strcmp(a, "--input-value")) {
+                   !strcmp(a, "--input-value") || !strcmp(a, "--sequence-length") ||
+                   !strcmp(a, "--optional-absent")) {
             const char *v;
             char *end;
             if (i + 1 >= argc)
@@ -587,7 +590,8 @@ int tune_main(int argc, char **argv)
                 if (*end || end == v)
                     return usage_err("--seed needs a non-negative integer, got ", v);
             } else {
-                const char *err = options_bind(&o, a, v); /* --input-shape, --input-value */
+                /* --input-shape, --input-value, --sequence-length, --optional-absent */
+                const char *err = options_bind(&o, a, v);
                 if (err)
                     return usage_err(err, "");
             }

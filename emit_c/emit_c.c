@@ -80,6 +80,17 @@ static int stmt_uses_var(const Kernel *k, const Stmt *s, int var)
 
 static void emit_portable(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth);
 
+/* 1 if k writes a packed (4-bit or 2-bit) tensor. */
+static int kernel_stores_packed(const Kernel *k)
+{
+    int i;
+    for (i = 0; i < k->n_bufs; i++)
+        if (dtype_is_packed(k->bufs[i].dtype) && k->bufs[i].scope != BUF_INPUT &&
+            k->bufs[i].scope != BUF_CONST && k->bufs[i].scope != BUF_UNUSED)
+            return 1;
+    return 0;
+}
+
 static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth)
 {
     int i;
@@ -146,7 +157,10 @@ static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
         else if ((pr->in_tile && ctile_vector_loop(k, s)) ||
                  (pr->c_portable && !pr->kernel_tiled && s->for_kind == FOR_VECTORIZE && s->extent <= 16))
             ctile_unroll_pragma(f, 1); /* kept whole for the loop vectorizer */
-        if (s->for_kind == FOR_VECTORIZE)
+        if (kernel_stores_packed(k))
+            ; /* packed stores are read-modify-writes of shared bytes: no
+               * simd lanes or threads on them */
+        else if (s->for_kind == FOR_VECTORIZE)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
         else if (s->for_kind == FOR_PARALLEL)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");

@@ -57,6 +57,15 @@ static void io_dtypes(FILE *f, const Graph *g, const char *U, const char *kind,
     fprintf(f, "%s }\n", n ? "" : " \"\"");
 }
 
+static int has_seq(const IoTag *tags, int32_t n)
+{
+    int32_t j;
+    for (j = 0; tags && j < n; j++)
+        if (tags[j].seq)
+            return 1;
+    return 0;
+}
+
 /* The name of buffer j in NAME.h: "x[K]" for an element of sequence x. */
 static const char *io_name(const Graph *g, const Value *v, const IoTag *tags, int j)
 {
@@ -119,7 +128,7 @@ static void emit_header(const Program *p, FILE *f)
         fprintf(f, "]%s\n", io_note(g, g->out_tags, j));
     }
     fprintf(f, " * Buffers are dense, row-major, in the tensor's element type.\n");
-    if (g->in_tags || g->out_tags)
+    if (has_seq(g->in_tags, g->n_inputs) || has_seq(g->out_tags, g->n_outputs))
         fprintf(f, " * A sequence input or output 'x' of L elements is L consecutive\n"
                    " * buffers 'x[0]' .. 'x[L-1]', each its element's tensor; its length and\n"
                    " * the element shapes were fixed when the model was compiled.\n");

@@ -118,16 +118,18 @@ int onnx_check_inputs_static(Graph *g, Diag *d)
     int bad = 0;
     for (k = 0; k < g->n_inputs; k++) {
         Value *v = &g->values[g->inputs[k]];
-        const char *which = "", *suggest = "";
+        const char *which = "", *suggest = "", *q;
         int i, ndyn = 0;
         if (v->dtype == DT_UNDEF) {
             diag_error(d, NULL, NULL, "input '%s' has no element type in the model", v->name);
             bad++;
             continue;
         }
+        /* an element of a sequence input, "x[0]", is quoted for the shell */
+        q = strchr(v->name, '[') ? "'" : "";
         if (v->rank < 0) {
             diag_error(d, NULL, NULL, "input '%s' has unknown rank; bind it with --input-shape "
-                       "%s=D0,D1,...", v->name, v->name);
+                       "%s%s=D0,D1,...%s", v->name, q, v->name, q);
             bad++;
             continue;
         }
@@ -145,8 +147,8 @@ int onnx_check_inputs_static(Graph *g, Diag *d)
         }
         if (ndyn) {
             diag_error(d, NULL, NULL, "input '%s' has dynamic dimension%s %s; bind it with "
-                       "--input-shape %s=%s", v->name, ndyn > 1 ? "s" : "", which ? which : "?",
-                       v->name, suggest ? suggest : "?");
+                       "--input-shape %s%s=%s%s", v->name, ndyn > 1 ? "s" : "",
+                       which ? which : "?", q, v->name, suggest ? suggest : "?", q);
             bad++;
         }
     }
@@ -176,6 +178,14 @@ static int parse_element(DType t, const char *s, void *dst)
             return 1;
         if (errno == ERANGE && fabs(x) > 1.0)
             return 2;
+        if (dtype_bits(t) <= 8) { /* float8, float4e2m1: the bit pattern */
+            unsigned char b;
+            if (isfinite(x) && fabs(x) > dtype_f8_max(t))
+                return 2;
+            b = (unsigned char)dtype_f32_to_f8(t, (float)x);
+            memcpy(dst, &b, 1);
+            return 0;
+        }
         if (t == DT_FLOAT64) {
             memcpy(dst, &x, sizeof x);
             return 0;
@@ -193,6 +203,7 @@ static int parse_element(DType t, const char *s, void *dst)
     }
     if (dtype_is_unsigned_int(t)) {
         unsigned long long x, max = t == DT_UINT8 ? 0xffULL : t == DT_UINT16 ? 0xffffULL
+                                    : t == DT_UINT4 ? 15ULL : t == DT_UINT2 ? 3ULL
                                     : t == DT_UINT32 ? 0xffffffffULL : ~0ULL;
         const char *p = s;
         while (*p == ' ')
@@ -205,7 +216,7 @@ static int parse_element(DType t, const char *s, void *dst)
         if (errno == ERANGE || x > max)
             return 2;
         switch (t) {
-        case DT_UINT8: { uint8_t v = (uint8_t)x; memcpy(dst, &v, sizeof v); break; }
+        case DT_UINT8: case DT_UINT4: case DT_UINT2: { uint8_t v = (uint8_t)x; memcpy(dst, &v, sizeof v); break; }
         case DT_UINT16: { uint16_t v = (uint16_t)x; memcpy(dst, &v, sizeof v); break; }
         case DT_UINT32: { uint32_t v = (uint32_t)x; memcpy(dst, &v, sizeof v); break; }
         default: { uint64_t v = (uint64_t)x; memcpy(dst, &v, sizeof v); break; }
@@ -217,13 +228,13 @@ static int parse_element(DType t, const char *s, void *dst)
         if (end == s || *end)
             return 1;
         lo = t == DT_INT8 ? -128 : t == DT_INT16 ? -32768 : t == DT_INT32 ? -2147483647LL - 1
-                                                                          : LLONG_MIN;
+             : t == DT_INT4 ? -8 : t == DT_INT2 ? -2 : LLONG_MIN;
         hi = t == DT_INT8 ? 127 : t == DT_INT16 ? 32767 : t == DT_INT32 ? 2147483647LL
-                                                                        : LLONG_MAX;
+             : t == DT_INT4 ? 7 : t == DT_INT2 ? 1 : LLONG_MAX;
         if (errno == ERANGE || x < lo || x > hi)
             return 2;
         switch (t) {
-        case DT_INT8: { int8_t v = (int8_t)x; memcpy(dst, &v, sizeof v); break; }
+        case DT_INT8: case DT_INT4: case DT_INT2: { int8_t v = (int8_t)x; memcpy(dst, &v, sizeof v); break; }
         case DT_INT16: { int16_t v = (int16_t)x; memcpy(dst, &v, sizeof v); break; }
         case DT_INT32: { int32_t v = (int32_t)x; memcpy(dst, &v, sizeof v); break; }
         default: { int64_t v = (int64_t)x; memcpy(dst, &v, sizeof v); break; }
@@ -302,6 +313,18 @@ int onnx_bind_input_values(Graph *g, const char *const *specs, int n_specs, Diag
             }
             count++;
             p = c ? c + 1 : NULL;
+        }
+        if (count == numel && dtype_is_packed(v->dtype)) {
+            /* parsed one byte per element (a float4e2m1 code, an int8 or
+             * uint8 value): pack them in place, front to back */
+            for (count = 0; count < numel; count++) {
+                int e = v->dtype == DT_INT4 || v->dtype == DT_INT2 ? (int)(int8_t)data[count]
+                                                                  : (int)data[count];
+                if (count % (8 / dtype_bits(v->dtype)) == 0) /* a fresh byte (its own value read) */
+                    data[count / (8 / dtype_bits(v->dtype))] = 0;
+                dtype_packed_set(v->dtype, data, count, e);
+            }
+            memset(data + dtype_nbytes(v->dtype, numel), 0, (size_t)(numel - dtype_nbytes(v->dtype, numel)));
         }
         if (count != numel) {
             char shape[TVMCC_MAX_RANK * 24 + 4];

@@ -213,9 +213,28 @@ static int const_truth(const Graph *g, int32_t vi, int *truth)
     size_t k, sz;
     if (!data && v->producer >= 0 && g->nodes[v->producer].op == OP_Constant) {
         const Attr *a = node_attr(&g->nodes[v->producer], "value");
-        if (a && a->type == ATTR_TENSOR && a->t && a->t->numel >= 1) {
+        if (a && a->type == ATTR_TENSOR && a->t && a->t->numel >= 1 &&
+            a->t->dtype != DT_STRING) {
             data = a->t->data;
             t = a->t->dtype;
+        }
+    }
+    if (!data && v->producer >= 0) {
+        /* an optional's presence is decided at compile time
+         * (frontend/seq_resolve.c): OptionalHasElement, through Not and
+         * Identity (a Loop body testing its carried optional) */
+        const Node *n = &g->nodes[v->producer];
+        int p;
+        if (n->op == OP_OptionalHasElement &&
+            (p = seq_optional_presence(g, n->n_in > 0 ? n->in[0] : -1)) >= 0) {
+            *truth = p;
+            return 1;
+        }
+        if ((n->op == OP_Not || n->op == OP_Identity) && n->n_in == 1 && n->in[0] >= 0 &&
+            const_truth(g, n->in[0], truth)) {
+            if (n->op == OP_Not)
+                *truth = !*truth;
+            return 1;
         }
     }
     sz = dtype_size(t);

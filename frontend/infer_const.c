@@ -180,7 +180,7 @@ int infer_ConstantOfShape(Graph *g, Node *n, Diag *d)
         return 1;
     if (a) {
         if (a->type != ATTR_TENSOR || !a->t || a->t->numel != 1 || !dtype_size(a->t->dtype) ||
-            !a->t->data)
+            a->t->dtype == DT_STRING || !a->t->data)
             return diag_error(d, n, "value", "must be a one-element tensor of a numeric type");
         dt = a->t->dtype;
         fill = a->t->data;

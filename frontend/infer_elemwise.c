@@ -179,28 +179,41 @@ int infer_Cast(Graph *g, Node *n, Diag *d)
     return same_shape(g, n, d, (DType)to);
 }
 
-/* Dropout in inference: output = input, mask (optional) all true. A model
- * that asks for training mode with a non-zero ratio would need random
- * numbers, which a deterministic AOT output cannot honour. */
+/* Dropout: output = input and the mask all true, unless training mode is
+ * on (the training_mode input, from opset 12) or decided at run time: then
+ * ScalarParams.training is set and lower_Dropout draws the mask (see
+ * there). A training_mode that is constant false, or a ratio that is
+ * constant 0, is inference. */
 int infer_Dropout(Graph *g, Node *n, Diag *d)
 {
     Value *x = in_val(g, n, 0);
-    int rc;
+    ScalarParams sp;
+    int rc, errs = d->errors;
     if (need_input(g, n, 0, d))
         return 1;
+    memset(&sp, 0, sizeof sp);
+    sp.seed = attr_int(n, "seed", 0, d);
+    if (d->errors > errs)
+        return 1;
     if (n->n_in > 2 && n->in[2] >= 0) {
-        double train = 0, ratio = 0.5;
-        if (value_const_double(g, n->in[2], &train))
-            return diag_error(d, n, "training_mode",
-                              "must be a compile-time constant (inference only)");
-        if (n->n_in > 1 && n->in[1] >= 0 && value_const_double(g, n->in[1], &ratio))
-            return diag_error(d, n, "ratio", "must be a compile-time constant");
+        double train = 1, ratio = 0.5;
+        Value *t = in_val(g, n, 2);
+        if (t->dtype != DT_BOOL || value_numel(t) != 1)
+            return diag_error(d, n, "training_mode", "must be a bool scalar");
+        if (n->in[1] >= 0) {
+            Value *r = in_val(g, n, 1);
+            if (!dtype_is_float(r->dtype) || value_numel(r) != 1)
+                return diag_error(d, n, "ratio", "must be a float scalar");
+        }
+        value_const_double(g, n->in[2], &train);
+        if (n->in[1] >= 0 && value_const_double(g, n->in[1], &ratio))
+            ratio = 0.5; /* computed at run time: not known to be 0 */
         if (train != 0 && ratio != 0)
-            return diag_error(d, n, "training_mode",
-                              "training-mode dropout with a non-zero ratio is not supported");
+            sp.training = 1;
     }
     if (n->opset < 7 && attr_int(n, "is_test", 1, d) == 0)
         diag_warn(d, n, "is_test", "training-mode dropout is compiled as inference (identity)");
+    node_set_params(g, n, PARAMS_SCALAR, &sp, sizeof sp);
     rc = same_shape(g, n, d, DT_UNDEF);
     if (!rc && out_val(g, n, 1))
         rc = value_set(g, n->out[1], DT_BOOL, x->rank, x->dims, d, n);

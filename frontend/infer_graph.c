@@ -81,7 +81,7 @@ static void shape_text(char *buf, size_t cap, const Value *v, int rank, const in
 static int makes_strings(const Node *n)
 {
     return n->op == OP_StringNormalizer || n->op == OP_StringConcat || n->op == OP_StringSplit ||
-           n->op == OP_Cast || n->op == OP_CastLike;
+           n->op == OP_Cast || n->op == OP_CastLike || n->op == OP_LabelEncoder;
 }
 
 /* A string graph output must be written by a string operator itself, once:
@@ -113,7 +113,7 @@ static int takes_strings(const Node *n, int outputs)
 {
     switch (n->op) {
     case OP_StringNormalizer: case OP_StringConcat: case OP_StringSplit: case OP_Cast:
-    case OP_CastLike:
+    case OP_CastLike: case OP_LabelEncoder:
         return 1;
     case OP_RegexFullMatch: case OP_Equal:
         return !outputs;

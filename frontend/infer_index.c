@@ -276,3 +276,46 @@ int infer_ScatterND(Graph *g, Node *n, Diag *d)
     }
     return infer_same_shape_out(g, n, 0, x, d);
 }
+
+/* TensorScatter (opset 24): the cache with the update written along the
+ * sequence axis (not 0) from write_indices[batch] on; update differs from
+ * the cache only in that axis, where it is not longer. */
+int infer_TensorScatter(Graph *g, Node *n, Diag *d)
+{
+    Value *x, *u, *w;
+    AxisParams p;
+    const char *mode = attr_string(n, "mode", "linear", d);
+    int i;
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d))
+        return 1;
+    x = in_val(g, n, 0);
+    u = in_val(g, n, 1);
+    memset(&p, 0, sizeof p);
+    if (x->rank < 2)
+        return diag_error(d, n, "past_cache", "rank %d is below 2 (batch and sequence)",
+                          x->rank);
+    if (infer_axis(n, attr_int(n, "axis", -2, d), x->rank, &p.axis, d, "axis"))
+        return 1;
+    if (p.axis == 0)
+        return diag_error(d, n, "axis", "cannot be 0, the batch dimension");
+    if (!strcmp(mode, "circular"))
+        p.circular = 1;
+    else if (strcmp(mode, "linear"))
+        return diag_error(d, n, "mode", "unknown value '%s' (linear or circular)", mode);
+    if (u->dtype != x->dtype || u->rank != x->rank)
+        return diag_error(d, n, "update", "must be %s of rank %d like past_cache",
+                          infer_type_name(x->dtype), x->rank);
+    for (i = 0; i < x->rank; i++)
+        if (i == p.axis ? u->dims[i] > x->dims[i] : u->dims[i] != x->dims[i])
+            return diag_error(d, n, "update", "dimension %d is %lld, past_cache's %lld", i,
+                              (long long)u->dims[i], (long long)x->dims[i]);
+    if ((w = in_val(g, n, 2)) != NULL) {
+        if (need_input(g, n, 2, d))
+            return 1;
+        if (w->dtype != DT_INT64 || w->rank != 1 || w->dims[0] != x->dims[0])
+            return diag_error(d, n, "write_indices", "must be int64 of shape [%lld]",
+                              (long long)x->dims[0]);
+    }
+    infer_set_axis(g, n, p.axis, &p);
+    return infer_same_shape_out(g, n, 0, x, d);
+}

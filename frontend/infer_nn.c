@@ -292,15 +292,19 @@ int infer_BatchNormalization(Graph *g, Node *n, Diag *d)
     if (x->rank < 2)
         return diag_error(d, n, "input[0]", "rank %d is too small: expected N x C x ...",
                           x->rank);
-    if (attr_int(n, "training_mode", 0, d) != 0)
-        return diag_error(d, n, "training_mode", "training mode is not supported (inference "
-                          "only)");
+    if (n->opset >= 14)
+        sp.training = attr_int(n, "training_mode", 0, d) != 0;
     if (attr_int(n, "spatial", 1, d) != 1)
         return diag_error(d, n, "spatial", "spatial=0 is not supported");
     for (i = 1; i < n->n_out; i++)
-        if (n->out[i] >= 0)
-            return diag_error(d, n, "output[1]", "training outputs (running or saved mean and "
-                              "variance) are not supported");
+        if (n->out[i] >= 0 && !(sp.training && i < 3))
+            return diag_error(d, n, "output[1]", "%s", n->opset >= 14
+                              ? "running mean and variance are outputs of training mode only"
+                              : "training outputs (running or saved mean and variance) before "
+                                "opset 14 are not supported");
+    sp.momentum = attr_float(n, "momentum", 0.9, d);
+    if (infer_set_scalar(g, n, &sp, errs, d))
+        return 1;
     for (i = 1; i < 5; i++) {
         char field[16];
         Value *p;
@@ -317,5 +321,9 @@ int infer_BatchNormalization(Graph *g, Node *n, Diag *d)
     }
     if (!out_val(g, n, 0))
         return diag_error(d, n, "output[0]", "required output is missing");
+    for (i = 1; i < 3 && i < n->n_out; i++)
+        if (n->out[i] >= 0 &&
+            value_set(g, n->out[i], in_val(g, n, i + 2)->dtype, 1, &x->dims[1], d, n))
+            return 1;
     return value_set(g, n->out[0], x->dtype, x->rank, x->dims, d, n);
 }

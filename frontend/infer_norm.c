@@ -1,6 +1,7 @@
 /*
  * Shape and type inference for the normalisations (LayerNormalization,
- * InstanceNormalization, MeanVarianceNormalization, LRN). The maths is in
+ * InstanceNormalization, MeanVarianceNormalization, LRN, LpNormalization,
+ * GroupNormalization). The maths is in
  * lower/op_norm.c, which reads the attributes parsed here (ScalarParams).
  */
 #include "infer.h"
@@ -129,5 +130,73 @@ int infer_LRN(Graph *g, Node *n, Diag *d)
         return 1;
     if (p.size < 1)
         return diag_error(d, n, "size", "required positive attribute is missing or invalid");
+    return infer_same_shape_out(g, n, 0, x, d);
+}
+
+int infer_LpNormalization(Graph *g, Node *n, Diag *d)
+{
+    Value *x;
+    ScalarParams p;
+    int errs = d->errors, axis;
+    if (need_input(g, n, 0, d))
+        return 1;
+    x = in_val(g, n, 0);
+    if (infer_need_float(n, x, "input[0]", d))
+        return 1;
+    if (x->rank < 1)
+        return diag_error(d, n, "input[0]", "a scalar has no axis to normalise over");
+    memset(&p, 0, sizeof p);
+    if (infer_axis(n, attr_int(n, "axis", -1, d), x->rank, &axis, d, "axis"))
+        return 1;
+    p.axis = axis;
+    p.p = attr_int(n, "p", 2, d);
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
+    if (p.p != 1 && p.p != 2)
+        return diag_error(d, n, "p", "must be 1 or 2, got %lld", (long long)p.p);
+    return infer_same_shape_out(g, n, 0, x, d);
+}
+
+/* GroupNormalization: statistics per (batch, group of C / num_groups
+ * channels); scale and bias are per group in opset 18, per channel from
+ * 21. stash_type (21) names the precision of the statistics: tvmcc
+ * computes them in the input's compute type (float32, float64 for
+ * float64 inputs), at least as precise as any float stash type. */
+int infer_GroupNormalization(Graph *g, Node *n, Diag *d)
+{
+    Value *x;
+    ScalarParams p;
+    int errs = d->errors, i;
+    int64_t stash, want;
+    if (need_input(g, n, 0, d) || need_input(g, n, 1, d) || need_input(g, n, 2, d))
+        return 1;
+    x = in_val(g, n, 0);
+    if (infer_need_float(n, x, "input[0]", d))
+        return 1;
+    if (x->rank < 2)
+        return diag_error(d, n, "input[0]", "rank %d is below 2 (N x C x ...)", x->rank);
+    memset(&p, 0, sizeof p);
+    p.epsilon = attr_float(n, "epsilon", 1e-5, d);
+    p.num_groups = attr_int(n, "num_groups", 0, d);
+    stash = attr_int(n, "stash_type", 1, d);
+    if (infer_set_scalar(g, n, &p, errs, d))
+        return 1;
+    if (p.num_groups < 1 || x->dims[1] % p.num_groups)
+        return diag_error(d, n, "num_groups", "must be a positive divisor of the %lld channels, "
+                          "got %lld", (long long)x->dims[1], (long long)p.num_groups);
+    if (n->opset >= 21 && !dtype_is_float((DType)stash))
+        return diag_error(d, n, "stash_type", "must name a floating type, got %lld",
+                          (long long)stash);
+    want = n->opset >= 21 ? x->dims[1] : p.num_groups;
+    for (i = 1; i < 3; i++) {
+        Value *v = in_val(g, n, i);
+        if (v->dtype != x->dtype)
+            return diag_error(d, n, i == 1 ? "scale" : "bias", "type %s differs from X's %s",
+                              infer_type_name(v->dtype), infer_type_name(x->dtype));
+        if (v->rank != 1 || v->dims[0] != want)
+            return diag_error(d, n, i == 1 ? "scale" : "bias", "must be 1-D with %lld entries "
+                              "(one per %s in opset %d)", (long long)want,
+                              n->opset >= 21 ? "channel" : "group", n->opset);
+    }
     return infer_same_shape_out(g, n, 0, x, d);
 }

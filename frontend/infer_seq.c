@@ -381,7 +381,9 @@ int infer_seq_check_inputs(Graph *g, Node *n, Diag *d)
 }
 
 /* Called by infer_graph after a node's inference: Identity passes the
- * sequence flag on, and no sequence may be a graph output. */
+ * sequence flag on, and no sequence may be a graph output, except one
+ * declared as a sequence, which onnx_bind_stacked_outputs
+ * (frontend/seq_resolve.c) splits into its elements after inference. */
 int infer_seq_check_outputs(Graph *g, Node *n, Diag *d)
 {
     int i, j;
@@ -393,7 +395,7 @@ int infer_seq_check_outputs(Graph *g, Node *n, Diag *d)
         if (!v || !v->is_sequence)
             continue;
         for (j = 0; j < g->n_outputs; j++)
-            if (g->outputs[j] == n->out[i])
+            if (g->outputs[j] == n->out[i] && !(g->out_tags && g->out_tags[j].index < 0))
                 return diag_error(d, n, "output", "'%s' is a sequence; a graph output must be "
                                   "a tensor (sequence outputs are not supported)", v->name);
     }

@@ -47,6 +47,16 @@ int onnx_read_tensor_file(Arena *a, const char *path, Tensor *out, const char **
  * input of another kind. Returns 0 or nonzero after reporting. */
 int onnx_bind_io(Graph *g, const char *const *lengths, int n_lengths,
                  const char *const *absent, int n_absent, Diag *d);
+/* After inference: a sequence graph output that seq_resolve.c could not
+ * list (a stacked sequence, frontend/infer_seq.c: equal element shapes,
+ * run-time positions) becomes one output per element (SequenceAt at each
+ * constant position, inferred here). Reports a sequence output whose length
+ * is still unknown. Returns 0 or nonzero after reporting. */
+int onnx_bind_stacked_outputs(Graph *g, Diag *d);
+/* Whether the optional value vi has a value, as far as its producers tell
+ * before inference: 1 yes, 0 no (an absent input, Optional(), an omitted
+ * input), -1 unknown (a run-time If selects it) (frontend/seq_resolve.c). */
+int seq_optional_presence(const Graph *g, int32_t vi);
 /* Length of the sequence value vi when its producers fix it before
  * inference (SequenceEmpty, SequenceConstruct, SequenceInsert/Erase and
  * Identity-like nodes over those), -1 for a sequence of unknown length, -2

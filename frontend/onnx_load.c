@@ -70,9 +70,18 @@ static int is_ms_op(OpKind k)
     }
 }
 
+/* The ai.onnx.ml operators tvmcc implements. */
+static int is_ml_op(OpKind k)
+{
+    return k == OP_Binarizer || k == OP_ArrayFeatureExtractor || k == OP_TreeEnsemble ||
+           k == OP_LabelEncoder;
+}
+
 static OpKind node_op(const char *domain, const char *op_type)
 {
     OpKind k = op_lookup(op_type);
+    if (!strcmp(domain, "ai.onnx.ml"))
+        return is_ml_op(k) ? k : OP_UNKNOWN;
     if (!strcmp(domain, "ai.onnx.preview.training"))
         return is_training_op(k) ? k : OP_UNKNOWN;
     if (!strcmp(domain, "com.microsoft"))
@@ -80,7 +89,7 @@ static OpKind node_op(const char *domain, const char *op_type)
                                                                                   : OP_UNKNOWN;
     if (!is_default_domain(domain))
         return OP_UNKNOWN;
-    return is_training_op(k) || is_ms_op(k) ? OP_UNKNOWN : k;
+    return is_training_op(k) || is_ms_op(k) || is_ml_op(k) ? OP_UNKNOWN : k;
 }
 
 static int64_t domain_opset(const Loader *L, const char *domain)
@@ -185,6 +194,13 @@ static int set_declared(Loader *L, Value *v, const Onnx__TypeProto *tp, int stri
                               (long long)numel, (long long)ONNX_MAX_TENSOR_ELEMS);
     }
     v->declared = 1;
+    if ((kind & IO_SEQUENCE) && v->input_index < 0) {
+        /* a sequence output: its elements' shapes follow from the graph;
+         * the declared element type is not a shape of the value */
+        v->dtype = DT_UNDEF;
+        v->rank = -1;
+        v->declared = 0;
+    }
     return 0;
 }
 
@@ -197,6 +213,50 @@ static int count_constant(Loader *L, const Tensor *t, const Node *n, const char 
     int64_t bytes;
     if (ck_mul(t->numel, (int64_t)dtype_size(t->dtype), &bytes) ||
         ck_add(L->const_bytes, bytes, &L->const_bytes) || L->const_bytes > ONNX_MAX_CONSTANT_BYTES)
+        return diag_error(L->d, n, field, "the model's constants exceed the limit of %lld bytes",
+                          (long long)ONNX_MAX_CONSTANT_BYTES);
+    return 0;
+}
+
+/* A string tensor attribute (LabelEncoder's keys_tensor...): t->data is
+ * an array of t->numel NUL-terminated strings (const char *). Operators
+ * that do not take one refuse it (a Constant: infer_const.c). */
+static int string_tensor(Loader *L, const Node *n, const char *field,
+                         const Onnx__TensorProto *tp, Tensor *t)
+{
+    const char **s;
+    int64_t numel = 1, bytes = 0;
+    size_t i;
+    memset(t, 0, sizeof *t);
+    if (tp->n_dims > TVMCC_MAX_RANK)
+        return diag_error(L->d, n, field, "rank %zu exceeds the limit of %d", tp->n_dims,
+                          TVMCC_MAX_RANK);
+    for (i = 0; i < tp->n_dims; i++) {
+        if (tp->dims[i] < 0 || ck_mul(numel, tp->dims[i], &numel))
+            return diag_error(L->d, n, field, "bad dimension %zu", i);
+        t->dims[i] = tp->dims[i];
+    }
+    if (tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL ||
+        (size_t)numel != tp->n_string_data)
+        return diag_error(L->d, n, field, "string tensor of %lld elements holds %zu strings",
+                          (long long)numel, tp->n_string_data);
+    s = arena_array(L->a, tp->n_string_data + 1, sizeof *s);
+    if (!s)
+        return oom(L);
+    for (i = 0; i < tp->n_string_data; i++) {
+        const ProtobufCBinaryData *b = &tp->string_data[i];
+        if (b->len && memchr(b->data, 0, b->len))
+            return diag_error(L->d, n, field, "string %zu contains a NUL byte", i);
+        s[i] = arena_strndup(L->a, b->data ? (const char *)b->data : "", b->len);
+        if (!s[i])
+            return oom(L);
+        bytes += (int64_t)b->len + 1;
+    }
+    t->dtype = DT_STRING;
+    t->rank = (int)tp->n_dims;
+    t->numel = numel;
+    t->data = s;
+    if (ck_add(L->const_bytes, bytes, &L->const_bytes) || L->const_bytes > ONNX_MAX_CONSTANT_BYTES)
         return diag_error(L->d, n, field, "the model's constants exceed the limit of %lld bytes",
                           (long long)ONNX_MAX_CONSTANT_BYTES);
     return 0;
@@ -289,6 +349,8 @@ static int load_attr(Loader *L, Graph *g, int32_t ni, Attr *at, const Onnx__Attr
         at->t = arena_alloc(L->a, sizeof(Tensor));
         if (!at->t)
             return oom(L);
+        if (ap->t && ap->t->has_data_type && ap->t->data_type == DT_STRING)
+            return string_tensor(L, n, at->name, ap->t, at->t);
         if (onnx_tensor_decode(L->a, ap->t, g->dir, at->t, L->d, n, at->name))
             return 1;
         return count_constant(L, at->t, n, at->name);

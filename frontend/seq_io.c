@@ -190,6 +190,8 @@ int onnx_bind_io(Graph *g, const char *const *lengths, int n_lengths,
             n = &g->nodes[ni];
             n->opset = (int)(g->opset > 11 ? g->opset : 11);
             n->index = -1;
+            n->note = arena_printf(g->arena, "the elements of sequence graph input '%s', "
+                                   "--sequence-length %s=%ld", v->name, v->name, (long)len[k]);
             n->out[0] = vi;
             if (!len[k]) {
                 Attr *a = io_alloc(g, 1, sizeof *a);

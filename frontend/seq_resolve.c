@@ -452,9 +452,9 @@ static int rewrite_opt(SeqCtx *S, const Node *n)
     case OP_Where: {
         int64_t l1, l2, i;
         int32_t *e;
-        if (n->n_in < 3 || (l1 = seq_len(S, n->in[1])) < 0)
-            break;
-        l2 = seq_len(S, n->in[2]);
+        if (n->n_in < 3 || is_absent(S, n->in[1]) || is_absent(S, n->in[2]) ||
+            (l1 = seq_len(S, n->in[1])) < 0 || (l2 = seq_len(S, n->in[2])) < 0)
+            break; /* absent: reported below; not listed: the stacked path */
         if (l2 != l1)
             return -!!diag_error(S->d, n, NULL, "selects between sequences of %lld and %lld "
                                  "elements at run time (a sequence's length must be known at "
@@ -513,11 +513,15 @@ static int bind_output(SeqCtx *S, int32_t vi, int32_t *outs, IoTag *tags, int32_
         outs[(*n_out)++] = vi;
         return 0;
     }
-    if (len < 0)
-        return -!!diag_error(S->d, NULL, NULL, "graph output '%s' is a sequence whose elements "
-                             "are not known at compile time (its length or a position depends "
-                             "on a run-time value); tvmcc needs them to give each element a "
-                             "buffer", v->name);
+    if (len < 0) {
+        /* not listed here: a stacked sequence (frontend/infer_seq.c), whose
+         * length inference gives; bound by onnx_bind_stacked_outputs */
+        tags[*n_out].seq = v->name;
+        tags[*n_out].index = -1;
+        tags[*n_out].optional = opt;
+        outs[(*n_out)++] = vi;
+        return 0;
+    }
     for (k = 0; k < len; k++) {
         const char *en = arena_printf(g->arena, "%s[%lld]", g->values[vi].name, (long long)k);
         int32_t ei, ni;
@@ -646,6 +650,99 @@ int onnx_resolve_sequences(Graph *g, Diag *d)
                 uses[n->in[k]]--;
     }
     return 0;
+}
+
+int onnx_bind_stacked_outputs(Graph *g, Diag *d)
+{
+    int32_t j, total = 0, n = 0, *outs, serial = 0;
+    IoTag *tags;
+    int pending = 0;
+    for (j = 0; g->out_tags && j < g->n_outputs; j++) {
+        const Value *v = &g->values[g->outputs[j]];
+        if (g->out_tags[j].index >= 0) {
+            total++;
+            continue;
+        }
+        pending = 1;
+        if (!v->is_sequence || v->rank < 1 || v->dims[0] < 0 || v->dims[0] > 4096)
+            return diag_error(d, NULL, NULL, "graph output '%s' is a sequence whose elements are "
+                              "not known at compile time (its length or a position depends on "
+                              "a run-time value); tvmcc needs them to give each element a "
+                              "buffer", v->name);
+        total += (int32_t)v->dims[0];
+    }
+    if (!pending)
+        return 0;
+    outs = sq_alloc(g, (size_t)total + 1, sizeof *outs);
+    tags = sq_alloc(g, (size_t)total + 1, sizeof *tags);
+    for (j = 0; j < g->n_outputs; j++) {
+        int32_t vi = g->outputs[j];
+        int64_t k, len = g->values[vi].dims[0];
+        if (g->out_tags[j].index >= 0) {
+            tags[n] = g->out_tags[j];
+            outs[n++] = vi;
+            continue;
+        }
+        /* element k of the stacked sequence: SequenceAt at a constant */
+        for (k = 0; k < len; k++) {
+            const char *en = arena_printf(g->arena, "%s[%lld]", g->values[vi].name,
+                                          (long long)k);
+            int32_t pi, ei, ni;
+            int64_t *pos = sq_alloc(g, 1, sizeof *pos);
+            if (!en)
+                die("compile arena exhausted");
+            *pos = k;
+            pi = graph_fresh_value(g, g->values[vi].name, "pos", &serial);
+            g->values[pi].dtype = DT_INT64;
+            g->values[pi].rank = 0;
+            g->values[pi].data = pos;
+            if (graph_find_value(g, en) >= 0)
+                en = arena_printf(g->arena, "%s~out", en);
+            ei = graph_add_value(g, en);
+            ni = graph_add_node(g, OP_SequenceAt, g->values[vi].name, 2, 1);
+            g->nodes[ni].in[0] = vi;
+            g->nodes[ni].in[1] = pi;
+            g->nodes[ni].out[0] = ei;
+            g->nodes[ni].index = -1;
+            g->nodes[ni].opset = 11;
+            g->values[ei].producer = ni;
+            tags[n].seq = g->values[vi].name;
+            tags[n].index = (int32_t)k;
+            tags[n].optional = g->out_tags[j].optional;
+            outs[n++] = ei;
+        }
+    }
+    g->outputs = outs;
+    g->out_tags = tags;
+    g->n_outputs = n;
+    return infer_graph(g, d) != 0;
+}
+
+int seq_optional_presence(const Graph *g, int32_t vi)
+{
+    int depth;
+    for (depth = 0; depth < 100000; depth++) {
+        const Node *n;
+        if (vi < 0 || vi >= g->n_values || g->values[vi].absent)
+            return 0;
+        if (g->values[vi].producer < 0 || g->values[vi].producer >= g->n_nodes)
+            return 1;
+        n = &g->nodes[g->values[vi].producer];
+        switch (n->op) {
+        case OP_Optional:
+            return n->n_in > 0 && n->in[0] >= 0;
+        case OP_Identity:
+            vi = n->n_in > 0 ? n->in[0] : -1;
+            break;
+        case OP_Where:
+        case OP_If:
+        case OP_Loop:
+            return -1;
+        default:
+            return 1;
+        }
+    }
+    return -1;
 }
 
 int64_t seq_static_length(const Graph *g, int32_t vi)

@@ -61,7 +61,10 @@ static void emit(Diag *d, const Node *n, const char *field, const char *kind,
             fputc('.', f);
         }
         put_clean(f, op ? op : "?");
-        fprintf(f, ", #%ld): ", (long)n->index);
+        if (n->index >= 0)
+            fprintf(f, ", #%ld): ", (long)n->index);
+        else
+            fputs("): ", f); /* made by tvmcc, not in the file */
     }
     if (field) {
         put_clean(f, field);

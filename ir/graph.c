@@ -779,6 +779,7 @@ const VisionParams *node_vision(const Node *n) { return params_of(n, PARAMS_VISI
 const LossParams *node_loss(const Node *n) { return params_of(n, PARAMS_LOSS, "loss"); }
 const StringParams *node_string(const Node *n) { return params_of(n, PARAMS_STRING, "string"); }
 const XfmrParams *node_xfmr(const Node *n) { return params_of(n, PARAMS_XFMR, "transformer"); }
+const MlParams *node_ml(const Node *n) { return params_of(n, PARAMS_ML, "ml"); }
 
 void node_set_perm(Graph *g, Node *n, int rank, const int64_t *perm)
 {

@@ -255,6 +255,7 @@ const VisionParams *node_vision(const Node *n);
 const LossParams *node_loss(const Node *n);
 const StringParams *node_string(const Node *n);
 const XfmrParams *node_xfmr(const Node *n);
+const MlParams *node_ml(const Node *n);
 /* Sets the PermParams of a Transpose of `rank` axes: infer_Transpose and the
  * passes that add a Transpose (passes/layout.c). */
 void node_set_perm(Graph *g, Node *n, int rank, const int64_t *perm);

@@ -171,11 +171,14 @@ OP(LayerNormalization, 2, 3, 1, 3, REDUCTION)
 OP(InstanceNormalization, 3, 3, 1, 1, REDUCTION)
 OP(MeanVarianceNormalization, 1, 1, 1, 1, REDUCTION)
 OP(LRN, 1, 1, 1, 1, REDUCTION)
+OP(LpNormalization, 1, 1, 1, 1, REDUCTION)
+OP(GroupNormalization, 3, 3, 1, 1, REDUCTION)
 OP(CumSum, 2, 2, 1, 1, REDUCTION)
 OP(OneHot, 3, 3, 1, 1, INJECTIVE)
 OP(ScatterElements, 3, 3, 1, 1, OPAQUE)
 OP(Scatter, 3, 3, 1, 1, OPAQUE)
 OP(ScatterND, 3, 3, 1, 1, OPAQUE)
+OP(TensorScatter, 2, 3, 1, 1, INJECTIVE)
 OP(HannWindow, 1, 1, 1, 1, OPAQUE)
 OP(HammingWindow, 1, 1, 1, 1, OPAQUE)
 OP(BlackmanWindow, 1, 1, 1, 1, OPAQUE)
@@ -225,6 +228,13 @@ OP(StringNormalizer, 1, 1, 1, 1, OPAQUE)
 OP(StringConcat, 2, 2, 1, 1, OPAQUE)
 OP(StringSplit, 1, 1, 2, 2, OPAQUE)
 OP(RegexFullMatch, 1, 1, 1, 1, OPAQUE)
+OP(LabelEncoder, 1, 1, 1, 1, OPAQUE) /* domain ai.onnx.ml */
+/* n-gram counts of integer rows: tensor expressions (lower/op_string.c) */
+OP(TfIdfVectorizer, 1, 1, 1, 1, OPAQUE)
+/* Data-dependent output counts, checked at run time (frontend/infer_datadep.c,
+ * lower/op_datadep.c): a runtime call */
+OP(NonZero, 1, 1, 1, 1, OPAQUE)
+OP(Unique, 1, 1, 1, 4, OPAQUE)
 /* Training (domain ai.onnx.preview.training): expanded into ordinary nodes
  * after inference (frontend/training.c) */
 OP_NOT_LOWERED(Gradient, 1, -1, 1, -1, OPAQUE)
@@ -267,6 +277,10 @@ OP_NOT_LOWERED(SequenceMap, 1, -1, 1, -1, OPAQUE)
 OP_NOT_LOWERED(Optional, 0, 1, 1, 1, OPAQUE)
 OP_NOT_LOWERED(OptionalHasElement, 0, 1, 1, 1, OPAQUE)
 OP_NOT_LOWERED(OptionalGetElement, 1, 1, 1, 1, OPAQUE)
+/* ai.onnx.ml (frontend/infer_ml.c, lower/op_ml.c): looked up in that domain only */
+OP(Binarizer, 1, 1, 1, 1, INJECTIVE)
+OP(ArrayFeatureExtractor, 2, 2, 1, 1, INJECTIVE)
+OP(TreeEnsemble, 1, 1, 1, 1, OPAQUE)
 
 #ifdef TVMCC_OPS_DEFAULT_NOT_LOWERED
 #undef OP_NOT_LOWERED

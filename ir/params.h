@@ -25,7 +25,7 @@
 typedef enum ParamKind { PARAMS_NONE = 0, PARAMS_WINDOW, PARAMS_REDUCE, PARAMS_RESIZE,
                          PARAMS_EINSUM, PARAMS_AXIS, PARAMS_SCALAR, PARAMS_SLICE, PARAMS_PAD,
                          PARAMS_PERM, PARAMS_RNN, PARAMS_VISION, PARAMS_LOSS,
-                         PARAMS_STRING, PARAMS_XFMR } ParamKind;
+                         PARAMS_STRING, PARAMS_XFMR, PARAMS_ML } ParamKind;
 
 /* The sliding window of a convolution or pooling node (Conv, ConvInteger,
  * QLinearConv, ConvTranspose, MaxPool, AveragePool, MaxUnpool), spatial
@@ -127,8 +127,10 @@ typedef struct AxisParams {
     uint8_t inverse;          /* DFT */
     uint8_t runtime_axis;     /* DFT (opset 20): the axis input is known at run time */
     uint8_t reduction;        /* ScatterElements, ScatterND: ScatterReduce */
+    uint8_t circular;         /* TensorScatter mode circular (else linear) */
     uint8_t coerce_2d;        /* QLinearSoftmax with attribute opset < 13: every
                                * dimension from axis on is normalised */
+    uint8_t sorted;           /* Unique */
 } AxisParams;
 
 /* The operators whose parameters are a few numbers and switches: the
@@ -143,8 +145,11 @@ typedef struct ScalarParams {
     double lambd, bias;         /* Shrink; LRN bias */
     double min, max;            /* Clip before opset 11, when has_min / has_max */
     double epsilon;             /* the normalizations */
+    double momentum;            /* BatchNormalization (training mode) */
     int64_t size;               /* LRN */
     int64_t k;                  /* EyeLike */
+    int64_t p;                  /* LpNormalization: 1 or 2 */
+    int64_t num_groups;         /* GroupNormalization */
     int axis;                   /* LayerNormalization, normalized */
     unsigned mask;              /* MeanVarianceNormalization: bit i, dimension i */
     uint8_t has_min, has_max;   /* Clip before opset 11 */
@@ -153,6 +158,10 @@ typedef struct ScalarParams {
     uint8_t detect_negative, detect_positive; /* IsInf */
     uint8_t upper;              /* Trilu */
     uint8_t periodic;           /* HannWindow, HammingWindow, BlackmanWindow */
+    uint8_t training;           /* BatchNormalization training_mode (opset 14+);
+                                 * Dropout: training mode possible (set or
+                                 * decided at run time) */
+    int64_t seed;               /* Dropout */
     uint8_t trans_a, trans_b;   /* Gemm */
     uint8_t fill_dtype;         /* ConstantOfShape: DType of value (DT_UNDEF: absent) */
     double fill;                /* ConstantOfShape value of a float type */
@@ -175,8 +184,8 @@ typedef struct SliceParams {
 /* Pad: mode, and per entry of pads the axis it pads (the axes input, or
  * 0..rank-1) and, when the pads are compile-time constants, the leading
  * pad; `runtime_pads`: the pads input is computed at run time (entry i's
- * leading pad is its element i), `runtime_axes`: so are the axes (refused
- * by the lowering). The trailing pads only shape the output. */
+ * leading pad is its element i), `runtime_axes`: so are the axes (the
+ * lowering selects each axis' pad in the kernel). The trailing pads only shape the output. */
 typedef enum PadMode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP } PadMode;
 typedef struct PadParams {
     uint8_t mode;                       /* PadMode */
@@ -246,7 +255,21 @@ typedef struct StringParams {
      * (frontend/regex.h), the table tvmrt_regex_full_match() runs */
     int n_prog;
     const int32_t *prog;
+    /* TfIdfVectorizer: `table` is a constant int64 value [cols, 1 + max_n],
+     * row j the length of the n-gram counted in output column j (0: none)
+     * and its items; `weights` a constant float value [cols] (-1: mode TF) */
+    int32_t table, weights;
+    int max_n, max_skip;
+    uint8_t mode;                       /* TfIdfMode */
+    /* LabelEncoder: n_keys keys sorted (strcmp order, or numeric with NaN
+     * last) and their values, the default after them: strings in
+     * skeys / svalues, numbers in the constant values `keys` / `values`
+     * (-1 when strings) */
+    int n_keys;
+    const char **skeys, **svalues;
+    int32_t keys, values;
 } StringParams;
+typedef enum TfIdfMode { TFIDF_TF, TFIDF_IDF, TFIDF_TFIDF } TfIdfMode;
 
 /* An operator computed on quantized integers (Node.quant), set by
  * passes/quantize.c on the Conv, Gemm, MatMul, Add, Mul, AveragePool,
@@ -267,6 +290,31 @@ typedef struct StringParams {
  * shift: the 64-bit product plus 2^62 + 2^(shift-1) is shifted as an
  * unsigned number and 2^(62-shift) subtracted. Rounding is half up (ties
  * toward +infinity). */
+/* ai.onnx.ml operators (frontend/infer_ml.c, lower/op_ml.c). Binarizer:
+ * threshold. TreeEnsemble (ai.onnx.ml 5): the nodes_* and leaf_* attributes
+ * as arrays of n_nodes and n_leaves entries (splits and weights as double),
+ * the trees' roots, and per node the run of membership_values its MEMBER
+ * test uses (member_start, member_count). The trees were checked to be
+ * trees (every child index in range, no cycle). */
+typedef enum TreeMode { TREE_LEQ, TREE_LT, TREE_GTE, TREE_GT, TREE_EQ, TREE_NEQ,
+                        TREE_MEMBER } TreeMode;
+typedef enum TreeAggregate { TREE_AVERAGE, TREE_SUM, TREE_MIN, TREE_MAX } TreeAggregate;
+typedef struct MlParams {
+    double threshold;               /* Binarizer */
+    int64_t n_nodes, n_leaves, n_trees, n_targets;
+    uint8_t aggregate;              /* TreeAggregate */
+    const uint8_t *mode;            /* [n_nodes] TreeMode */
+    const int64_t *feature;         /* [n_nodes] column of X */
+    const double *split;            /* [n_nodes] */
+    const int64_t *true_id, *false_id; /* [n_nodes] node or leaf index */
+    const uint8_t *true_leaf, *false_leaf, *missing_true; /* [n_nodes] */
+    const int64_t *member_start, *member_count; /* [n_nodes] into members */
+    const double *members;
+    const double *leaf_weight;      /* [n_leaves] */
+    const int64_t *leaf_target;     /* [n_leaves] */
+    const int64_t *roots;           /* [n_trees] */
+} MlParams;
+
 typedef enum QuantKind {
     QK_SUM = 1,   /* Conv, Gemm, MatMul: acc = init[c] + sum x * (w - zw) */
     QK_ADD,       /* Add: acc = mult[0] * (a - za) + mult2 * (b - zb) */

@@ -273,14 +273,85 @@ int lower_Identity(Lower *L, Node *n)
     return 0;
 }
 
+/* Dropout's random draw in training mode: u in [0, 1), the top 24 bits of
+ * a 32-bit integer hash (xorshift-multiply rounds) of the element's
+ * row-major index mixed with the seed attribute. Each round is a stage
+ * into a uint32 scratch buffer, so that the printed expressions stay
+ * linear (the loop IR has no let). The draw is deterministic: the same
+ * mask on every call, not the stream of numpy or onnxruntime. Returns the
+ * buffer holding the last round; dropout_keep() finishes the hash. */
+static int dropout_hash(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    int64_t numel = value_numel(x);
+    uint32_t s = (uint32_t)node_scalar(n)->seed * 0x9e3779b9u;
+    static const int64_t mult[2] = { 0x7feb352d, 0x846ca68b };
+    int i, r, buf = -1;
+    for (r = 0; r < 2; r++) {
+        int ob = lower_buf_temp(L, r ? "hash2" : "hash1", DT_UINT32, numel);
+        Compute *c = lower_stage(L, r ? "hash2" : "hash1", ob, x->rank, x->dims);
+        Expr *h;
+        if (!r) {
+            Expr *idx = ex_int(L, 0);
+            for (i = 0; i < x->rank; i++)
+                idx = ex_add(L, ex_mul(L, idx, ex_int(L, x->dims[i])), ex_var(L, &c->axes[i]));
+            h = ex_binary(L, BIN_BITXOR, ex_cast(L, DT_UINT32, idx),
+                          ex_const_int(L, DT_UINT32, s));
+        } else {
+            h = ex_load_broadcast(L, buf, x->rank, x->dims, c);
+        }
+        h = ex_binary(L, BIN_BITXOR, h, ex_binary(L, BIN_SHR, h, ex_const_int(L, DT_UINT32, 16)));
+        c->body = ex_mul(L, h, ex_const_int(L, DT_UINT32, mult[r]));
+        buf = ob;
+    }
+    return buf;
+}
+
+/* keep = !train || u >= ratio at stage c's position (hb: dropout_hash). */
+static Expr *dropout_keep(Lower *L, Node *n, Compute *c, int hb, Expr *train, Expr *ratio)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    Expr *h = ex_load_broadcast(L, hb, x->rank, x->dims, c), *u;
+    h = ex_binary(L, BIN_BITXOR, h, ex_binary(L, BIN_SHR, h, ex_const_int(L, DT_UINT32, 16)));
+    u = ex_mul(L, ex_cast(L, DT_FLOAT64, ex_binary(L, BIN_SHR, h, ex_const_int(L, DT_UINT32, 8))),
+               ex_float(L, DT_FLOAT64, 1.0 / 16777216.0));
+    return ex_binary(L, BIN_OR, ex_unary(L, UN_NOT, train),
+                     ex_binary(L, BIN_GE, u, ex_cast(L, DT_FLOAT64, ratio)));
+}
+
+/* Inference: y = x, mask all true. Training (ScalarParams.training): y =
+ * keep ? x / (1 - ratio) : 0, mask = keep (dropout_keep). */
 int lower_Dropout(Lower *L, Node *n)
 {
-    Expr *x;
+    Expr *x, *train, *ratio, *keep = NULL, *scale;
+    int hb = node_scalar(n)->training ? dropout_hash(L, n) : -1;
     Compute *c = unary(L, n, &x);
+    DType ct = x->dtype;
+    int k;
     c->body = x;
-    if (n->n_out > 1 && n->out[1] >= 0) {
-        Compute *m = lower_elemwise_stage(L, n, n->out[1]);
-        m->body = ex_const_int(L, DT_BOOL, 1);
+    for (k = 0; k < n->n_out && k < 2; k++) {
+        if (k && n->out[1] < 0)
+            break;
+        if (k)
+            c = lower_elemwise_stage(L, n, n->out[1]);
+        if (!node_scalar(n)->training) {
+            c->body = k ? ex_const_int(L, DT_BOOL, 1) : x;
+            continue;
+        }
+        train = ex_load(L, lower_buf_value(L, n->in[2]), ex_int(L, 0));
+        ratio = n->in[1] >= 0 ? ex_cast(L, ct, ex_load(L, lower_buf_value(L, n->in[1]),
+                                                       ex_int(L, 0)))
+                              : ex_float(L, ct, 0.5);
+        keep = dropout_keep(L, n, c, hb, train, ratio);
+        if (k) {
+            c->body = keep;
+            break;
+        }
+        scale = ex_select(L, train,
+                          ex_binary(L, BIN_DIV, ex_float(L, ct, 1.0),
+                                    ex_binary(L, BIN_SUB, ex_float(L, ct, 1.0), ratio)),
+                          ex_float(L, ct, 1.0));
+        c->body = ex_select(L, keep, ex_mul(L, x, scale), ex_float(L, ct, 0.0));
     }
     return 0;
 }

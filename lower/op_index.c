@@ -1,7 +1,8 @@
 /*
  * Lowering of the data-dependent gathers and the block rearrangements:
  * GatherElements, GatherND, DepthToSpace and SpaceToDepth, and the ops that
- * write by index: CumSum, OneHot, ScatterElements (and Scatter), ScatterND.
+ * write by index: CumSum, OneHot, ScatterElements (and Scatter), ScatterND,
+ * and TensorScatter (a gather: each output element picks update or cache).
  *
  * A gather is one stage over the output whose body loads the data at a
  * position computed from loaded indices. Indices may be negative (counted
@@ -391,4 +392,37 @@ int lower_ScatterND(Lower *L, Node *n)
     s.nr = value_numel(iv) / e.k;
     s.red = (ScatterReduce)node_axis(n)->reduction;
     return scatter(L, n, &s, &e, nd_hit, nd_upd);
+}
+
+/* TensorScatter as a gather over the output: element s along the axis
+ * comes from update[s - w] when 0 <= s - w < sequence_length (circular:
+ * (s - w) mod max_sequence_length < sequence_length), w the batch's write
+ * index, else from the past cache. */
+int lower_TensorScatter(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *u = &g->values[n->in[1]];
+    const AxisParams *p = node_axis(n);
+    int64_t M = x->dims[p->axis], S = u->dims[p->axis];
+    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    Expr *ui[TVMCC_MAX_RANK], *w, *j, *in;
+    int i;
+    for (i = 0; i < x->rank; i++)
+        ui[i] = ex_var(L, &c->axes[i]);
+    w = n->n_in > 2 && n->in[2] >= 0
+            ? ex_load(L, lower_buf_value(L, n->in[2]), ex_var(L, &c->axes[0]))
+            : ex_int(L, 0);
+    j = ex_sub(L, ex_var(L, &c->axes[p->axis]), w);
+    if (p->circular && M > 0)
+        j = ex_binary(L, BIN_MOD, ex_add(L, ex_binary(L, BIN_MOD, j, ex_int(L, M)), ex_int(L, M)),
+                      ex_int(L, M));
+    in = ex_and(L, ex_binary(L, BIN_GE, j, ex_int(L, 0)), ex_lt(L, j, ex_int(L, S)));
+    ui[p->axis] = ex_binary(L, BIN_MIN, ex_binary(L, BIN_MAX, j, ex_int(L, 0)),
+                            ex_int(L, S > 0 ? S - 1 : 0));
+    c->body = S > 0 ? ex_select(L, in, ex_load_nd(L, lower_buf_value(L, n->in[1]), u->rank,
+                                                  u->dims, ui),
+                                ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank,
+                                                  x->dims, c))
+                    : ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
+    return 0;
 }

@@ -409,19 +409,74 @@ int lower_GlobalMaxPool(Lower *L, Node *n)
 
 /* y = (x - mean) / sqrt(var + eps) * scale + B, channel axis 1; the
  * parameters may have another float type than x. */
+/* Training mode: the mean and (population) variance of each channel over
+ * the batch and spatial positions, into buffers mb and vb ([C], compute
+ * type), each a reduction stage; the variance is the mean of squared
+ * deviations from the mean already computed. */
+static void batch_stats(Lower *L, const Value *x, int xb, int mb, int vb)
+{
+    DType ct = dtype_compute(x->dtype);
+    int64_t C = x->dims[1], cnt = 1;
+    Expr *xi[TVMCC_MAX_RANK], *dev;
+    Compute *c;
+    int i, pass;
+    for (i = 0; i < x->rank; i++)
+        if (i != 1)
+            cnt *= x->dims[i];
+    for (pass = 0; pass < 2; pass++) {
+        c = lower_stage(L, pass ? "variance" : "mean", pass ? vb : mb, 1, &C);
+        for (i = 0; i < x->rank; i++)
+            xi[i] = i == 1 ? ex_var(L, &c->axes[0]) : ex_var(L, lower_raxis(L, c, x->dims[i]));
+        c->rop = RED_SUM;
+        dev = ex_cast(L, ct, ex_load_nd(L, xb, x->rank, x->dims, xi));
+        if (pass)
+            dev = ex_binary(L, BIN_SUB, dev, ex_load(L, mb, ex_var(L, &c->axes[0])));
+        c->body = pass ? ex_mul(L, dev, dev) : dev;
+        c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)cnt));
+    }
+}
+
+/* Y = (X - mean) / sqrt(var + epsilon) * scale + B per channel; in training
+ * mode (opset 14+) mean and var are the batch's, and the optional outputs
+ * 1 and 2 are the running statistics input * momentum + batch * (1 -
+ * momentum). */
 int lower_BatchNormalization(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]];
-    Compute *c = lower_elemwise_stage(L, n, n->out[0]);
+    const ScalarParams *sp = node_scalar(n);
     DType ct = dtype_compute(x->dtype);
-    double eps = node_scalar(n)->epsilon;
+    double eps = sp->epsilon;
+    int64_t C = x->dims[1];
+    int stat[2] = { -1, -1 };
     Expr *p[5], *v;
+    Compute *c;
     int i;
-    if (n->n_out > 1 && n->out[1] >= 0)
-        return diag_error(L->d, n, "output[1]", "training outputs are not supported");
+    if (sp->training) {
+        int xb = lower_buf_value(L, n->in[0]);
+        stat[0] = lower_buf_temp(L, "mean", ct, C);
+        stat[1] = lower_buf_temp(L, "variance", ct, C);
+        batch_stats(L, x, xb, stat[0], stat[1]);
+        for (i = 1; i < 3 && i < n->n_out; i++) {
+            const Value *in = &g->values[n->in[i + 2]];
+            DType it = dtype_compute(in->dtype);
+            Expr *run, *cur;
+            if (n->out[i] < 0)
+                continue;
+            c = lower_stage(L, i == 1 ? "running_mean" : "running_var",
+                            lower_buf_value(L, n->out[i]), 1, &C);
+            run = ex_cast(L, it, ex_load(L, lower_buf_value(L, n->in[i + 2]),
+                                         ex_var(L, &c->axes[0])));
+            cur = ex_cast(L, it, ex_load(L, stat[i - 1], ex_var(L, &c->axes[0])));
+            c->body = ex_add(L, ex_mul(L, run, ex_float(L, it, sp->momentum)),
+                             ex_mul(L, cur, ex_float(L, it, 1.0 - sp->momentum)));
+        }
+    }
+    c = lower_elemwise_stage(L, n, n->out[0]);
     for (i = 1; i < 5; i++)
-        p[i] = ex_cast(L, ct, ex_load(L, lower_buf_value(L, n->in[i]), ex_var(L, &c->axes[1])));
+        p[i] = ex_cast(L, ct, ex_load(L, i >= 3 && sp->training ? stat[i - 3]
+                                                                : lower_buf_value(L, n->in[i]),
+                                      ex_var(L, &c->axes[1])));
     p[0] = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), x->rank, x->dims, c);
     v = ex_binary(L, BIN_SUB, p[0], p[3]);
     v = ex_binary(L, BIN_DIV, v, ex_unary(L, UN_SQRT, ex_binary(L, BIN_ADD, p[4],

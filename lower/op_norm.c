@@ -1,6 +1,6 @@
 /*
  * Lowering of the normalisations: LayerNormalization, InstanceNormalization,
- * MeanVarianceNormalization and LRN.
+ * MeanVarianceNormalization, LRN, LpNormalization and GroupNormalization.
  *
  * The first three share one shape: statistics over a set of reduced
  * dimensions (a bit mask over the input's dimensions), each a reduction
@@ -199,5 +199,65 @@ int lower_LRN(Lower *L, Node *n)
                  ex_mul(L, ex_float(L, ct, alpha / (double)size), ex_acc(L, ct)));
     c->post = ex_binary(L, BIN_DIV, ex_load_broadcast(L, xb, x->rank, x->dims, c),
                         ex_binary(L, BIN_POW, den, ex_float(L, ct, beta)));
+    return 0;
+}
+
+/* x / ||x||_p along the axis (p 1 or 2), without a guard: a zero norm
+ * gives NaN or infinity, as in the ONNX reference. */
+int lower_LpNormalization(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    const ScalarParams *sp = node_scalar(n);
+    int xb = lower_buf_value(L, n->in[0]), nb;
+    unsigned mask = 1u << sp->axis;
+    DType ct = dtype_compute(x->dtype);
+    Compute *c;
+    Expr *xi[TVMCC_MAX_RANK], *ki[TVMCC_MAX_RANK], *xv, *m, *v;
+    nb = lower_buf_temp(L, "norm", ct, kept_numel(x, mask));
+    stat_stage(L, "norm", nb, x, mask, &c, xi, ki);
+    xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
+    if (sp->p == 1) {
+        c->body = ex_unary(L, UN_ABS, xv);
+    } else {
+        c->body = ex_mul(L, xv, xv);
+        c->post = ex_unary(L, UN_SQRT, ex_acc(L, ct));
+    }
+    c = norm_stage(L, n, xb, x, mask, nb, nb, &xv, &m, &v);
+    c->body = ex_binary(L, BIN_DIV, xv, m);
+    return 0;
+}
+
+/* Statistics over the view [N, G, C / G * spatial] of x (the groups are
+ * contiguous in row-major order), then the normalising stage over x's
+ * shape reads them at (n, c / (C / G)); scale and bias by group (opset 18)
+ * or channel (21). */
+int lower_GroupNormalization(Lower *L, Node *n)
+{
+    const Value *x = &L->g->values[n->in[0]];
+    const ScalarParams *sp = node_scalar(n);
+    int64_t G = sp->num_groups, C = x->dims[1], per = C / G, rest = 1;
+    int xb = lower_buf_value(L, n->in[0]), mb, vb, i;
+    DType ct = dtype_compute(x->dtype);
+    Value view = *x;
+    Compute *c;
+    Expr *grp, *si, *m, *v, *s, *b, *xv;
+    for (i = 2; i < x->rank; i++)
+        rest *= x->dims[i];
+    view.rank = 3;
+    view.dims[1] = G;
+    view.dims[2] = per * rest;
+    mb = lower_buf_temp(L, "mean", ct, x->dims[0] * G);
+    vb = lower_buf_temp(L, "invstd", ct, x->dims[0] * G);
+    stats(L, xb, &view, 4u, mb, vb, sp->epsilon, 1);
+    c = lower_elemwise_stage(L, n, n->out[0]);
+    grp = ex_binary(L, BIN_DIV, ex_var(L, &c->axes[1]), ex_int(L, per));
+    si = ex_add(L, ex_mul(L, ex_var(L, &c->axes[0]), ex_int(L, G)), grp);
+    m = ex_cast(L, ct, ex_load(L, mb, si));
+    v = ex_cast(L, ct, ex_load(L, vb, si));
+    si = n->opset >= 21 ? ex_var(L, &c->axes[1]) : grp;
+    s = ex_cast(L, ct, ex_load(L, lower_buf_value(L, n->in[1]), si));
+    b = ex_cast(L, ct, ex_load(L, lower_buf_value(L, n->in[2]), si));
+    xv = ex_load_broadcast(L, xb, x->rank, x->dims, c);
+    c->body = ex_add(L, ex_mul(L, ex_mul(L, ex_binary(L, BIN_SUB, xv, m), v), s), b);
     return 0;
 }

@@ -220,3 +220,87 @@ int lower_StringNormalizer(Lower *L, Node *n)
     L->k->ext = c;
     return 0;
 }
+
+/* TfIdfVectorizer: Y[b, j] = the number of (start s, skip k) at which row
+ * b of X holds column j's n-gram, items s, s + (k + 1), ...: a sum over s
+ * and k of the match condition, the n-gram's length and items loaded from
+ * the constant table. A unigram is counted at k = 0 only. IDF gives the
+ * column's weight where the count is not 0, TFIDF count * weight. */
+int lower_TfIdfVectorizer(Lower *L, Node *n)
+{
+    const StringParams *p = node_string(n);
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int64_t C = x->dims[x->rank - 1], rowlen = p->max_n + 1;
+    int xb = lower_buf_value(L, n->in[0]);
+    int tb = lower_buf_value(L, p->table);
+    Compute *c = lower_stage(L, "tfidf", lower_buf_value(L, n->out[0]), y->rank, y->dims);
+    IterVar *s = lower_raxis(L, c, C > 0 ? C : 1);
+    IterVar *k = lower_raxis(L, c, p->max_skip + 1);
+    Expr *j = ex_var(L, &c->axes[y->rank - 1]);
+    Expr *row = ex_mul(L, j, ex_int(L, rowlen));
+    Expr *len = ex_load(L, tb, row);
+    Expr *step = ex_add(L, ex_var(L, k), ex_int(L, 1));
+    Expr *last = ex_add(L, ex_var(L, s), ex_mul(L, ex_sub(L, len, ex_int(L, 1)), step));
+    Expr *match;
+    int i;
+    match = ex_and(L, ex_binary(L, BIN_GT, len, ex_int(L, 0)),
+                   ex_binary(L, BIN_OR, ex_binary(L, BIN_EQ, ex_var(L, k), ex_int(L, 0)),
+                             ex_binary(L, BIN_GT, len, ex_int(L, 1))));
+    match = ex_and(L, match, ex_lt(L, last, ex_int(L, C)));
+    for (i = 0; i < p->max_n; i++) {
+        Expr *pos = ex_binary(L, BIN_MIN, ex_add(L, ex_var(L, s), ex_mul(L, ex_int(L, i), step)),
+                              ex_int(L, C > 0 ? C - 1 : 0));
+        Expr *item, *tok;
+        if (x->rank == 2)
+            pos = ex_add(L, ex_mul(L, ex_var(L, &c->axes[0]), ex_int(L, C)), pos);
+        item = ex_cast(L, DT_INT64, ex_load(L, xb, pos));
+        tok = ex_load(L, tb, ex_add(L, row, ex_int(L, i + 1)));
+        match = ex_and(L, match, ex_binary(L, BIN_OR, ex_binary(L, BIN_LE, len, ex_int(L, i)),
+                                           ex_binary(L, BIN_EQ, item, tok)));
+    }
+    if (C == 0)
+        match = ex_const_int(L, DT_BOOL, 0);
+    c->rop = RED_SUM;
+    c->body = ex_select(L, match, ex_float(L, DT_FLOAT32, 1.0), ex_float(L, DT_FLOAT32, 0.0));
+    if (p->mode != TFIDF_TF) {
+        Expr *w = ex_load(L, lower_buf_value(L, p->weights), j);
+        Expr *acc = ex_acc(L, DT_FLOAT32);
+        c->post = p->mode == TFIDF_IDF
+                      ? ex_select(L, ex_binary(L, BIN_GT, acc, ex_float(L, DT_FLOAT32, 0.0)), w,
+                                  ex_float(L, DT_FLOAT32, 0.0))
+                      : ex_mul(L, acc, w);
+    }
+    return 0;
+}
+
+/* tvmrt_label_encode(in, n, key_dtype, keys, skeys, n_keys, out, values,
+ * svalues, value_bytes): numeric keys and values are constant buffers,
+ * strings constant string arrays */
+int lower_LabelEncoder(Lower *L, Node *n)
+{
+    const StringParams *p = node_string(n);
+    const Value *x = &L->g->values[n->in[0]], *y = &L->g->values[n->out[0]];
+    ExternCall *c = ext_call(L, "tvmrt_label_encode");
+    arg_buf(c, lower_buf_value(L, n->in[0]));
+    arg_int(c, value_numel(x));
+    arg_int(c, x->dtype);
+    if (p->keys >= 0)
+        arg_buf(c, lower_buf_value(L, p->keys));
+    else
+        arg_int(c, 0);
+    c->args[c->n_args].kind = EXT_STRINGS;
+    c->args[c->n_args].n_strings = p->skeys ? p->n_keys : 0;
+    c->args[c->n_args++].strings = p->skeys;
+    arg_int(c, p->n_keys);
+    arg_buf(c, out_buf(L, n->out[0]));
+    if (p->values >= 0)
+        arg_buf(c, lower_buf_value(L, p->values));
+    else
+        arg_int(c, 0);
+    c->args[c->n_args].kind = EXT_STRINGS;
+    c->args[c->n_args].n_strings = p->svalues ? p->n_keys + 1 : 0;
+    c->args[c->n_args++].strings = p->svalues;
+    arg_int(c, y->dtype == DT_STRING ? 0 : (int64_t)dtype_size(y->dtype));
+    return 0;
+}

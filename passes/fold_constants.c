@@ -68,6 +68,8 @@ int fold_node(Graph *g, int32_t ni, Diag *d)
     k = lower_node(g, ni, "fold", NULL, d);
     if (!k)
         return d->errors - errs;
+    if (k->ext)
+        return 0; /* a runtime call: computed at run time */
     bufs = arena_array(g->arena, (size_t)k->n_bufs, sizeof *bufs);
     if (!bufs)
         die("compile arena exhausted");

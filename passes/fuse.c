@@ -55,10 +55,15 @@ static int blocked_conv(const Node *n)
 }
 
 /* The fusion category of n: its op table row's, except that a node on
- * string tensors (Equal, Cast) is a runtime call and never fuses. */
+ * string tensors (Equal, Cast) is a runtime call, a BatchNormalization in
+ * training mode (its own batch statistics: reduction stages before the
+ * elementwise one) and a Dropout that may train (hash stages before it)
+ * have several stages: these never fuse. */
 static OpCategory category(const Graph *g, const Node *n)
 {
     int i;
+    if ((n->op == OP_BatchNormalization || n->op == OP_Dropout) && node_scalar(n)->training)
+        return CAT_OPAQUE;
     for (i = 0; i < n->n_in; i++)
         if (n->in[i] >= 0 && g->values[n->in[i]].dtype == DT_STRING)
             return CAT_OPAQUE;

@@ -95,7 +95,8 @@ static int fold_bn_into_conv(Graph *g, Node *bn, Diag *d)
     if (x < 0 || g->values[x].data || (ci = g->values[x].producer) < 0)
         return 0;
     conv = &g->nodes[ci];
-    if (conv->dead || conv->op != OP_Conv || count_uses(g, x) != 1 || conv->n_out != 1)
+    if (conv->dead || conv->op != OP_Conv || count_uses(g, x) != 1 || conv->n_out != 1 ||
+        node_scalar(bn)->training)
         return 0;
     for (i = 1; i < 5; i++)
         if (bn->in[i] < 0 || !g->values[bn->in[i]].data)
@@ -194,7 +195,7 @@ int pass_simplify(Graph *g, Diag *d)
                 for (i = 1; i < n->n_out; i++)
                     if (n->out[i] >= 0 && count_uses(g, n->out[i]))
                         mask_used = 1;
-                if (!mask_used)
+                if (!mask_used && !node_scalar(n)->training)
                     changed |= bypass(g, n, in0);
                 break;
             }

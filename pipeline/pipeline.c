@@ -154,6 +154,8 @@ int pipeline_front(Pipeline *pl)
         return 1;
     if (infer_graph(g, d))
         return 1;
+    if (onnx_bind_stacked_outputs(g, d))
+        return 1;
     vlog(pl, "infer");
     if (o->dump_ir && !strcmp(o->dump_ir, "frontend"))
         graph_dump(g, stdout);

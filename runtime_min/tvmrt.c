@@ -480,3 +480,202 @@ int tvmrt_cast_from_string(const tvmrt_string *in, void *out, int dtype, int32_t
     }
     return TVMRT_OK;
 }
+
+/* Element k of a numeric buffer of ONNX type dtype: integers in *iv
+ * (returns 1), floats in *dv (returns 0). */
+static int tvmrt_num(const void *p, int dtype, int32_t k, int64_t *iv, double *dv)
+{
+    switch (dtype) {
+    case 1: *dv = (double)((const float *)p)[k]; return 0;
+    case 11: *dv = ((const double *)p)[k]; return 0;
+    case 7: *iv = ((const int64_t *)p)[k]; return 1;
+    case 6: *iv = ((const int32_t *)p)[k]; return 1;
+    case 12: *iv = ((const uint32_t *)p)[k]; return 1;
+    case 5: *iv = ((const int16_t *)p)[k]; return 1;
+    case 4: *iv = ((const uint16_t *)p)[k]; return 1;
+    case 3: *iv = ((const int8_t *)p)[k]; return 1;
+    default: *iv = ((const uint8_t *)p)[k]; return 1;
+    }
+}
+
+int tvmrt_label_encode(const void *in, int32_t n, int key_dtype, const void *keys,
+                       const char *const *skeys, int32_t n_keys, void *out, const void *values,
+                       const char *const *svalues, int32_t value_bytes)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        int32_t lo = 0, hi = n_keys, at = n_keys;
+        int64_t xi = 0, ki = 0;
+        double xd = 0, kd = 0;
+        int is_int = 0;
+        const char *xs = NULL;
+        if (skeys) {
+            xs = ((const tvmrt_string *)in)[i];
+            if (!xs)
+                return TVMRT_ERR_NULL_INPUT;
+        } else {
+            is_int = tvmrt_num(in, key_dtype, i, &xi, &xd);
+        }
+        if (!skeys && !is_int && xd != xd) {
+            /* NaN sorts last among the keys */
+            if (n_keys > 0 && (tvmrt_num(keys, key_dtype, n_keys - 1, &ki, &kd), kd != kd))
+                at = n_keys - 1;
+            lo = hi;
+        }
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            int c;
+            if (skeys) {
+                c = strcmp(xs, skeys[mid]);
+            } else {
+                tvmrt_num(keys, key_dtype, mid, &ki, &kd);
+                c = is_int ? (xi > ki) - (xi < ki) : kd != kd ? -1 : (xd > kd) - (xd < kd);
+            }
+            if (c == 0) {
+                at = mid;
+                break;
+            }
+            if (c < 0)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (svalues)
+            ((tvmrt_string *)out)[i] = svalues[at];
+        else
+            memcpy((char *)out + (size_t)i * (size_t)value_bytes,
+                   (const char *)values + (size_t)at * (size_t)value_bytes, (size_t)value_bytes);
+    }
+    return TVMRT_OK;
+}
+
+/* Bytes of an element of ONNX type dtype (the types tvmrt_num reads). */
+static size_t tvmrt_dtype_bytes(int dtype)
+{
+    switch (dtype) {
+    case 11: case 7: return 8;
+    case 1: case 6: case 12: return 4;
+    case 5: case 4: return 2;
+    default: return 1;
+    }
+}
+
+static int tvmrt_is_nonzero(const void *x, int dtype, int32_t k)
+{
+    int64_t iv = 0;
+    double dv = 0;
+    return tvmrt_num(x, dtype, k, &iv, &dv) ? iv != 0 : dv != 0;
+}
+
+int tvmrt_nonzero(const void *x, int dtype, int32_t n, const int32_t *dims, void *out, int32_t k)
+{
+    int64_t *y = out;
+    int32_t i, j = 0, count = 0, rank = dims[0], d;
+    for (i = 0; i < n; i++)
+        count += tvmrt_is_nonzero(x, dtype, i);
+    if (count != k)
+        return TVMRT_ERR_SHAPE;
+    for (i = 0; i < n; i++) {
+        int32_t rem = i;
+        if (!tvmrt_is_nonzero(x, dtype, i))
+            continue;
+        for (d = rank - 1; d >= 0; d--) {
+            y[(int64_t)d * k + j] = rem % dims[1 + d];
+            rem /= dims[1 + d];
+        }
+        j++;
+    }
+    return TVMRT_OK;
+}
+
+/* -1, 0, 1 as slice a of x ([outer, len, inner]) sorts before, with or
+ * after slice b (row-major order of its elements) */
+static int tvmrt_slice_cmp(const void *x, int dtype, int32_t outer, int32_t len, int32_t inner,
+                           int32_t a, int32_t b)
+{
+    int32_t o, m;
+    for (o = 0; o < outer; o++)
+        for (m = 0; m < inner; m++) {
+            int32_t base = o * len * inner + m;
+            int64_t ia = 0, ib = 0;
+            double da = 0, db = 0;
+            int c;
+            if (tvmrt_num(x, dtype, base + a * inner, &ia, &da)) {
+                tvmrt_num(x, dtype, base + b * inner, &ib, &db);
+                c = (ia > ib) - (ia < ib);
+            } else {
+                tvmrt_num(x, dtype, base + b * inner, &ib, &db);
+                c = (da > db) - (da < db);
+            }
+            if (c)
+                return c;
+        }
+    return 0;
+}
+
+int tvmrt_unique(const void *x, int dtype, int32_t outer, int32_t len, int32_t inner, int sorted,
+                 int32_t k, void *y, void *indices, void *inverse, void *counts, void *scratch)
+{
+    int32_t *order = scratch, *tmp = order + len, *grp = tmp + len;
+    int32_t i, w, n_groups = 0, next = 0;
+    size_t es = tvmrt_dtype_bytes(dtype);
+    int64_t *ind = indices, *inv = inverse, *cnt = counts;
+    /* stable bottom-up merge sort of the slice indexes */
+    for (i = 0; i < len; i++)
+        order[i] = i;
+    for (w = 1; w < len; w *= 2) {
+        int32_t lo, *t;
+        for (lo = 0; lo < len; lo += 2 * w) {
+            int32_t mid = lo + w < len ? lo + w : len, hi = lo + 2 * w < len ? lo + 2 * w : len;
+            int32_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                tmp[o++] = tvmrt_slice_cmp(x, dtype, outer, len, inner, order[b], order[a]) < 0
+                               ? order[b++] : order[a++];
+            while (a < mid)
+                tmp[o++] = order[a++];
+            while (b < hi)
+                tmp[o++] = order[b++];
+        }
+        t = order;
+        order = tmp;
+        tmp = t;
+    }
+    /* groups of equal slices, numbered in sorted order */
+    for (i = 0; i < len; i++) {
+        if (i > 0 && tvmrt_slice_cmp(x, dtype, outer, len, inner, order[i - 1], order[i]) != 0)
+            n_groups++;
+        grp[order[i]] = n_groups;
+    }
+    if (len > 0)
+        n_groups++;
+    if (n_groups != k)
+        return TVMRT_ERR_SHAPE;
+    /* tmp[g]: the output position of group g (sorted: g; else the order of
+     * first occurrence) */
+    for (i = 0; i < n_groups; i++)
+        tmp[i] = sorted ? i : -1;
+    for (i = 0; i < len; i++)
+        if (tmp[grp[i]] < 0)
+            tmp[grp[i]] = next++;
+    for (i = 0; i < k && cnt; i++)
+        cnt[i] = 0;
+    for (i = 0; i < n_groups; i++)
+        order[i] = -1; /* first occurrence of output position i not seen yet */
+    for (i = 0; i < len; i++) {
+        int32_t r = tmp[grp[i]], o;
+        if (inv)
+            inv[i] = r;
+        if (cnt)
+            cnt[r]++;
+        if (order[r] >= 0)
+            continue;
+        order[r] = i;
+        if (ind)
+            ind[r] = i;
+        for (o = 0; o < outer; o++)
+            memcpy((char *)y + ((size_t)o * (size_t)k + (size_t)r) * (size_t)inner * es,
+                   (const char *)x + ((size_t)o * (size_t)len + (size_t)i) * (size_t)inner * es,
+                   (size_t)inner * es);
+    }
+    return TVMRT_OK;
+}

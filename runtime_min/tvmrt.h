@@ -454,5 +454,28 @@ int tvmrt_regex_full_match(const tvmrt_string *in, int32_t n, void *out, const i
 int tvmrt_cast_to_string(const void *in, int dtype, tvmrt_string *out, int32_t n, char *pool,
                          int32_t pool_bytes);
 int tvmrt_cast_from_string(const tvmrt_string *in, void *out, int dtype, int32_t n);
+/* LabelEncoder: finds each in[i] among the n_keys sorted keys (skeys when
+ * strings, else keys of type key_dtype, NaN last) by binary search and
+ * writes the value at its position, or at n_keys (the default) when it is
+ * absent: svalues[.] when strings, else value_bytes bytes of values. */
+int tvmrt_label_encode(const void *in, int32_t n, int key_dtype, const void *keys,
+                       const char *const *skeys, int32_t n_keys, void *out, const void *values,
+                       const char *const *svalues, int32_t value_bytes);
+
+/* Operators whose output count depends on the data (NonZero, Unique): the
+ * count k is the compiled one; TVMRT_ERR_SHAPE when the data give another.
+ * x is of ONNX type dtype (float, double, (u)int8..32, int64, bool). */
+/* NonZero: out (int64 [rank, k]) = the coordinates of the non-zero
+ * elements of x (n elements, dims = {rank, dims...}), in row-major order. */
+int tvmrt_nonzero(const void *x, int dtype, int32_t n, const int32_t *dims, void *out, int32_t k);
+/* Unique over the len slices of x viewed as [outer, len, inner]: y gets
+ * the k distinct slices ([outer, k, inner]), ascending (sorted) or in the
+ * order of their first occurrence, indices (int64 [k]) their first
+ * positions, inverse (int64 [len]) each slice's position in y, counts
+ * (int64 [k]) their numbers; indices, inverse and counts may be NULL.
+ * scratch holds 3 * len int32_t. A stable merge sort: O(len log len)
+ * slice comparisons. */
+int tvmrt_unique(const void *x, int dtype, int32_t outer, int32_t len, int32_t inner, int sorted,
+                 int32_t k, void *y, void *indices, void *inverse, void *counts, void *scratch);
 
 #endif

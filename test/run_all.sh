@@ -19,7 +19,7 @@
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
 #              qdq qdq-m0-float-free qdq-build control_fold
-#              strings tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
+#              strings seq_io tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 #              fresh
 #
 # TVMCC_TEST_CPU_FLAGS="avx2 fma ..." makes the CPU-dependent suites act as
@@ -214,6 +214,9 @@ run_suite qdq-build test/qdq/build_targets.sh
 # host, Cortex-M4 and AArch64 against onnxruntime (about 10 s)
 run_suite control_fold test/models/control_fold.sh
 run_suite strings test/models/strings.sh
+# Sequence and optional graph inputs/outputs (--sequence-length,
+# --input-shape 'x[K]=...', --optional-absent) on the host
+run_suite seq_io test/models/seq_io.sh
 # tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
 run_suite tune test/models/tune.sh
 run_suite x86_special_values test/models/x86_special_values.sh

@@ -242,8 +242,17 @@ def main():
                    [numpy_helper.from_array(np.ones((), dtype=np.float32), "ds")]),
          "dq_output_dtype.onnx")
 
+    vision_models(save)
+    transformer_models(save)
+    late_models(save)
 
-    # Transformer operators (issue 17)
+
+def transformer_models(save):
+    """Transformer operators (opsets 20-24) with one bad attribute, shape or
+    opset each."""
+    F = TensorProto.FLOAT
+    f4 = [1, 4]
+
     def at_opset(m, opset):
         m.opset_import[0].version = opset
         return m
@@ -263,6 +272,130 @@ def main():
     save(at_opset(model([helper.make_node("RotaryEmbedding", ["x", "c", "s"], ["y"],
                                           name="rope_odd", rotary_embedding_dim=3)],
                         rope_in, [vinfo("y", F, [1, 2, 3, 4])]), 23), "rotary_odd_dim.onnx")
+
+
+def vision_models(save):
+    """Operators of opsets 18-20 with one bad attribute or input each."""
+    F = TensorProto.FLOAT
+
+    def m(opset, node, inputs, out_shape, inits=()):
+        graph = helper.make_graph([node], "bad", inputs, [vinfo("vy", F, out_shape)], list(inits))
+        mm = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        mm.ir_version = 8 if opset == 18 else 9
+        return mm
+
+    def ints(name, values):
+        return numpy_helper.from_array(np.asarray(values, dtype=np.int64), name)
+
+    x4 = [vinfo("vx", F, [1, 2, 4, 4])]
+    sc = numpy_helper.from_array(np.asarray([1, 1, 2, 2], dtype=np.float32), "vsc")
+    rs = ["vx", "", "vsc"]
+    save(m(18, helper.make_node("Resize", rs, ["vy"], name="resize_policy",
+                                keep_aspect_ratio_policy="fit"), x4, [1, 2, 8, 8], [sc]),
+         "resize_policy.onnx")
+    save(m(18, helper.make_node("Resize", rs, ["vy"], name="resize_aa_nearest", antialias=1),
+           x4, [1, 2, 8, 8], [sc]), "resize_aa_nearest.onnx")
+    save(m(18, helper.make_node("Resize", rs, ["vy"], name="resize_axes_twice", axes=[2, -2]),
+           x4, [1, 2, 8, 8], [sc]), "resize_axes_twice.onnx")
+    save(m(18, helper.make_node("Resize", rs, ["vy"], name="resize_sym18",
+                                coordinate_transformation_mode="half_pixel_symmetric"),
+           x4, [1, 2, 8, 8], [sc]), "resize_sym18.onnx")
+    save(m(20, helper.make_node("DFT", ["vd", "", "vax"], ["vy"], name="dft_axis3"),
+           [vinfo("vd", F, [1, 4, 4, 1])], [1, 4, 4, 2], [ints("vax", 3)]), "dft_axis3.onnx")
+    save(m(18, helper.make_node("GridSample", ["vg", "vgrid"], ["vy"], name="gridsample_3d_old"),
+           [vinfo("vg", F, [1, 1, 2, 2, 2]), vinfo("vgrid", F, [1, 2, 2, 2, 3])],
+           [1, 1, 2, 2, 2]), "gridsample_3d_old.onnx")
+    save(m(20, helper.make_node("AffineGrid", ["vth", "vsize"], ["vy"], name="affine_theta"),
+           [vinfo("vth", F, [2, 2, 4])], [2, 3, 3, 2], [ints("vsize", [2, 1, 3, 3])]),
+         "affine_theta.onnx")
+    save(m(18, helper.make_node("CenterCropPad", ["vc", "vshape"], ["vy"], name="ccp_count",
+                                axes=[0, 1]),
+           [vinfo("vc", F, [4, 4, 3])], [2, 2, 3], [ints("vshape", [2, 2, 3])]),
+         "ccp_count.onnx")
+    save(m(18, helper.make_node("Col2Im", ["vcol", "vim", "vbl"], ["vy"], name="col2im_block"),
+           [vinfo("vcol", F, [1, 5, 5])], [1, 1, 3, 3],
+           [ints("vim", [3, 3]), ints("vbl", [2, 2])]), "col2im_block.onnx")
+    save(m(19, helper.make_node("DeformConv", ["vdx", "vdw", "voff"], ["vy"], name="deform_off",
+                                kernel_shape=[2, 2]),
+           [vinfo("vdx", F, [1, 1, 3, 3]), vinfo("vdw", F, [1, 1, 2, 2]),
+            vinfo("voff", F, [1, 6, 2, 2])], [1, 1, 2, 2]), "deform_off.onnx")
+    save(m(18, helper.make_node("LpPool", ["vx"], ["vy"], name="lppool_p0", kernel_shape=[2, 2],
+                                p=0), x4, [1, 2, 3, 3]), "lppool_p0.onnx")
+
+
+def late_models(save):
+    """String tensors (opset 20), LpNormalization, GroupNormalization and
+    TreeEnsemble, each wrong in one way (these cases were appended to
+    main() by parallel branches; the merges left them under vision_models,
+    where main()'s f4 is not defined)."""
+    f4 = [1, 4]
+
+    # String tensors (opset 20): a RegexFullMatch pattern outside the RE2
+    # subset, a StringSplit whose longest split is not declared, string
+    # n-grams in TfIdfVectorizer, a cast from string to bool, a string into
+    # an operator that takes none
+    ST = TensorProto.STRING
+
+    def model20(nodes, inputs, outputs, name):
+        m = helper.make_model(helper.make_graph(nodes, "bad", inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 20)])
+        m.ir_version = 9
+        save(m, name)
+
+    model20([helper.make_node("RegexFullMatch", ["s"], ["m"], name="regex_flags",
+                              pattern="(?i)abc")],
+            [vinfo("s", ST, [2])], [vinfo("m", TensorProto.BOOL, [2])], "regex_flags.onnx")
+    model20([helper.make_node("StringSplit", ["s"], ["p", "n"], name="split_free")],
+            [vinfo("s", ST, [2])], [vinfo("p", ST, [2, None]), vinfo("n", TensorProto.INT64, [2])],
+            "split_undeclared.onnx")
+    model20([helper.make_node("TfIdfVectorizer", ["s"], ["y"], name="tfidf_str", mode="TF",
+                              min_gram_length=1, max_gram_length=1, max_skip_count=0,
+                              ngram_counts=[0], ngram_indexes=[0], pool_strings=["a"])],
+            [vinfo("s", ST, [2])], [vinfo("y", TensorProto.FLOAT, [1])], "tfidf_strings.onnx")
+    model20([helper.make_node("Cast", ["s"], ["b"], name="cast_sb", to=TensorProto.BOOL)],
+            [vinfo("s", ST, [2])], [vinfo("b", TensorProto.BOOL, [2])], "cast_string_bool.onnx")
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node("LabelEncoder", ["s"], ["y"], name="label_types", domain="ai.onnx.ml",
+                          keys_int64s=[1, 2], values_strings=["a", "b"])],
+        "bad", [vinfo("s", ST, [2])], [vinfo("y", ST, [2])]),
+        opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", 2)])
+    m.ir_version = 8
+    save(m, "label_types.onnx")
+    model20([helper.make_node("NonZero", ["f"], ["nz"], name="nonzero_free")],
+            [vinfo("f", TensorProto.FLOAT, [2, 2])], [vinfo("nz", TensorProto.INT64, [2, None])],
+            "nonzero_undeclared.onnx")
+    model20([helper.make_node("Relu", ["s"], ["r"], name="relu_str")],
+            [vinfo("s", ST, [2])], [vinfo("r", ST, [2])], "string_relu.onnx")
+
+    def model_opset(nodes, inputs, outputs, opset, inits=()):
+        m = model(nodes, inputs, outputs, inits)
+        m.opset_import[0].version = opset
+        return m
+
+    # LpNormalization with p = 3 (ONNX defines 1 and 2)
+    save(model_opset([helper.make_node("LpNormalization", ["x"], ["y"], name="lpnorm_p3", p=3)],
+                     [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, f4)], 22),
+         "lpnorm_p.onnx")
+    # GroupNormalization: 3 groups of 4 channels
+    g4 = [1, 4, 2]
+    save(model_opset([helper.make_node("GroupNormalization", ["x", "gs", "gb"], ["y"],
+                                       name="groupnorm_3of4", num_groups=3)],
+                     [vinfo("x", TensorProto.FLOAT, g4), vinfo("gs", TensorProto.FLOAT, [4]),
+                      vinfo("gb", TensorProto.FLOAT, [4])], [vinfo("y", TensorProto.FLOAT, g4)],
+                     21), "groupnorm_groups.onnx")
+    # TreeEnsemble (ai.onnx.ml 5) with a LOGISTIC post_transform (only NONE)
+    te = model_opset([helper.make_node("TreeEnsemble", ["x"], ["y"], name="trees_logistic",
+                                       domain="ai.onnx.ml", post_transform=2, n_targets=1,
+                                       aggregate_function=1, nodes_modes=[0],
+                                       nodes_featureids=[0], nodes_splits=[0.5],
+                                       nodes_truenodeids=[0], nodes_falsenodeids=[1],
+                                       nodes_trueleafs=[1], nodes_falseleafs=[1],
+                                       leaf_targetids=[0, 0], leaf_weights=[1.0, 2.0],
+                                       tree_roots=[0])],
+                     [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", TensorProto.FLOAT, [1, 1])],
+                     18)
+    te.opset_import.append(helper.make_opsetid("ai.onnx.ml", 5))
+    save(te, "trees_post.onnx")
 
 
 if __name__ == "__main__":

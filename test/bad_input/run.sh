@@ -130,15 +130,6 @@ check qop_gemm_bscale 1 qop_gemm_bscale.onnx -- qop_gemm_bscale.onnx qgemm_bscal
 check qop_gemm_yzp    1 qop_gemm_yzp.onnx -- qop_gemm_yzp.onnx qgemm_noyzp "input[8]" y_zero_point
 check qop_matmul_bscale 1 qop_matmul_bscale.onnx -- qop_matmul_bscale.onnx qmatmul_bscale \
     "input[4]"
-# transformer operators: opset, attributes, head counts
-check gelu_old_opset  1 gelu_old_opset.onnx -- gelu_old_opset.onnx gelu_old opset 20
-check gelu_approximate 1 gelu_approximate.onnx -- gelu_approximate.onnx gelu_fast approximate fast
-check attention_heads 1 attention_heads.onnx -- attention_heads.onnx attn_gqa kv_num_heads \
-    "do not divide"
-check attention_3d_heads 1 attention_3d_heads.onnx -- attention_3d_heads.onnx attn_3d \
-    q_num_heads 3-D
-check rotary_odd_dim  1 rotary_odd_dim.onnx -- rotary_odd_dim.onnx rope_odd \
-    rotary_embedding_dim even
 check opset_too_new   1 opset26.onnx -- opset26.onnx opset_import "opset 26" "1 to 25"
 check seq_no_length   1 seq_input.onnx -- seq_input.onnx "'seq_in'" "--sequence-length seq_in="
 check seq_bad_length  1 seq_input.onnx --sequence-length seq_in=two -- --sequence-length \
@@ -163,6 +154,41 @@ check cast_e8m0_mode  1 cast_e8m0_mode.onnx -- cast_e8m0_mode.onnx cast_e8m0_nea
 check q_blocked_shape 1 q_blocked_shape.onnx -- q_blocked_shape.onnx q_blocked_shape "input[1]" \
     "block_size 2"
 check dq_output_dtype 1 dq_output_dtype.onnx -- dq_output_dtype.onnx dq_int_out output_dtype
+# transformer operators: opset, attributes, head counts
+check gelu_old_opset  1 gelu_old_opset.onnx -- gelu_old_opset.onnx gelu_old opset 20
+check gelu_approximate 1 gelu_approximate.onnx -- gelu_approximate.onnx gelu_fast approximate fast
+check attention_heads 1 attention_heads.onnx -- attention_heads.onnx attn_gqa kv_num_heads \
+    "do not divide"
+check attention_3d_heads 1 attention_3d_heads.onnx -- attention_3d_heads.onnx attn_3d \
+    q_num_heads 3-D
+check rotary_odd_dim  1 rotary_odd_dim.onnx -- rotary_odd_dim.onnx rope_odd \
+    rotary_embedding_dim even
+# operators of opsets 18-20
+check resize_policy   1 resize_policy.onnx -- resize_policy.onnx resize_policy \
+    keep_aspect_ratio_policy "'fit'"
+check resize_aa_nearest 1 resize_aa_nearest.onnx -- resize_aa_nearest antialias "linear or cubic"
+check resize_axes_twice 1 resize_axes_twice.onnx -- resize_axes_twice axes repeated
+check resize_sym18    1 resize_sym18.onnx -- resize_sym18 coordinate_transformation_mode \
+    half_pixel_symmetric
+check dft_axis3       1 dft_axis3.onnx -- dft_axis3 "input[2]" "out of range"
+check gridsample_3d_old 1 gridsample_3d_old.onnx -- gridsample_3d_old "rank 5 from opset 20"
+check affine_theta    1 affine_theta.onnx -- affine_theta theta "[N, 2, 3]"
+check ccp_count       1 ccp_count.onnx -- ccp_count shape "2 entries"
+check col2im_block    1 col2im_block.onnx -- col2im_block "not a multiple"
+check deform_off      1 deform_off.onnx -- deform_off "input[2]" "dimension 1 is 6, expected 8"
+check lppool_p0       1 lppool_p0.onnx -- lppool_p0 "p" "from 1 to 1000"
+check regex_flags     1 regex_flags.onnx -- regex_flags.onnx regex_flags pattern "(?i)abc" \
+    "not supported"
+check split_undeclared 1 split_undeclared.onnx -- split_undeclared.onnx split_free declare
+check tfidf_strings   1 tfidf_strings.onnx -- tfidf_strings.onnx tfidf_str "string tensor"
+check cast_string_bool 1 cast_string_bool.onnx -- cast_string_bool.onnx cast_sb "to" bool
+check label_types     1 label_types.onnx -- label_types.onnx label_types keys int64 string
+check nonzero_undeclared 1 nonzero_undeclared.onnx -- nonzero_undeclared.onnx nonzero_free \
+    "output[0]" declare
+check string_relu     1 string_relu.onnx -- string_relu.onnx relu_str "input[0]" "string tensor"
+check lpnorm_p        1 lpnorm_p.onnx -- lpnorm_p.onnx lpnorm_p3 'p: must be 1 or 2'
+check groupnorm_groups 1 groupnorm_groups.onnx -- groupnorm_groups.onnx groupnorm_3of4 num_groups
+check trees_post      1 trees_post.onnx -- trees_post.onnx trees_logistic post_transform
 check missing_file    1 no_such_model.onnx  -- no_such_model.onnx
 check unwritable_out  1 good.onnx -o /proc/x -- /proc/x
 check unknown_option  2 good.onnx --frobnicate -- --frobnicate

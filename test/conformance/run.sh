@@ -99,6 +99,20 @@ worker() {
         [ $# -eq 3 ] && [ "$1" != "-" ] && [ "$3" != "[]" ] || continue
         shape_args+=(--input-shape "$1=$(printf '%s' "$3" | tr -d '[]')")
     done
+    # Sequence and optional graph inputs and outputs (SequenceProto and
+    # OptionalProto .pb files): the lengths, element shapes and absent
+    # optionals of the first data set become tvmcc options, and each file is
+    # split into one TensorProto per element buffer (tensortool seqbind,
+    # seqsplit; docs/user-guide.md).
+    local seqio=0 seqopts part parts bin
+    if "$TENSORTOOL" hasseq "$src/model.onnx" 2>/dev/null; then
+        seqio=1
+        seqopts=$("$TENSORTOOL" seqbind "$src/model.onnx" "$src/test_data_set_0" 2>data.log) ||
+            fail data "test_data_set_0: $(first_line data.log)"
+        while IFS= read -r part; do
+            [ -n "$part" ] && shape_args+=("$part")
+        done <<< "$seqopts"
+    fi
     timeout -k 5 60 "$TVMCC" "$src/model.onnx" -o out --name model "${shape_args[@]}" $TARGET_FLAG ${TVMCC_FLAGS:-} >compile.log 2>&1
     rc=$?
     [ $rc = 124 ] && fail compile "timeout after 60 s"
@@ -141,17 +155,44 @@ worker() {
         args=()
         k=0
         while [ -f "$src/$set/input_$k.pb" ]; do
-            "$TENSORTOOL" raw "$src/$set/input_$k.pb" "$set/in_$k.bin" >data.log 2>&1 ||
-                fail data "$set/input_$k.pb: $(first_line data.log)"
-            args+=("$set/in_$k.bin")
+            if [ $seqio = 1 ]; then
+                parts=$("$TENSORTOOL" seqsplit "$src/model.onnx" in $k "$src/$set/input_$k.pb" \
+                    "$set/in_$k" 2>data.log) || fail data "$set/input_$k.pb: $(first_line data.log)"
+            else
+                parts="$src/$set/input_$k.pb"
+            fi
+            for part in $parts; do
+                bin="$set/in_$k.bin"
+                [ $seqio = 1 ] && bin="${part%.pb}.bin"
+                "$TENSORTOOL" raw "$part" "$bin" >data.log 2>&1 ||
+                    fail data "$set/input_$k.pb: $(first_line data.log)"
+                args+=("$bin")
+            done
             k=$((k + 1))
         done
         args+=(-o)
         n_out=0
+        local exp_pb=() out_bin=() out_k=()
         while [ -f "$src/$set/output_$n_out.pb" ]; do
-            args+=("$set/out_$n_out.bin")
+            if [ $seqio = 1 ]; then
+                parts=$("$TENSORTOOL" seqsplit "$src/model.onnx" out $n_out \
+                    "$src/$set/output_$n_out.pb" "$set/exp_$n_out" 2>data.log) ||
+                    fail data "$set/output_$n_out.pb: $(first_line data.log)"
+                for part in $parts; do
+                    exp_pb+=("$part")
+                    bin=${part##*/}
+                    out_bin+=("$set/out${bin#exp}")
+                    out_bin[${#out_bin[@]} - 1]="${out_bin[${#out_bin[@]} - 1]%.pb}.bin"
+                    out_k+=("$n_out${bin#exp_$n_out}")
+                done
+            else
+                exp_pb+=("$src/$set/output_$n_out.pb")
+                out_bin+=("$set/out_$n_out.bin")
+                out_k+=("$n_out")
+            fi
             n_out=$((n_out + 1))
         done
+        args+=("${out_bin[@]}")
         if [ "$MODE" = aarch64 ]; then
             timeout -k 5 "$QEMU_TIMEOUT" qemu-aarch64 ./driver "${args[@]}" >run.log 2>&1
         elif [ "$MODE" != host ]; then
@@ -167,11 +208,11 @@ worker() {
         rc=$?
         [ $rc = 124 ] && fail run "$set: timeout"
         [ $rc = 0 ] || fail run "$set: exit $rc: $(first_line run.log)"
-        for ((k = 0; k < n_out; k++)); do
-            "$TENSORTOOL" cmp "$src/$set/output_$k.pb" "$set/out_$k.bin" --rtol 1e-3 --atol 1e-5 \
+        for ((k = 0; k < ${#exp_pb[@]}; k++)); do
+            "$TENSORTOOL" cmp "${exp_pb[k]}" "${out_bin[k]}" --rtol 1e-3 --atol 1e-5 \
                 >cmp.log 2>&1
             rc=$?
-            [ $rc = 0 ] || fail mismatch "$set output_$k: $(first_line cmp.log)"
+            [ $rc = 0 ] || fail mismatch "$set output_${out_k[k]%.pb}: $(first_line cmp.log)"
         done
     done
     printf '%s\tpass\t\n' "$id" > "$res"

@@ -49,6 +49,21 @@ def passthrough():
     return m
 
 
+def one_node(node, opset):
+    g = helper.make_graph([node], "strings", [helper.make_tensor_value_info("x", S, [3])],
+                          [helper.make_tensor_value_info("y", S, [3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset),
+                                            helper.make_opsetid("ai.onnx.ml", 2)])
+    m.ir_version = 8
+    return m
+
+
+CONCAT = one_node(helper.make_node("StringConcat", ["x", "x"], ["y"], name="concat"), 20)
+LABELS = one_node(helper.make_node("LabelEncoder", ["x"], ["y"], name="labels",
+                                   domain="ai.onnx.ml", keys_strings=["b", "a", "\u00e9"],
+                                   values_strings=["B", "A", "E"], default_string="?"), 13)
+
+
 # name, model, tvmcc flags, input strings, then either the expected output
 # strings, ("status", code) or ("compile", words the error must contain)
 CASES = [
@@ -68,6 +83,10 @@ CASES = [
      [b"abcdef", b"g"], ("status", TVMRT_ERR_STRING_POOL)),
     ("pool_just_fits", model([2], [2], case_change_action="UPPER"), ["--string-bytes", "4"],
      [b"abcd", b"fg"], [b"ABCD", b"FG"]),
+    ("concat_self", CONCAT, [], [b"ab", b"", b"\xc3\xa9"], [b"abab", b"", b"\xc3\xa9\xc3\xa9"]),
+    ("concat_pool_too_small", CONCAT, ["--string-bytes", "2"], [b"ab", b"", b"c"],
+     ("status", TVMRT_ERR_STRING_POOL)),
+    ("label_strings", LABELS, [], [b"a", b"zz", b"\xc3\xa9"], [b"A", b"?", b"E"]),
     ("no_declared_shape", model([3], ["n"], stopwords=["a"]), [],
      [], ("compile", ["norm", "strings left"])),
     ("string_into_add", add_strings(), [], [], ("compile", ["add_strings", "string tensor"])),
