@@ -306,7 +306,7 @@ int infer_BatchNormalization(Graph *g, Node *n, Diag *d)
     if (infer_set_scalar(g, n, &sp, errs, d))
         return 1;
     for (i = 1; i < 5; i++) {
-        char field[16];
+        char field[24];
         Value *p;
         snprintf(field, sizeof field, "input[%d]", i);
         if (need_input(g, n, i, d))

@@ -17,7 +17,7 @@
 
 static int check_shape(Graph *g, Node *n, int i, int rank, const int64_t *dims, Diag *d)
 {
-    char field[16];
+    char field[24];
     Value *v;
     int k;
     if (i >= n->n_in || n->in[i] < 0)

@@ -368,7 +368,7 @@ static inline uint8_t tvmrt_f32_to_f4e2m1(float f)
  * elements unchanged. */
 static inline uint8_t tvmrt_ld_u4(const uint8_t *p, int64_t i)
 {
-    return (uint8_t)((p[i >> 1] >> ((uint32_t)(i & 1) * 4u)) & 0xfu);
+    return (uint8_t)(((uint32_t)p[i >> 1] >> ((uint32_t)(i & 1) * 4u)) & 0xfu);
 }
 static inline int8_t tvmrt_ld_i4(const uint8_t *p, int64_t i)
 {
@@ -380,7 +380,7 @@ static inline float tvmrt_ld_f4e2m1(const uint8_t *p, int64_t i)
 }
 static inline uint8_t tvmrt_ld_u2(const uint8_t *p, int64_t i)
 {
-    return (uint8_t)((p[i >> 2] >> ((uint32_t)(i & 3) * 2u)) & 3u);
+    return (uint8_t)(((uint32_t)p[i >> 2] >> ((uint32_t)(i & 3) * 2u)) & 3u);
 }
 static inline int8_t tvmrt_ld_i2(const uint8_t *p, int64_t i)
 {
