@@ -226,6 +226,11 @@ static void unary(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
         emit_expr(pr, f, k, e->a);
         fprintf(f, ")))");
         return;
+    case UN_E8M0_DOWN: case UN_E8M0_NEAREST: case UN_E8M0_NEAREST_NOSAT: case UN_E8M0_UP_NOSAT:
+        fprintf(f, "tvmrt_e8m0_round(");
+        emit_expr(pr, f, k, e->a);
+        fprintf(f, ", %d)", e->op - UN_E8M0_DOWN);
+        return;
     case UN_RECIP:
         fprintf(f, "(1.0%s / ", fsfx(t));
         emit_expr(pr, f, k, e->a);

@@ -105,7 +105,7 @@ int infer_conv_window(const Node *n, const Value *x, const int64_t *kernel, int 
 int infer_seq_check_inputs(Graph *g, Node *n, Diag *d);
 int infer_seq_check_outputs(Graph *g, Node *n, Diag *d);
 
-/* Cast/CastLike to float8e8m0: only round_mode "up" with saturate (infer_elemwise.c). */
+/* Cast/CastLike to float8e8m0: round_mode up, down or nearest (infer_elemwise.c). */
 int infer_e8m0_mode(const Node *n, DType to, Diag *d);
 
 #endif

@@ -144,18 +144,18 @@ int infer_Clip(Graph *g, Node *n, Diag *d)
     return same_shape(g, n, d, DT_UNDEF);
 }
 
-/* Casts to float8e8m0 round up and saturate (round_mode "up", saturate 1,
- * the defaults); the other modes are refused. */
+/* Cast/CastLike's round_mode (opset 25, for float8e8m0): "up", "down" or
+ * "nearest". */
 int infer_e8m0_mode(const Node *n, DType to, Diag *d)
 {
-    const Attr *rm = node_attr(n, "round_mode"), *sat = node_attr(n, "saturate");
-    if (to != DT_FLOAT8E8M0)
+    const Attr *rm = node_attr(n, "round_mode");
+    if (to != DT_FLOAT8E8M0 || !rm)
         return 0;
-    if (rm && rm->type == ATTR_STRING && strcmp(rm->s, "up") != 0)
-        return diag_error(d, n, "round_mode", "'%s' is not supported for float8e8m0 (only \"up\")",
+    if (rm->type != ATTR_STRING)
+        return diag_error(d, n, "round_mode", "must be a string");
+    if (strcmp(rm->s, "up") != 0 && strcmp(rm->s, "down") != 0 && strcmp(rm->s, "nearest") != 0)
+        return diag_error(d, n, "round_mode", "'%s' is not one of \"up\", \"down\", \"nearest\"",
                           rm->s);
-    if (sat && sat->type == ATTR_INT && sat->i == 0)
-        return diag_error(d, n, "saturate", "0 is not supported for float8e8m0 (only 1)");
     return 0;
 }
 

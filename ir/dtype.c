@@ -386,3 +386,19 @@ void dtype_packed_set(DType t, void *p, int64_t i, int v)
     unsigned mask = ((1u << b) - 1) << sh;
     *q = (unsigned char)((*q & ~mask) | (((unsigned)v << sh) & mask));
 }
+
+float dtype_e8m0_round(float f, int mode)
+{
+    uint32_t x, e, up = 0;
+    memcpy(&x, &f, 4);
+    e = (x >> 23) & 0xff;
+    if (e == 0xff)
+        return dtype_f8_to_f32(DT_FLOAT8E8M0, 0xff);
+    if (mode == 1 || mode == 2)
+        up = (x & 0x400000u) && ((x & 0x3fffffu) || e > 0);
+    else if (mode == 3) /* as the store: 2^-127 (code 0) is the subnormal 0x400000 */
+        up = e ? (x & 0x7fffffu) != 0 : (x & 0x7fffffu) > 0x400000u;
+    if (up && e == 0xfe && mode == 1)
+        up = 0;
+    return dtype_f8_to_f32(DT_FLOAT8E8M0, e + up);
+}

@@ -109,6 +109,16 @@ uint16_t dtype_f32_to_bf16(float f);
 float dtype_f8_to_f32(DType t, unsigned b);
 unsigned dtype_f32_to_f8(DType t, float f);
 double dtype_f8_max(DType t); /* largest finite value */
+/* Cast to float8e8m0 with the other rounding modes, as ONNX's reference
+ * (onnx.numpy_helper.to_float8e8m0) computes them on the float's exponent
+ * field: mode 0 down (the exponent as it is), 1 nearest (up when the guard
+ * bit is set and any lower bit or the exponent is nonzero), 2 nearest
+ * without saturation, 3 up without saturation (up when any fraction bit is
+ * set; below 2^-126, as the saturating store: values up to 2^-127 give
+ * code 0); saturation keeps 0xfe, without it 0xfe rounds to 0xff (NaN); NaN and
+ * infinity give NaN. Returns the value as float (2^(code - 127), code 0 as
+ * 2^-127), which the store's conversion (up, saturating) keeps exactly. */
+float dtype_e8m0_round(float f, int mode);
 /* Element i of packed data p of type t, sign-extended for int4/int2 (the
  * float4e2m1 code for that type), and its store. */
 int dtype_packed_get(DType t, const void *p, int64_t i);

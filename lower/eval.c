@@ -162,6 +162,8 @@ static Val eval_unary(Ev *ev, const Expr *e, Val acc)
     case UN_RECIP: return mkf(t, 1.0 / x);
     case UN_LOG1P: return mkf(t, log1p(x));
     case UN_EXPM1: return mkf(t, expm1(x));
+    case UN_E8M0_DOWN: case UN_E8M0_NEAREST: case UN_E8M0_NEAREST_NOSAT: case UN_E8M0_UP_NOSAT:
+        return mkf(DT_FLOAT32, dtype_e8m0_round((float)x, e->op - UN_E8M0_DOWN));
     }
     unreachable();
 }

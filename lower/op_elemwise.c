@@ -17,6 +17,8 @@
  */
 #include "lower.h"
 
+#include <string.h>
+
 /* A constant of value v in the compute type of dt. */
 static Expr *const_of(Lower *L, DType dt, double v)
 {
@@ -257,10 +259,21 @@ int lower_Cast(Lower *L, Node *n)
     if (to == DT_BOOL && from != DT_BOOL) {
         c->body = ex_binary(L, BIN_NE, x, const_of(L, from, 0));
     } else {
-        const Attr *sat = node_attr(n, "saturate");
+        const Attr *sat = node_attr(n, "saturate"), *rm = node_attr(n, "round_mode");
+        int saturate = !sat || sat->i != 0;
         c->body = ex_cast(L, to, x);
-        if (f8_saturable(to) && from != to && (!sat || sat->i != 0))
+        if (f8_saturable(to) && from != to && saturate)
             c->body = lower_f8_saturate(L, c->body, to);
+        if (to == DT_FLOAT8E8M0 && from != to) {
+            /* the store rounds up and saturates; the other modes compute
+             * the e8m0 value first, which the store keeps */
+            const char *mode = rm && rm->s ? rm->s : "up";
+            int op = !strcmp(mode, "down") ? UN_E8M0_DOWN :
+                     !strcmp(mode, "nearest") ? (saturate ? UN_E8M0_NEAREST : UN_E8M0_NEAREST_NOSAT) :
+                     saturate ? -1 : UN_E8M0_UP_NOSAT;
+            if (op >= 0)
+                c->body = ex_unary(L, (UnaryOp)op, ex_cast(L, DT_FLOAT32, c->body));
+        }
     }
     return 0;
 }

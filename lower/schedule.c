@@ -110,7 +110,8 @@ Stmt *schedule_naive(Lower *L)
 static const char *const unary_names[] = {
     "neg", "abs", "exp", "log", "sqrt", "tanh", "sigmoid", "erf", "floor", "ceil",
     "round", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
-    "acosh", "atanh", "not", "bitnot", "isnan", "isinf", "sign", "recip", "log1p", "expm1"};
+    "acosh", "atanh", "not", "bitnot", "isnan", "isinf", "sign", "recip", "log1p", "expm1",
+    "e8m0_down", "e8m0_nearest", "e8m0_nearest_nosat", "e8m0_up_nosat"};
 static const char *const binary_names[] = {
     "+", "-", "*", "/", "%", "floordiv", "pow", "min", "max", "==", "!=", "<", "<=",
     ">", ">=", "&&", "||", "xor", "&", "|", "^", "<<", ">>"};

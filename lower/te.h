@@ -37,7 +37,11 @@ typedef enum UnaryOp {
     UN_FLOOR, UN_CEIL, UN_ROUND /* half to even */, UN_SIN, UN_COS, UN_TAN,
     UN_ASIN, UN_ACOS, UN_ATAN, UN_SINH, UN_COSH, UN_ASINH, UN_ACOSH, UN_ATANH,
     UN_NOT /* logical, BOOL */, UN_BITNOT, UN_ISNAN, UN_ISINF, UN_SIGN,
-    UN_RECIP, UN_LOG1P, UN_EXPM1
+    UN_RECIP, UN_LOG1P, UN_EXPM1,
+    /* float -> the float8e8m0 value Cast gives (a power of two, or NaN) for
+     * round_mode down / nearest / up, saturating and not (the store's own
+     * conversion is up with saturation): dtype_e8m0_round() */
+    UN_E8M0_DOWN, UN_E8M0_NEAREST, UN_E8M0_NEAREST_NOSAT, UN_E8M0_UP_NOSAT
 } UnaryOp;
 
 typedef enum BinaryOp {

@@ -362,6 +362,27 @@ static inline uint8_t tvmrt_f32_to_f4e2m1(float f)
     return (uint8_t)(s | (q > 7u ? 7u : q));
 }
 
+/* Cast to float8e8m0 with round_mode down (mode 0), nearest (1; 2 without
+ * saturation) or up without saturation (3), as ONNX's reference computes
+ * them on the exponent field; the result is the e8m0 value as a float,
+ * which tvmrt_f32_to_f8e8m0 then encodes exactly. NaN and infinity give
+ * NaN; without saturation 0xfe rounding up gives NaN (0xff). */
+static inline float tvmrt_e8m0_round(float f, int mode)
+{
+    uint32_t x, e, up = 0;
+    memcpy(&x, &f, sizeof x);
+    e = (x >> 23) & 0xffu;
+    if (e == 0xffu)
+        return tvmrt_f8e8m0_to_f32(0xffu);
+    if (mode == 1 || mode == 2)
+        up = (x & 0x400000u) != 0 && ((x & 0x3fffffu) != 0 || e > 0) ? 1u : 0u;
+    else if (mode == 3) /* as tvmrt_f32_to_f8e8m0 below 2^-126 */
+        up = (e ? (x & 0x7fffffu) != 0 : (x & 0x7fffffu) > 0x400000u) ? 1u : 0u;
+    if (up && e == 0xfeu && mode == 1)
+        up = 0;
+    return tvmrt_f8e8m0_to_f32((uint8_t)(e + up));
+}
+
 /* Packed 4-bit and 2-bit elements: element i of p, the first element of a
  * byte in its least significant bits. Loads sign-extend int4/int2; stores
  * keep the low bits of v (integers wrap) and leave the byte's other

@@ -223,9 +223,9 @@ def main():
         m.opset_import[0].version = opset
         m.ir_version = 10
         return m
-    # Cast to float8e8m0 (24) with a round_mode tvmcc does not implement
-    save(new_model([helper.make_node("Cast", ["x"], ["y"], name="cast_e8m0_nearest", to=24,
-                                     round_mode="nearest")],
+    # Cast to float8e8m0 (24) with a round_mode ONNX does not define
+    save(new_model([helper.make_node("Cast", ["x"], ["y"], name="cast_e8m0_sideways", to=24,
+                                     round_mode="sideways")],
                    [vinfo("x", TensorProto.FLOAT, f4)], [vinfo("y", 24, f4)], 25),
          "cast_e8m0_mode.onnx")
     # blocked QuantizeLinear whose scale has 3 blocks where ceil(4 / 2) = 2

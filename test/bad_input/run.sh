@@ -149,8 +149,8 @@ check opt_read_absent 1 opt_read.onnx --optional-absent opt_in -- relu_opt "inpu
 check opt_not_opt     1 seq_input.onnx --sequence-length seq_in=2 --optional-absent t_in -- \
     "'t_in'" "not optional"
 # the ONNX 1.20 element types: modes and shapes tvmcc refuses
-check cast_e8m0_mode  1 cast_e8m0_mode.onnx -- cast_e8m0_mode.onnx cast_e8m0_nearest round_mode \
-    nearest
+check cast_e8m0_mode  1 cast_e8m0_mode.onnx -- cast_e8m0_mode.onnx cast_e8m0_sideways round_mode \
+    sideways
 check q_blocked_shape 1 q_blocked_shape.onnx -- q_blocked_shape.onnx q_blocked_shape "input[1]" \
     "block_size 2"
 check dq_output_dtype 1 dq_output_dtype.onnx -- dq_output_dtype.onnx dq_int_out output_dtype

@@ -93,6 +93,38 @@ def main():
          [numpy_helper.from_array(np.array([2], dtype=np.int64), "st"),
           numpy_helper.from_array(np.array([7], dtype=np.int64), "en")])
 
+    # Cast to float8e8m0 (24) with each round_mode and saturate, expected
+    # codes from the exponent field as ONNX's reference defines them
+    xs = np.array([0.0, 0.124, 0.25, 0.75, 1.1, 1.5, 3.0, 2.0 ** 127 * 1.6, 2.0 ** 127 * 1.2,
+                   1e-39, np.inf, np.nan], dtype=np.float32)
+
+    def e8m0(x, mode, sat):
+        bits = int(np.array([x], np.float32).view(np.uint32)[0])
+        e = (bits >> 23) & 0xFF
+        if e == 0xFF:
+            return 0xFF if mode != "up" or not sat else 0xFE  # spec table: inf -> max
+        if mode == "nearest":
+            up = bool(bits & 0x400000) and (bool(bits & 0x3FFFFF) or e > 0)
+        elif mode == "up":  # (below 2^-126: up to 2^-127 is code 0, as the spec's rounding up)
+            up = bool(bits & 0x7FFFFF) if e else (bits & 0x7FFFFF) > 0x400000
+        else:
+            up = False
+        if up and e == 0xFE and sat:
+            up = False
+        return e + up
+
+    for mode in ("down", "nearest", "up"):
+        for sat in (1, 0):
+            if mode == "up" and sat:
+                continue  # the suite's test_cast_e8m0_* cover it
+            want = [e8m0(x, mode, sat) for x in xs]
+            if mode == "up" and not sat:
+                want[10] = 0xFF
+            case("test_cast_e8m0_%s_sat%d" % (mode, sat),
+                 [helper.make_node("Cast", ["x"], ["y"], to=24, round_mode=mode, saturate=sat)],
+                 [("x", TensorProto.FLOAT, [len(xs)], xs.tobytes())],
+                 [("y", 24, [len(xs)], bytes(want))], opset=25)
+
 
 if __name__ == "__main__":
     main()

@@ -324,6 +324,40 @@ static void test_small_floats(void)
         }
         CHECK(bad == 0);
     }
+    /* float8e8m0's other round modes (Cast round_mode down / nearest, and
+     * without saturation): the runtime and the compiler agree everywhere,
+     * and on normal floats x = m 2^k (1 <= m < 2) they give 2^k (down),
+     * 2^(k+1) when m >= 1.5 else 2^k (nearest), 2^(k+1) when m > 1 (up);
+     * past 2^127 saturation keeps 2^127, without it the result is NaN */
+    {
+        int bad = 0, mode;
+        for (h = 0; h < 300000; h++) {
+            uint32_t bits = ((uint32_t)rand() << 16) ^ (uint32_t)rand();
+            float f;
+            if (h < 65536)
+                f = dtype_f16_to_f32((uint16_t)h);
+            else
+                memcpy(&f, &bits, 4);
+            for (mode = 0; mode < 4; mode++) {
+                float a = dtype_e8m0_round(f, mode), rb = tvmrt_e8m0_round(f, mode);
+                bad += !same_float(a, rb);
+                if (isnormal(f) && !isnan(a)) {
+                    int ke;
+                    double m = 2 * frexp(fabs((double)f), &ke), want;
+                    ke--;
+                    want = ldexp(1.0, ke);
+                    if ((mode == 1 || mode == 2) ? m >= 1.5 : mode == 3 ? m > 1 : 0)
+                        want *= 2;
+                    if (want > ldexp(1.0, 127))
+                        want = mode == 1 ? ldexp(1.0, 127) : NAN;
+                    bad += !same_float(a, want);
+                } else if (isnormal(f)) {
+                    bad += !(mode != 0 && mode != 1 && fabs(f) > ldexpf(1.0f, 127));
+                }
+            }
+        }
+        CHECK(bad == 0);
+    }
 }
 
 /* Packed 4-bit and 2-bit elements: the runtime's and the compiler's loads
