@@ -19,7 +19,7 @@
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
 #              qdq qdq-m0-float-free qdq-build control_fold
-#              strings seq_io transformer tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
+#              strings seq_io transformer types tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 #              fresh
 #
 # TVMCC_TEST_CPU_FLAGS="avx2 fma ..." makes the CPU-dependent suites act as
@@ -221,6 +221,9 @@ run_suite seq_io test/models/seq_io.sh
 # RMSNormalization, RotaryEmbedding at 23, KV cache at 24) on the host against
 # onnxruntime, built warning-free for Cortex-M4 and AArch64 (about 15 s)
 run_suite transformer test/transformer/run.sh
+# The ONNX 1.20 element types (float8, float4e2m1, int4/uint4, int2/uint2)
+# through data-movement ops and the float8e8m0 rounding modes (test/types)
+run_suite types test/types/run.sh
 # tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
 run_suite tune test/models/tune.sh
 run_suite x86_special_values test/models/x86_special_values.sh
