@@ -16,7 +16,7 @@ LIBS    := -lprotobuf-c -lcjson -lm
 PROTO   ?= /usr/include/onnx/onnx.proto
 PYTHON  ?= /usr/bin/python3
 
-SRCS    := $(wildcard ir/*.c frontend/*.c passes/*.c lower/*.c emit_c/*.c pipeline/*.c cmd/*.c)
+SRCS    := $(wildcard ir/*.c frontend/*.c passes/*.c quant/*.c lower/*.c emit_c/*.c pipeline/*.c cmd/*.c)
 OBJS    := $(patsubst %.c,build/%.o,$(SRCS)) build/gen/onnx.pb-c.o build/gen/embedded.o
 LIBOBJS := $(filter-out build/cmd/%,$(OBJS))
 EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json))
