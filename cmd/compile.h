@@ -18,4 +18,8 @@ const char *options_bind(Options *o, const char *opt, const char *val);
 /* tvmcc tune (cmd/tune.c): argv after "tune"; returns the exit status. */
 int tune_main(int argc, char **argv);
 
+/* tvmcc quantize (cmd/quantize.c): argv after "quantize"; returns the exit
+ * status (0, 1 model or data error, 2 usage). */
+int quantize_main(int argc, char **argv);
+
 #endif

@@ -75,6 +75,8 @@ int main(int argc, char **argv)
     options_init(&o);
     if (argc > 1 && !strcmp(argv[1], "tune"))
         return tune_main(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "quantize"))
+        return quantize_main(argc - 2, argv + 2);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;

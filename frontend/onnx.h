@@ -25,6 +25,20 @@ Graph *onnx_load(Arena *a, const char *path, Diag *d);
  * to resolve it against). */
 Graph *onnx_load_buffer(Arena *a, const void *data, size_t n, const char *name, Diag *d);
 
+/* Writing a graph back as ONNX (frontend/onnx_write.c). opset: the
+ * default domain's opset to declare (at least the graph's own); the other
+ * domains get the highest opset their nodes carry. */
+typedef struct OnnxWriteOptions {
+    int64_t opset;              /* 0: the graph's */
+    const char *graph_name;     /* NULL: "tvmcc" */
+    const char *producer, *producer_version;
+} OnnxWriteOptions;
+/* The live nodes of g, the constants they read, its inputs and outputs, as
+ * a serialized ModelProto in malloc'ed memory (*size bytes; the caller
+ * frees it). NULL after reporting through d (an attribute or element type
+ * that cannot be written, a cycle). opt may be NULL. */
+uint8_t *onnx_write_model(const Graph *g, const OnnxWriteOptions *opt, size_t *size, Diag *d);
+
 /* Decodes an Onnx__TensorProto * into out (data in the arena, storage
  * format). dir is the directory external data is resolved against (NULL
  * forbids external data). n and field name the place for error messages.

@@ -107,6 +107,8 @@ static int run_passes(Pipeline *pl, Graph *g)
             graph_dump(g, stdout);
             dumped = 1;
         }
+        if (o->last_pass && !strcmp(o->last_pass, pass_table[i].name))
+            break;
     }
     if (o->dump_ir && !dumped && !*o->dump_ir)
         graph_dump(g, stdout); /* --dump-ir without a pass: after the last */

@@ -55,6 +55,8 @@ typedef struct Options {
     int report;               /* --report: kernel and memory table on stdout */
     long long string_bytes;   /* --string-bytes; 0: the default */
     const char *tuning_log;   /* --tuning-log FILE.json, or NULL */
+    const char *last_pass;    /* NULL: every pass of the -O level; else the
+                               * passes up to this one (tvmcc quantize: "dce") */
     int verify_dies;          /* a graph the verifier rejects after a pass is
                                * an internal error (die), not a message: the
                                * fuzz harness, whose messages are quiet */

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The float models of the QDQ suite and their quantized variants.
 
-    gen_models.py OUT_DIR [--torchvision] [-k SUBSTRING] [--list]
+    gen_models.py OUT_DIR [--torchvision] [-k SUBSTRING] [--list] [--float-only]
 
 Writes OUT_DIR/float/NAME.onnx (the float models) and, for every variant
 of the suite, OUT_DIR/NAME.VARIANT.onnx (quantized by test/qdq/quantize.py)
@@ -312,6 +312,8 @@ def main():
     ap.add_argument("--torchvision", action="store_true")
     ap.add_argument("-k", default="", help="only models whose NAME.VARIANT contains this")
     ap.add_argument("--list", action="store_true", help="print NAME.VARIANT of the plan")
+    ap.add_argument("--float-only", action="store_true",
+                    help="write the float models only (test/quantize/run.sh)")
     args = ap.parse_args()
     items = [it for it in plan(args.torchvision) if args.k in "%s.%s" % it]
     if args.list:
@@ -333,6 +335,9 @@ def main():
             onnx.save(arm[name](), path)
         elif not os.path.exists(path):
             torchvision_model(name, path)
+    if args.float_only:
+        print("%d float models in %s" % (len({m for m, _ in items}), fdir))
+        return 0
     for m, v in items:
         base = os.path.join(args.out, "%s.%s" % (m, v))
         fpath = os.path.join(fdir, m + ".onnx")

@@ -364,10 +364,20 @@ def main():
                     help="skip the comparison of the targets' integers (bitexact below)")
     ap.add_argument("--all", action="store_true",
                     help="run every model on every target, not the sample")
+    ap.add_argument("--scan", action="store_true",
+                    help="the models are every NAME.VARIANT.onnx with its .json in --models "
+                    "(test/quantize/run.sh), not gen_models.py's plan")
+    ap.add_argument("--sample", default=None,
+                    help="with --scan: the models (regex) the targets other than host run")
     args = ap.parse_args()
     args.tvmcc = os.path.abspath(args.tvmcc)
     args.work = os.path.abspath(args.work)
-    names = ["%s.%s" % it for it in gen_models.plan(args.torchvision)]
+    if args.scan:
+        names = sorted(f[:-5] for f in os.listdir(args.models)
+                       if f.endswith(".onnx") and
+                       os.path.exists(os.path.join(args.models, f[:-5] + ".json")))
+    else:
+        names = ["%s.%s" % it for it in gen_models.plan(args.torchvision)]
     names = [n for n in names if re.search(args.filter, n)]
     targets = [t for t in args.targets.split(",") if t]
     items, skipped = [], []
@@ -392,7 +402,9 @@ def main():
                 continue
             args.startup[t] = obj
         for n in names:
-            if t == "host" or args.all or n in ARM_SAMPLE or n in EXTRA.get(t, []):
+            sampled = re.search(args.sample, n) if args.scan and args.sample else \
+                n in ARM_SAMPLE or n in EXTRA.get(t, [])
+            if t == "host" or args.all or sampled:
                 items.append((n, t))
     planned = set(items)
     for s in skipped:

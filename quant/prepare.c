@@ -1,0 +1,217 @@
+/*
+ * Preparing a float graph for `tvmcc quantize` (ptq.h: ptq_prepare).
+ *
+ * The written QDQ model imports the default domain at opset 13 or later
+ * (per-channel DequantizeLinear needs 13). A model written for an older
+ * opset has its nodes rewritten to their opset-13 form where the operator's
+ * signature changed: attributes that became inputs (Clip 11, Slice 10,
+ * Pad 11, Squeeze/Unsqueeze/Split/ReduceSum 13, TopK 10, Reshape 5),
+ * attributes that were removed (consumed_inputs before 6, BatchNormalization
+ * spatial before 9), Scatter renamed ScatterElements. An operator whose
+ * meaning changed in a way not rewritten here is refused, naming the node.
+ *
+ * Division by a constant becomes multiplication by its reciprocal, which the
+ * integer path computes (Div is not an integer operator).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "graph_edit.h"
+#include "ptq.h"
+
+static int refuse(Diag *d, const Node *n, const char *field, const char *why)
+{
+    diag_error(d, n, field, "cannot bring opset %d to 13 for quantization: %s", n->opset, why);
+    return 1;
+}
+
+/* attribute NAME (INTS) of node ni becomes input k (int64 constant) */
+static void ints_to_input(Graph *g, int32_t ni, const char *name, int k)
+{
+    const Attr *a = node_attr(&g->nodes[ni], name);
+    if (a && a->type == ATTR_INTS) {
+        int32_t vi = qe_const_i64(g, arena_printf(g->arena, "%s_%s", g->nodes[ni].name, name),
+                                  a->n, a->ints);
+        qe_set_input(g, ni, k, vi);
+    }
+    qe_drop_attr(g, ni, name);
+}
+
+/* a float attribute becomes a scalar input of the node's input-0 type */
+static void float_to_input(Graph *g, int32_t ni, const char *name, double def, int k)
+{
+    const Node *n = &g->nodes[ni];
+    const Attr *a = node_attr(n, name);
+    DType dt = g->values[n->in[0]].dtype;
+    double v = a && a->type == ATTR_FLOAT ? a->f : def;
+    unsigned char buf[8];
+    int32_t vi;
+    if (dt == DT_FLOAT64) {
+        memcpy(buf, &v, 8);
+    } else {
+        float f = (float)v;
+        dt = DT_FLOAT32;
+        memcpy(buf, &f, 4);
+    }
+    vi = qe_const(g, arena_printf(g->arena, "%s_%s", n->name, name), dt, 0, NULL, buf);
+    qe_set_input(g, ni, k, vi);
+    qe_drop_attr(g, ni, name);
+}
+
+static int raise_node(Graph *g, int32_t ni, Diag *d)
+{
+    Node *n = &g->nodes[ni];
+    int v = n->opset;
+    const Value *x = n->n_in > 0 && n->in[0] >= 0 ? &g->values[n->in[0]] : NULL;
+    qe_drop_attr(g, ni, "consumed_inputs");
+    n = &g->nodes[ni];
+    switch (n->op) {
+    case OP_Clip:
+        if (v < 11) {
+            float_to_input(g, ni, "min", -INFINITY, 1);
+            float_to_input(g, ni, "max", INFINITY, 2);
+        }
+        return 0;
+    case OP_Slice:
+        if (v < 10) {
+            ints_to_input(g, ni, "starts", 1);
+            ints_to_input(g, ni, "ends", 2);
+            ints_to_input(g, ni, "axes", 3);
+        }
+        return 0;
+    case OP_Pad:
+        if (v < 11) {
+            const Attr *a = node_attr(n, "pads");
+            if (!a)
+                a = node_attr(n, "paddings");
+            if (!a || a->type != ATTR_INTS)
+                return refuse(d, n, "pads", "no pads attribute");
+            qe_set_input(g, ni, 1, qe_const_i64(g, arena_printf(g->arena, "%s_pads", n->name),
+                                                a->n, a->ints));
+            qe_drop_attr(g, ni, "pads");
+            qe_drop_attr(g, ni, "paddings");
+            float_to_input(g, ni, "value", 0.0, 2);
+        }
+        return 0;
+    case OP_Squeeze:
+    case OP_Unsqueeze:
+    case OP_ReduceSum:
+        if (v < 13)
+            ints_to_input(g, ni, "axes", 1);
+        return 0;
+    case OP_Split:
+        if (v < 13)
+            ints_to_input(g, ni, "split", 1);
+        return 0;
+    case OP_TopK:
+        if (v < 10) {
+            int64_t k = attr_int(n, "k", -1, d);
+            qe_set_input(g, ni, 1, qe_const_i64(g, arena_printf(g->arena, "%s_k", n->name), 1, &k));
+            qe_drop_attr(g, ni, "k");
+        }
+        return 0;
+    case OP_Reshape:
+        if (v < 5)
+            ints_to_input(g, ni, "shape", 1);
+        return 0;
+    case OP_BatchNormalization:
+        if (v < 9) {
+            if (attr_int(n, "spatial", 1, d) != 1)
+                return refuse(d, n, "spatial", "spatial=0 has no opset-13 form");
+            qe_drop_attr(g, ni, "spatial");
+            qe_drop_attr(g, ni, "is_test");
+        }
+        return 0;
+    case OP_Softmax:
+    case OP_LogSoftmax:
+    case OP_Hardmax:
+        if (v < 13 && x) {
+            int64_t axis = attr_int(n, "axis", 1, d);
+            if (axis < 0)
+                axis += x->rank;
+            if (axis != x->rank - 1)
+                return refuse(d, n, "axis", "before 13 the axis flattens the dimensions after it; "
+                              "only the last axis has the same meaning");
+        }
+        return 0;
+    case OP_Dropout:
+        if (v < 12)
+            return refuse(d, n, NULL, "Dropout's ratio became an input in 12");
+        return 0;
+    case OP_Upsample:
+        return refuse(d, n, NULL, "Upsample was removed in 10");
+    case OP_Resize:
+        if (v < 11)
+            return refuse(d, n, NULL, "Resize 10 has no roi input and other coordinates");
+        return 0;
+    case OP_Add: case OP_Sub: case OP_Mul: case OP_Div: case OP_Gemm: case OP_PRelu:
+    case OP_Equal: case OP_Greater: case OP_Less: case OP_And: case OP_Or: case OP_Xor:
+        if (v < 7 && node_attr(n, "broadcast"))
+            return refuse(d, n, "broadcast", "the legacy broadcast attribute");
+        qe_drop_attr(g, ni, "broadcast");
+        return 0;
+    case OP_Cast:
+        if (node_attr(n, "to") && node_attr(n, "to")->type != ATTR_INT)
+            return refuse(d, n, "to", "the type is a string before 6");
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int raise_opset(Graph *g, Diag *d)
+{
+    int32_t ni, n0 = g->n_nodes;
+    if (g->opset >= 13)
+        return 0;
+    for (ni = 0; ni < n0; ni++) {
+        Node *n = &g->nodes[ni];
+        if (n->dead || (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx")))
+            continue;
+        if (raise_node(g, ni, d))
+            return 1;
+        g->nodes[ni].opset = 13;
+    }
+    g->opset = 13;
+    return 0;
+}
+
+/* x / c with c a float constant -> x * (1 / c) */
+static void div_to_mul(Graph *g)
+{
+    int32_t ni, n0 = g->n_nodes;
+    for (ni = 0; ni < n0; ni++) {
+        Node *n = &g->nodes[ni];
+        const Value *c;
+        const float *cv;
+        float *r;
+        int64_t k, numel;
+        if (n->dead || n->op != OP_Div || n->n_in != 2 || n->in[1] < 0)
+            continue;
+        c = &g->values[n->in[1]];
+        cv = qe_f32(g, n->in[1]);
+        if (!cv || (numel = value_numel(c)) < 1)
+            continue;
+        for (k = 0; k < numel; k++)
+            if (cv[k] == 0 || !isfinite(cv[k]))
+                break;
+        if (k < numel)
+            continue;
+        r = arena_array(g->arena, (size_t)numel, sizeof *r);
+        for (k = 0; k < numel; k++)
+            r[k] = 1.0f / cv[k];
+        n->in[1] = qe_const_f32(g, arena_printf(g->arena, "%s_reciprocal", c->name), c->rank,
+                                c->dims, r);
+        n = &g->nodes[ni];
+        n->op = OP_Mul;
+        n->op_type = "Mul";
+    }
+}
+
+int ptq_prepare(Graph *g, Diag *d)
+{
+    if (raise_opset(g, d))
+        return 1;
+    div_to_mul(g);
+    return 0;
+}

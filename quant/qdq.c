@@ -1,0 +1,855 @@
+/*
+ * The QDQ rewrite of `tvmcc quantize` (ptq.h): which nodes are quantized,
+ * which tensors need a range, and the QuantizeLinear / DequantizeLinear
+ * nodes and quantized constants that make the model a QDQ model, laid out
+ * as onnxruntime's quantize_static(quant_format=QDQ) lays them out:
+ *
+ *   - weights (constant input B of Conv, Gemm, MatMul): int8 symmetric, zero
+ *     point 0, range [-127, 127], one scale per output channel (Conv axis 0,
+ *     Gemm axis 0 with transB=1 else 1, MatMul the last axis) or one scale;
+ *     the int8 initializer feeds a DequantizeLinear;
+ *   - biases (Conv input 2, Gemm C): int32 at scale x_scale * w_scale, zero
+ *     point 0 (with bias correction, the corrected bias);
+ *   - activations: a QuantizeLinear -> DequantizeLinear pair on each float
+ *     graph input, each float input and output of a quantized node and each
+ *     graph output; every reader of the tensor then reads the pair's output;
+ *   - MaxPool, Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Split,
+ *     Pad, Resize (nearest), Gather: the output takes the input's scale and
+ *     zero point; Softmax's output scale 1/256 (zero point 0 for uint8, -128
+ *     for int8);
+ *   - a float constant operand of Add, Mul, Concat or Gather is stored
+ *     quantized in the activation type, with its own min/max range.
+ *
+ * int16 activations are symmetric (zero point 0); their Q/DQ nodes are in
+ * the com.microsoft domain below opset 21, as onnxruntime writes them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_edit.h"
+#include "ptq.h"
+
+enum { ROLE_NONE, ROLE_ACT, ROLE_WEIGHT, ROLE_BIAS, ROLE_CONST };
+
+typedef struct Plan {
+    Graph *g;
+    const PtqConfig *cfg;
+    Diag *d;
+    uint8_t *quantized;         /* per node */
+    int32_t n_nodes;
+    /* activation parameters per value (after planning) */
+    uint8_t *have;              /* per value */
+    float *scale;
+    int32_t *zp;
+    int32_t qmin, qmax;
+    int symmetric;
+} Plan;
+
+const TensorRange *range_table_find(const RangeTable *r, const char *name)
+{
+    int i;
+    if (!r)
+        return NULL;
+    for (i = 0; i < r->n; i++)
+        if (!strcmp(r->t[i].name, name))
+            return &r->t[i];
+    return NULL;
+}
+
+static int is_float(const Graph *g, int32_t vi)
+{
+    return vi >= 0 && g->values[vi].dtype == DT_FLOAT32;
+}
+
+static int is_float_const(const Graph *g, int32_t vi)
+{
+    return is_float(g, vi) && g->values[vi].data != NULL;
+}
+
+static int passes_through(OpKind op)
+{
+    switch (op) {
+    case OP_MaxPool: case OP_Reshape: case OP_Flatten: case OP_Transpose: case OP_Squeeze:
+    case OP_Unsqueeze: case OP_Slice: case OP_Split: case OP_Pad: case OP_Resize: case OP_Gather:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int op_quantizable(OpKind op)
+{
+    if (passes_through(op))
+        return 1;
+    switch (op) {
+    case OP_Conv: case OP_Gemm: case OP_MatMul: case OP_Add: case OP_Mul: case OP_AveragePool:
+    case OP_GlobalAveragePool: case OP_Concat: case OP_Sigmoid: case OP_Tanh: case OP_HardSwish:
+    case OP_HardSigmoid: case OP_LeakyRelu: case OP_Softmax: case OP_Relu: case OP_Clip:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int bias_ok(const Graph *g, const Node *n)
+{
+    if (n->n_in < 3 || n->in[2] < 0)
+        return 0;
+    if (!is_float_const(g, n->in[2]) || !is_float_const(g, n->in[1]))
+        return 0;
+    if (n->op == OP_Gemm) {
+        const Attr *al = node_attr(n, "alpha"), *be = node_attr(n, "beta");
+        if ((al && al->f != 1.0) || (be && be->f != 1.0) || g->values[n->in[2]].rank != 1)
+            return 0;
+    }
+    return 1;
+}
+
+/* the role of input k of n */
+static int role(const Graph *g, const Node *n, int k)
+{
+    int32_t vi = n->in[k];
+    if (vi < 0)
+        return ROLE_NONE;
+    switch (n->op) {
+    case OP_Conv:
+    case OP_Gemm:
+    case OP_MatMul:
+        if (k == 0)
+            return ROLE_ACT;
+        if (k == 1)
+            return is_float_const(g, vi) ? ROLE_WEIGHT : ROLE_ACT;
+        if (k == 2 && n->op != OP_MatMul)
+            return bias_ok(g, n) ? ROLE_BIAS : ROLE_NONE;
+        return ROLE_NONE;
+    case OP_Add:
+    case OP_Mul:
+    case OP_Concat:
+        return is_float_const(g, vi) ? ROLE_CONST : ROLE_ACT;
+    case OP_Gather:
+        return k == 0 ? (is_float_const(g, vi) ? ROLE_CONST : ROLE_ACT) : ROLE_NONE;
+    default:
+        return k == 0 ? ROLE_ACT : ROLE_NONE;
+    }
+}
+
+static int kept_float(const Plan *p, const Node *n)
+{
+    int i;
+    for (i = 0; i < p->cfg->n_keep_float; i++) {
+        const char *k = p->cfg->keep_float[i];
+        if ((n->name && n->name[0] && !strcmp(n->name, k)) ||
+            (n->n_out > 0 && n->out[0] >= 0 && !strcmp(p->g->values[n->out[0]].name, k)))
+            return 1;
+    }
+    return 0;
+}
+
+static int quantizable(const Plan *p, const Node *n)
+{
+    const Graph *g = p->g;
+    int k, float_out = 0;
+    if (n->dead || !op_quantizable(n->op) || (n->domain && n->domain[0] &&
+                                               strcmp(n->domain, "ai.onnx")))
+        return 0;
+    if (kept_float(p, n))
+        return 0;
+    if (n->op == OP_Resize) {
+        const Attr *m = node_attr(n, "mode");
+        if (m && m->s && strcmp(m->s, "nearest"))
+            return 0;
+    }
+    for (k = 0; k < n->n_in; k++)
+        if (role(g, n, k) == ROLE_ACT && !is_float(g, n->in[k]))
+            return 0;
+    if (n->n_in < 1 || role(g, n, 0) == ROLE_NONE)
+        return 0;
+    for (k = 0; k < n->n_out; k++)
+        if (is_float(g, n->out[k]))
+            float_out = 1;
+    return float_out;
+}
+
+/* A Relu or Clip right after a Conv, Gemm, MatMul or Add whose output has
+ * no other reader: the producer writes the activation's output instead. */
+static void fuse_relu(Plan *p)
+{
+    Graph *g = p->g;
+    int32_t ni;
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        Node *r = &g->nodes[ni];
+        int32_t x, pi;
+        Node *pn;
+        if (r->dead || (r->op != OP_Relu && r->op != OP_Clip) || r->n_in < 1 ||
+            (x = r->in[0]) < 0 || (pi = g->values[x].producer) < 0)
+            continue;
+        pn = &g->nodes[pi];
+        if (pn->dead || pn->n_out != 1 || kept_float(p, r) ||
+            (pn->op != OP_Conv && pn->op != OP_Gemm && pn->op != OP_MatMul && pn->op != OP_Add) ||
+            qe_is_output(g, x) || qe_readers(g, x, 0) != 1 || !quantizable(p, pn))
+            continue;
+        if (r->op == OP_Clip) {
+            /* only a Clip whose bounds are constants */
+            int k;
+            for (k = 1; k < r->n_in; k++)
+                if (r->in[k] >= 0 && !g->values[r->in[k]].data)
+                    break;
+            if (k < r->n_in)
+                continue;
+        }
+        pn->out[0] = r->out[0];
+        g->values[r->out[0]].producer = pi;
+        r->dead = 1;
+    }
+}
+
+static void plan_nodes(Plan *p)
+{
+    Graph *g = p->g;
+    int32_t ni;
+    if (p->cfg->fuse_relu)
+        fuse_relu(p);
+    p->n_nodes = g->n_nodes;
+    p->quantized = arena_alloc(g->arena, (size_t)g->n_nodes + 1);
+    for (ni = 0; ni < g->n_nodes; ni++)
+        p->quantized[ni] = (uint8_t)quantizable(p, &g->nodes[ni]);
+}
+
+/* Calls fn for each float tensor that gets a QuantizeLinear, in order:
+ * graph inputs, then each quantized node's activation inputs and outputs,
+ * then graph outputs; each once. */
+typedef void (*TensorFn)(Plan *p, int32_t vi, void *ctx);
+
+static void for_each_qdq_tensor(Plan *p, TensorFn fn, void *ctx)
+{
+    Graph *g = p->g;
+    uint8_t *seen = arena_alloc(g->arena, (size_t)g->n_values + 1);
+    int32_t i, ni;
+    int k;
+    memset(seen, 0, (size_t)g->n_values + 1);
+#define WANT(v)                                                                       \
+    do {                                                                              \
+        int32_t v_ = (v);                                                             \
+        if (v_ >= 0 && !seen[v_] && is_float(g, v_) && !g->values[v_].data) {         \
+            seen[v_] = 1;                                                             \
+            fn(p, v_, ctx);                                                           \
+        }                                                                             \
+    } while (0)
+    for (i = 0; i < g->n_inputs; i++)
+        WANT(g->inputs[i]);
+    for (ni = 0; ni < p->n_nodes; ni++) {
+        const Node *n = &g->nodes[ni];
+        if (!p->quantized[ni])
+            continue;
+        for (k = 0; k < n->n_in; k++)
+            if (role(g, n, k) == ROLE_ACT)
+                WANT(n->in[k]);
+        for (k = 0; k < n->n_out; k++)
+            WANT(n->out[k]);
+    }
+    for (i = 0; i < g->n_outputs; i++)
+        WANT(g->outputs[i]);
+#undef WANT
+}
+
+/* ---------------------------------------------------------------- needs */
+
+typedef struct NeedsCtx {
+    QdqNeeds *out;
+    int cap;
+} NeedsCtx;
+
+/* whether the tensor's range comes from calibration (not from its input or
+ * a fixed Softmax scale) */
+static int needs_range(const Plan *p, int32_t vi)
+{
+    int32_t pi = p->g->values[vi].producer;
+    const Node *n;
+    if (pi < 0 || !p->quantized[pi])
+        return 1;
+    n = &p->g->nodes[pi];
+    if (passes_through(n->op))
+        return n->in[0] >= 0 && !p->g->values[n->in[0]].data ? 0 : 1;
+    if (n->op == OP_Softmax && p->cfg->act != DT_INT16)
+        return 0;
+    return 1;
+}
+
+static void add_need(Plan *p, NeedsCtx *c, int32_t vi, int axis)
+{
+    QdqNeeds *o = c->out;
+    int i;
+    const char *name = p->g->values[vi].name;
+    for (i = 0; i < o->n; i++)
+        if (!strcmp(o->names[i], name)) {
+            if (axis >= 0)
+                o->chan_axis[i] = axis;
+            return;
+        }
+    if (o->n == c->cap) {
+        int nc = c->cap ? 2 * c->cap : 64;
+        const char **nn = arena_array(p->g->arena, (size_t)nc, sizeof *nn);
+        int *na = arena_array(p->g->arena, (size_t)nc, sizeof *na);
+        if (o->n) {
+            memcpy(nn, o->names, (size_t)o->n * sizeof *nn);
+            memcpy(na, o->chan_axis, (size_t)o->n * sizeof *na);
+        }
+        o->names = nn;
+        o->chan_axis = na;
+        c->cap = nc;
+    }
+    o->names[o->n] = name;
+    o->chan_axis[o->n++] = axis;
+}
+
+static void need_fn(Plan *p, int32_t vi, void *ctx)
+{
+    /* a pass-through output's range is its input's, which is visited too */
+    if (needs_range(p, vi))
+        add_need(p, ctx, vi, -1);
+}
+
+/* the channel axis of a sum's activation input that bias correction reads */
+static int sum_channel_axis(const Graph *g, const Node *n)
+{
+    const Value *x = &g->values[n->in[0]];
+    if (n->op == OP_Conv)
+        return x->rank >= 3 ? 1 : -1;
+    if (n->op == OP_Gemm)
+        return attr_int(n, "transA", 0, NULL) ? 0 : 1;
+    return -1;
+}
+
+int qdq_needs(Graph *g, const PtqConfig *cfg, QdqNeeds *out, Diag *d)
+{
+    Plan p;
+    NeedsCtx c;
+    int32_t ni;
+    memset(&p, 0, sizeof p);
+    p.g = g;
+    p.cfg = cfg;
+    p.d = d;
+    plan_nodes(&p);
+    memset(out, 0, sizeof *out);
+    c.out = out;
+    c.cap = 0;
+    for_each_qdq_tensor(&p, need_fn, &c);
+    if (cfg->bias_correction)
+        for (ni = 0; ni < p.n_nodes; ni++) {
+            const Node *n = &g->nodes[ni];
+            int axis;
+            if (!p.quantized[ni] || (n->op != OP_Conv && n->op != OP_Gemm) ||
+                role(g, n, 1) != ROLE_WEIGHT)
+                continue;
+            if ((axis = sum_channel_axis(g, n)) >= 0)
+                add_need(&p, &c, n->in[0], axis);
+        }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- apply */
+
+static void act_params(const Plan *p, double rmin, double rmax, float *scale, int32_t *zp)
+{
+    float lo = (float)rmin, hi = (float)rmax;
+    if (lo > 0)
+        lo = 0;
+    if (hi < 0)
+        hi = 0;
+    if (p->symmetric) {
+        float m = -lo > hi ? -lo : hi;
+        lo = -m;
+        hi = m;
+    }
+    if (hi == lo || !isfinite(hi - lo)) {
+        *scale = 1.0f;
+        *zp = 0;
+        return;
+    }
+    *scale = (hi - lo) / (float)(p->qmax - p->qmin);
+    if (p->symmetric) {
+        *zp = 0;
+    } else {
+        double z = nearbyint((double)((float)p->qmin - lo / *scale));
+        *zp = (int32_t)(z < p->qmin ? p->qmin : z > p->qmax ? p->qmax : z);
+    }
+}
+
+static int tensor_params(Plan *p, int32_t vi, const RangeTable *r)
+{
+    Graph *g = p->g;
+    int32_t pi;
+    const TensorRange *tr;
+    if (p->have[vi])
+        return 0;
+    pi = g->values[vi].producer;
+    if (pi >= 0 && p->quantized[pi] && passes_through(g->nodes[pi].op)) {
+        int32_t src = g->nodes[pi].in[0];
+        if (g->values[src].data) {
+            const float *c = qe_f32(g, src);
+            int64_t k, n = value_numel(&g->values[src]);
+            double lo = 0, hi = 0;
+            for (k = 0; c && k < n; k++) {
+                lo = c[k] < lo ? c[k] : lo;
+                hi = c[k] > hi ? c[k] : hi;
+            }
+            act_params(p, lo, hi, &p->scale[vi], &p->zp[vi]);
+        } else {
+            if (tensor_params(p, src, r))
+                return 1;
+            p->scale[vi] = p->scale[src];
+            p->zp[vi] = p->zp[src];
+        }
+    } else if (pi >= 0 && p->quantized[pi] && g->nodes[pi].op == OP_Softmax &&
+               p->cfg->act != DT_INT16) {
+        p->scale[vi] = 1.0f / 256;
+        p->zp[vi] = p->cfg->act == DT_UINT8 ? 0 : -128;
+    } else {
+        tr = range_table_find(r, g->values[vi].name);
+        if (!tr) {
+            diag_error(p->d, pi >= 0 ? &g->nodes[pi] : NULL, g->values[vi].name,
+                       "no calibration range for this tensor");
+            return 1;
+        }
+        act_params(p, tr->rmin, tr->rmax, &p->scale[vi], &p->zp[vi]);
+    }
+    p->have[vi] = 1;
+    return 0;
+}
+
+typedef struct ApplyCtx {
+    const RangeTable *r;
+    int failed;
+    int32_t *list;
+    int n;
+} ApplyCtx;
+
+static void params_fn(Plan *p, int32_t vi, void *ctx)
+{
+    ApplyCtx *c = ctx;
+    if (!c->failed && tensor_params(p, vi, c->r))
+        c->failed = 1;
+    c->list[c->n++] = vi;
+}
+
+static int64_t clamp64(double v, int64_t lo, int64_t hi)
+{
+    if (!(v >= (double)lo))
+        return lo;
+    if (v > (double)hi)
+        return hi;
+    return (int64_t)v;
+}
+
+/* scalar or 1-D per-channel scale and zero point constants */
+static void qparam_consts(Plan *p, const char *base, int n, const float *scale, DType zdt,
+                          const int32_t *zp, int32_t *s_vi, int32_t *z_vi)
+{
+    Graph *g = p->g;
+    int64_t dim = n;
+    int rank = n > 1 || zp == NULL ? (n > 1) : 0;
+    int i;
+    void *zbuf = arena_array(g->arena, (size_t)(n ? n : 1), 4);
+    for (i = 0; i < n; i++) {
+        int32_t z = zp ? zp[i] : 0;
+        if (zdt == DT_INT8)
+            ((int8_t *)zbuf)[i] = (int8_t)z;
+        else if (zdt == DT_UINT8)
+            ((uint8_t *)zbuf)[i] = (uint8_t)z;
+        else if (zdt == DT_INT16)
+            ((int16_t *)zbuf)[i] = (int16_t)z;
+        else
+            ((int32_t *)zbuf)[i] = z;
+    }
+    *s_vi = qe_const_f32(g, arena_printf(g->arena, "%s_scale", base), rank, &dim, scale);
+    *z_vi = qe_const(g, arena_printf(g->arena, "%s_zero_point", base), zdt, rank, &dim, zbuf);
+}
+
+static const char *qdq_domain(const Plan *p)
+{
+    return p->cfg->act == DT_INT16 && p->g->opset < 21 ? "com.microsoft" : "";
+}
+
+static int32_t add_qnode(Plan *p, OpKind op, const char *name, int32_t x, int32_t s, int32_t z,
+                         int32_t out, int axis, const char *domain)
+{
+    Graph *g = p->g;
+    int32_t ni = graph_add_node(g, op, name, 3, 1);
+    Node *n = &g->nodes[ni];
+    n->in[0] = x;
+    n->in[1] = s;
+    n->in[2] = z;
+    n->out[0] = out;
+    n->opset = (int)(g->opset > 13 ? g->opset : 13);
+    n->inferred = 1;
+    if (domain[0]) {
+        n->domain = domain;
+        n->opset = 1;
+    }
+    g->values[out].producer = ni;
+    if (axis >= 0)
+        qe_set_attr_int(g, ni, "axis", axis);
+    return ni;
+}
+
+static int32_t new_value(Graph *g, const char *name, DType dt, const Value *shape_of)
+{
+    int32_t serial = 0, vi;
+    vi = graph_find_value(g, name) < 0 ? graph_add_value(g, name)
+                                        : graph_fresh_value(g, name, "", &serial);
+    g->values[vi].dtype = dt;
+    if (shape_of) {
+        g->values[vi].rank = shape_of->rank;
+        memcpy(g->values[vi].dims, shape_of->dims, sizeof shape_of->dims);
+    }
+    return vi;
+}
+
+/* the weight's channel axis for a sum node (-1: per tensor) */
+static int weight_axis(const Plan *p, const Node *n)
+{
+    const Graph *g = p->g;
+    if (!p->cfg->per_channel)
+        return -1;
+    if (n->op == OP_Conv)
+        return 0;
+    if (n->op == OP_Gemm)
+        return attr_int(n, "transB", 0, NULL) ? 0 : 1;
+    return g->values[n->in[1]].rank - 1;
+}
+
+typedef struct Weight {
+    int32_t dq;                 /* the DequantizeLinear's output */
+    int axis;                   /* -1: one scale */
+    int64_t channels;
+    float *scale;               /* per channel (1 when per tensor) */
+    const float *w;             /* float weights */
+    int8_t *q;
+} Weight;
+
+/* int8 symmetric weights: per channel along axis (or one scale) */
+static void quantize_weight(Plan *p, int32_t wv, int axis, Weight *out)
+{
+    Graph *g = p->g;
+    const Value *v = &g->values[wv];
+    const float *w = v->data;
+    int64_t n = value_numel(v), outer = 1, inner = 1, ch = 1, i, c, o, k;
+    int j;
+    int32_t s_vi, z_vi, q_vi, dq;
+    if (axis >= 0) {
+        ch = v->dims[axis];
+        for (j = 0; j < axis; j++)
+            outer *= v->dims[j];
+        for (j = axis + 1; j < v->rank; j++)
+            inner *= v->dims[j];
+    } else {
+        inner = n;
+    }
+    out->scale = arena_array(g->arena, (size_t)ch, sizeof *out->scale);
+    out->q = arena_alloc(g->arena, (size_t)(n ? n : 1));
+    for (c = 0; c < ch; c++) {
+        float m = 0;
+        for (o = 0; o < outer; o++)
+            for (k = 0; k < inner; k++) {
+                float a = fabsf(w[(o * ch + c) * inner + k]);
+                m = a > m ? a : m;
+            }
+        out->scale[c] = 2.0f * m / 254.0f;
+        if (out->scale[c] == 0)
+            out->scale[c] = 1.0f;
+    }
+    for (i = 0; i < n; i++) {
+        int64_t cc = axis >= 0 ? (i / inner) % ch : 0;
+        out->q[i] = (int8_t)clamp64(nearbyint((double)(w[i] / out->scale[cc])), -127, 127);
+    }
+    out->axis = axis;
+    out->channels = ch;
+    out->w = w;
+    q_vi = qe_const(g, arena_printf(g->arena, "%s_quantized", v->name), DT_INT8, v->rank, v->dims,
+                    out->q);
+    qparam_consts(p, v->name, axis >= 0 ? (int)ch : 1, out->scale, DT_INT8, NULL, &s_vi, &z_vi);
+    if (axis < 0) {
+        /* per tensor: scalar parameters */
+        g->values[s_vi].rank = 0;
+        g->values[z_vi].rank = 0;
+    }
+    v = &g->values[wv];
+    dq = new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", v->name), DT_FLOAT32,
+                   v);
+    add_qnode(p, OP_DequantizeLinear, arena_printf(g->arena, "%s_DequantizeLinear", v->name),
+              q_vi, s_vi, z_vi, dq, axis, "");
+    out->dq = dq;
+}
+
+/* The bias, corrected for the weights' rounding when asked (b - (Wq - W) E[x]
+ * per output channel, E[x] the input's channel means), as int32 at x_scale *
+ * w_scale. A sum without a bias gets one when the correction is not zero. */
+static int quantize_bias(Plan *p, int32_t ni, const Weight *w, const RangeTable *r)
+{
+    Graph *g = p->g;
+    Node *n = &g->nodes[ni];
+    int32_t x = n->in[0], bv = n->n_in > 2 ? n->in[2] : -1, s_vi, z_vi, q_vi, dq;
+    const Value *wv = &g->values[n->in[1]];
+    int64_t oc, per, o, k, kk;
+    double *bias;
+    float *scale;
+    int32_t *q;
+    const TensorRange *tr = range_table_find(r, g->values[x].name);
+    int have_bias = role(g, n, 2) == ROLE_BIAS, corrected = 0;
+    const char *base;
+    if (n->op == OP_Conv) {
+        oc = wv->dims[0];
+        per = value_numel(wv) / (oc ? oc : 1);
+    } else if (n->op == OP_Gemm) {
+        int tb = (int)attr_int(n, "transB", 0, NULL);
+        oc = wv->dims[tb ? 0 : 1];
+        per = wv->dims[tb ? 1 : 0];
+    } else {
+        return 0; /* MatMul has no bias input */
+    }
+    if (!have_bias && bv >= 0)
+        return 0; /* a bias that cannot be quantized stays float */
+    if (n->op == OP_Gemm && !have_bias) {
+        const Attr *al = node_attr(n, "alpha");
+        if (al && al->f != 1.0)
+            return 0;
+    }
+    bias = arena_array(g->arena, (size_t)oc, sizeof *bias);
+    for (o = 0; o < oc; o++)
+        bias[o] = have_bias ? (double)((const float *)g->values[bv].data)[o] : 0.0;
+    if (p->cfg->bias_correction && tr && tr->chan_mean) {
+        int64_t group = n->op == OP_Conv ? attr_int(n, "group", 1, NULL) : 1;
+        int64_t icpg = n->op == OP_Conv ? wv->dims[1] : per;
+        int64_t khw = n->op == OP_Conv ? per / (icpg ? icpg : 1) : 1;
+        int64_t ocpg = oc / (group ? group : 1);
+        int tb = n->op == OP_Gemm && attr_int(n, "transB", 0, NULL);
+        for (o = 0; o < oc; o++) {
+            double delta = 0;
+            for (k = 0; k < icpg; k++) {
+                int64_t cin = n->op == OP_Conv ? (o / (ocpg ? ocpg : 1)) * icpg + k : k;
+                double mean = cin < tr->channels ? tr->chan_mean[cin] : 0;
+                for (kk = 0; kk < khw; kk++) {
+                    int64_t idx = n->op == OP_Conv ? (o * icpg + k) * khw + kk
+                                  : tb ? o * per + k : k * oc + o;
+                    int64_t c = w->axis < 0 ? 0 : o;
+                    double deq = (double)w->q[idx] * (double)w->scale[c];
+                    delta += (deq - (double)w->w[idx]) * mean;
+                }
+            }
+            if (delta != 0)
+                corrected = 1;
+            bias[o] -= delta;
+        }
+    }
+    if (!have_bias && !corrected)
+        return 0;
+    scale = arena_array(g->arena, (size_t)oc, sizeof *scale);
+    q = arena_array(g->arena, (size_t)oc, sizeof *q);
+    for (o = 0; o < oc; o++) {
+        float s = p->scale[x] * w->scale[w->axis < 0 ? 0 : o];
+        scale[o] = s == 0 ? 1.0f : s;
+        q[o] = (int32_t)clamp64(nearbyint(bias[o] / (double)scale[o]), INT32_MIN, INT32_MAX);
+    }
+    base = have_bias ? g->values[bv].name : arena_printf(g->arena, "%s_bias", n->name);
+    {
+        int64_t dim = oc;
+        q_vi = qe_const(g, arena_printf(g->arena, "%s_quantized", base), DT_INT32, 1, &dim, q);
+    }
+    if (w->axis < 0) {
+        qparam_consts(p, base, 1, scale, DT_INT32, NULL, &s_vi, &z_vi);
+        g->values[s_vi].rank = 0;
+        g->values[z_vi].rank = 0;
+    } else {
+        qparam_consts(p, base, (int)oc, scale, DT_INT32, NULL, &s_vi, &z_vi);
+    }
+    {
+        int64_t dim = oc;
+        Value tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.rank = 1;
+        tmp.dims[0] = dim;
+        dq = new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", base), DT_FLOAT32,
+                       &tmp);
+    }
+    add_qnode(p, OP_DequantizeLinear, arena_printf(g->arena, "%s_DequantizeLinear", base), q_vi,
+              s_vi, z_vi, dq, w->axis < 0 ? -1 : 0, "");
+    qe_set_input(g, ni, 2, dq);
+    return 0;
+}
+
+/* a constant operand in the activation type, with its own range */
+static int32_t quantize_const(Plan *p, int32_t cv)
+{
+    Graph *g = p->g;
+    const Value *v = &g->values[cv];
+    const float *c = v->data;
+    int64_t n = value_numel(v), i;
+    double lo = 0, hi = 0;
+    float scale;
+    int32_t zp, s_vi, z_vi, q_vi, dq;
+    DType dt = p->cfg->act;
+    void *q = arena_array(g->arena, (size_t)(n ? n : 1), dtype_size(dt));
+    for (i = 0; i < n; i++) {
+        lo = c[i] < lo ? c[i] : lo;
+        hi = c[i] > hi ? c[i] : hi;
+    }
+    act_params(p, lo, hi, &scale, &zp);
+    for (i = 0; i < n; i++) {
+        int64_t z = clamp64(nearbyint((double)(c[i] / scale)) + zp, p->qmin, p->qmax);
+        if (dt == DT_INT8)
+            ((int8_t *)q)[i] = (int8_t)z;
+        else if (dt == DT_UINT8)
+            ((uint8_t *)q)[i] = (uint8_t)z;
+        else
+            ((int16_t *)q)[i] = (int16_t)z;
+    }
+    q_vi = qe_const(g, arena_printf(g->arena, "%s_quantized", v->name), dt, v->rank, v->dims, q);
+    qparam_consts(p, g->values[cv].name, 1, &scale, dt, &zp, &s_vi, &z_vi);
+    g->values[s_vi].rank = 0;
+    g->values[z_vi].rank = 0;
+    v = &g->values[cv];
+    dq = new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", v->name), DT_FLOAT32,
+                   v);
+    add_qnode(p, OP_DequantizeLinear, arena_printf(g->arena, "%s_DequantizeLinear", v->name),
+              q_vi, s_vi, z_vi, dq, -1, qdq_domain(p));
+    return dq;
+}
+
+/* the Q/DQ pair on activation t; every reader of t then reads its output */
+static void add_pair(Plan *p, int32_t t)
+{
+    Graph *g = p->g;
+    const char *name = g->values[t].name;
+    int32_t s_vi, z_vi, src = t, q_out, dq_out, qn, dqn;
+    int out = qe_is_output(g, t);
+    const char *dom = qdq_domain(p);
+    qparam_consts(p, name, 1, &p->scale[t], p->cfg->act, &p->zp[t], &s_vi, &z_vi);
+    g->values[s_vi].rank = 0;
+    g->values[z_vi].rank = 0;
+    if (out) {
+        /* the producer writes NAME_QuantizeLinear_Input; the pair writes NAME */
+        int32_t pi = g->values[t].producer, k;
+        src = new_value(g, arena_printf(g->arena, "%s_QuantizeLinear_Input", name), DT_FLOAT32,
+                        &g->values[t]);
+        if (pi >= 0) {
+            Node *pn = &g->nodes[pi];
+            for (k = 0; k < pn->n_out; k++)
+                if (pn->out[k] == t)
+                    pn->out[k] = src;
+            g->values[src].producer = pi;
+        }
+    }
+    q_out = new_value(g, arena_printf(g->arena, "%s_QuantizeLinear_Output", name), p->cfg->act,
+                      &g->values[t]);
+    dq_out = out ? t : new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", name),
+                                 DT_FLOAT32, &g->values[t]);
+    qn = add_qnode(p, OP_QuantizeLinear, arena_printf(g->arena, "%s_QuantizeLinear", name), src,
+                   s_vi, z_vi, q_out, -1, dom);
+    dqn = add_qnode(p, OP_DequantizeLinear, arena_printf(g->arena, "%s_DequantizeLinear", name),
+                    q_out, s_vi, z_vi, dq_out, -1, dom);
+    if (!out) {
+        int32_t ni;
+        int k;
+        for (ni = 0; ni < g->n_nodes; ni++) {
+            Node *n = &g->nodes[ni];
+            if (n->dead || ni == qn || ni == dqn)
+                continue;
+            for (k = 0; k < n->n_in; k++)
+                if (n->in[k] == t)
+                    n->in[k] = dq_out;
+        }
+    }
+}
+
+static int plan_init(Plan *p, Graph *g, const PtqConfig *cfg, Diag *d)
+{
+    memset(p, 0, sizeof *p);
+    p->g = g;
+    p->cfg = cfg;
+    p->d = d;
+    switch (cfg->act) {
+    case DT_INT8: p->qmin = -128; p->qmax = 127; break;
+    case DT_UINT8: p->qmin = 0; p->qmax = 255; break;
+    case DT_INT16: p->qmin = -32768; p->qmax = 32767; p->symmetric = 1; break;
+    default:
+        diag_error(d, NULL, "--activations", "activations must be int8, uint8 or int16");
+        return 1;
+    }
+    plan_nodes(p);
+    return 0;
+}
+
+int qdq_apply(Graph *g, const PtqConfig *cfg, const RangeTable *r, Diag *d)
+{
+    Plan p;
+    ApplyCtx c;
+    int32_t ni, n_nodes, i;
+    int k;
+    if (plan_init(&p, g, cfg, d))
+        return 1;
+    p.have = arena_alloc(g->arena, (size_t)g->n_values + 1);
+    memset(p.have, 0, (size_t)g->n_values + 1);
+    p.scale = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *p.scale);
+    p.zp = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *p.zp);
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    c.list = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *c.list);
+    for_each_qdq_tensor(&p, params_fn, &c);
+    if (c.failed)
+        return 1;
+    /* constants first (the bias scales need the weights') */
+    n_nodes = g->n_nodes;
+    for (ni = 0; ni < n_nodes; ni++) {
+        Weight w;
+        Node *n = &g->nodes[ni];
+        if (!p.quantized[ni])
+            continue;
+        if ((n->op == OP_Conv || n->op == OP_Gemm || n->op == OP_MatMul) &&
+            role(g, n, 1) == ROLE_WEIGHT) {
+            int bias_role = role(g, n, 2);
+            quantize_weight(&p, n->in[1], weight_axis(&p, n), &w);
+            g->nodes[ni].in[1] = w.dq;
+            if (bias_role == ROLE_BIAS || (bias_role == ROLE_NONE && cfg->bias_correction))
+                if (quantize_bias(&p, ni, &w, r))
+                    return 1;
+        }
+        n = &g->nodes[ni];
+        for (k = 0; k < n->n_in; k++)
+            if (role(g, &g->nodes[ni], k) == ROLE_CONST) {
+                int32_t dq = quantize_const(&p, g->nodes[ni].in[k]);
+                g->nodes[ni].in[k] = dq;
+            }
+    }
+    for (i = 0; i < c.n; i++)
+        add_pair(&p, c.list[i]);
+    graph_toposort(g);
+    return 0;
+}
+
+int qdq_quantized_nodes(Graph *g, const PtqConfig *cfg, QdqNodeInfo **out, Diag *d)
+{
+    Plan p;
+    int32_t ni;
+    int n = 0, k;
+    QdqNodeInfo *info;
+    if (plan_init(&p, g, cfg, d))
+        return -1;
+    info = arena_array(g->arena, (size_t)p.n_nodes + 1, sizeof *info);
+    for (ni = 0; ni < p.n_nodes; ni++) {
+        const Node *nd = &g->nodes[ni];
+        QdqNodeInfo *q;
+        if (!p.quantized[ni] || nd->n_out < 1 || nd->out[0] < 0)
+            continue;
+        q = &info[n++];
+        memset(q, 0, sizeof *q);
+        q->node = nd->name ? nd->name : "";
+        q->op = nd->op_type;
+        q->output = g->values[nd->out[0]].name;
+        for (k = 0; k < nd->n_in && q->n_inputs < 4; k++)
+            if (role(g, nd, k) == ROLE_ACT && nd->in[k] >= 0)
+                q->inputs[q->n_inputs++] = g->values[nd->in[k]].name;
+    }
+    *out = info;
+    return n;
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# tvmcc quantize (issue 18): the models it writes, on every target that runs
+# them, against onnxruntime; its determinism; its errors.
+#
+#   test/quantize/run.sh [--targets host,cortex-m4] [-j N]
+#
+# 1. The float models of the QDQ suite (test/qdq/gen_models.py --float-only:
+#    per-operator models and the bench/arm networks) are quantized by
+#    `tvmcc quantize --calib random:16` in several configurations (VARIANTS
+#    below: each range method, int8/uint8/int16 activations, per-tensor
+#    weights, with and without equalization and bias correction). Each
+#    quantize run must exit 0 and write MODEL.onnx and MODEL.json.
+# 2. test/qdq/run.py runs every written model in onnxruntime-node and in
+#    tvmcc's build for each target (host; cortex-m4 under qemu on a sample):
+#    within 1 LSB of the output's scale everywhere, the same level on 99%
+#    of the elements. onnxruntime loading the model is part of it.
+# 3. Determinism: the same samples give the same bytes (model and report).
+# 4. Errors: bad calibration data and unusable models exit 1 with one line
+#    naming the file and the input, and write nothing.
+# Prints PASS/FAIL lines and, last, "N passed, N failed". SKIPs (with the
+# reason) without onnx/numpy or onnxruntime-node.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+TVMCC=${TVMCC:-$root/tvmcc}
+PYTHON=${PYTHON:-/usr/bin/python3}
+. "$root/test/models/needs.sh"
+needs_onnx_ort quantize
+
+targets=host,cortex-m4
+jobs=2
+while [ $# -gt 0 ]; do
+    case $1 in
+        --targets) targets=$2; shift 2 ;;
+        -j) jobs=$2; shift 2 ;;
+        *) echo "usage: test/quantize/run.sh [--targets LIST] [-j N]" >&2; exit 2 ;;
+    esac
+done
+
+work="$root/build/quantize"
+rm -rf "$work/models" "$work/errors" "$work/det"
+mkdir -p "$work/models" "$work/errors" "$work/det"
+cp "$TVMCC" "$work/tvmcc.bin" || { echo "FAIL quantize: $TVMCC not built"; echo "0 passed, 1 failed"; exit 1; }
+tv="$work/tvmcc.bin"
+pass=0 fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+if ! "$PYTHON" "$root/test/qdq/gen_models.py" "$work/qdq" --float-only > "$work/gen.log" 2>&1; then
+    bad "gen_models.py: $(tail -1 "$work/gen.log")"
+    echo "$pass passed, $fail failed"
+    exit 1
+fi
+floats="$work/qdq/float"
+
+# NAME.VARIANT: the quantize options of each variant, and the models it runs on
+declare -A VARIANTS=(
+    [mse]="--method mse"
+    [minmax]="--method minmax --no-equalize --no-bias-correction"
+    [pct]="--method percentile --activations uint8"
+    [ent]="--method entropy --per-tensor"
+    [s16]="--activations int16 --method minmax"
+)
+models_of() {
+    case $1 in
+        mse) ls "$floats" | sed 's/\.onnx$//' ;;
+        minmax) echo dscnn mobilenet resnet8 conv_relu gemm add_branches concat ;;
+        pct) echo dscnn resnet8 conv_dw mul avgpool softmax ;;
+        ent) echo mobilenet conv3x3 gemm_notrans matmul leakyrelu ;;
+        s16) echo conv_relu small_cnn ;;
+    esac
+}
+
+for v in mse minmax pct ent s16; do
+    for m in $(models_of $v); do
+        out="$work/models/$m.$v.onnx"
+        # shellcheck disable=SC2086
+        if "$tv" quantize "$floats/$m.onnx" --calib random:16 -o "$out" ${VARIANTS[$v]} \
+                > "$work/models/$m.$v.log" 2>&1 && [ -s "$out" ] && [ -s "${out%.onnx}.json" ]; then
+            "$PYTHON" "$here/specs.py" "$floats/$m.onnx" "$m.$v" "${out%.onnx}.json.spec" &&
+                mv "${out%.onnx}.json" "${out%.onnx}.report.json" &&
+                mv "${out%.onnx}.json.spec" "${out%.onnx}.json"
+        else
+            bad "quantize $m.$v: $(tail -1 "$work/models/$m.$v.log")"
+            rm -f "$out"
+        fi
+    done
+done
+
+# 2. onnxruntime against tvmcc's int8 builds
+"$PYTHON" "$root/test/qdq/run.py" --tvmcc "$tv" --models "$work/models" --work "$work/work" \
+    --targets "$targets" -j "$jobs" --no-bitexact --scan \
+    --sample '^(dscnn|resnet8|mobilenet)\.(mse|minmax)$|^(conv_dw|softmax)\.pct$|^(conv3x3|matmul)\.ent$' \
+    > "$work/run.log" 2>&1
+grep -E '^(PASS|FAIL|SKIP)' "$work/run.log"
+line=$(tail -n 1 "$work/run.log")
+rp=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+rf=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+if [ -z "$rp" ]; then
+    bad "test/qdq/run.py: $(tail -1 "$work/run.log")"
+else
+    pass=$((pass + rp)) fail=$((fail + rf))
+fi
+
+# 3. determinism: twice the same, from files and from random samples
+d="$work/det"
+mkdir -p "$d/calib/a" "$d/calib/b"
+"$PYTHON" - "$floats/dscnn.onnx" "$d/calib" <<'EOF'
+import sys, numpy as np, onnx
+from onnx import numpy_helper
+m = onnx.load(sys.argv[1])
+inp = m.graph.input[0]
+shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+rng = np.random.default_rng(5)
+for k in "ab":
+    t = numpy_helper.from_array(rng.normal(0, 0.5, shape).astype(np.float32), inp.name)
+    open("%s/%s/input_0.pb" % (sys.argv[2], k), "wb").write(t.SerializeToString())
+EOF
+for k in 1 2; do
+    "$tv" quantize "$floats/dscnn.onnx" --calib "$d/calib" -o "$d/dir$k.onnx" --method entropy > /dev/null 2>&1
+    "$tv" quantize "$floats/mobilenet.onnx" --calib random:4 -o "$d/rnd$k.onnx" > /dev/null 2>&1
+done
+for f in dir rnd; do
+    if [ -s "$d/${f}1.onnx" ] && cmp -s "$d/${f}1.onnx" "$d/${f}2.onnx" &&
+            cmp -s <(grep -v '"output":' "$d/${f}1.json") <(grep -v '"output":' "$d/${f}2.json"); then
+        ok "determinism $f"
+    else
+        bad "determinism $f: two runs differ (or failed)"
+    fi
+done
+# a different sample set changes the model (the test could not fail otherwise)
+"$tv" quantize "$floats/mobilenet.onnx" --calib random:4 --seed 9 -o "$d/seed9.onnx" > /dev/null 2>&1
+if [ -s "$d/seed9.onnx" ] && ! cmp -s "$d/rnd1.onnx" "$d/seed9.onnx"; then
+    ok "determinism: other samples, other ranges"
+else
+    bad "determinism: --seed 9 wrote the same model as --seed 0"
+fi
+
+# 4. errors: exit 1, one line naming the file and the input, nothing written
+e="$work/errors"
+"$PYTHON" "$here/bad_calib.py" "$floats/dscnn.onnx" "$e" > "$e/make.log" 2>&1 ||
+    bad "bad_calib.py: $(tail -1 "$e/make.log")"
+# CASE|ARGS|what the message must contain
+while IFS='|' read -r name args expect; do
+    [ -n "$name" ] || continue
+    rm -f "$e/out.onnx" "$e/out.json"
+    # shellcheck disable=SC2086
+    "$tv" quantize $args -o "$e/out.onnx" > "$e/$name.out" 2> "$e/$name.err"
+    rc=$?
+    lines=$(wc -l < "$e/$name.err")
+    if [ $rc -eq 1 ] && [ "$lines" -eq 1 ] && grep -q -- "$expect" "$e/$name.err" &&
+            [ ! -e "$e/out.onnx" ] && [ ! -e "$e/out.json" ]; then
+        ok "error $name"
+    else
+        bad "error $name: exit $rc, $lines line(s): $(head -c 300 "$e/$name.err")"
+    fi
+done <<EOF
+wrong_shape|$floats/dscnn.onnx --calib $e/wrong_shape|wrong_shape/s0/input_0.pb: input 'input' has shape
+wrong_dtype|$floats/dscnn.onnx --calib $e/wrong_dtype|input 'input' is float32, the file holds int64
+empty_dir|$floats/dscnn.onnx --calib $e/empty|no samples
+count|$floats/dscnn.onnx --calib $e/count|the model has 1 input, the folder 2 input_K.pb files
+missing_dir|$floats/dscnn.onnx --calib $e/nonexistent|not a directory
+corrupt|$floats/dscnn.onnx --calib $e/corrupt|corrupt/s0/input_0.pb
+no_float|$e/int_only.onnx --calib random:2|no float32 tensors
+quantized|$work/models/conv_relu.mse.onnx --calib random:2|already quantized
+EOF
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
