@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compile.h"
 #include "../ir/arena.h"
@@ -20,6 +21,8 @@ static void usage(FILE *f)
             "usage: tvmcc MODEL.onnx [options]\n"
             "       tvmcc tune MODEL.onnx -t TARGET --log FILE.json [--trials N] [--seed S]\n"
             "                  [--input-shape N=D0,D1] [-v]   (tvmcc tune --help)\n"
+            "       tvmcc quantize MODEL.onnx --calib DIR -o OUT.onnx [options]\n"
+            "                  (tvmcc quantize --help)\n"
             "\n"
             "Compiles an ONNX model to portable C: OUT/NAME.h, NAME.c, NAME_weights.c,\n"
             "NAME.json, NAME.mk, NAME.cmake, tvmrt.h, tvmrt.c.\n"
@@ -43,6 +46,9 @@ static void usage(FILE *f)
             "  -O0, -O1, -O2           optimization level (default -O2); -O0 turns off\n"
             "                          fusion (kernels then are one per node)\n"
             "  --no-fuse               turn off operator fusion only\n"
+            "  --quantize DIR          quantize the float model first (tvmcc quantize with\n"
+            "                          --calib DIR and its defaults; the report goes to\n"
+            "                          stdout) and compile the QDQ model it writes\n"
             "  --tuning-log FILE.json  use the knobs that tvmcc tune logged for this\n"
             "                          target's workloads (others keep the defaults)\n"
             "  --string-bytes N        bytes of character storage in the workspace per\n"
@@ -68,10 +74,54 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
+/* --quantize DIR: tvmcc quantize into a temporary directory (the QDQ model
+ * keeps the model's file name, which the output names), then the compile */
+static int quantize_then_compile(Options *o, const char *dir)
+{
+    const char *tmp = getenv("TMPDIR"), *base = strrchr(o->model, '/');
+    char tdir[4096], path[4096 + 256], json[4096 + 256], *argv[8 + 2 * MAX_SHAPE_BINDINGS];
+    int argc = 0, k, rc;
+    size_t n;
+    base = base ? base + 1 : o->model;
+    snprintf(tdir, sizeof tdir, "%s/tvmcc-q-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tdir)) {
+        fprintf(stderr, "tvmcc: cannot make a temporary directory for --quantize\n");
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/%s", tdir, base);
+    n = strlen(path);
+    if (n < 5 || strcmp(path + n - 5, ".onnx"))
+        strcat(path, ".onnx");
+    snprintf(json, sizeof json, "%.*s.json", (int)(strlen(path) - 5), path);
+    argv[argc++] = (char *)o->model;
+    argv[argc++] = "--calib";
+    argv[argc++] = (char *)dir;
+    argv[argc++] = "-o";
+    argv[argc++] = path;
+    for (k = 0; k < o->n_shapes; k++) {
+        argv[argc++] = "--input-shape";
+        argv[argc++] = (char *)o->shapes[k];
+    }
+    if (o->verbose)
+        argv[argc++] = "-v";
+    rc = quantize_main(argc, argv);
+    if (rc == 0) {
+        const char *model = o->model;
+        o->model = path;
+        rc = compile_model(o);
+        o->model = model;
+    }
+    unlink(path);
+    unlink(json);
+    rmdir(tdir);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
     int i, dumps = 0, have_out = 0;
+    const char *quantize_dir = NULL;
     options_init(&o);
     if (argc > 1 && !strcmp(argv[1], "tune"))
         return tune_main(argc - 2, argv + 2);
@@ -111,7 +161,8 @@ int main(int argc, char **argv)
                    TAKES_VALUE("", "--name") || TAKES_VALUE("", "--input-shape") ||
                    TAKES_VALUE("", "--input-value") || TAKES_VALUE("", "--sequence-length") ||
                    TAKES_VALUE("", "--optional-absent") ||
-                   TAKES_VALUE("", "--string-bytes") || TAKES_VALUE("", "--tuning-log")) {
+                   TAKES_VALUE("", "--string-bytes") || TAKES_VALUE("", "--tuning-log") ||
+                   TAKES_VALUE("", "--quantize")) {
             const char *opt = a;
             if (!val) {
                 if (i + 1 >= argc)
@@ -127,6 +178,8 @@ int main(int argc, char **argv)
                 o.name = val;
             } else if (!strncmp(opt, "--tuning-log", 12)) {
                 o.tuning_log = val;
+            } else if (!strncmp(opt, "--quantize", 10)) {
+                quantize_dir = val;
             } else if (!strncmp(opt, "--string-bytes", 14)) {
                 char *end;
                 long long v = strtoll(val, &end, 10);
@@ -179,5 +232,7 @@ int main(int argc, char **argv)
         }
         arena_free(&a);
     }
+    if (quantize_dir)
+        return quantize_then_compile(&o, quantize_dir);
     return compile_model(&o);
 }

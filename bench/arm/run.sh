@@ -5,7 +5,7 @@
 #   bench/arm/run.sh [MODEL...]      (make bench-arm)
 #
 # MODEL: dscnn mobilenet resnet8 autoencoder (default: all). For each model
-# gen_models.py writes build/bench-arm/MODEL.onnx and test/qdq/quantize.py
+# gen_models.py writes build/bench-arm/MODEL.onnx and tvmcc quantize
 # (int8 activations, per-channel int8 weights, otherwise its defaults)
 # writes MODEL_int8.onnx from it. tvmcc compiles, with -t cortex-m4, the
 # fp32 model as shipped ("tvmcc") and with $BASELINE_FLAGS (default -O0:
@@ -38,9 +38,11 @@
 # bench/arm/results.md (override with RESULTS=FILE).
 #
 # Environment: TVMCC, PYTHON, BASELINE_FLAGS, BASELINE_TVMCC (a tvmcc
-# binary for the baseline, default TVMCC), QUANTIZE (default
-# test/qdq/quantize.py; INT8=0 skips the int8 models), QUANTIZE_FLAGS
-# (default --fuse-relu), M4CYCLES_DIR,
+# binary for the baseline, default TVMCC), QUANTIZE (unset: the int8
+# models come from `tvmcc quantize --calib random:8`; a path to
+# test/qdq/quantize.py uses that instead; INT8=0 skips the int8 models),
+# QUANTIZE_FLAGS (added to tvmcc quantize's options; with QUANTIZE, the
+# script's options, default --fuse-relu), M4CYCLES_DIR,
 # PROFILE=0 (no per-kernel builds), QEMU_TIMEOUT (s, default 600),
 # EXTRA_CFLAGS (appended to NAME.mk's flags for every variant, e.g.
 # -U__ARM_FEATURE_DSP to build the portable loops instead of the SMLAD
@@ -56,7 +58,9 @@ baseline=${BASELINE_FLAGS--O0}
 baseline_tvmcc=${BASELINE_TVMCC:-$tvmcc}
 results=${RESULTS:-$here/results.md}
 timeout_s=${QEMU_TIMEOUT:-600}
-quantize=${QUANTIZE:-$root/test/qdq/quantize.py}
+# the int8 models come from `tvmcc quantize` (QUANTIZE=path/to/quantize.py:
+# from the project's Python reference quantizer instead)
+quantize=${QUANTIZE:-}
 m4cycles_dir=${M4CYCLES_DIR:-$root/../shared/tools/m4cycles}
 profile=${PROFILE:-1}
 int8=${INT8:-1}
@@ -106,7 +110,9 @@ about="$work/about.txt"
         "$(git -C "$root" log -1 --format='%h %cs' 2>/dev/null || echo 'not a git checkout')"
     printf 'qemu\t%s\n' "$(qemu-system-arm --version | head -1)"
     printf 'arm-none-eabi-gcc\t%s\n' "$(arm-none-eabi-gcc --version | head -1)"
-    if [ "$int8" != 0 ] && [ -f "$quantize" ]; then
+    if [ "$int8" != 0 ] && [ -z "$quantize" ]; then
+        printf 'quantize\ttvmcc quantize --calib random:8 %s\n' "${QUANTIZE_FLAGS:-}"
+    elif [ "$int8" != 0 ] && [ -f "$quantize" ]; then
         q=$(cd "$(dirname "$quantize")" && pwd)/$(basename "$quantize")
         qc=$(git -C "$(dirname "$q")" log -1 --format='%h %cs' -- "$q" 2>/dev/null)
         [ -n "$(git -C "$(dirname "$q")" status --porcelain -- "$q" 2>/dev/null)" ] && qc="$qc, modified"
@@ -119,9 +125,22 @@ about="$work/about.txt"
 # takes its range (--fuse-relu; QUANTIZE_FLAGS overrides, e.g. empty for
 # the form that keeps the Relu between its own Q/DQ pairs).
 int8_models=""
-quantize_flags=${QUANTIZE_FLAGS---fuse-relu}
 if [ "$int8" != 0 ]; then
-    if [ -f "$quantize" ]; then
+    if [ -z "$quantize" ]; then
+        # tvmcc quantize: 8 random samples (uniform in [-1, 1]), its defaults
+        # (mse ranges, equalization, bias correction, Relu/Clip fused into the
+        # op's QuantizeLinear as onnxruntime writes it); QUANTIZE_FLAGS adds
+        for m in $models; do
+            if "$tvmcc" quantize "$work/$m.onnx" --calib random:8 -o "$work/${m}_int8.onnx" \
+                    ${QUANTIZE_FLAGS:-} > "$work/${m}_int8.quantize.log" 2>&1; then
+                int8_models="$int8_models $m"
+            else
+                echo "FAIL $m int8: tvmcc quantize: $(tail -1 "$work/${m}_int8.quantize.log")"; status=1
+                printf 'int8 %s\ttvmcc quantize failed: %s\n' "$m" "$(tail -1 "$work/${m}_int8.quantize.log")" >> "$notes"
+            fi
+        done
+    elif [ -f "$quantize" ]; then
+        quantize_flags=${QUANTIZE_FLAGS---fuse-relu}
         for m in $models; do
             if "$python" "$quantize" "$work/$m.onnx" "$work/${m}_int8.onnx" --activations int8 $quantize_flags \
                     > "$work/${m}_int8.quantize.log" 2>&1; then

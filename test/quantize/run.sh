@@ -136,6 +136,18 @@ else
     bad "determinism: --seed 9 wrote the same model as --seed 0"
 fi
 
+# one step: tvmcc MODEL --quantize DIR gives what quantize, then compile gives
+"$tv" "$floats/dscnn.onnx" --quantize random:4 -t cortex-m4 -o "$d/one" > /dev/null 2>&1
+mkdir -p "$d/two"
+"$tv" quantize "$floats/dscnn.onnx" --calib random:4 -o "$d/two/dscnn.onnx" > /dev/null 2>&1 &&
+    "$tv" "$d/two/dscnn.onnx" -t cortex-m4 -o "$d/two/out" > /dev/null 2>&1
+if [ -s "$d/one/model.c" ] && diff -r "$d/one" "$d/two/out" > /dev/null &&
+        grep -q 'int8_t' "$d/one/model.c"; then
+    ok "one step: --quantize compiles the model quantize writes"
+else
+    bad "one step: tvmcc --quantize differs from quantize + compile (or failed)"
+fi
+
 # 4. errors: exit 1, one line naming the file and the input, nothing written
 e="$work/errors"
 "$PYTHON" "$here/bad_calib.py" "$floats/dscnn.onnx" "$e" > "$e/make.log" 2>&1 ||
