@@ -18,7 +18,7 @@
 #              conformance-onnx-1.20.1 emitted-c-warnings conformance-arm
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
-#              qdq qdq-m0-float-free qdq-build control_fold
+#              qdq qdq-m0-float-free qdq-build quantize control_fold
 #              strings seq_io transformer types tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 #              fresh
 #
@@ -210,6 +210,11 @@ run_suite qdq-m0-float-free /usr/bin/python3 test/qdq/m0_float_free.py --tvmcc .
 # with the target's compiler: Cortex-M7, Cortex-M55 (no MVE in qemu 7.2) and
 # aarch64-dotprod are only built (test/qdq/build_targets.sh)
 run_suite qdq-build test/qdq/build_targets.sh
+# tvmcc quantize (issue 18): the QDQ models it writes from the float models
+# above (each range method, int8/uint8/int16, per tensor) against
+# onnxruntime on the host and (a sample) Cortex-M4 under qemu; determinism;
+# its errors (test/quantize/run.sh, about 3 minutes)
+run_suite quantize test/quantize/run.sh -j "$jobs"
 # Ifs on shapes folded before inference, run-time Ifs as Where, --input-value;
 # host, Cortex-M4 and AArch64 against onnxruntime (about 10 s)
 run_suite control_fold test/models/control_fold.sh
