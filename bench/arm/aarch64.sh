@@ -14,9 +14,9 @@
 # Prints "MODEL VARIANT INSTRUCTIONS OUTPUT-LINE" per build. The logs are
 # large (about 130 MB for mobilenet) and deleted after counting.
 #
-# INT8=1: the models quantized by test/qdq/quantize.py --activations int8
-# (as bench/arm/run.sh does: per-channel symmetric int8 weights, min/max
-# calibration on 8 random inputs, seed 0), compiled and run instead of the
+# INT8=1: the models quantized by `tvmcc quantize --calib random:8` (as
+# bench/arm/run.sh does: per-channel symmetric int8 weights, int8
+# activations from 8 random inputs, seed 0), compiled and run instead of the
 # float ones (variant names get "-int8"). EXTRA_CFLAGS is appended to the
 # flags of both builds (e.g. -march=armv8.2-a+dotprod for SDOT);
 # TARGET replaces aarch64 (e.g. aarch64-dotprod, or a target file) for
@@ -37,9 +37,9 @@ suffix=""
 if [ "${INT8:-0}" != 0 ]; then
     suffix=_int8
     for m in $models; do
-        "$python" "$root/test/qdq/quantize.py" "$work/$m.onnx" "$work/${m}_int8.onnx" --activations int8 \
+        "$tvmcc" quantize "$work/$m.onnx" --calib random:8 -o "$work/${m}_int8.onnx" \
             > "$work/${m}_int8.quantize.log" 2>&1 ||
-            { echo "FAIL $m int8: quantize.py: $(tail -1 "$work/${m}_int8.quantize.log")"; exit 1; }
+            { echo "FAIL $m int8: tvmcc quantize: $(tail -1 "$work/${m}_int8.quantize.log")"; exit 1; }
     done
 fi
 for m in $models; do
