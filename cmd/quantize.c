@@ -687,9 +687,7 @@ static void print_report(Session *s, const Eval *e, const char *method, FILE *f)
     fprintf(f, "%-40s %-18s %12s %5s %9s\n", "tensor", "producer", "scale", "zp", "SQNR dB");
     for (i = 0; i < e->n_tensors; i++) {
         const TensorStat *t = &e->t[i];
-        if (isnan(t->sqnr))
-            fprintf(f, "%-40s %-18s %12s %5s %9s\n", t->name, t->op, "float", "", "");
-        else
+        if (!isnan(t->sqnr))
             fprintf(f, "%-40s %-18s %12.6g %5d %9.2f\n", t->name, t->op, (double)t->scale,
                     (int)t->zp, t->sqnr);
     }
@@ -731,17 +729,16 @@ static cJSON *eval_json(const Eval *e)
     cJSON_AddItemToObject(o, "outputs", outs);
     for (i = 0; i < e->n_tensors; i++) {
         const TensorStat *t = &e->t[i];
-        cJSON *j = cJSON_CreateObject();
+        cJSON *j;
+        if (isnan(t->sqnr))
+            continue; /* not quantized: inside an integer op, or kept float */
+        j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "name", t->name);
         cJSON_AddStringToObject(j, "producer", t->op);
         cJSON_AddStringToObject(j, "node", t->node);
-        if (isnan(t->sqnr)) {
-            cJSON_AddStringToObject(j, "type", "float");
-        } else {
-            cJSON_AddNumberToObject(j, "scale", (double)t->scale);
-            cJSON_AddNumberToObject(j, "zero_point", t->zp);
-            cJSON_AddNumberToObject(j, "sqnr_db", t->sqnr);
-        }
+        cJSON_AddNumberToObject(j, "scale", (double)t->scale);
+        cJSON_AddNumberToObject(j, "zero_point", t->zp);
+        cJSON_AddNumberToObject(j, "sqnr_db", t->sqnr);
         cJSON_AddItemToArray(ts, j);
     }
     cJSON_AddItemToObject(o, "tensors", ts);
@@ -874,7 +871,7 @@ static int run(Session *s)
     for (round = 0; q->max_loss >= 0 && best_e.sqnr < q->max_loss && round < 64; round++) {
         Graph *g4 = front(s, "prepared model", s->p_bytes, s->p_size);
         QdqNodeInfo *nodes;
-        int n_nodes, w, batch = 1 << (round < 5 ? round : 5), b;
+        int n_nodes, w, batch = round < 8 ? 1 : 1 << (round - 7 < 5 ? round - 7 : 5), b;
         RangeTable *r;
         uint8_t *bytes;
         if (!g4)
@@ -900,6 +897,12 @@ static int run(Session *s)
         best_e = e;
     }
     print_report(s, &best_e, range_method_name(q->method), stdout);
+    if (q->n_keep) {
+        fprintf(stdout, "kept in float:");
+        for (mi = 0; mi < q->n_keep; mi++)
+            fprintf(stdout, " %s", q->keep[mi]);
+        fprintf(stdout, "\n");
+    }
     if (q->max_loss >= 0 && best_e.sqnr < q->max_loss)
         fprintf(stdout, "--max-loss %.2f dB not reached: %.2f dB with every quantized layer "
                 "tried in float\n", q->max_loss, best_e.sqnr);

@@ -260,22 +260,6 @@ typedef struct NeedsCtx {
     int cap;
 } NeedsCtx;
 
-/* whether the tensor's range comes from calibration (not from its input or
- * a fixed Softmax scale) */
-static int needs_range(const Plan *p, int32_t vi)
-{
-    int32_t pi = p->g->values[vi].producer;
-    const Node *n;
-    if (pi < 0 || !p->quantized[pi])
-        return 1;
-    n = &p->g->nodes[pi];
-    if (passes_through(n->op))
-        return n->in[0] >= 0 && !p->g->values[n->in[0]].data ? 0 : 1;
-    if (n->op == OP_Softmax && p->cfg->act != DT_INT16)
-        return 0;
-    return 1;
-}
-
 static void add_need(Plan *p, NeedsCtx *c, int32_t vi, int axis)
 {
     QdqNeeds *o = c->out;
@@ -303,13 +287,6 @@ static void add_need(Plan *p, NeedsCtx *c, int32_t vi, int axis)
     o->chan_axis[o->n++] = axis;
 }
 
-static void need_fn(Plan *p, int32_t vi, void *ctx)
-{
-    /* a pass-through output's range is its input's, which is visited too */
-    if (needs_range(p, vi))
-        add_need(p, ctx, vi, -1);
-}
-
 /* the channel axis of a sum's activation input that bias correction reads */
 static int sum_channel_axis(const Graph *g, const Node *n)
 {
@@ -325,16 +302,31 @@ int qdq_needs(Graph *g, const PtqConfig *cfg, QdqNeeds *out, Diag *d)
 {
     Plan p;
     NeedsCtx c;
-    int32_t ni;
+    int32_t ni, i;
+    int k;
     memset(&p, 0, sizeof p);
     p.g = g;
     p.cfg = cfg;
     p.d = d;
-    plan_nodes(&p);
     memset(out, 0, sizeof *out);
     c.out = out;
     c.cap = 0;
-    for_each_qdq_tensor(&p, need_fn, &c);
+    /* Every float tensor the model computes, before the Relu fusion: which
+     * of them get a QuantizeLinear depends on the nodes kept in float
+     * (--keep-float, and --max-loss, which changes that list after
+     * calibration), so all are measured. */
+    for (i = 0; i < g->n_inputs; i++)
+        if (is_float(g, g->inputs[i]))
+            add_need(&p, &c, g->inputs[i], -1);
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        const Node *n = &g->nodes[ni];
+        if (n->dead)
+            continue;
+        for (k = 0; k < n->n_out; k++)
+            if (is_float(g, n->out[k]) && !g->values[n->out[k]].data)
+                add_need(&p, &c, n->out[k], -1);
+    }
+    plan_nodes(&p);
     if (cfg->bias_correction)
         for (ni = 0; ni < p.n_nodes; ni++) {
             const Node *n = &g->nodes[ni];

@@ -148,6 +148,28 @@ else
     bad "one step: tvmcc --quantize differs from quantize + compile (or failed)"
 fi
 
+# --max-loss: layers kept in float until the output SQNR is met (the plain
+# run must be below the bound for this to test anything)
+"$tv" quantize "$floats/resnet8.onnx" --calib random:4 -o "$d/r8.onnx" > /dev/null 2>&1
+"$tv" quantize "$floats/resnet8.onnx" --calib random:4 --max-loss 42 -o "$d/r8m.onnx" > "$d/r8m.log" 2>&1
+if msg=$("$PYTHON" - "$d/r8.json" "$d/r8m.json" <<'EOF'
+import json, sys
+try:
+    plain, ml = (json.load(open(p)) for p in sys.argv[1:3])
+except OSError as e:
+    print(e)
+    sys.exit(1)
+a, b = plain["accuracy"]["output_sqnr_db"], ml["accuracy"]["output_sqnr_db"]
+ok = a < 42 <= b and not plain["kept_float"] and len(ml["kept_float"]) > 0
+print("plain %.2f dB, --max-loss 42: %.2f dB with %d nodes in float" % (a, b, len(ml["kept_float"])))
+sys.exit(0 if ok else 1)
+EOF
+); then
+    ok "--max-loss 42 on resnet8: $msg"
+else
+    bad "--max-loss 42 on resnet8: $msg (see $d/r8m.log)"
+fi
+
 # 4. errors: exit 1, one line naming the file and the input, nothing written
 e="$work/errors"
 "$PYTHON" "$here/bad_calib.py" "$floats/dscnn.onnx" "$e" > "$e/make.log" 2>&1 ||
