@@ -138,6 +138,11 @@ static int raise_node(Graph *g, int32_t ni, Diag *d)
         if (v < 12)
             return refuse(d, n, NULL, "Dropout's ratio became an input in 12");
         return 0;
+    case OP_Scatter:
+        /* deprecated in 11 for ScatterElements, which means the same */
+        n->op = OP_ScatterElements;
+        n->op_type = "ScatterElements";
+        return 0;
     case OP_Upsample:
         return refuse(d, n, NULL, "Upsample was removed in 10");
     case OP_Resize:

@@ -8,7 +8,8 @@
 #    per-operator models and the bench/arm networks) are quantized by
 #    `tvmcc quantize --calib random:16` in several configurations (VARIANTS
 #    below: each range method, int8/uint8/int16 activations, per-tensor
-#    weights, with and without equalization and bias correction). Each
+#    weights, with and without equalization and bias correction), and two
+#    models at opsets 9 and 11 (test/quantize/old_opset.py). Each
 #    quantize run must exit 0 and write MODEL.onnx and MODEL.json.
 # 2. test/qdq/run.py runs every written model in onnxruntime-node and in
 #    tvmcc's build for each target (host; cortex-m4 under qemu on a sample):
@@ -52,6 +53,10 @@ if ! "$PYTHON" "$root/test/qdq/gen_models.py" "$work/qdq" --float-only > "$work/
     exit 1
 fi
 floats="$work/qdq/float"
+# and two models below opset 13 (written at 13 by tvmcc quantize)
+if ! "$PYTHON" "$here/old_opset.py" "$floats" > "$work/old_opset.log" 2>&1; then
+    bad "old_opset.py: $(tail -1 "$work/old_opset.log")"
+fi
 
 # NAME.VARIANT: the quantize options of each variant, and the models it runs on
 declare -A VARIANTS=(

@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""Float models at opsets below 13, for test/quantize/run.sh: tvmcc quantize
+writes them at opset 13, with the attributes that became inputs (Clip 11,
+Slice 10, Pad 11, Squeeze/Unsqueeze/Split/ReduceSum 13) as constant inputs.
+
+    old_opset.py OUT_DIR
+
+Writes OUT_DIR/opset9.onnx (Conv, Clip with min/max attributes, Pad and
+Slice with attributes, a division by a constant, Unsqueeze/Squeeze with
+axes attributes, Softmax over the last axis) and OUT_DIR/opset11.onnx
+(Split and ReduceSum with attributes, Clip with inputs, Concat).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+def init(name, a):
+    return numpy_helper.from_array(np.asarray(a, np.float32), name)
+
+
+def opset9(rng):
+    w = rng.normal(0, 0.3, (8, 3, 3, 3))
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Clip", ["c"], ["r"], min=0.0, max=6.0),
+        helper.make_node("Pad", ["r"], ["p"], pads=[0, 0, 1, 1, 0, 0, 1, 1], value=0.0),
+        helper.make_node("Slice", ["p"], ["s"], starts=[1, 1], ends=[9, 9], axes=[2, 3]),
+        helper.make_node("Div", ["s", "six"], ["d"]),
+        helper.make_node("GlobalAveragePool", ["d"], ["g"]),
+        helper.make_node("Squeeze", ["g"], ["q"], axes=[2, 3]),
+        helper.make_node("Unsqueeze", ["q"], ["u"], axes=[1]),
+        helper.make_node("Squeeze", ["u"], ["v"], axes=[1]),
+        helper.make_node("Softmax", ["v"], ["y"], axis=1),
+    ]
+    g = helper.make_graph(nodes, "opset9", [helper.make_tensor_value_info("x", F, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info("y", F, [1, 8])],
+                          [init("w", w), init("b", rng.normal(0, 0.1, 8)), init("six", 6.0)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 9)])
+    m.ir_version = 4
+    return m
+
+
+def opset11(rng):
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Clip", ["c", "lo", "hi"], ["r"]),
+        helper.make_node("Split", ["r"], ["a", "b"], axis=1, split=[3, 5]),
+        helper.make_node("ReduceSum", ["a"], ["sa"], axes=[1], keepdims=1),
+        helper.make_node("Concat", ["sa", "b"], ["y"], axis=1),
+    ]
+    g = helper.make_graph(nodes, "opset11", [helper.make_tensor_value_info("x", F, [1, 4, 6, 6])],
+                          [helper.make_tensor_value_info("y", F, [1, 6, 6, 6])],
+                          [init("w", rng.normal(0, 0.3, (8, 4, 3, 3))), init("lo", -1.0),
+                           init("hi", 1.5)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+    m.ir_version = 6
+    return m
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(3)
+    for name, fn in (("opset9", opset9), ("opset11", opset11)):
+        m = fn(rng)
+        onnx.checker.check_model(m)
+        onnx.save(m, os.path.join(out, name + ".onnx"))
+
+
+if __name__ == "__main__":
+    main()
