@@ -577,7 +577,8 @@ static void quantize_weight(Plan *p, int32_t wv, int axis, Weight *out)
 /* The bias, corrected for the weights' rounding when asked (b - (Wq - W) E[x]
  * per output channel, E[x] the input's channel means), as int32 at x_scale *
  * w_scale. A sum without a bias gets one when the correction is not zero. */
-static int quantize_bias(Plan *p, int32_t ni, const Weight *w, const RangeTable *r)
+static int quantize_bias(Plan *p, int32_t ni, const Weight *w, int have_bias,
+                         const RangeTable *r)
 {
     Graph *g = p->g;
     Node *n = &g->nodes[ni];
@@ -588,7 +589,7 @@ static int quantize_bias(Plan *p, int32_t ni, const Weight *w, const RangeTable 
     float *scale;
     int32_t *q;
     const TensorRange *tr = range_table_find(r, g->values[x].name);
-    int have_bias = role(g, n, 2) == ROLE_BIAS, corrected = 0;
+    int corrected = 0;
     const char *base;
     if (n->op == OP_Conv) {
         oc = wv->dims[0];
@@ -643,7 +644,9 @@ static int quantize_bias(Plan *p, int32_t ni, const Weight *w, const RangeTable 
         scale[o] = s == 0 ? 1.0f : s;
         q[o] = (int32_t)clamp64(nearbyint(bias[o] / (double)scale[o]), INT32_MIN, INT32_MAX);
     }
-    base = have_bias ? g->values[bv].name : arena_printf(g->arena, "%s_bias", n->name);
+    base = have_bias ? g->values[bv].name
+                     : arena_printf(g->arena, "%s_bias", n->name && n->name[0] ? n->name
+                                                        : g->values[n->out[0]].name);
     {
         int64_t dim = oc;
         q_vi = qe_const(g, arena_printf(g->arena, "%s_quantized", base), DT_INT32, 1, &dim, q);
@@ -803,7 +806,7 @@ int qdq_apply(Graph *g, const PtqConfig *cfg, const RangeTable *r, Diag *d)
             quantize_weight(&p, n->in[1], weight_axis(&p, n), &w);
             g->nodes[ni].in[1] = w.dq;
             if (bias_role == ROLE_BIAS || (bias_role == ROLE_NONE && cfg->bias_correction))
-                if (quantize_bias(&p, ni, &w, r))
+                if (quantize_bias(&p, ni, &w, bias_role == ROLE_BIAS, r))
                     return 1;
         }
         n = &g->nodes[ni];
