@@ -11,7 +11,8 @@
  * meaning changed in a way not rewritten here is refused, naming the node.
  *
  * Division by a constant becomes multiplication by its reciprocal, which the
- * integer path computes (Div is not an integer operator).
+ * integer path computes (Div is not an integer operator); Max or Min with a
+ * scalar constant becomes Clip.
  */
 #include <math.h>
 #include <string.h>
@@ -213,10 +214,55 @@ static void div_to_mul(Graph *g)
     }
 }
 
+/* Max(x, c) / Min(x, c) with c a float scalar constant -> Clip(x, c, inf) /
+ * Clip(x, -inf, c): Clip has an integer form (a table, or the range of
+ * the QuantizeLinear it is folded into), Max and Min have not. TensorFlow
+ * exporters write a clamp this way. */
+static void minmax_to_clip(Graph *g)
+{
+    int32_t ni, n0 = g->n_nodes;
+    for (ni = 0; ni < n0; ni++) {
+        Node *n = &g->nodes[ni];
+        const float *cv;
+        float lo = -INFINITY, hi = INFINITY;
+        int32_t x, c, lo_v, hi_v;
+        int k;
+        if (n->dead || (n->op != OP_Max && n->op != OP_Min) || n->n_in != 2 || n->n_out != 1)
+            continue;
+        for (k = 0; k < 2; k++)
+            if (qe_f32(g, n->in[k]) && value_numel(&g->values[n->in[k]]) == 1)
+                break;
+        if (k == 2)
+            continue;
+        c = n->in[k];
+        x = n->in[1 - k];
+        cv = qe_f32(g, c);
+        /* the constant must not widen the output (broadcast) */
+        if (g->values[x].dtype != DT_FLOAT32 || g->values[x].data ||
+            g->values[x].rank != g->values[n->out[0]].rank || isnan(cv[0]))
+            continue;
+        if (n->op == OP_Max)
+            lo = cv[0];
+        else
+            hi = cv[0];
+        lo_v = qe_const_f32(g, arena_printf(g->arena, "%s_clip_min", g->values[c].name), 0, NULL,
+                            &lo);
+        hi_v = qe_const_f32(g, arena_printf(g->arena, "%s_clip_max", g->values[c].name), 0, NULL,
+                            &hi);
+        qe_set_input(g, ni, 0, x);
+        qe_set_input(g, ni, 1, lo_v);
+        qe_set_input(g, ni, 2, hi_v);
+        n = &g->nodes[ni];
+        n->op = OP_Clip;
+        n->op_type = "Clip";
+    }
+}
+
 int ptq_prepare(Graph *g, Diag *d)
 {
     if (raise_opset(g, d))
         return 1;
     div_to_mul(g);
+    minmax_to_clip(g);
     return 0;
 }
