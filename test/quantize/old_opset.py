@@ -8,7 +8,8 @@ Slice 10, Pad 11, Squeeze/Unsqueeze/Split/ReduceSum 13) as constant inputs.
 Writes OUT_DIR/opset9.onnx (Conv, Clip with min/max attributes, Pad and
 Slice with attributes, a division by a constant, Unsqueeze/Squeeze with
 axes attributes, Softmax over the last axis) and OUT_DIR/opset11.onnx
-(Split and ReduceSum with attributes, Clip with inputs, Concat).
+(Split and ReduceSum with attributes, Clip with inputs, Concat, Max with a
+scalar constant, which becomes Clip).
 """
 import os
 import sys
@@ -52,12 +53,13 @@ def opset11(rng):
         helper.make_node("Clip", ["c", "lo", "hi"], ["r"]),
         helper.make_node("Split", ["r"], ["a", "b"], axis=1, split=[3, 5]),
         helper.make_node("ReduceSum", ["a"], ["sa"], axes=[1], keepdims=1),
-        helper.make_node("Concat", ["sa", "b"], ["y"], axis=1),
+        helper.make_node("Concat", ["sa", "b"], ["cat"], axis=1),
+        helper.make_node("Max", ["cat", "floor"], ["y"]),
     ]
     g = helper.make_graph(nodes, "opset11", [helper.make_tensor_value_info("x", F, [1, 4, 6, 6])],
                           [helper.make_tensor_value_info("y", F, [1, 6, 6, 6])],
                           [init("w", rng.normal(0, 0.3, (8, 4, 3, 3))), init("lo", -1.0),
-                           init("hi", 1.5)])
+                           init("hi", 1.5), init("floor", [-0.5])])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
     m.ir_version = 6
     return m
