@@ -320,7 +320,7 @@ static int32_t private_copy(Graph *g, int32_t ni, int slot, int64_t last)
 /* Appends "what" to the pair's note. */
 static void add_note(Graph *g, Pair *p, const char *what, const char *name)
 {
-    p->note = arena_printf(g->arena, "%s%s %s '%s'", p->note, p->note[0] ? "," : "; ", what, name);
+    p->note = arena_printf(g->arena, "%s%s%s '%s'", p->note, p->note[0] ? ", " : "; ", what, name);
 }
 
 /* Gives layer 1's weight and bias and layer 2's weight values of their
