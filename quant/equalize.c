@@ -428,7 +428,9 @@ static int find_pair(Graph *g, const Layer *l1, Pair *p, FILE *log)
         if (rn->n_out == 1 && rn->out[0] >= 0 && readers(g, rn->out[0], &r) == 1 &&
             feeds_layer(g, rn->out[0], &l2)) {
             via = arena_printf(g->arena, "%s%s -> ", via, rn->op_type);
-            why = arena_printf(g->arena, "%s does not commute with a per-channel scale", rn->op_type);
+            why = rn->n_in == 1 || rn->op == OP_Clip
+                      ? arena_printf(g->arena, "%s does not commute with a per-channel scale", rn->op_type)
+                      : arena_printf(g->arena, "%s between: not Relu, LeakyRelu or PRelu", rn->op_type);
             break;
         }
         return 0;

@@ -16,11 +16,17 @@
  *  - a model whose pairs are all blocked keeps every weight as it was.
  *
  *   build/equalize_test MODEL_DIR
+ *   build/equalize_test --log MODEL.onnx...   equalize each model, print
+ *                                             the log and the time taken
+ *   build/equalize_test --emit MODEL.onnx DIR  compile the equalized model
+ *                                             into DIR as tvmcc would
+ *                                             (test/quantize/cle_models.sh)
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../passes/passes.h"
 #include "../../pipeline/pipeline.h"
@@ -470,10 +476,48 @@ static void run_rounds(const char *dir)
     arena_free(&L.arena);
 }
 
+/* --log: ptq_equalize on any model, its log and time. */
+static int show_log(int argc, char **argv)
+{
+    int i, status = 0;
+    for (i = 2; i < argc; i++) {
+        Loaded L;
+        Graph *g = load(&L, argv[i]);
+        clock_t t0 = clock();
+        int n;
+        if (!g) {
+            status = 1;
+            continue;
+        }
+        n = ptq_equalize(g, 50, stdout);
+        printf("%s: %d pairs rescaled in %.3f s\n", argv[i], n, (double)(clock() - t0) / CLOCKS_PER_SEC);
+        arena_free(&L.arena);
+    }
+    return status;
+}
+
+/* --emit: the equalized graph compiled to C (target c, NAME model). */
+static int emit(const char *model, const char *dir)
+{
+    Loaded L;
+    Graph *g = load(&L, model);
+    int status;
+    if (!g)
+        return 1;
+    printf("%s: %d pairs rescaled\n", model, ptq_equalize(g, 50, NULL));
+    status = pipeline_lower(&L.pl) || pipeline_plan(&L.pl) || pipeline_install(&L.pl.prog, dir, &L.arena, &L.d);
+    arena_free(&L.arena);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "build/cle";
     size_t i;
+    if (argc > 1 && !strcmp(argv[1], "--log"))
+        return show_log(argc, argv);
+    if (argc == 4 && !strcmp(argv[1], "--emit"))
+        return emit(argv[2], argv[3]);
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(dir, &cases[i]);
     run_rounds(dir);
