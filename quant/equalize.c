@@ -7,7 +7,10 @@
  * between them is positively homogeneous: f(s x) = s f(x) for s > 0. Relu,
  * LeakyRelu and PRelu are (elementwise, whatever the slope), as is no
  * activation at all; Clip, Relu6, HardSwish, Sigmoid and the rest are not,
- * so a pair behind one of them is skipped.
+ * so a pair behind one of them is skipped. Between two convs the pools
+ * (MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool) pass a per-channel
+ * scale through as well: each works within one channel and is linear or a
+ * maximum.
  *
  * With r1_i = max |W1 row i| and r2_i = max |W2 column i| the paper's
  * choice s_i = sqrt(r1_i / r2_i) leaves both at sqrt(r1_i r2_i): the
@@ -378,9 +381,33 @@ static void attach_add_bias(const Graph *g, Layer *L)
     L->out = a->out[0];
 }
 
-static int positively_homogeneous(const Node *n)
+/* Whether a positive scale of each channel passes through node n:
+ * op(s x) = s op(x). The activations are elementwise; the pools work
+ * within one channel (axis 1, so only between convs) and are linear (the
+ * averages, zero padding included) or take a maximum. */
+static int passes_scale(const Node *n, LayerKind k)
 {
-    return n->op == OP_Relu || n->op == OP_LeakyRelu || n->op == OP_PRelu;
+    if (n->n_out < 1 || n->out[0] < 0)
+        return 0;
+    if (n->op == OP_Relu || n->op == OP_LeakyRelu || n->op == OP_PRelu)
+        return 1;
+    if (k != LK_CONV || (n->n_out > 1 && n->out[1] >= 0)) /* MaxPool's Indices */
+        return 0;
+    return n->op == OP_MaxPool || n->op == OP_AveragePool || n->op == OP_GlobalAveragePool ||
+           n->op == OP_GlobalMaxPool;
+}
+
+/* Activations that change a channel's values other than in proportion. */
+static int non_homogeneous(const Node *n)
+{
+    static const char *const ops[] = {"Clip", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Elu",
+                                      "Selu", "Celu", "Gelu", "Softplus", "Softsign", "Mish",
+                                      "ThresholdedRelu", "Exp", "Erf", "Abs", "Neg", NULL};
+    int i;
+    for (i = 0; ops[i]; i++)
+        if (!strcmp(n->op_type, ops[i]) && !n->domain[0])
+            return 1;
+    return 0;
 }
 
 /* Whether some reader of value v is a layer reading it as its data input. */
@@ -417,7 +444,7 @@ static int find_pair(Graph *g, const Layer *l1, Pair *p, FILE *log)
             }
             return 0;
         }
-        if (positively_homogeneous(rn) && rn->n_out == 1 && rn->out[0] >= 0) {
+        if (passes_scale(rn, l1->kind)) {
             via = arena_printf(g->arena, "%s%s -> ", via, rn->op_type);
             v = rn->out[0];
             continue;
@@ -428,9 +455,9 @@ static int find_pair(Graph *g, const Layer *l1, Pair *p, FILE *log)
         if (rn->n_out == 1 && rn->out[0] >= 0 && readers(g, rn->out[0], &r) == 1 &&
             feeds_layer(g, rn->out[0], &l2)) {
             via = arena_printf(g->arena, "%s%s -> ", via, rn->op_type);
-            why = rn->n_in == 1 || rn->op == OP_Clip
+            why = non_homogeneous(rn)
                       ? arena_printf(g->arena, "%s does not commute with a per-channel scale", rn->op_type)
-                      : arena_printf(g->arena, "%s between: not Relu, LeakyRelu or PRelu", rn->op_type);
+                      : arena_printf(g->arena, "%s between is not handled", rn->op_type);
             break;
         }
         return 0;

@@ -55,7 +55,7 @@ def unbalance_conv(w1, b1, w2, group2, chans, f):
 
 
 def conv_chain(d):
-    # Conv 3->8 -> Relu -> depthwise 8 -> Relu -> Conv 1x1 8->4
+    # Conv 3->8 -> Relu -> AveragePool -> depthwise 8 -> Relu -> Conv 1x1 8->4
     w1, b1 = rand(8, 3, 3, 3), rand(8)
     w2, b2 = rand(8, 1, 3, 3), rand(8)
     w3, b3 = rand(4, 8, 1, 1), rand(4)
@@ -63,7 +63,8 @@ def conv_chain(d):
     unbalance_conv(w2, b2, w3, 1, [2, 6], 0.02)
     nodes = [
         helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="c1", pads=[1, 1, 1, 1]),
-        helper.make_node("Relu", ["c1"], ["r1"], name="r1"),
+        helper.make_node("Relu", ["c1"], ["r0"], name="r1"),
+        helper.make_node("AveragePool", ["r0"], ["r1"], name="ap", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
         helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="dw", group=8, pads=[1, 1, 1, 1]),
         helper.make_node("Relu", ["c2"], ["r2"], name="r2"),
         helper.make_node("Conv", ["r2", "w3", "b3"], ["y"], name="c3"),
@@ -74,7 +75,7 @@ def conv_chain(d):
 
 
 def groups(d):
-    # Conv 4->6 -> PRelu (scalar) -> Conv 6->12 group 6 (depthwise, multiplier 2)
+    # Conv 4->6 -> PRelu (scalar) -> MaxPool -> Conv 6->12 group 6 (depthwise, multiplier 2)
     # -> LeakyRelu -> Conv 12->4 group 2, stride 2 -> PRelu (per channel) -> Conv 4->2
     w1 = rand(6, 4, 1, 1)
     w2, b2 = rand(12, 1, 3, 3), rand(12)
@@ -85,7 +86,8 @@ def groups(d):
     unbalance_conv(w3, b3, w4, 1, [1], 0.01)
     nodes = [
         helper.make_node("Conv", ["x", "w1"], ["c1"], name="g1"),
-        helper.make_node("PRelu", ["c1", "s1"], ["p1"], name="p1"),
+        helper.make_node("PRelu", ["c1", "s1"], ["p0"], name="p1"),
+        helper.make_node("MaxPool", ["p0"], ["p1"], name="mp", kernel_shape=[2, 2], pads=[0, 0, 1, 1]),
         helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], name="g2", group=6, pads=[1, 1, 1, 1]),
         helper.make_node("LeakyRelu", ["c2"], ["l2"], name="l2", alpha=0.2),
         helper.make_node("Conv", ["l2", "w3", "b3"], ["c3"], name="g3", group=2, strides=[2, 2]),

@@ -9,9 +9,10 @@
  *    dropped (the models multiply some channels by 50 to 300), and after
  *    convergence r1_i = r2_i on both sides of every channel;
  *  - the graph computes the same function: a reference evaluator written
- *    here (Conv, Relu, LeakyRelu, PRelu, Sigmoid, Clip, Add, Gemm, MatMul;
- *    double accumulation) runs a second, untouched load of the model and
- *    the equalized graph on random inputs, within 1e-4 relative;
+ *    here (Conv, MaxPool, AveragePool, Relu, LeakyRelu, PRelu, Sigmoid, Clip,
+ *    Add, Gemm, MatMul; double accumulation) runs a second, untouched load
+ *    of the model and the equalized graph on random inputs, within 1e-4
+ *    relative;
  *  - the loader's constant bytes are unchanged, and the graph verifies;
  *  - a model whose pairs are all blocked keeps every weight as it was.
  *
@@ -54,9 +55,9 @@ typedef struct Case {
 } Case;
 
 static const Case cases[] = {
-    {"cle_conv_chain.onnx", 2, {"c1", "dw"}, {"dw", "c3"}, {"Conv 'c1' -> Relu -> Conv 'dw'"}},
+    {"cle_conv_chain.onnx", 2, {"c1", "dw"}, {"dw", "c3"}, {"Conv 'c1' -> Relu -> AveragePool -> Conv 'dw'"}},
     {"cle_groups.onnx", 3, {"g1", "g2", "g3"}, {"g2", "g3", "g4"},
-     {"PRelu -> Conv 'g2'", "LeakyRelu -> Conv 'g3'"}},
+     {"PRelu -> MaxPool -> Conv 'g2'", "LeakyRelu -> Conv 'g3'"}},
     {"cle_gemm.onnx", 3, {"fc1", "fc2", "mm3"}, {"fc2", "mm3", "mm4"}, {"widened bias 'b2'"}},
     {"cle_matmul3d.onnx", 1, {"mm1"}, {"mm2"}, {"MatMul 'mm1' -> Relu -> MatMul 'mm2'"}},
     {"cle_blocked.onnx", 0, {NULL}, {NULL},
@@ -186,6 +187,36 @@ static int eval_matmul(const Graph *g, const Node *n, double **val)
     return 0;
 }
 
+/* MaxPool and AveragePool (2-D; the average over the window's positions
+ * inside the input unless count_include_pad). */
+static void eval_pool(const Graph *g, const Node *n, double **val)
+{
+    const ConvWindow *win = node_window(n);
+    const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int64_t H = x->dims[2], W = x->dims[3], OH = y->dims[2], OW = y->dims[3];
+    int64_t nc, oh, ow, i, j;
+    for (nc = 0; nc < y->dims[0] * y->dims[1]; nc++)
+        for (oh = 0; oh < OH; oh++)
+            for (ow = 0; ow < OW; ow++) {
+                double acc = n->op == OP_MaxPool ? -HUGE_VAL : 0;
+                int64_t cnt = 0;
+                for (i = 0; i < win->kernel[0]; i++)
+                    for (j = 0; j < win->kernel[1]; j++) {
+                        int64_t ih = oh * win->strides[0] - win->pad_begin[0] + i * win->dilations[0];
+                        int64_t iw = ow * win->strides[1] - win->pad_begin[1] + j * win->dilations[1];
+                        double v;
+                        if (ih < 0 || ih >= H || iw < 0 || iw >= W) {
+                            cnt += win->count_include_pad;
+                            continue;
+                        }
+                        v = val[n->in[0]][(nc * H + ih) * W + iw];
+                        acc = n->op == OP_MaxPool ? (v > acc ? v : acc) : acc + v;
+                        cnt++;
+                    }
+                val[n->out[0]][(nc * OH + oh) * OW + ow] = n->op == OP_MaxPool ? acc : acc / (double)cnt;
+            }
+}
+
 /* Computes node n into val[n->out[0]]; 1 for an operator it lacks. */
 static int eval_node(const Graph *g, const Node *n, double **val)
 {
@@ -201,6 +232,12 @@ static int eval_node(const Graph *g, const Node *n, double **val)
         return 0;
     case OP_Gemm:
         eval_gemm(g, n, val);
+        return 0;
+    case OP_MaxPool:
+    case OP_AveragePool:
+        if (y->rank != 4 || (n->n_out > 1 && n->out[1] >= 0))
+            return 1;
+        eval_pool(g, n, val);
         return 0;
     case OP_MatMul:
         return eval_matmul(g, n, val);
