@@ -531,7 +531,7 @@ int ptq_equalize(Graph *g, int max_rounds, FILE *log)
 {
     Pair *pairs;
     uint8_t *owned;
-    int32_t ni, n_nodes = g->n_nodes;
+    int32_t ni, vi, n_nodes = g->n_nodes, n_values = g->n_values;
     int n = 0, k, round, rescaled = 0;
     pairs = arena_array(g->arena, (size_t)n_nodes + 1, sizeof *pairs);
     if (!pairs)
@@ -559,6 +559,8 @@ int ptq_equalize(Graph *g, int max_rounds, FILE *log)
     owned = arena_alloc(g->arena, (size_t)g->n_values + 1);
     if (!owned)
         die("compile arena exhausted");
+    for (vi = n_values; vi < g->n_values; vi++)
+        owned[vi] = 1; /* private_copy's values have new arrays already */
     for (round = 0; round < max_rounds; round++) {
         double dev = 0;
         for (k = 0; k < n; k++) {

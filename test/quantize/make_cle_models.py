@@ -152,6 +152,19 @@ def matmul3d(d):
     save(os.path.join(d, "cle_matmul3d.onnx"), nodes, inits, [("x", [2, 3, 8])], ["y"])
 
 
+def conv1d(d):
+    # 1-D convs (checked by test/quantize/cle_models.sh, which compiles it)
+    w1, b1, w2 = rand(6, 4, 3), rand(6), rand(6, 2, 1)
+    unbalance_conv(w1, b1, w2, 3, [1, 4], 100.0)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="k1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="r1"),
+        helper.make_node("Conv", ["r1", "w2"], ["y"], name="k2", group=3),
+    ]
+    inits = [const(n, a) for n, a in [("w1", w1), ("b1", b1), ("w2", w2)]]
+    save(os.path.join(d, "cle_conv1d.onnx"), nodes, inits, [("x", [2, 4, 12])], ["y"])
+
+
 def blocked(d):
     # pairs that must be skipped: behind Clip, behind Sigmoid, an
     # intermediate that is also a graph output, one read by two convs
@@ -199,7 +212,7 @@ def shared(d):
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "build/cle"
     os.makedirs(d, exist_ok=True)
-    for f in (conv_chain, groups, gemm, matmul3d, blocked, shared):
+    for f in (conv_chain, groups, gemm, matmul3d, conv1d, blocked, shared):
         f(d)
 
 
