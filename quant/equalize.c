@@ -402,7 +402,7 @@ static int non_homogeneous(const Node *n)
 {
     static const char *const ops[] = {"Clip", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Elu",
                                       "Selu", "Celu", "Gelu", "Softplus", "Softsign", "Mish",
-                                      "ThresholdedRelu", "Exp", "Erf", "Abs", "Neg", NULL};
+                                      "ThresholdedRelu", "Exp", "Erf", NULL};
     int i;
     for (i = 0; ops[i]; i++)
         if (!strcmp(n->op_type, ops[i]) && !n->domain[0])
