@@ -22,7 +22,7 @@ LIBOBJS := $(filter-out build/cmd/%,$(OBJS))
 EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json))
 
 .PHONY: all deps demo test test-unit test-conformance test-arm bench clean
-all: tvmcc build/tensortool build/unit build/sched_test build/sched_arm_test build/qconv_test build/equalize_test
+all: tvmcc build/tensortool build/unit build/sched_test build/sched_arm_test build/qconv_test build/equalize_test build/ranges_test
 
 deps:
 	@scripts/deps.sh build
@@ -78,6 +78,9 @@ build/sched_test: test/unit/sched_test.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
 
 build/qconv_test: test/unit/qconv_test.c $(LIBOBJS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
+
+build/ranges_test: test/unit/ranges_test.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
 
 build/equalize_test: test/unit/equalize_test.c $(LIBOBJS)

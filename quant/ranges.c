@@ -254,33 +254,36 @@ static int mse(const RangeStats *r, QGrid g, double *rmin, double *rmax)
 
 /* --------------------------------------------------------------- entropy */
 
-/* KL(P || Q) of the n counts p (outliers already folded into the ends)
- * against their quantized form on `levels` levels: each level's total
- * spread evenly over its non-zero bins, zeros smoothed */
-static double kl_of(const double *p, int n, int levels, double *q)
+/* KL(P || Q): P the n kept counts with the values outside folded into the
+ * end bins (p), Q the kept counts without them (raw) quantized to `levels`
+ * levels (each level's total spread evenly over its non-zero bins); both
+ * normalized, Q smoothed where P has mass and Q none */
+static double kl_of(const double *p, const double *raw, int n, int levels, double *q)
 {
-    double total = 0, kl = 0, eps = 1e-4;
+    double tp = 0, tq = 0, kl = 0, eps = 1e-6;
     int g, k;
-    for (k = 0; k < n; k++)
-        total += p[k];
-    if (total <= 0)
-        return INFINITY;
     for (g = 0; g < levels; g++) {
         int s = (int)((int64_t)g * n / levels), e = (int)((int64_t)(g + 1) * n / levels), nz = 0;
         double sum = 0;
         for (k = s; k < e; k++) {
-            sum += p[k];
-            nz += p[k] > 0;
+            sum += raw[k];
+            nz += raw[k] > 0;
         }
         for (k = s; k < e; k++)
-            q[k] = p[k] > 0 ? sum / nz : 0;
+            q[k] = raw[k] > 0 ? sum / nz : 0;
     }
     for (k = 0; k < n; k++) {
-        double pk = p[k] / total, qk = q[k] / total;
+        tp += p[k];
+        tq += q[k];
+    }
+    if (tp <= 0 || tq <= 0)
+        return INFINITY;
+    for (k = 0; k < n; k++) {
+        double pk = p[k] / tp, qk = q[k] / tq;
         if (pk <= 0)
             continue;
-        if (qk <= 0)
-            qk = eps / total; /* smoothing: no mass where P has some */
+        if (qk < eps)
+            qk = eps;
         kl += pk * log(pk / qk);
     }
     return kl;
@@ -289,11 +292,13 @@ static double kl_of(const double *p, int n, int levels, double *q)
 static int entropy(const RangeStats *r, QGrid g, double *rmin, double *rmax)
 {
     int n = r->nbins, k, levels = g.qmax - g.qmin + 1;
-    double *p = malloc(2 * (size_t)n * sizeof *p), *q, best = INFINITY, w = (r->hi - r->lo) / n;
+    double *p = malloc(3 * (size_t)n * sizeof *p), *q, *raw, best = INFINITY;
+    double w = (r->hi - r->lo) / n;
     minmax(r, rmin, rmax);
     if (!p)
         return -1;
     q = p + n;
+    raw = q + n;
     if (g.symmetric) {
         /* |x| folded into n bins over [0, m]; [-t, t] on half the levels */
         double m = -r->lo > r->hi ? -r->lo : r->hi;
@@ -313,11 +318,11 @@ static int entropy(const RangeStats *r, QGrid g, double *rmin, double *rmax)
         for (i = levels; i <= n; i += stride) {
             double outliers = 0, kl;
             for (k = 0; k < i; k++)
-                p[k] = f[k];
+                p[k] = raw[k] = f[k];
             for (k = i; k < n; k++)
                 outliers += f[k];
             p[i - 1] += outliers;
-            kl = kl_of(p, i, levels, q);
+            kl = kl_of(p, raw, i, levels, q);
             if (kl < best) {
                 best = kl;
                 *rmax = m * i / n;
@@ -348,10 +353,10 @@ static int entropy(const RangeStats *r, QGrid g, double *rmin, double *rmax)
             for (k = ib; k < n; k++)
                 above += (double)r->bins[k];
             for (k = 0; k < cnt; k++)
-                p[k] = (double)r->bins[ia + k];
+                p[k] = raw[k] = (double)r->bins[ia + k];
             p[0] += below;
             p[cnt - 1] += above;
-            kl = kl_of(p, cnt, levels, q);
+            kl = kl_of(p, raw, cnt, levels, q);
             if (kl < best) {
                 best = kl;
                 *rmin = r->lo + ia * w;
