@@ -171,8 +171,17 @@ static int quantizable(const Plan *p, const Node *n)
     return float_out;
 }
 
-/* A Relu or Clip right after a Conv, Gemm, MatMul or Add whose output has
- * no other reader: the producer writes the activation's output instead. */
+/* A Relu or Clip right after a quantized node whose output has no other
+ * reader: the producer writes the activation's output instead, and the
+ * QuantizeLinear after it takes the activation's range, which does the
+ * clamping. onnxruntime's quantizer does this after Conv, Gemm, MatMul and
+ * Add; it holds after any node with a range of its own (not after one that
+ * passes its input's scale through, nor after Softmax's fixed scale), e.g.
+ * a LeakyRelu followed by a clamp (TensorFlow's exports). */
+static int clamp_fusable(OpKind op)
+{
+    return op_quantizable(op) && !passes_through(op) && op != OP_Softmax;
+}
 static void fuse_relu(Plan *p)
 {
     Graph *g = p->g;
@@ -186,7 +195,7 @@ static void fuse_relu(Plan *p)
             continue;
         pn = &g->nodes[pi];
         if (pn->dead || pn->n_out != 1 || kept_float(p, r) ||
-            (pn->op != OP_Conv && pn->op != OP_Gemm && pn->op != OP_MatMul && pn->op != OP_Add) ||
+            !clamp_fusable(pn->op) ||
             qe_is_output(g, x) || qe_readers(g, x, 0) != 1 || !quantizable(p, pn))
             continue;
         if (r->op == OP_Clip) {
