@@ -22,7 +22,7 @@ LIBOBJS := $(filter-out build/cmd/%,$(OBJS))
 EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json))
 
 .PHONY: all deps demo test test-unit test-conformance test-arm bench clean
-all: tvmcc build/tensortool build/unit build/sched_test build/sched_arm_test build/qconv_test
+all: tvmcc build/tensortool build/unit build/sched_test build/sched_arm_test build/qconv_test build/ranges_test
 
 deps:
 	@scripts/deps.sh build
@@ -81,6 +81,9 @@ build/qconv_test: test/unit/qconv_test.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
 
 build/sched_arm_test: test/unit/sched_arm_test.c $(LIBOBJS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
+
+build/ranges_test: test/unit/ranges_test.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) $(INCS) $< $(LIBOBJS) $(LIBS) -o $@
 
 # The dependency sets are installed first, before anything needs them:

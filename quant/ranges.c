@@ -252,8 +252,8 @@ static void percentile(const Density *d, double p, QGrid g, double *rmin, double
     data_span(r, &lo0, &hi0);
     if (g.symmetric) {
         double a = -lo0 > hi0 ? -lo0 : hi0, t = mag_quantile(d, keep * n, a);
-        *rmin = -t;
-        *rmax = t;
+        *rmin = -t < lo0 ? lo0 : -t;
+        *rmax = t > hi0 ? hi0 : t;
         return;
     }
     if (r->min < 0 && r->max > 0) {
@@ -418,6 +418,9 @@ static void mse(const RangeStats *r, QGrid g, double *rmin, double *rmax)
             step /= 2;
     }
     mse_range(&m, p, rmin, rmax);
+    /* a symmetric grid's [-t A, t A] within the data: the same scale */
+    *rmin = *rmin < m.lo0 ? m.lo0 : *rmin;
+    *rmax = *rmax > m.hi0 ? m.hi0 : *rmax;
 }
 
 /* --------------------------------------------------------------- entropy */
@@ -537,12 +540,8 @@ static int entropy(const Density *d, QGrid g, double *rmin, double *rmax)
     }
     t = a * best_i / n;
     if (both) {
-        *rmin = -t;
-        *rmax = t;
-        if (!g.symmetric) {
-            *rmin = *rmin < lo0 ? lo0 : *rmin;
-            *rmax = *rmax > hi0 ? hi0 : *rmax;
-        }
+        *rmin = -t < lo0 ? lo0 : -t;
+        *rmax = t > hi0 ? hi0 : t;
     } else if (r->min >= 0) {
         *rmin = 0;
         *rmax = t;

@@ -26,7 +26,10 @@
  * count, so one histogram serves both signed and magnitude methods.
  *
  * The methods (each result always contains 0 and lies in [lo, hi] of the
- * data, i.e. [min(min, 0), max(max, 0)]; a constant tensor, min == max,
+ * data, i.e. [min(min, 0), max(max, 0)]: a symmetric range [-T, T] is
+ * intersected with it, which leaves the scale range_qparams derives
+ * unchanged on a symmetric grid and clips nothing more on an asymmetric
+ * one (it gives the unused side's levels back); a constant tensor, min == max,
  * gets the minmax range under every method so that its value is exact;
  * an empty tensor, count 0, gets [0, 0]; a histogram method on a
  * histogram that saw no value falls back to minmax):
@@ -79,12 +82,13 @@
  *                    by (1 - 1e-4 z), z the number of such bins, so Q
  *                    stays a distribution. The i with the least
  *                    KL(P || Q) = sum p log(p / q) wins (the first on a
- *                    tie), T = A i / M. Result: signed data [-T, T],
- *                    intersected with [lo, hi] on an asymmetric grid
- *                    (clips nothing more and gives the unused side's
- *                    levels back); non-negative data [0, T];
- *                    non-positive data [-T, 0]. O(M L) work with prefix
- *                    sums.
+ *                    tie), T = A i / M. Result: signed data [-T, T]
+ *                    (within the data, as above); non-negative data
+ *                    [0, T]; non-positive data [-T, 0]. O(M L) work with
+ *                    prefix sums. As in TensorRT the least threshold is
+ *                    L / M of A (1/16 for signed int8 at 2048 bins): data
+ *                    whose bulk lies in fewer bins (a few huge outliers)
+ *                    cannot be clipped tighter than that.
  *
  * Everything is deterministic: the same statistics give the same range
  * bit for bit. No globals; range_choose's scratch memory is malloc'd and

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Unit tests (build/unit, build/sched_test, build/sched_arm_test, build/qconv_test), the
+# Unit tests (build/unit, build/sched_test, build/sched_arm_test, build/qconv_test,
+# build/ranges_test), the
 # requantization of the compiled integer kernels against an exact derivation (test/unit/requant.py), golden dump tests (test/golden/run.sh) and
 # the declared-intrinsic tests (test/intrin/run.sh: a made-up ISA's tile from test/intrin/toyvec.json); the
 # last line adds their counts: "N passed, N failed".
@@ -10,6 +11,7 @@ grep -v '^[0-9]* passed' "$root/build/unit.log"
 "$root/build/sched_test" > "$root/build/sched_test.log" 2>&1 || status=1; grep -v '^[0-9]* passed' "$root/build/sched_test.log"
 "$root/build/sched_arm_test" > "$root/build/sched_arm_test.log" 2>&1 || status=1; grep -v '^[0-9]* passed' "$root/build/sched_arm_test.log"
 "$root/build/qconv_test" > "$root/build/qconv_test.log" 2>&1 || status=1; grep -v -e '^[0-9]* passed' -e 'took the int8' "$root/build/qconv_test.log"
+"$root/build/ranges_test" > "$root/build/ranges_test.log" 2>&1 || status=1; grep -v '^[0-9]* passed' "$root/build/ranges_test.log"
 /usr/bin/python3 "$root/test/unit/requant.py" --tvmcc "$root/tvmcc" --work "$root/build/requant" > "$root/build/requant.log" 2>&1 || status=1
 grep -v -e '^[0-9]* passed' -e '^PASS' "$root/build/requant.log"
 "$root/test/golden/run.sh" > "$root/build/golden.log" 2>&1 || status=1
@@ -17,7 +19,7 @@ grep -v '^[0-9]* passed' "$root/build/golden.log"
 "$root/test/intrin/run.sh" > "$root/build/intrin.log" 2>&1 || status=1
 grep -v -e '^[0-9]* passed' -e '^ok ' "$root/build/intrin.log"
 p=0 f=0
-for log in "$root/build/unit.log" "$root/build/sched_test.log" "$root/build/sched_arm_test.log" "$root/build/qconv_test.log" "$root/build/requant.log" "$root/build/golden.log" "$root/build/intrin.log"; do
+for log in "$root/build/unit.log" "$root/build/sched_test.log" "$root/build/sched_arm_test.log" "$root/build/qconv_test.log" "$root/build/ranges_test.log" "$root/build/requant.log" "$root/build/golden.log" "$root/build/intrin.log"; do
     line=$(tail -n 1 "$log")
     lp=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
     lf=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
