@@ -258,11 +258,126 @@ static void minmax_to_clip(Graph *g)
     }
 }
 
+/* the producer of vi when it is a live node of kind op whose output vi has
+ * no other reader and is not a graph output; else NULL */
+static Node *sole_producer(Graph *g, int32_t vi, OpKind op)
+{
+    int32_t p;
+    if (vi < 0 || g->values[vi].data || (p = g->values[vi].producer) < 0)
+        return NULL;
+    if (g->nodes[p].dead || g->nodes[p].op != op || qe_is_output(g, vi) ||
+        qe_readers(g, vi, 0) != 1)
+        return NULL;
+    return &g->nodes[p];
+}
+
+/* whether vi is a float scalar constant within 1e-6 of v */
+static int is_scalar(const Graph *g, int32_t vi, double v)
+{
+    const float *c = qe_f32(g, vi);
+    return c && value_numel(&g->values[vi]) == 1 && fabs((double)c[0] - v) <= 1e-6 * fabs(v);
+}
+
+/* of Mul node m's inputs, the one that is not `other` (-1 if neither) */
+static int32_t mul_other(const Node *m, int32_t other)
+{
+    if (m->n_in != 2)
+        return -1;
+    return m->in[0] == other ? m->in[1] : m->in[1] == other ? m->in[0] : -1;
+}
+
+/* r == Clip(Add(x, 3), 0, 6) for some x: returns x, else -1 */
+static int32_t relu6_of_x_plus_3(Graph *g, int32_t r)
+{
+    Node *c = sole_producer(g, r, OP_Clip), *a;
+    int32_t x;
+    if (!c || c->n_in != 3 || !is_scalar(g, c->in[1], 0.0) || !is_scalar(g, c->in[2], 6.0) ||
+        !(a = sole_producer(g, c->in[0], OP_Add)) || a->n_in != 2)
+        return -1;
+    x = is_scalar(g, a->in[1], 3.0) ? a->in[0] : is_scalar(g, a->in[0], 3.0) ? a->in[1] : -1;
+    if (x < 0 || g->values[x].rank != g->values[r].rank)
+        return -1;
+    return x;
+}
+
+/* x * Clip(x + 3, 0, 6) / 6, as exporters of MobileNetV3-style models
+ * write hard-swish (the division already a Mul by 1/6 here), in either
+ * order of the two multiplications -> HardSwish(x) (opset 14): one
+ * operator quantized once (a table) instead of four each with their own
+ * rounding. */
+static int fuse_hardswish(Graph *g)
+{
+    int32_t ni, n0 = g->n_nodes;
+    int fused = 0, k;
+    for (ni = 0; ni < n0; ni++) {
+        Node *m2 = &g->nodes[ni], *m1;
+        int32_t x = -1, dead[3] = {-1, -1, -1};
+        if (m2->dead || m2->op != OP_Mul || m2->n_in != 2 || m2->n_out != 1)
+            continue;
+        for (k = 0; k < 2 && x < 0; k++) {
+            int32_t a = m2->in[k], b = m2->in[1 - k], r, xr;
+            /* (x * R) * (1/6) */
+            if (is_scalar(g, b, 1.0 / 6) && (m1 = sole_producer(g, a, OP_Mul)) != NULL) {
+                int j;
+                for (j = 0; j < 2 && x < 0; j++) {
+                    r = m1->in[j];
+                    xr = relu6_of_x_plus_3(g, r);
+                    if (xr >= 0 && mul_other(m1, r) == xr) {
+                        x = xr;
+                        dead[0] = (int32_t)(m1 - g->nodes);
+                        dead[1] = g->values[r].producer;
+                    }
+                }
+            }
+            /* x * (R * (1/6)) */
+            if (x < 0 && (m1 = sole_producer(g, b, OP_Mul)) != NULL) {
+                int j;
+                for (j = 0; j < 2 && x < 0; j++) {
+                    r = m1->in[j];
+                    if (!is_scalar(g, mul_other(m1, r), 1.0 / 6))
+                        continue;
+                    xr = relu6_of_x_plus_3(g, r);
+                    if (xr >= 0 && xr == a) {
+                        x = xr;
+                        dead[0] = (int32_t)(m1 - g->nodes);
+                        dead[1] = g->values[r].producer;
+                    }
+                }
+            }
+        }
+        if (x < 0)
+            continue;
+        /* the Add feeding the Clip dies with it */
+        dead[2] = g->values[g->nodes[dead[1]].in[0]].producer;
+        for (k = 0; k < 3; k++)
+            g->nodes[dead[k]].dead = 1;
+        m2 = &g->nodes[ni];
+        m2->op = OP_HardSwish;
+        m2->op_type = "HardSwish";
+        m2->in[0] = x;
+        m2->n_in = 1;
+        m2->n_attr = 0;
+        m2->opset = 14;
+        fused++;
+    }
+    if (fused && g->opset < 14) {
+        /* HardSwish needs 14; 13 -> 14 changed no operator's meaning for
+         * the forms written here (Reshape's allowzero and the training
+         * mode of BatchNormalization default to 13's behaviour) */
+        for (ni = 0; ni < g->n_nodes; ni++)
+            if (!g->nodes[ni].dead && (!g->nodes[ni].domain || !g->nodes[ni].domain[0]))
+                g->nodes[ni].opset = 14;
+        g->opset = 14;
+    }
+    return fused;
+}
+
 int ptq_prepare(Graph *g, Diag *d)
 {
     if (raise_opset(g, d))
         return 1;
     div_to_mul(g);
     minmax_to_clip(g);
+    fuse_hardswish(g);
     return 0;
 }
