@@ -6,6 +6,9 @@
 #
 #   OUTDIR/calib/MODEL/NAME/input_0.pb   calibration samples
 #   OUTDIR/eval/MODEL/NAME/input_0.pb    evaluation samples
+#   OUTDIR/{calib,eval}/ocr_rec.labels   "NAME<tab>text" of each ocr_rec
+#                                        sample (ocr_cls samples are named
+#                                        NAME_r0 and NAME_r180: the angle)
 #
 # MODEL is embedding_model and melspectrogram (speech: espeak-ng -> sox
 # 16 kHz mono 16-bit -> melspectrogram.onnx in onnxruntime-node (mel.js)
@@ -153,6 +156,7 @@ pick() { # pick K WORDS...: the (K mod count)-th word
 for set in calib eval; do
     fonts=$(eval echo \$${set}_fonts)
     k=0
+    : >"$out/$set/ocr_rec.labels"
     while read -r text; do
         for rep in 0 1; do
             f=$(pick $((k + rep)) $fonts)
@@ -168,6 +172,7 @@ for set in calib eval; do
                 -depth 8 "$work/$set-$name.ppm"
             convert "$work/$set-$name.ppm" -rotate $rot -depth 8 "$work/$set-$name-rot.ppm"
             $py "$here/gen_inputs.py" image ocr_rec "$work/$set-$name.ppm" "$name" "$out/$set"
+            printf '%s\t%s\n' "$name" "$text" >>"$out/$set/ocr_rec.labels"
             $py "$here/gen_inputs.py" image ocr_cls "$work/$set-$name-rot.ppm" "${name}_r$rot" "$out/$set"
         done
         k=$((k + 1))
@@ -194,7 +199,8 @@ for set in calib eval; do
 done
 rm -rf "$work"
 for set in calib eval; do
-    for m in "$out/$set"/*; do
+    for m in "$out/$set"/*/; do
+        m=${m%/}
         echo "gen_data.sh: $m: $(ls "$m" | wc -l) samples"
     done
 done

@@ -258,4 +258,7 @@ async function main() {
     if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(report, null, 1) + '\n');
 }
 
-main().catch((e) => { console.error('ort_eval: ' + e.message); process.exit(1); });
+module.exports = { parseTensor, sqnr };
+
+if (require.main === module)
+    main().catch((e) => { console.error('ort_eval: ' + e.message); process.exit(1); });

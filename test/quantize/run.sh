@@ -1,0 +1,65 @@
+#!/bin/sh
+# The test material of issue 18 (tvmcc quantize) on trained models:
+# fetches the models (models.sh), generates the calib and eval sets
+# (gen_data.sh) twice and checks that the bytes are the same, checks that
+# the float models read the inputs right (check_data.js), and measures the
+# min/max baseline of test/qdq/quantize.py in onnxruntime (baseline.sh:
+# calibrated on the calib set it must beat random calibration).
+#
+#   test/quantize/run.sh [MODEL ...]     (baseline models; default
+#                                         embedding_model ocr_cls)
+#
+# Work goes to build/quantize/{npm,models,data,data2,baseline}. Prints
+# PASS/FAIL/SKIP per step and, last, "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+b=$root/build/quantize
+pass=0 fail=0
+ok() { echo "PASS $*"; pass=$((pass + 1)); }
+ko() { echo "FAIL $*"; fail=$((fail + 1)); }
+finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit $?; }
+mkdir -p "$b"
+
+"$here/models.sh" "$b/models" >"$b/models.log" 2>&1
+rc=$?
+if [ $rc = 77 ]; then echo "$(grep SKIP "$b/models.log")"; finish; fi
+[ $rc = 0 ] && ok "models: $(grep -c onnx "$b/models.log") models, sha256 as pinned" ||
+    { ko "models: $(tail -1 "$b/models.log")"; finish; }
+
+"$here/gen_data.sh" "$b/models" "$b/data" >"$b/gen.log" 2>&1
+rc=$?
+if [ $rc = 77 ]; then echo "$(grep SKIP "$b/gen.log")"; finish; fi
+[ $rc = 0 ] && ok "gen_data: $(find "$b/data" -name input_0.pb | wc -l) samples" ||
+    { ko "gen_data: $(tail -1 "$b/gen.log")"; finish; }
+if "$here/gen_data.sh" "$b/models" "$b/data2" >"$b/gen2.log" 2>&1 &&
+        diff -r "$b/data" "$b/data2" >"$b/gen.diff" 2>&1; then
+    ok "gen_data: a second run writes the same bytes"
+else
+    ko "gen_data: a second run differs: $(head -1 "$b/gen.diff")"
+fi
+
+for set in calib eval; do
+    if node "$here/check_data.js" "$b/models" "$b/npm/ocr/package/assets/ppocr_keys_v1.txt" \
+            "$b/data/$set" >"$b/check_$set.log" 2>&1; then
+        ok "check_data $set: $(tr '\n' ';' <"$b/check_$set.log")"
+    else
+        ko "check_data $set: $(tr '\n' ';' <"$b/check_$set.log")"
+    fi
+done
+
+[ $# -gt 0 ] || set -- embedding_model ocr_cls
+for m in "$@"; do
+    if "$here/baseline.sh" "$b/models" "$b/data" "$b/baseline" $m >"$b/baseline_$m.log" 2>&1; then
+        r=$(sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$b/baseline_$m.log" | head -1)
+        c=$(sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$b/baseline_$m.log" | sed -n 2p)
+        if [ -n "$r" ] && [ -n "$c" ] && awk "BEGIN { exit !($c > $r) }"; then
+            ok "baseline $m: min/max SQNR $c dB (calib set), $r dB (random calibration)"
+        else
+            ko "baseline $m: calib set ${c:-?} dB, random ${r:-?} dB"
+        fi
+    else
+        ko "baseline $m: $(tail -1 "$b/baseline_$m.log")"
+    fi
+done
+finish
