@@ -2,14 +2,17 @@
 # The test material of issue 18 (tvmcc quantize) on trained models:
 # fetches the models (models.sh), generates the calib and eval sets
 # (gen_data.sh) twice and checks that the bytes are the same, checks that
-# the float models read the inputs right (check_data.js), and measures the
-# min/max baseline of test/qdq/quantize.py in onnxruntime (baseline.sh:
-# calibrated on the calib set it must beat random calibration).
+# the float models read the inputs right (check_data.js), checks tvmcc's
+# float build of each model against onnxruntime on the eval set (mean SQNR
+# >= 60 dB, tvmcc_eval.sh), and measures the min/max baseline of
+# test/qdq/quantize.py in onnxruntime (baseline.sh: calibrated on the calib
+# set it must beat random calibration) and in tvmcc's int8 build of the same
+# QDQ model (its SQNR against float within 1 dB of onnxruntime's).
 #
 #   test/quantize/run.sh [MODEL ...]     (baseline models; default
 #                                         embedding_model ocr_cls)
 #
-# Work goes to build/quantize/{npm,models,data,data2,baseline}. Prints
+# Work goes to build/quantize/{npm,models,data,data2,baseline,tvmcc}. Prints
 # PASS/FAIL/SKIP per step and, last, "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +22,7 @@ pass=0 fail=0
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
 ko() { echo "FAIL $*"; fail=$((fail + 1)); }
 finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit $?; }
-mkdir -p "$b"
+mkdir -p "$b/tvmcc"
 
 "$here/models.sh" "$b/models" >"$b/models.log" 2>&1
 rc=$?
@@ -48,6 +51,33 @@ for set in calib eval; do
     fi
 done
 
+shape_of() {
+    case $1 in
+        embedding_model) echo input_1=1,76,32,1 ;;
+        melspectrogram) echo input=1,1760 ;;
+        ocr_cls) echo x=1,3,48,192 ;;
+        ocr_rec) echo x=1,3,48,320 ;;
+        ocr_det) echo x=1,3,320,320 ;;
+    esac
+}
+mean_db() { sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$1" | head -1; }
+
+for m in embedding_model melspectrogram ocr_cls ocr_rec ocr_det; do
+    w=$b/tvmcc/float_$m
+    if "$here/tvmcc_eval.sh" "$b/models/$m.onnx" "$b/data/eval/$m" "$w" --input-shape $(shape_of $m) \
+            >"$w.log" 2>&1 &&
+            node "$here/ort_eval.js" --quant-outputs "$w" "$b/models/$m.onnx" "$b/data/eval/$m" >>"$w.log" 2>&1; then
+        db=$(mean_db "$w.log")
+        if awk "BEGIN { exit !($db >= 60) }"; then
+            ok "tvmcc float $m: SQNR against onnxruntime $db dB mean"
+        else
+            ko "tvmcc float $m: SQNR against onnxruntime $db dB mean (< 60)"
+        fi
+    else
+        ko "tvmcc float $m: $(tail -1 "$w.log")"
+    fi
+done
+
 [ $# -gt 0 ] || set -- embedding_model ocr_cls
 for m in "$@"; do
     if "$here/baseline.sh" "$b/models" "$b/data" "$b/baseline" $m >"$b/baseline_$m.log" 2>&1; then
@@ -57,6 +87,21 @@ for m in "$@"; do
             ok "baseline $m: min/max SQNR $c dB (calib set), $r dB (random calibration)"
         else
             ko "baseline $m: calib set ${c:-?} dB, random ${r:-?} dB"
+            continue
+        fi
+        w=$b/tvmcc/int8_$m
+        if "$here/tvmcc_eval.sh" "$b/baseline/$m.calib.onnx" "$b/data/eval/$m" "$w" \
+                --input-shape $(shape_of $m) >"$w.log" 2>&1 &&
+                node "$here/ort_eval.js" --quant-outputs "$w" "$b/models/$m.onnx" "$b/data/eval/$m" \
+                >>"$w.log" 2>&1; then
+            t=$(mean_db "$w.log")
+            if awk "BEGIN { d = $t - $c; exit !(d <= 1 && d >= -1) }"; then
+                ok "baseline $m: tvmcc int8 build $t dB (onnxruntime $c dB)"
+            else
+                ko "baseline $m: tvmcc int8 build $t dB, onnxruntime $c dB (more than 1 dB apart)"
+            fi
+        else
+            ko "baseline $m: tvmcc int8: $(tail -1 "$w.log")"
         fi
     else
         ko "baseline $m: $(tail -1 "$b/baseline_$m.log")"
