@@ -214,7 +214,8 @@ def load_calib(specs, folder):
                     t.ParseFromString(f.read())
                 a = numpy_helper.to_array(t)
             except Exception as e:  # unreadable or not a TensorProto
-                raise SystemExit("quantize: %s: %s" % (path, e))
+                raise SystemExit("quantize: %s: not a readable TensorProto (%s: %s)"
+                                 % (path, type(e).__name__, e))
             if DTYPE_NAME.get(t.data_type) != spec["dtype"]:
                 raise SystemExit("quantize: %s: type %d, input %s is %s"
                                  % (path, t.data_type, spec["name"], spec["dtype"]))
