@@ -6,6 +6,9 @@
 #
 #   OUTDIR/calib/MODEL/NAME/input_0.pb   calibration samples
 #   OUTDIR/eval/MODEL/NAME/input_0.pb    evaluation samples
+#   OUTDIR/eval/MODEL/NAME/output_0.pb   the float model's output there
+#                                        (onnxruntime-node, ort_eval.js
+#                                        --save-ref)
 #   OUTDIR/{calib,eval}/ocr_rec.labels   "NAME<tab>text" of each ocr_rec
 #                                        sample (ocr_cls samples are named
 #                                        NAME_r0 and NAME_r180: the angle)
@@ -15,8 +18,8 @@
 # -> x/10+2 -> 76-frame windows; 48 windows per set from 16 utterances),
 # ocr_cls and ocr_rec (text lines rendered by ImageMagick in DejaVu fonts,
 # half of the ocr_cls ones rotated by 180 degrees; 48 per set) and ocr_det
-# (320x320 pages of a few lines; 16 per set). MODELDIR holds
-# melspectrogram.onnx (models.sh's OUTDIR). The same tools give the same
+# (320x320 pages of a few lines; 16 per set). MODELDIR is models.sh's
+# OUTDIR. The same tools give the same
 # bytes on every run. Prints "SKIP: <tool> not installed" and exits 77 when
 # a tool is missing (scripts/deps.sh test installs them).
 set -e
@@ -32,7 +35,9 @@ done
 $py -c 'import onnx, numpy' 2>/dev/null || { echo "SKIP: python3-onnx not installed"; exit 77; }
 [ -d "${ORT_NODE_MODULES:-$root/build/node/node_modules}/onnxruntime-node" ] ||
     { echo "SKIP: onnxruntime-node not installed (build/node)"; exit 77; }
-[ -f "$models/melspectrogram.onnx" ] || { echo "gen_data.sh: $models/melspectrogram.onnx missing (run models.sh)" >&2; exit 1; }
+for m in embedding_model melspectrogram ocr_cls ocr_rec ocr_det; do
+    [ -f "$models/$m.onnx" ] || { echo "gen_data.sh: $models/$m.onnx missing (run models.sh)" >&2; exit 1; }
+done
 font=/usr/share/fonts/truetype/dejavu
 [ -f $font/DejaVuSans.ttf ] || { echo "SKIP: fonts-dejavu-core not installed"; exit 77; }
 
@@ -198,6 +203,10 @@ for set in calib eval; do
     done
 done
 rm -rf "$work"
+# the float reference outputs of the eval sets
+for m in embedding_model melspectrogram ocr_cls ocr_rec ocr_det; do
+    node "$here/ort_eval.js" "$models/$m.onnx" "$models/$m.onnx" "$out/eval/$m" --save-ref >/dev/null
+done
 for set in calib eval; do
     for m in "$out/$set"/*/; do
         m=${m%/}
