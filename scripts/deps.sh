@@ -4,7 +4,9 @@
 #   build: compiler toolchain, protobuf-c, ONNX proto, cJSON, python3-onnx (demo)
 #   test:  + ONNX backend test data, Cortex-M4 cross toolchain and qemu,
 #            aarch64 toolchain and qemu-user, torch/torchvision, debootstrap
-#            (test/fresh), onnxruntime-node (npm, into build/node)
+#            (test/fresh), onnxruntime-node (npm, into build/node),
+#            espeak-ng, sox, imagemagick, fonts-dejavu-core (test/quantize:
+#            speech and text images for the trained models)
 #   --simulate: install nothing; check with `apt-get install --simulate`
 #            that every package of the set resolves from the configured
 #            mirrors (as root, after `apt-get update`); exit 1 if one does not.
@@ -21,6 +23,7 @@ pkgs="build-essential protobuf-c-compiler libprotobuf-c-dev libonnx-dev libcjson
 if [ "$what" != build ]; then
     pkgs="$pkgs libonnx-testdata gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm clang libclang-rt-14-dev"
     pkgs="$pkgs python3-torch python3-torchvision qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross debootstrap"
+    pkgs="$pkgs espeak-ng sox imagemagick fonts-dejavu-core"
     # node and npm may come from Debian's nodejs/npm or from NodeSource's
     # nodejs; a simulated install checks Debian's
     { [ $simulate = 0 ] && command -v node >/dev/null 2>&1; } || pkgs="$pkgs nodejs"

@@ -4,7 +4,8 @@
     quantize.py IN.onnx OUT.onnx [--activations int8|uint8|int16] [--per-tensor]
                 [--fuse-relu] [--format qdq|qoperator] [--samples N] [--seed S]
                 [--input-range LO,HI | --input-range NAME=LO,HI ...]
-                [--input-dist uniform|normal]
+                [--input-dist uniform|normal] [--input-shape NAME=D0,D1,...]
+                [--calib DIR]
 
 Writes OUT.onnx the way onnxruntime's quantize_static(quant_format=QDQ)
 lays a model out, at opset 13 (a lower opset is converted up first):
@@ -51,6 +52,15 @@ with every float tensor made a graph output. Float inputs are uniform in
 standard deviation (HI - LO) / 4) with --input-dist normal; an integer
 input feeding Gather's indices is uniform over the table's rows, another
 integer input over [LO, HI]. The same arguments give the same bytes.
+An input with a symbolic dimension is drawn with that dimension 1 unless
+--input-shape NAME=D0,D1,... gives its shape.
+
+--calib DIR calibrates on the samples of DIR instead of random inputs: DIR
+holds one folder per sample with input_K.pb (a TensorProto, K in the
+graph's input order), the ONNX test-data layout (test/quantize/gen_data.sh
+writes such sets). Every sample is used (--samples is ignored); an input's
+shape must be the same in every sample and is the one the model is
+calibrated and checked with.
 """
 import argparse
 import json
@@ -117,6 +127,10 @@ def parse_args(argv):
     ap.add_argument("--input-range", action="append", default=[],
                     help="LO,HI for every input or NAME=LO,HI for one (repeatable)")
     ap.add_argument("--input-dist", choices=["uniform", "normal"], default="uniform")
+    ap.add_argument("--input-shape", action="append", default=[],
+                    help="NAME=D0,D1,... the shape of an input's random draws (repeatable)")
+    ap.add_argument("--calib", metavar="DIR",
+                    help="calibrate on DIR/<sample>/input_K.pb instead of random inputs")
     ap.add_argument("--no-check", action="store_true",
                     help="do not run the written model in onnxruntime")
     return ap.parse_args(argv)
@@ -168,6 +182,50 @@ def input_specs(model, ranges, dist):
             spec["range"] = [int(lo), int(hi)]
         specs.append(spec)
     return specs
+
+
+def apply_shapes(specs, shapes):
+    """--input-shape NAME=D0,D1,...: the shape of NAME's draws."""
+    by_name = {s["name"]: s for s in specs}
+    for text in shapes:
+        name, _, dims = text.partition("=")
+        if name not in by_name or not dims:
+            raise SystemExit("quantize: --input-shape %s: no such input or no shape" % text)
+        by_name[name]["shape"] = [int(d) for d in dims.split(",")]
+
+
+def load_calib(specs, folder):
+    """The samples of a test-data folder: one array per input, every
+    sample's tensor back to back (count * shape); sets each spec's shape
+    from the samples. Returns (arrays, count)."""
+    if not os.path.isdir(folder):
+        raise SystemExit("quantize: --calib %s: not a directory" % folder)
+    samples = sorted(d for d in os.listdir(folder)
+                     if os.path.isfile(os.path.join(folder, d, "input_0.pb")))
+    if not samples:
+        raise SystemExit("quantize: --calib %s: no <sample>/input_0.pb" % folder)
+    per_input = [[] for _ in specs]
+    for s in samples:
+        for k, spec in enumerate(specs):
+            path = os.path.join(folder, s, "input_%d.pb" % k)
+            t = TensorProto()
+            try:
+                with open(path, "rb") as f:
+                    t.ParseFromString(f.read())
+                a = numpy_helper.to_array(t)
+            except Exception as e:  # unreadable or not a TensorProto
+                raise SystemExit("quantize: %s: not a readable TensorProto (%s: %s)"
+                                 % (path, type(e).__name__, e))
+            if DTYPE_NAME.get(t.data_type) != spec["dtype"]:
+                raise SystemExit("quantize: %s: type %d, input %s is %s"
+                                 % (path, t.data_type, spec["name"], spec["dtype"]))
+            if per_input[k] and a.shape != per_input[k][0].shape:
+                raise SystemExit("quantize: %s: shape %s, the first sample's is %s"
+                                 % (path, list(a.shape), list(per_input[k][0].shape)))
+            per_input[k].append(a)
+    for spec, arrs in zip(specs, per_input):
+        spec["shape"] = list(arrs[0].shape)
+    return [np.stack(arrs) for arrs in per_input], len(samples)
 
 
 def draw(spec, rng, count=1):
@@ -223,10 +281,53 @@ def constants_to_initializers(model):
     g.node.extend(keep)
 
 
-def prepare(model):
+def fold_with_ort(model, shapes):
+    """model with its graph inputs bound to shapes ({name: dims}) and
+    folded by onnxruntime's basic graph optimizations (constant folding,
+    Conv+BatchNormalization and similar fusions), written by fold.js."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for vi in graph_inputs(m):
+        dims = vi.type.tensor_type.shape.dim
+        shape = shapes[vi.name]
+        if len(dims) != len(shape):
+            raise SystemExit("quantize: input %s has rank %d, its shape %s"
+                             % (vi.name, len(dims), shape))
+        for d, v in zip(dims, shape):
+            d.ClearField("dim_param")
+            d.dim_value = v
+    with tempfile.TemporaryDirectory(prefix="qdq-fold-") as tmp:
+        src = os.path.join(tmp, "in.onnx")
+        dst = os.path.join(tmp, "out.onnx")
+        onnx.save(m, src)
+        p = subprocess.run(["node", os.path.join(HERE, "fold.js"), src, dst],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode != 0:
+            raise RuntimeError("onnxruntime: " + p.stdout.decode("utf-8", "replace").strip())
+        out = onnx.load(dst)
+    # keep the opsets the model had (onnxruntime adds its own domains)
+    want = {o.domain for o in model.opset_import}
+    keep = [o for o in out.opset_import if o.domain in want]
+    del out.opset_import[:]
+    out.opset_import.extend(keep)
+    return out
+
+
+def prepare(model, shapes=None):
+    """model at opset 13 with constants as initializers and shapes
+    inferred. A model below opset 13 whose conversion needs shapes that
+    inference cannot give (a Softmax after a Reshape to a computed shape)
+    is first folded by onnxruntime with its inputs bound to shapes (the
+    shapes of --input-shape and the --calib samples)."""
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
     if opset < 13:
-        model = version_converter.convert_version(model, 13)
+        try:
+            model = version_converter.convert_version(model, 13)
+        except RuntimeError:
+            if not shapes or any(vi.name not in shapes for vi in graph_inputs(model)):
+                raise
+            model = fold_with_ort(model, shapes)
+            model = version_converter.convert_version(shape_inference.infer_shapes(model), 13)
     for o in model.opset_import:
         if o.domain in ("", "ai.onnx") and o.version < 13:
             o.version = 13
@@ -265,9 +366,13 @@ def calibrate(model, specs, args):
                                                    [spec["name"] + "__calib"]))
             aug.graph.output.append(helper.make_tensor_value_info(spec["name"] + "__calib",
                                                                   FLOAT, None))
-    rng = np.random.default_rng(args.seed)
-    arrays = [draw(s, rng, args.samples) for s in specs]
-    ranges = run_calib(aug, specs, arrays, args.samples)
+    if args.calib:
+        arrays, count = load_calib(specs, args.calib)
+    else:
+        rng = np.random.default_rng(args.seed)
+        count = args.samples
+        arrays = [draw(s, rng, count) for s in specs]
+    ranges = run_calib(aug, specs, arrays, count)
     out = {}
     for k, v in ranges.items():
         if v is not None:
@@ -741,8 +846,17 @@ def to_qoperator(model):
 
 def quantize(args):
     """Returns (quantized ModelProto, input specs)."""
-    model = prepare(onnx.load(args.input))
+    model = onnx.load(args.input)
     specs = input_specs(model, args.input_range, args.input_dist)
+    apply_shapes(specs, args.input_shape)
+    shapes = {s["name"]: s["shape"] for s in specs if s["name"] in
+              {t.partition("=")[0] for t in args.input_shape}}
+    if args.calib:
+        load_calib(specs, args.calib)  # the samples' shapes
+        shapes = {s["name"]: s["shape"] for s in specs}
+    model = prepare(model, shapes)
+    specs = input_specs(model, args.input_range, args.input_dist)
+    apply_shapes(specs, args.input_shape)
     ranges = calibrate(model, specs, args)
     Quantizer(model, ranges, args).run()
     if args.format == "qoperator":

@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-work="$root/build/quantize"
+work="$root/build/quantize/suite"
 rm -rf "$work/models" "$work/errors" "$work/det"
 mkdir -p "$work/models" "$work/errors" "$work/det"
 cp "$TVMCC" "$work/tvmcc.bin" || { echo "FAIL quantize: $TVMCC not built"; echo "0 passed, 1 failed"; exit 1; }
