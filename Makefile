@@ -39,7 +39,7 @@ $(PROTO):
 	@scripts/deps.sh build
 	@test -f $@ || { echo "make: $@ is still missing after scripts/deps.sh build (set PROTO=path/to/onnx.proto)" >&2; exit 1; }
 
-build/gen/onnx.pb-c.c build/gen/onnx.pb-c.h: $(PROTO) build/.deps-ok
+build/gen/onnx.pb-c.c build/gen/onnx.pb-c.h &: $(PROTO) build/.deps-ok
 	@mkdir -p build/gen
 	protoc-c --c_out=build/gen -I$(dir $(PROTO)) $(PROTO)
 
