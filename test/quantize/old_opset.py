@@ -9,7 +9,8 @@ Writes OUT_DIR/opset9.onnx (Conv, Clip with min/max attributes, Pad and
 Slice with attributes, a division by a constant, Unsqueeze/Squeeze with
 axes attributes, Softmax over the last axis) and OUT_DIR/opset11.onnx
 (Split and ReduceSum with attributes, Clip with inputs, Concat, Max with a
-scalar constant, which becomes Clip).
+scalar constant, which becomes Clip), and OUT_DIR/hardswish.onnx (opset 13:
+x * Clip(x + 3, 0, 6) / 6 between two convs, which becomes HardSwish).
 """
 import os
 import sys
@@ -65,11 +66,33 @@ def opset11(rng):
     return m
 
 
+def hardswish(rng):
+    """x * Clip(x + 3, 0, 6) / 6 between two convs, as PaddleOCR's exports
+    write hard-swish (tvmcc quantize makes it one HardSwish, opset 14)."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c", "three"], ["a"]),
+        helper.make_node("Clip", ["a", "zero", "six"], ["r"]),
+        helper.make_node("Mul", ["c", "r"], ["m"]),
+        helper.make_node("Div", ["m", "six"], ["h"]),
+        helper.make_node("Conv", ["h", "w2"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "hardswish",
+                          [helper.make_tensor_value_info("x", F, [1, 4, 6, 6])],
+                          [helper.make_tensor_value_info("y", F, [1, 4, 6, 6])],
+                          [init("w", rng.normal(0, 1.0, (8, 4, 3, 3))),
+                           init("w2", rng.normal(0, 0.3, (4, 8, 1, 1))), init("three", 3.0),
+                           init("zero", 0.0), init("six", 6.0)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(3)
-    for name, fn in (("opset9", opset9), ("opset11", opset11)):
+    for name, fn in (("opset9", opset9), ("opset11", opset11), ("hardswish", hardswish)):
         m = fn(rng)
         onnx.checker.check_model(m)
         onnx.save(m, os.path.join(out, name + ".onnx"))

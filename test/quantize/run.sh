@@ -8,8 +8,9 @@
 #    per-operator models and the bench/arm networks) are quantized by
 #    `tvmcc quantize --calib random:16` in several configurations (VARIANTS
 #    below: each range method, int8/uint8/int16 activations, per-tensor
-#    weights, with and without equalization and bias correction), and two
-#    models at opsets 9 and 11 (test/quantize/old_opset.py). Each
+#    weights, with and without equalization and bias correction), two
+#    models at opsets 9 and 11 and a hard-swish written out
+#    (test/quantize/old_opset.py). Each
 #    quantize run must exit 0 and write MODEL.onnx and MODEL.json.
 # 2. test/qdq/run.py runs every written model in onnxruntime-node and in
 #    tvmcc's build for each target (host; cortex-m4 under qemu on a sample):
@@ -153,6 +154,19 @@ if [ -s "$d/one/model.c" ] && diff -r "$d/one" "$d/two/out" > /dev/null &&
     ok "one step: --quantize compiles the model quantize writes"
 else
     bad "one step: tvmcc --quantize differs from quantize + compile (or failed)"
+fi
+
+# hard-swish written as x * Clip(x + 3, 0, 6) / 6 became one HardSwish (opset 14)
+if "$PYTHON" -c '
+import sys, onnx
+m = onnx.load(sys.argv[1])
+ops = [n.op_type for n in m.graph.node]
+v = max(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
+sys.exit(0 if ops.count("HardSwish") == 1 and "Div" not in ops and v >= 14 else 1)
+' "$work/models/hardswish.mse.onnx" 2>/dev/null; then
+    ok "hard-swish pattern: one HardSwish at opset 14"
+else
+    bad "hard-swish pattern: not fused in $work/models/hardswish.mse.onnx"
 fi
 
 # --max-loss: layers kept in float until the output SQNR is met (the plain
