@@ -18,7 +18,7 @@
 #              conformance-onnx-1.20.1 emitted-c-warnings conformance-arm
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
-#              qdq qdq-m0-float-free qdq-build quantize control_fold
+#              qdq qdq-m0-float-free qdq-build quantize quantize-trained control_fold
 #              strings seq_io transformer types tune x86_special_values nchwc_layout determinism malformed conformance-asan fuzz
 #              fresh
 #
@@ -215,6 +215,13 @@ run_suite qdq-build test/qdq/build_targets.sh
 # onnxruntime on the host and (a sample) Cortex-M4 under qemu; determinism;
 # its errors (test/quantize/run.sh, about 3 minutes)
 run_suite quantize test/quantize/run.sh -j "$jobs"
+# tvmcc quantize on trained models from npm packages (openWakeWord's speech
+# embedding, PaddleOCR's text-direction classifier) with speech from
+# espeak-ng and text rendered by ImageMagick: the min/max baseline, each
+# range method in onnxruntime and in tvmcc's int8 build (within 1 dB), the
+# speech embedding at 25 dB or more (test/quantize/trained.sh; SKIP without
+# the npm registry or the tools; about 6 minutes)
+run_suite quantize-trained test/quantize/trained.sh
 # Ifs on shapes folded before inference, run-time Ifs as Where, --input-value;
 # host, Cortex-M4 and AArch64 against onnxruntime (about 10 s)
 run_suite control_fold test/models/control_fold.sh
