@@ -524,6 +524,81 @@ static int kl_best(const double *mh, int n, int64_t levels)
     return best_i;
 }
 
+/* Asymmetric grids and data of both signs: the candidates are [lo s, hi s]
+ * on the signed histogram for s from 1 down in 256 steps, with all the
+ * grid's levels: P the kept bins with the values outside added to the end
+ * bins, Q the kept bins (without those) merged into `levels` groups, each
+ * group's count spread over its non-empty bins; the least KL(P || Q). The
+ * |x| form would give each side half the levels, which on skewed data (a
+ * LeakyRelu's output: a short negative side) clips the long side hard. */
+static int entropy_scaled(const RangeStats *r, QGrid g, double *rmin, double *rmax)
+{
+    int n = r->nbins, levels = g.qmax - g.qmin + 1, si, k;
+    double w = (r->hi - r->lo) / n, z = -r->lo / w, best = HUGE_VAL, total = 0;
+    double *p = malloc(3 * (size_t)n * sizeof *p), *q, *raw;
+    if (!p)
+        return -1;
+    q = p + n;
+    raw = q + n;
+    for (k = 0; k < n; k++)
+        total += (double)r->bins[k];
+    for (si = 256; si >= 1; si--) {
+        double s = si / 256.0, below = 0, above = 0, tp = 0, tq = 0, kl = 0;
+        int ia = (int)floor(z * (1 - s) + 0.5), ib = (int)floor(z + s * (n - z) + 0.5), cnt, j;
+        if (ia < 0)
+            ia = 0;
+        if (ib > n)
+            ib = n;
+        cnt = ib - ia;
+        if (cnt < levels)
+            break;
+        for (k = 0; k < ia; k++)
+            below += (double)r->bins[k];
+        for (k = ib; k < n; k++)
+            above += (double)r->bins[k];
+        if (below + above > KL_MAX_CLIPPED * total)
+            break; /* smaller s clips more still */
+        for (k = 0; k < cnt; k++)
+            p[k] = raw[k] = (double)r->bins[ia + k];
+        p[0] += below;
+        p[cnt - 1] += above;
+        for (j = 0; j < levels; j++) {
+            int a = (int)((int64_t)j * cnt / levels), e = (int)((int64_t)(j + 1) * cnt / levels);
+            int nz = 0;
+            double sum = 0;
+            for (k = a; k < e; k++) {
+                sum += raw[k];
+                nz += raw[k] > 0;
+            }
+            for (k = a; k < e; k++)
+                q[k] = raw[k] > 0 ? sum / nz : 0;
+        }
+        for (k = 0; k < cnt; k++) {
+            tp += p[k];
+            tq += q[k];
+        }
+        if (!(tp > 0) || !(tq > 0))
+            continue;
+        for (k = 0; k < cnt; k++) {
+            double pk = p[k] / tp, qk = q[k] / tq;
+            if (pk <= 0)
+                continue;
+            kl += pk * log(pk / (qk > KL_EPS ? qk : KL_EPS));
+        }
+        if (kl < best) {
+            best = kl;
+            *rmin = r->lo + ia * w;
+            *rmax = r->lo + ib * w;
+        }
+    }
+    free(p);
+    if (*rmin > 0)
+        *rmin = 0;
+    if (*rmax < 0)
+        *rmax = 0;
+    return 0;
+}
+
 static int entropy(const Density *d, QGrid g, double *rmin, double *rmax)
 {
     const RangeStats *r = d->r;
@@ -531,6 +606,8 @@ static int entropy(const Density *d, QGrid g, double *rmin, double *rmax)
     int64_t levels = (int64_t)g.qmax - g.qmin + 1;
     double lo0, hi0, a, t;
     data_span(r, &lo0, &hi0);
+    if (both && !g.symmetric && levels < n)
+        return entropy_scaled(r, g, rmin, rmax);
     if (both || g.symmetric)
         levels /= 2;
     a = both ? (-lo0 > hi0 ? -lo0 : hi0) : r->min >= 0 ? hi0 : -lo0;
