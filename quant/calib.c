@@ -432,8 +432,10 @@ int host_model_build(Arena *a, const uint8_t *onnx, size_t size, const char *wha
     }
     m->exe = arena_printf(a, "%s/run", dir);
     log = arena_printf(a, "%s/cc.log", dir);
-    cmd = arena_printf(a, "%s -O2 -ffp-contract=off -std=c99 -w -I%s/c %s/c/qcal.c "
-                       "%s/c/qcal_weights.c %s/c/tvmrt.c %s/c/main.c -o %s -lm > %s 2>&1",
+    /* $CC may hold options (it is word-split, as make does); the paths
+     * are quoted */
+    cmd = arena_printf(a, "%s -O2 -ffp-contract=off -std=c99 -w '-I%s/c' '%s/c/qcal.c' "
+                       "'%s/c/qcal_weights.c' '%s/c/tvmrt.c' '%s/c/main.c' -o '%s' -lm > '%s' 2>&1",
                        cc && *cc ? cc : "cc", dir, dir, dir, dir, dir, m->exe, log);
     if (verbose)
         fprintf(stderr, "tvmcc quantize: building the %s: %s\n", what, cmd);
