@@ -203,6 +203,20 @@ else
     bad "bias correction: $msg"
 fi
 
+# progress on stderr only when it is a terminal (script(1) gives one)
+if command -v script > /dev/null 2>&1; then
+    script -qec "'$tv' quantize '$floats/dscnn.onnx' --calib random:4 -o '$d/pt.onnx'" /dev/null \
+        > "$d/pt.tty" 2>&1
+    "$tv" quantize "$floats/dscnn.onnx" --calib random:4 -o "$d/pt.onnx" 2> "$d/pt.err" > /dev/null
+    if grep -q 'calibration (min/max): 0/4' "$d/pt.tty" && [ ! -s "$d/pt.err" ]; then
+        ok "progress on a terminal only"
+    else
+        bad "progress: on a terminal $(grep -c calibration "$d/pt.tty") line(s), $(wc -c < "$d/pt.err") bytes on a pipe"
+    fi
+else
+    echo "SKIP quantize progress: script(1) not installed"
+fi
+
 # 4. errors: exit 1, one line naming the file and the input, nothing written
 e="$work/errors"
 "$PYTHON" "$here/bad_calib.py" "$floats/dscnn.onnx" "$e" > "$e/make.log" 2>&1 ||
