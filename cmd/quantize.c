@@ -895,6 +895,9 @@ static int run(Session *s)
         best = bytes;
         best_size = size;
         best_e = e;
+        if (q->verbose)
+            fprintf(stderr, "tvmcc quantize: --max-loss: %d node%s in float: output SQNR %.2f dB\n",
+                    q->n_keep, q->n_keep == 1 ? "" : "s", e.sqnr);
     }
     print_report(s, &best_e, range_method_name(q->method), stdout);
     if (q->n_keep) {
