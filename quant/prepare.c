@@ -372,11 +372,107 @@ static int fuse_hardswish(Graph *g)
     return fused;
 }
 
+/* A Mul or Add by a per-output-channel constant right after a Conv with
+ * constant weights (BatchNormalization as PaddlePaddle's exporter writes
+ * it) folds into the weights and bias: the Conv's output otherwise has the
+ * unnormalized range of every channel, quantized with one scale. */
+static int fold_affine_into_conv(Graph *g)
+{
+    int32_t ni;
+    int folded = 0, changed = 1;
+    while (changed) {
+        changed = 0;
+        for (ni = 0; ni < g->n_nodes; ni++) {
+            Node *n = &g->nodes[ni], *r;
+            const Value *w, *ov, *cv;
+            const float *wd, *bd = NULL, *c;
+            int32_t out, ri, k, cvi;
+            int64_t oc, per, o, j, cn;
+            float *nw, *nb;
+            if (n->dead || n->op != OP_Conv || n->n_out != 1 || (out = n->out[0]) < 0 ||
+                !(wd = qe_f32(g, n->in[1])))
+                continue;
+            if (n->n_in > 2 && n->in[2] >= 0 && !(bd = qe_f32(g, n->in[2])))
+                continue;
+            if (qe_is_output(g, out) || qe_readers(g, out, 0) != 1)
+                continue;
+            for (ri = 0; ri < g->n_nodes; ri++) {
+                r = &g->nodes[ri];
+                if (!r->dead && r->n_in == 2 && (r->in[0] == out || r->in[1] == out))
+                    break;
+            }
+            if (ri == g->n_nodes)
+                continue;
+            r = &g->nodes[ri];
+            if ((r->op != OP_Mul && r->op != OP_Add) || r->n_out != 1 || r->out[0] < 0 ||
+                r->in[0] == r->in[1])
+                continue;
+            cvi = r->in[0] == out ? r->in[1] : r->in[0];
+            if (!(c = qe_f32(g, cvi)))
+                continue;
+            w = &g->values[n->in[1]];
+            ov = &g->values[out];
+            cv = &g->values[cvi];
+            oc = w->dims[0];
+            cn = value_numel(cv);
+            /* the constant: one value, or one per channel along axis 1 of
+             * the output ([C,1,...] or [1,C,1,...]), not widening it */
+            if (g->values[r->out[0]].rank != ov->rank || ov->rank < 3)
+                continue;
+            for (k = 0; k < ov->rank; k++)
+                if (g->values[r->out[0]].dims[k] != ov->dims[k])
+                    break;
+            if (k < ov->rank)
+                continue;
+            if (cn != 1) {
+                int axis = cv->rank - (ov->rank - 1) ; /* where output axis 1 falls */
+                if (cn != oc || axis < 0 || cv->dims[axis] != oc)
+                    continue;
+            }
+            for (o = 0; o < oc; o++)
+                if (!isfinite(c[cn == 1 ? 0 : o]))
+                    break;
+            if (o < oc)
+                continue;
+            per = value_numel(w) / (oc ? oc : 1);
+            nb = arena_array(g->arena, (size_t)oc, sizeof *nb);
+            for (o = 0; o < oc; o++) {
+                float co = c[cn == 1 ? 0 : o], b = bd ? bd[o] : 0.0f;
+                nb[o] = r->op == OP_Mul ? b * co : b + co;
+            }
+            if (r->op == OP_Mul) {
+                nw = arena_array(g->arena, (size_t)(oc * per), sizeof *nw);
+                for (o = 0; o < oc; o++)
+                    for (j = 0; j < per; j++)
+                        nw[o * per + j] = wd[o * per + j] * c[cn == 1 ? 0 : o];
+                k = qe_const_f32(g, arena_printf(g->arena, "%s_scaled", w->name), w->rank,
+                                 w->dims, nw);
+                g->nodes[ni].in[1] = k;
+            }
+            {
+                int64_t dim = oc;
+                k = qe_const_f32(g, arena_printf(g->arena, "%s_affine_bias",
+                                                 g->values[g->nodes[ni].in[1]].name), 1, &dim, nb);
+                qe_set_input(g, ni, 2, k);
+            }
+            n = &g->nodes[ni];
+            r = &g->nodes[ri];
+            n->out[0] = r->out[0];
+            g->values[r->out[0]].producer = ni;
+            r->dead = 1;
+            folded++;
+            changed = 1;
+        }
+    }
+    return folded;
+}
+
 int ptq_prepare(Graph *g, Diag *d)
 {
     if (raise_opset(g, d))
         return 1;
     div_to_mul(g);
+    fold_affine_into_conv(g);
     minmax_to_clip(g);
     fuse_hardswish(g);
     return 0;

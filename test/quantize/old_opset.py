@@ -10,7 +10,9 @@ Slice with attributes, a division by a constant, Unsqueeze/Squeeze with
 axes attributes, Softmax over the last axis) and OUT_DIR/opset11.onnx
 (Split and ReduceSum with attributes, Clip with inputs, Concat, Max with a
 scalar constant, which becomes Clip), and OUT_DIR/hardswish.onnx (opset 13:
-x * Clip(x + 3, 0, 6) / 6 between two convs, which becomes HardSwish).
+x * Clip(x + 3, 0, 6) / 6 between two convs, which becomes HardSwish) and
+OUT_DIR/affine.onnx (a depthwise Conv followed by Mul and Add by per-channel
+constants, folded into the Conv).
 """
 import os
 import sys
@@ -88,11 +90,34 @@ def hardswish(rng):
     return m
 
 
+def affine(rng):
+    """BatchNormalization written as Mul and Add by per-channel constants
+    after a Conv (PaddlePaddle's exporter): tvmcc quantize folds both into
+    the Conv's weights and bias."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], group=4),
+        helper.make_node("Mul", ["c", "gamma"], ["m"]),
+        helper.make_node("Add", ["m", "beta"], ["a"]),
+        helper.make_node("Relu", ["a"], ["r"]),
+        helper.make_node("Conv", ["r", "w2"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "affine", [helper.make_tensor_value_info("x", F, [1, 4, 6, 6])],
+                          [helper.make_tensor_value_info("y", F, [1, 4, 6, 6])],
+                          [init("w", rng.normal(0, 1.0, (4, 1, 3, 3))),
+                           init("gamma", rng.uniform(0.01, 5.0, (1, 4, 1, 1))),
+                           init("beta", rng.normal(0, 1.0, (4, 1, 1))),
+                           init("w2", rng.normal(0, 0.3, (4, 4, 1, 1)))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(3)
-    for name, fn in (("opset9", opset9), ("opset11", opset11), ("hardswish", hardswish)):
+    for name, fn in (("opset9", opset9), ("opset11", opset11), ("hardswish", hardswish),
+                     ("affine", affine)):
         m = fn(rng)
         onnx.checker.check_model(m)
         onnx.save(m, os.path.join(out, name + ".onnx"))

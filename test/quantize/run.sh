@@ -9,8 +9,8 @@
 #    `tvmcc quantize --calib random:16` in several configurations (VARIANTS
 #    below: each range method, int8/uint8/int16 activations, per-tensor
 #    weights, with and without equalization and bias correction), two
-#    models at opsets 9 and 11 and a hard-swish written out
-#    (test/quantize/old_opset.py). Each
+#    models at opsets 9 and 11, a hard-swish written out and a Conv with
+#    Mul/Add by per-channel constants (test/quantize/old_opset.py). Each
 #    quantize run must exit 0 and write MODEL.onnx and MODEL.json.
 # 2. test/qdq/run.py runs every written model in onnxruntime-node and in
 #    tvmcc's build for each target (host; cortex-m4 under qemu on a sample):
@@ -167,6 +167,48 @@ sys.exit(0 if ops.count("HardSwish") == 1 and "Div" not in ops and v >= 14 else 
     ok "hard-swish pattern: one HardSwish at opset 14"
 else
     bad "hard-swish pattern: not fused in $work/models/hardswish.mse.onnx"
+fi
+
+# the rewrites of the preparation (opset 13 forms, Div -> Mul, Max -> Clip,
+# hard-swish, Conv + Mul/Add folding) keep the model's function: the
+# written QDQ model in onnxruntime against the original float model in
+# onnxruntime (not against tvmcc's prepared float model, which the report
+# uses) on random inputs, >= 25 dB
+for m in opset9 opset11 hardswish affine; do
+    "$PYTHON" - "$floats/$m.onnx" "$d/prep_$m" <<'EOF'
+import os, sys, numpy as np, onnx
+from onnx import numpy_helper
+m = onnx.load(sys.argv[1])
+inp = m.graph.input[0]
+shape = [x.dim_value for x in inp.type.tensor_type.shape.dim]
+rng = np.random.default_rng(2)
+for k in range(8):
+    os.makedirs("%s/s%d" % (sys.argv[2], k), exist_ok=True)
+    t = numpy_helper.from_array(rng.uniform(-1, 1, shape).astype(np.float32), inp.name)
+    open("%s/s%d/input_0.pb" % (sys.argv[2], k), "wb").write(t.SerializeToString())
+EOF
+    if node "$here/ort_eval.js" "$floats/$m.onnx" "$work/models/$m.mse.onnx" "$d/prep_$m" \
+            > "$d/prep_$m.log" 2>&1; then
+        db=$(sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$d/prep_$m.log" | head -1)
+        if [ -n "$db" ] && awk "BEGIN { exit !($db >= 25) }"; then
+            ok "preparation of $m keeps its function: $db dB against the original in onnxruntime"
+        else
+            bad "preparation of $m: ${db:-?} dB against the original in onnxruntime"
+        fi
+    else
+        bad "preparation of $m: ort_eval.js: $(tail -1 "$d/prep_$m.log")"
+    fi
+done
+
+# Mul and Add by per-channel constants after a Conv folded into it
+if "$PYTHON" -c '
+import sys, onnx
+ops = [n.op_type for n in onnx.load(sys.argv[1]).graph.node]
+sys.exit(0 if "Mul" not in ops and "Add" not in ops and ops.count("Conv") == 2 else 1)
+' "$work/models/affine.mse.onnx" 2>/dev/null; then
+    ok "Conv -> Mul -> Add by per-channel constants: folded into the Conv"
+else
+    bad "Conv -> Mul -> Add not folded in $work/models/affine.mse.onnx"
 fi
 
 # --max-loss: layers kept in float until the output SQNR is met (the plain
