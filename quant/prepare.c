@@ -459,6 +459,7 @@ static int fold_affine_into_conv(Graph *g)
             r = &g->nodes[ri];
             n->out[0] = r->out[0];
             g->values[r->out[0]].producer = ni;
+            g->values[out].producer = -1; /* no longer computed */
             r->dead = 1;
             folded++;
             changed = 1;

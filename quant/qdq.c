@@ -209,6 +209,7 @@ static void fuse_relu(Plan *p)
         }
         pn->out[0] = r->out[0];
         g->values[r->out[0]].producer = pi;
+        g->values[x].producer = -1; /* no longer computed */
         r->dead = 1;
     }
 }
