@@ -29,6 +29,7 @@
 
 #include "graph_edit.h"
 #include "ptq.h"
+#include "ranges.h"
 
 enum { ROLE_NONE, ROLE_ACT, ROLE_WEIGHT, ROLE_BIAS, ROLE_CONST };
 
@@ -42,8 +43,7 @@ typedef struct Plan {
     uint8_t *have;              /* per value */
     float *scale;
     int32_t *zp;
-    int32_t qmin, qmax;
-    int symmetric;
+    QGrid grid;                 /* the activation type's grid */
 } Plan;
 
 const TensorRange *range_table_find(const RangeTable *r, const char *name)
@@ -352,32 +352,6 @@ int qdq_needs(Graph *g, const PtqConfig *cfg, QdqNeeds *out, Diag *d)
 
 /* ---------------------------------------------------------------- apply */
 
-static void act_params(const Plan *p, double rmin, double rmax, float *scale, int32_t *zp)
-{
-    float lo = (float)rmin, hi = (float)rmax;
-    if (lo > 0)
-        lo = 0;
-    if (hi < 0)
-        hi = 0;
-    if (p->symmetric) {
-        float m = -lo > hi ? -lo : hi;
-        lo = -m;
-        hi = m;
-    }
-    if (hi == lo || !isfinite(hi - lo)) {
-        *scale = 1.0f;
-        *zp = 0;
-        return;
-    }
-    *scale = (hi - lo) / (float)(p->qmax - p->qmin);
-    if (p->symmetric) {
-        *zp = 0;
-    } else {
-        double z = nearbyint((double)((float)p->qmin - lo / *scale));
-        *zp = (int32_t)(z < p->qmin ? p->qmin : z > p->qmax ? p->qmax : z);
-    }
-}
-
 static int tensor_params(Plan *p, int32_t vi, const RangeTable *r)
 {
     Graph *g = p->g;
@@ -396,7 +370,7 @@ static int tensor_params(Plan *p, int32_t vi, const RangeTable *r)
                 lo = c[k] < lo ? c[k] : lo;
                 hi = c[k] > hi ? c[k] : hi;
             }
-            act_params(p, lo, hi, &p->scale[vi], &p->zp[vi]);
+            range_qparams(lo, hi, p->grid, &p->scale[vi], &p->zp[vi]);
         } else {
             if (tensor_params(p, src, r))
                 return 1;
@@ -414,7 +388,7 @@ static int tensor_params(Plan *p, int32_t vi, const RangeTable *r)
                        "no calibration range for this tensor");
             return 1;
         }
-        act_params(p, tr->rmin, tr->rmax, &p->scale[vi], &p->zp[vi]);
+        range_qparams(tr->rmin, tr->rmax, p->grid, &p->scale[vi], &p->zp[vi]);
     }
     p->have[vi] = 1;
     return 0;
@@ -444,13 +418,14 @@ static int64_t clamp64(double v, int64_t lo, int64_t hi)
     return (int64_t)v;
 }
 
-/* scalar or 1-D per-channel scale and zero point constants */
+/* scale and zero point constants: scalars for n == 1, else 1-D of n (zp
+ * NULL: zeros) */
 static void qparam_consts(Plan *p, const char *base, int n, const float *scale, DType zdt,
                           const int32_t *zp, int32_t *s_vi, int32_t *z_vi)
 {
     Graph *g = p->g;
     int64_t dim = n;
-    int rank = n > 1 || zp == NULL ? (n > 1) : 0;
+    int rank = n > 1;
     int i;
     void *zbuf = arena_array(g->arena, (size_t)(n ? n : 1), 4);
     for (i = 0; i < n; i++) {
@@ -508,6 +483,29 @@ static int32_t new_value(Graph *g, const char *name, DType dt, const Value *shap
     return vi;
 }
 
+/* A quantized constant BASE_quantized (type qdt, shape dims[rank]) with
+ * its scale and zero point constants (n of them, see qparam_consts) and
+ * the DequantizeLinear writing BASE_DequantizeLinear_Output; returns that
+ * value. */
+static int32_t dq_const(Plan *p, const char *base, DType qdt, int rank, const int64_t *dims,
+                        const void *q, int n, const float *scale, DType zdt, const int32_t *zp,
+                        int axis, const char *domain)
+{
+    Graph *g = p->g;
+    int32_t q_vi, s_vi, z_vi, dq;
+    Value shape;
+    memset(&shape, 0, sizeof shape);
+    shape.rank = rank;
+    memcpy(shape.dims, dims, (size_t)rank * sizeof *dims); /* dims may move with g->values */
+    q_vi = qe_const(g, arena_printf(g->arena, "%s_quantized", base), qdt, rank, shape.dims, q);
+    qparam_consts(p, base, n, scale, zdt, zp, &s_vi, &z_vi);
+    dq = new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", base), DT_FLOAT32,
+                   &shape);
+    add_qnode(p, OP_DequantizeLinear, arena_printf(g->arena, "%s_DequantizeLinear", base), q_vi,
+              s_vi, z_vi, dq, axis, domain);
+    return dq;
+}
+
 /* the weight's channel axis for a sum node (-1: per tensor) */
 static int weight_axis(const Plan *p, const Node *n)
 {
@@ -538,7 +536,6 @@ static void quantize_weight(Plan *p, int32_t wv, int axis, Weight *out)
     const float *w = v->data;
     int64_t n = value_numel(v), outer = 1, inner = 1, ch = 1, i, c, o, k;
     int j;
-    int32_t s_vi, z_vi, q_vi, dq;
     if (axis >= 0) {
         ch = v->dims[axis];
         for (j = 0; j < axis; j++)
@@ -568,20 +565,8 @@ static void quantize_weight(Plan *p, int32_t wv, int axis, Weight *out)
     out->axis = axis;
     out->channels = ch;
     out->w = w;
-    q_vi = qe_const(g, arena_printf(g->arena, "%s_quantized", v->name), DT_INT8, v->rank, v->dims,
-                    out->q);
-    qparam_consts(p, v->name, axis >= 0 ? (int)ch : 1, out->scale, DT_INT8, NULL, &s_vi, &z_vi);
-    if (axis < 0) {
-        /* per tensor: scalar parameters */
-        g->values[s_vi].rank = 0;
-        g->values[z_vi].rank = 0;
-    }
-    v = &g->values[wv];
-    dq = new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", v->name), DT_FLOAT32,
-                   v);
-    add_qnode(p, OP_DequantizeLinear, arena_printf(g->arena, "%s_DequantizeLinear", v->name),
-              q_vi, s_vi, z_vi, dq, axis, "");
-    out->dq = dq;
+    out->dq = dq_const(p, v->name, DT_INT8, v->rank, v->dims, out->q, axis >= 0 ? (int)ch : 1,
+                       out->scale, DT_INT8, NULL, axis, "");
 }
 
 /* The bias, corrected for the weights' rounding when asked (b - (Wq - W) E[x]
@@ -592,7 +577,7 @@ static int quantize_bias(Plan *p, int32_t ni, const Weight *w, int have_bias,
 {
     Graph *g = p->g;
     Node *n = &g->nodes[ni];
-    int32_t x = n->in[0], bv = n->n_in > 2 ? n->in[2] : -1, s_vi, z_vi, q_vi, dq;
+    int32_t x = n->in[0], bv = n->n_in > 2 ? n->in[2] : -1, dq;
     const Value *wv = &g->values[n->in[1]];
     int64_t oc, per, o, k, kk;
     double *bias;
@@ -657,28 +642,8 @@ static int quantize_bias(Plan *p, int32_t ni, const Weight *w, int have_bias,
     base = have_bias ? g->values[bv].name
                      : arena_printf(g->arena, "%s_bias", n->name && n->name[0] ? n->name
                                                         : g->values[n->out[0]].name);
-    {
-        int64_t dim = oc;
-        q_vi = qe_const(g, arena_printf(g->arena, "%s_quantized", base), DT_INT32, 1, &dim, q);
-    }
-    if (w->axis < 0) {
-        qparam_consts(p, base, 1, scale, DT_INT32, NULL, &s_vi, &z_vi);
-        g->values[s_vi].rank = 0;
-        g->values[z_vi].rank = 0;
-    } else {
-        qparam_consts(p, base, (int)oc, scale, DT_INT32, NULL, &s_vi, &z_vi);
-    }
-    {
-        int64_t dim = oc;
-        Value tmp;
-        memset(&tmp, 0, sizeof tmp);
-        tmp.rank = 1;
-        tmp.dims[0] = dim;
-        dq = new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", base), DT_FLOAT32,
-                       &tmp);
-    }
-    add_qnode(p, OP_DequantizeLinear, arena_printf(g->arena, "%s_DequantizeLinear", base), q_vi,
-              s_vi, z_vi, dq, w->axis < 0 ? -1 : 0, "");
+    dq = dq_const(p, base, DT_INT32, 1, &oc, q, w->axis < 0 ? 1 : (int)oc, scale, DT_INT32, NULL,
+                  w->axis < 0 ? -1 : 0, "");
     qe_set_input(g, ni, 2, dq);
     return 0;
 }
@@ -692,16 +657,16 @@ static int32_t quantize_const(Plan *p, int32_t cv)
     int64_t n = value_numel(v), i;
     double lo = 0, hi = 0;
     float scale;
-    int32_t zp, s_vi, z_vi, q_vi, dq;
+    int32_t zp;
     DType dt = p->cfg->act;
     void *q = arena_array(g->arena, (size_t)(n ? n : 1), dtype_size(dt));
     for (i = 0; i < n; i++) {
         lo = c[i] < lo ? c[i] : lo;
         hi = c[i] > hi ? c[i] : hi;
     }
-    act_params(p, lo, hi, &scale, &zp);
+    range_qparams(lo, hi, p->grid, &scale, &zp);
     for (i = 0; i < n; i++) {
-        int64_t z = clamp64(nearbyint((double)(c[i] / scale)) + zp, p->qmin, p->qmax);
+        int64_t z = clamp64(nearbyint((double)(c[i] / scale)) + zp, p->grid.qmin, p->grid.qmax);
         if (dt == DT_INT8)
             ((int8_t *)q)[i] = (int8_t)z;
         else if (dt == DT_UINT8)
@@ -709,16 +674,7 @@ static int32_t quantize_const(Plan *p, int32_t cv)
         else
             ((int16_t *)q)[i] = (int16_t)z;
     }
-    q_vi = qe_const(g, arena_printf(g->arena, "%s_quantized", v->name), dt, v->rank, v->dims, q);
-    qparam_consts(p, g->values[cv].name, 1, &scale, dt, &zp, &s_vi, &z_vi);
-    g->values[s_vi].rank = 0;
-    g->values[z_vi].rank = 0;
-    v = &g->values[cv];
-    dq = new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", v->name), DT_FLOAT32,
-                   v);
-    add_qnode(p, OP_DequantizeLinear, arena_printf(g->arena, "%s_DequantizeLinear", v->name),
-              q_vi, s_vi, z_vi, dq, -1, qdq_domain(p));
-    return dq;
+    return dq_const(p, v->name, dt, v->rank, v->dims, q, 1, &scale, dt, &zp, -1, qdq_domain(p));
 }
 
 /* the Q/DQ pair on activation t; every reader of t then reads its output */
@@ -730,8 +686,6 @@ static void add_pair(Plan *p, int32_t t)
     int out = qe_is_output(g, t);
     const char *dom = qdq_domain(p);
     qparam_consts(p, name, 1, &p->scale[t], p->cfg->act, &p->zp[t], &s_vi, &z_vi);
-    g->values[s_vi].rank = 0;
-    g->values[z_vi].rank = 0;
     if (out) {
         /* the producer writes NAME_QuantizeLinear_Input; the pair writes NAME */
         int32_t pi = g->values[t].producer, k;
@@ -774,9 +728,9 @@ static int plan_init(Plan *p, Graph *g, const PtqConfig *cfg, Diag *d)
     p->cfg = cfg;
     p->d = d;
     switch (cfg->act) {
-    case DT_INT8: p->qmin = -128; p->qmax = 127; break;
-    case DT_UINT8: p->qmin = 0; p->qmax = 255; break;
-    case DT_INT16: p->qmin = -32768; p->qmax = 32767; p->symmetric = 1; break;
+    case DT_INT8: p->grid.qmin = -128; p->grid.qmax = 127; break;
+    case DT_UINT8: p->grid.qmin = 0; p->grid.qmax = 255; break;
+    case DT_INT16: p->grid.qmin = -32768; p->grid.qmax = 32767; p->grid.symmetric = 1; break;
     default:
         diag_error(d, NULL, "--activations", "activations must be int8, uint8 or int16");
         return 1;
