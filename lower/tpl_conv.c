@@ -61,6 +61,28 @@ static int cond_terms(const Expr *c, const Expr *const *pos, const int64_t *hi, 
     return 0;
 }
 
+/* A grouped conv's input channel index, (co / mg) * cig + rc (op_nn.c's
+ * lower_Conv; the product dropped when cig is 1), for output channel
+ * variable co and reduce channel variable rc: gives mg (output channels
+ * per group) and cig (input channels per group); 1 when e is not that. */
+static int grouped_channel(const Expr *e, int co, int rc, int64_t *mg, int64_t *cig)
+{
+    const Expr *q;
+    if (e->kind != EX_BINARY || e->op != BIN_ADD || e->b->kind != EX_VAR || e->b->var != rc)
+        return 1;
+    q = e->a;
+    *cig = 1;
+    if (q->kind == EX_BINARY && q->op == BIN_MUL && q->b->kind == EX_INT) {
+        *cig = q->b->ival;
+        q = q->a;
+    }
+    if (q->kind != EX_BINARY || q->op != BIN_DIV || q->a->kind != EX_VAR || q->a->var != co ||
+        q->b->kind != EX_INT || q->b->ival < 1 || *cig < 1)
+        return 1;
+    *mg = q->b->ival;
+    return 0;
+}
+
 /* Whether every use of the variables oh and ow in e is inside a load index
  * affine in them with coef(oh) == ow_extent * coef(ow): then oh := 0,
  * ow := q (the flattened position) gives the same offsets. */
@@ -435,7 +457,7 @@ void tpl_conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *ini
     decl = st_decl(L, acc, seq);
     loops = blocked ? st_for(L, ogv, decl) : st_for(L, ohv, st_for(L, owv, decl));
     loops = st_for(L, cbv, loops);
-    if (pl->ncb > 1)
+    if (cbv->extent > 1)
         loops->for_kind = FOR_PARALLEL;
     if (copy) {
         body = st_seq(L, 2);
@@ -450,6 +472,12 @@ void tpl_conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *ini
         k->bufs[pl->wbuf].scope = BUF_UNUSED;
 }
 
+/* Output channel ch of the group starting at gbase (NULL: not grouped). */
+static Expr *gch(Lower *L, Expr *gbase, Expr *ch)
+{
+    return gbase ? ex_add(L, gbase, ch) : ch;
+}
+
 int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
 {
     Kernel *k = L->k;
@@ -458,9 +486,10 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
     Plan pl;
     int i, copy, flat, dw;
     int64_t N, Ci, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G;
+    int64_t Co, ng = 1, Cx; /* output channels, groups, input channels */
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv;
-    Expr **map, *ohe, *r1e, *accb;
+    Expr **map, *ohe, *r1e, *accb, *gbase = NULL, *xbase = NULL, *cbl;
     Stmt *body, *tile, *init, *epi, *post1 = NULL;
     if (c->n_axes != 4 || c->n_raxes != 3)
         return 1;
@@ -476,19 +505,35 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
     OW = c->axes[3].extent;
     H = xl->dims[2];
     W = xl->dims[3];
+    Co = c->axes[1].extent;
+    Cx = xl->dims[1];
     if (xl->dims[0] != N)
         return 1;
-    /* batch and input channel indices: the reduce channel (group 1), or
-     * the output channel itself (depthwise: one input channel per group) */
-    if (!lq_affine(xl->idx[0], &a0) || !lq_affine(xl->idx[1], &a1) || a0.c0 || a1.c0)
+    /* batch and input channel indices: the reduce channel (group 1), the
+     * output channel itself (depthwise: one input channel per group), or
+     * a grouped conv's (mg output channels of a group read its Ci input
+     * channels: tiled per group below) */
+    if (!lq_affine(xl->idx[0], &a0) || a0.c0)
         return 1;
+    if (!lq_affine(xl->idx[1], &a1)) {
+        int64_t mg, cig;
+        if (grouped_channel(xl->idx[1], c->axes[1].var, c->raxes[0].var, &mg, &cig) || cig != Ci ||
+            Co % mg || Cx != Co / mg * Ci || Co / mg < 2)
+            return 1;
+        ng = Co / mg;
+        a1.c0 = 0;
+    } else if (a1.c0) {
+        return 1;
+    }
     {
         int v0 = c->axes[0].var, v1 = c->raxes[0].var, vc[2];
         vc[0] = c->axes[1].var;
         vc[1] = v1;
         if (!lq_aff_only(&a0, &v0, 1) || (N > 1 && lq_aff_coef(&a0, v0) != 1))
             return 1;
-        if (lq_aff_only(&a1, &v1, 1) && lq_aff_coef(&a1, v1) == 1 && xl->dims[1] == Ci)
+        if (ng > 1)
+            dw = 0;
+        else if (lq_aff_only(&a1, &v1, 1) && lq_aff_coef(&a1, v1) == 1 && xl->dims[1] == Ci)
             dw = 0;
         else if (Ci == 1 && lq_aff_only(&a1, vc, 2) && lq_aff_coef(&a1, vc[0]) == 1 && xl->dims[1] == c->axes[1].extent)
             dw = 1;
@@ -541,14 +586,21 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
      * the flattened positions */
     flat = KH == 1 && KW == 1 && !cond && s[0] == 1 && s[1] == 1 && lo[0] == 0 && lo[1] == 0 &&
            OH == H && OW == W;
-    if (flat && OH * OW >= 4 * (t->vector_bits / 32))
+    if (flat && ng == 1 && OH * OW >= 4 * (t->vector_bits / 32))
         return conv_positions(L, t, c, &pl, xl->buf, N, Ci, OH, OW);
-    tpl_plan_tile(&pl, t, c->axes[1].extent, flat ? OH * OW : OW);
+    /* a grouped conv: the tiles of one group (Co / ng output channels
+     * from its Ci input channels), the groups' channel blocks one after
+     * the other in the cb loop */
+    pl.groups = ng;
+    tpl_plan_tile(&pl, t, Co / ng, flat ? OH * OW : OW);
     tpl_strided_rows(&pl, t, s[1], KW, flat ? OH * OW : OW);
     {
-        TileKnobs kn = tpl_choose_knobs(L, t, TS_CONV, "conv2d",
-                                    tpl_conv_desc(L, N, Ci, H, W, c->axes[1].extent, KH, KW, s, d, lo, hi),
-                                    flat ? OH * OW : OW, c->axes[1].extent, Ci * KH * KW, pl.P, pl.V, 0, 0);
+        const char *desc = tpl_conv_desc(L, N, Ci, H, W, Co / ng, KH, KW, s, d, lo, hi);
+        TileKnobs kn;
+        if (ng > 1)
+            desc = arena_printf(L->arena, "%s,g%lld", desc, (long long)ng);
+        kn = tpl_choose_knobs(L, t, TS_CONV, "conv2d", desc, flat ? OH * OW : OW, Co / ng, Ci * KH * KW, pl.P,
+                              pl.V, 0, 0);
         tpl_plan_set(&pl, &kn);
     }
     if (tpl_pack_weights(L, &pl))
@@ -575,17 +627,26 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
     OHx = flat ? 1 : OH;
     tpl_conv_blocks(t, &pl, Ci, KH * KW, OHx, T, &kc, &G);
     nv = lower_itervar(L, "n", N);
-    cbv = lower_itervar(L, "cb", pl.ncb);
+    cbv = lower_itervar(L, "cb", ng * pl.ncb);
     ogv = lower_itervar(L, "og", tpl_ceil_div(OHx, G));
     ohv = lower_itervar(L, "oh", kc < Ci ? G : OHx);
     owv = lower_itervar(L, "ot", T);
     pv = lower_itervar(L, "p", pl.P);
     vv = lower_itervar(L, "v", pl.VL);
     acc = tpl_conv_reduce_vars(L, &pl, Ci, kc, G, T, &ogv, &ohv, &owv, rv, &rcbv, &ohe, &r1e, &accb);
+    /* the channel block within its group (cbl) and, grouped, the group's
+     * first output channel (gbase) */
+    cbl = ex_var(L, &cbv);
+    if (ng > 1) {
+        Expr *gi = pl.ncb > 1 ? ex_binary(L, BIN_DIV, ex_var(L, &cbv), ex_int(L, pl.ncb)) : ex_var(L, &cbv);
+        cbl = pl.ncb > 1 ? ex_binary(L, BIN_MOD, ex_var(L, &cbv), ex_int(L, pl.ncb)) : ex_int(L, 0);
+        gbase = ex_mul(L, gi, ex_int(L, pl.co));
+        xbase = ex_mul(L, gi, ex_int(L, Ci)); /* its first input channel */
+    }
     /* source of the tile's products: plane base + row * Wp + column */
     if (copy) {
-        src = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Hp * Wp);
-        body = tpl_copy_padded(L, src, xbuf, &nv, Ci, flat ? 1 : H, flat ? H * W : W, Hp, Wp,
+        src = lower_buf_temp(L, "xpad", DT_FLOAT32, Cx * Hp * Wp);
+        body = tpl_copy_padded(L, src, xbuf, &nv, Cx, flat ? 1 : H, flat ? H * W : W, Hp, Wp,
                            flat ? 0 : lo[0], flat ? 0 : lo[1], tpl_copy_lanes(t));
     } else {
         src = xbuf;
@@ -599,10 +660,10 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
                                                ex_var(L, &pv)),
                                      ex_int(L, s[1])),
                            ex_mul(L, ex_var(L, &rv[2]), ex_int(L, d[1])));
-        Expr *plane = r1e;
+        Expr *plane = xbase ? ex_add(L, xbase, r1e) : r1e;
         Expr *aidx;
         if (!copy)
-            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Ci)), plane);
+            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, Cx)), plane);
         if (!copy && !flat) {
             row = ex_add(L, row, ex_int(L, lo[0]));
             col = ex_add(L, col, ex_int(L, lo[1]));
@@ -613,7 +674,8 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
     /* init and epilogue: the stage's axes in terms of the tile */
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     {
-        Expr *co = ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)), ex_var(L, &vv));
+        /* co: the channel within the group, gch() the stage's */
+        Expr *co = ex_add(L, ex_mul(L, cbl, ex_int(L, pl.VL)), ex_var(L, &vv));
         Expr *q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
         Expr *rows = flat ? ex_int(L, OH * OW) : ex_int(L, OW);
         Expr *aidx = ex_add(L, accb, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)), ex_var(L, &vv)));
@@ -622,18 +684,19 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
         Expr *iv;
         map[c->axes[0].var] = ex_var(L, &nv);
         /* init may read per-channel data: clamp padded channels and rows */
-        map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co;
+        map[c->axes[1].var] = gch(L, gbase, pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co);
         tpl_conv_map_init(L, c, map, flat, flat || T * pl.P != OW, q, ohe, OH, OW);
         {
             /* channels as vo vectors of vi lanes: a vectorized init */
             IterVar vo = lower_itervar(L, "vo", pl.V), vi = lower_itervar(L, "vi", pl.lanes);
-            Expr *co2 = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &cbv), ex_int(L, pl.VL)),
+            Expr *co2 = ex_add(L, ex_add(L, ex_mul(L, cbl, ex_int(L, pl.VL)),
                                          ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
                                ex_var(L, &vi));
             Expr *ai2 = ex_add(L, accb, ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, pl.VL)),
                                                      ex_mul(L, ex_var(L, &vo), ex_int(L, pl.lanes))),
                                            ex_var(L, &vi)));
-            map[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co2, ex_int(L, pl.co - 1)) : co2;
+            map[c->axes[1].var] =
+                gch(L, gbase, pl.co % pl.VL ? ex_binary(L, BIN_MIN, co2, ex_int(L, pl.co - 1)) : co2);
             iv = tpl_init_value(L, c, map);
             init = st_store(L, acc, ai2, iv);
             init = st_for(L, &vi, init);
@@ -642,7 +705,7 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
             init = st_for(L, &pv, init);
         }
         /* the epilogue stores only real channels and positions */
-        map[c->axes[1].var] = co;
+        map[c->axes[1].var] = gch(L, gbase, co);
         tpl_conv_map_out(L, c, map, flat, q, OW);
         index = lower_out_index(L, c);
         if (c->post && t->family->portable) {
@@ -659,7 +722,7 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
             Expr **m1 = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *m1);
             Expr *qc = T * pl.P != nq ? ex_binary(L, BIN_MIN, q, ex_int(L, nq - 1)) : q;
             memcpy(m1, map, (size_t)(k->n_vars + 1) * sizeof *m1);
-            m1[c->axes[1].var] = pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co;
+            m1[c->axes[1].var] = gch(L, gbase, pl.co % pl.VL ? ex_binary(L, BIN_MIN, co, ex_int(L, pl.co - 1)) : co);
             if (flat && map[c->axes[2].var]->kind == EX_INT) {
                 m1[c->axes[3].var] = qc;
             } else if (flat) {

@@ -293,7 +293,7 @@ Stmt *tpl_update_nest(Lower *L, const Target *t, const Plan *pl, int acc, const 
      * fetch the next reduce block's into L2 while this one runs
      * (resnet18's layer3-4 convs: 7% less time; the smaller convs of
      * squeezenet1_1 and mobilenet_v2 gained nothing from it) */
-    if (pl->ncb * pl->rext[0] * pl->rext[1] * pl->rext[2] * pl->VL * 4 > 2 * l2_bytes(t))
+    if (tpl_groups(pl) * pl->ncb * pl->rext[0] * pl->rext[1] * pl->rext[2] * pl->VL * 4 > 2 * l2_bytes(t))
         s->prefetch_l2 = rv[0].extent * rv[1].extent * rv[2].extent * pl->VL;
     return s;
 }
@@ -484,8 +484,10 @@ Stmt *tpl_acc_block(Lower *L, int acc, Stmt *first, Stmt *then, Stmt *last)
  * cb*VL + v is block mb = (cb*VL + v) / b, lane mi = (cb*VL + v) % b, and
  * kw = r3 / e, ci = r3 % e (a blocked conv: b the lanes, e = b for a
  * blocked input; every other tile: b = e = 1); channels past pl->co are
- * zero. Refuses (1) a weight the kernel has no data for or an offset out
- * of it. */
+ * zero. A grouped conv (pl->groups > 1) has the panels of each group
+ * after those of the group before, wp[g][cb]..., channel cb*VL + v of
+ * group g being g*pl->co + cb*VL + v. Refuses (1) a weight the kernel has
+ * no data for or an offset out of it. */
 int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, int64_t c0)
 {
     Graph *g = L->g;
@@ -493,26 +495,29 @@ int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co,
     const float *src;
     float *dst;
     int64_t rtot = pl->rext[0] * pl->rext[1] * pl->rext[2], n, cb, r, v, *chpart;
+    int64_t ng = tpl_groups(pl), gw = pl->ncb * pl->VL; /* panel channels of a group */
     int32_t vi;
     Value *nv;
     if (!g || wb->value < 0 || !g->values[wb->value].data)
         return 1;
     src = g->values[wb->value].data;
-    n = pl->ncb * rtot * pl->VL;
+    n = ng * pl->ncb * rtot * pl->VL;
     dst = lower_alloc(L, (size_t)n * sizeof *dst);
     /* the offset is a channel part plus a reduce part: each computed once
      * (no division per weight) */
-    chpart = lower_alloc(L, (size_t)(pl->ncb * pl->VL) * sizeof *chpart);
-    for (v = 0; v < pl->ncb * pl->VL; v++)
-        chpart[v] = v / b * co[0] + v % b * co[1];
+    chpart = lower_alloc(L, (size_t)(ng * gw) * sizeof *chpart);
+    for (v = 0; v < ng * gw; v++) {
+        int64_t ch = v / gw * pl->co + v % gw;
+        chpart[v] = ch / b * co[0] + ch % b * co[1];
+    }
     for (r = 0; r < rtot; r++) {
         int64_t r3 = r % pl->rext[2], r2 = r / pl->rext[2] % pl->rext[1],
                 r1 = r / pl->rext[2] / pl->rext[1];
         int64_t rpart = c0 + r1 * co[2] + r2 * co[3] + (r3 / e) * co[4] + (r3 % e) * co[5];
-        for (cb = 0; cb < pl->ncb; cb++)
+        for (cb = 0; cb < ng * pl->ncb; cb++)
             for (v = 0; v < pl->VL; v++) {
                 int64_t ch = cb * pl->VL + v, off;
-                if (ch >= pl->co)
+                if (ch % gw >= pl->co)
                     continue;
                 off = rpart + chpart[ch];
                 if (off < 0 || off >= wb->numel)

@@ -22,8 +22,9 @@
 /* A tile's shape and the weight panels it reads. */
 typedef struct Plan {
     int lanes, V, VL, P;
-    int64_t co;         /* output channels (columns) */
-    int64_t ncb;        /* channel blocks of VL */
+    int64_t co;         /* output channels (columns); of one group when grouped */
+    int64_t ncb;        /* channel blocks of VL (of one group) */
+    int64_t groups;     /* a grouped conv's groups (panels [g][cb]...), else 0 or 1 */
     int nr;             /* reduce loops */
     int64_t rext[3];
     int64_t wco, wr[3], wc0; /* weight offset = wc0 + co*wco + sum r_i*wr[i] */
@@ -35,6 +36,9 @@ typedef struct Plan {
 typedef struct Window {
     int64_t N, C, H, W, OH, OW, KH, KW, s[2], d[2], lo[2], hi[2];
 } Window;
+
+/* A plan's groups: 1 unless it tiles a grouped conv. */
+static inline int64_t tpl_groups(const Plan *pl) { return pl->groups > 1 ? pl->groups : 1; }
 
 static inline int64_t tpl_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
