@@ -243,6 +243,8 @@ static char *emit_json(const Program *p)
     cJSON_AddStringToObject(root, "name", p->name);
     cJSON_AddStringToObject(root, "tvmcc_version", p->version);
     cJSON_AddStringToObject(root, "target", p->target->name);
+    if (p->target->native)
+        cJSON_AddStringToObject(root, "target_requested", "native");
     arr = cJSON_AddArrayToObject(root, "inputs");
     for (j = 0; j < g->n_inputs; j++)
         cJSON_AddItemToArray(arr, tensor_json(g, &g->values[g->inputs[j]],

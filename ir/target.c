@@ -75,6 +75,8 @@ const char *target_names(Arena *a)
 int target_known(const char *name)
 {
     FILE *f;
+    if (!strcmp(name, "native"))
+        return 1;
     if (!is_path(name))
         return find_file(name) != NULL;
     f = fopen(name, "rb");
@@ -792,6 +794,7 @@ static char *read_path(Arena *a, const char *path, size_t *len, const char **err
     return buf;
 }
 
+/* A name, "native" (ir/hostcpu.c picks the embedded target) or a path. */
 const Target *target_load(Arena *a, const char *name, const char **err)
 {
     const struct EmbeddedFile *f;
@@ -805,9 +808,21 @@ const Target *target_load(Arena *a, const char *name, const char **err)
             n -= 5;
         return target_parse(a, name, arena_strndup(a, base, n), data, len, err);
     }
+    if (!strcmp(name, "native")) {
+        const char *real = target_native_name();
+        Target *t;
+        f = find_file(real);
+        if (!f)
+            die("no embedded target %s for -t native", real);
+        t = (Target *)target_parse(a, arena_printf(a, "targets/%s", f->name), real, (const char *)f->data, f->size,
+                                   err);
+        if (t)
+            t->native = 1;
+        return t;
+    }
     f = find_file(name);
     if (!f) {
-        *err = arena_printf(a, "unknown target '%s'; known targets: %s (or a path to a target file)", name,
+        *err = arena_printf(a, "unknown target '%s'; known targets: %s, native (or a path to a target file)", name,
                             target_names(a));
         return NULL;
     }

@@ -177,13 +177,19 @@ typedef struct Target {
     int n_tiles;
     const TileIntrin *tiles;      /* declared tile intrinsics, file order */
     const LaneIntrin *lane_ops;   /* declared lane-wise vector intrinsic, or NULL */
+    int native;                   /* loaded as `-t native` (name: the one it resolved to) */
 } Target;
 
-/* Load target `name` (an embedded target, or a path to a JSON file when it
+/* Load target `name` (an embedded target, "native" for
+ * target_native_name(), or a path to a JSON file when it
  * contains '/' or ends in ".json"); on failure returns NULL and writes a
  * message into *err (arena string): an unknown target names the known
  * ones; a bad intrinsic declaration names the file and the field. */
 const Target *target_load(Arena *a, const char *name, const char **err);
+/* The embedded target `-t native` loads: the best one the compiling
+ * machine runs (ir/hostcpu.c: cpuid on x86-64, /proc/cpuinfo on AArch64,
+ * else "c"; TVMCC_TEST_CPU_FLAGS replaces the detected features). */
+const char *target_native_name(void);
 /* Whether `name` is an embedded target or a readable file path (a load may
  * still fail on its contents). */
 int target_known(const char *name);

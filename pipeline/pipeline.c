@@ -127,6 +127,8 @@ int pipeline_front(Pipeline *pl)
         fprintf(stderr, "tvmcc: %s\n", err);
         return 1;
     }
+    if (o->verbose && pl->target->native)
+        fprintf(stderr, "tvmcc: target native: %s (the compiling machine's best)\n", pl->target->name);
     if (!valid_c_name(o->name)) {
         fprintf(stderr, "tvmcc: --name '%s' is not a C identifier\n", o->name);
         return 1;

@@ -15,6 +15,13 @@
 # strides 1 and 2, padding and none, 1x1, 3x3 and 5x5, Relu and Add fused.
 # A target the host cannot run (AVX2+FMA, AVX-512F; test/hostcpu.sh) is
 # compiled only and its runs are listed as skipped.
+# `-t native` (ir/hostcpu.c):
+#   native/host     NAME.json's target is the embedded target this host's
+#                   /proc/cpuinfo flags (or TVMCC_TEST_CPU_FLAGS) give, with
+#                   "target_requested": "native"; -v names it
+#   native/hook/F   under TVMCC_TEST_CPU_FLAGS=F (avx512f+bw+vl+dq, avx2+fma,
+#                   avx2 without fma, sse2 only) the target named is the
+#                   one F gives (x86-64 hosts only)
 # Ends with "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -148,4 +155,41 @@ sys.exit(0 if ok else 1)
 ' "$o/out.bin" "$work/$name.ref.bin"; then ok; else bad "$name/$t" "outputs differ from the reference"; fi
     done
 done < "$work/cases.txt"
+# -t native
+expect_native() { # the target test/hostcpu.sh's flags give on an x86-64 host
+    if host_has avx512f && host_has avx512bw && host_has avx512vl && host_has avx512dq; then echo x86-64-avx512
+    elif host_has avx2 && host_has fma; then echo x86-64-avx2
+    else echo x86-64
+    fi
+}
+native_json() { # NAME.json of g2_3x3_relu compiled with -t native (extra env in $@)
+    rm -rf "$work/native"
+    env "$@" "$TVMCC" "$work/g2_3x3_relu.onnx" -t native -v -o "$work/native" > "$work/native.log" 2>&1 &&
+        /usr/bin/python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(j["target"] if j.get("target_requested") == "native" else "no-target_requested")
+' "$work/native/model.json"
+}
+if [ "$(uname -m)" = x86_64 ]; then
+    want=$(expect_native)
+    got=$(native_json X=1)
+    if [ "$got" = "$want" ] && grep -q "^tvmcc: target native: $want " "$work/native.log"; then
+        ok
+    else
+        bad native/host "NAME.json names '$got', expected $want (or -v did not name it: $work/native.log)"
+    fi
+    for f in "avx512f avx512bw avx512vl avx512dq avx2 fma:x86-64-avx512" "avx512f avx2 fma:x86-64-avx2" \
+        "avx2 fma:x86-64-avx2" "avx2:x86-64" "sse2:x86-64"; do
+        got=$(native_json TVMCC_TEST_CPU_FLAGS="${f%%:*}")
+        [ "$got" = "${f#*:}" ] && ok || bad "native/hook/${f%%:*}" "NAME.json names '$got', expected ${f#*:}"
+    done
+else
+    got=$(native_json X=1)
+    case $got in
+    c | aarch64 | aarch64-dotprod) ok ;;
+    *) bad native/host "NAME.json names '$got' on $(uname -m)" ;;
+    esac
+    echo "SKIP native/hook: the x86 flag lists are checked on x86-64 hosts"
+fi
 finish
