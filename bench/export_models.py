@@ -4,7 +4,8 @@
     export_models.py export OUTDIR NAME...
         writes OUTDIR/NAME.onnx, OUTDIR/NAME.input.bin (dense float32, fixed
         seed) and OUTDIR/NAME.shape (the input shape, "1,3,224,224") for each
-        NAME: a torchvision model (weights=None, torch.manual_seed(0),
+        NAME: a torchvision model (e.g. resnet18, regnet_x_400mf,
+        resnext50_32x4d, googlenet; weights=None, torch.manual_seed(0),
         BatchNorm statistics calibrated on one random batch, eval mode,
         opset 13, input 1x3x224x224) or "gemm1024", a single MatMul
         Y = A * B with A the 1024x1024 input and B a constant 1024x1024.

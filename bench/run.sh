@@ -6,7 +6,8 @@
 #                [--no-c] [--out FILE] [MODEL...]
 #
 # MODEL: resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0
-# gemm1024 resnet18_bn mobilenet_v2_bn resnet18_int8 mobilenet_v2_int8 (the default
+# regnet_x_400mf resnext50_32x4d googlenet (grouped convs of group width 16;
+# of widths 4 to 32; an Inception-style network) gemm1024 resnet18_bn mobilenet_v2_bn resnet18_int8 mobilenet_v2_int8 (the default
 # is all of them; the _int8 models are the float ones quantized to QDQ int8 by
 # $QUANTIZE, default test/qdq/quantize.py (per-channel int8 weights, int8
 # activations), with the float model's input; skipped when it is missing; the _bn
@@ -47,7 +48,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 CC=${CC:-cc}
 NODE=${NODE:-node}
 bdir="$root/build/bench"
-all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 gemm1024 resnet18_bn mobilenet_v2_bn resnet18_int8 mobilenet_v2_int8"
+all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 regnet_x_400mf resnext50_32x4d googlenet gemm1024 resnet18_bn mobilenet_v2_bn resnet18_int8 mobilenet_v2_int8"
 QUANTIZE=${QUANTIZE:-$root/test/qdq/quantize.py}
 
 # 20 rounds of 250 ms rather than 5 of 1000: this host's speed changes in
