@@ -25,7 +25,9 @@
  * blocked one (input channel cb*b + ci): every index is affine in the
  * axes, which the packed template (tpl_packed.c, conv_nchwc) needs. The
  * weights stay OIHW (read at the blocked channel; the template packs
- * them at compile time).
+ * them at compile time). A grouped conv (passes/layout.c: groups of whole
+ * blocks) reads, for output block mb, the input channels (or blocks) of
+ * its group: c + (mb / (M/G/b)) * C/G (C/G/b blocked), w's C being C/G.
  *
  *   MaxPool  x [N,C/b,H,W,b]  y [N,C/b,OH,OW,b]
  *
@@ -87,13 +89,17 @@ int lower_conv_nchwc(Lower *L, Node *n)
         k[i] = w->dims[2 + i];
         in[i] = x->dims[2 + i];
     }
-    rc = lower_raxis(L, c, blocked_in ? x->dims[1] : w->dims[1]);
+    rc = lower_raxis(L, c, blocked_in ? w->dims[1] / x->dims[4] : w->dims[1]);
     rh = lower_raxis(L, c, k[0]);
     rw = lower_raxis(L, c, k[1]);
     if (blocked_in)
         ri = lower_raxis(L, c, x->dims[4]);
     xi[0] = ex_var(L, &c->axes[0]);
     xi[1] = ex_var(L, rc);
+    if (win->group > 1) /* the group's first input channel (block) */
+        xi[1] = ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, ex_var(L, &c->axes[1]), ex_int(L, y->dims[1] / win->group)),
+                                 ex_int(L, rc->extent)),
+                       xi[1]);
     xi[2] = spatial(L, &c->axes[2], rh, st[0], dil[0], pads[0], in[0], &ch);
     xi[3] = spatial(L, &c->axes[3], rw, st[1], dil[1], pads[1], in[1], &cw);
     if (blocked_in)

@@ -65,7 +65,7 @@ static int cond_terms(const Expr *c, const Expr *const *pos, const int64_t *hi, 
  * lower_Conv; the product dropped when cig is 1), for output channel
  * variable co and reduce channel variable rc: gives mg (output channels
  * per group) and cig (input channels per group); 1 when e is not that. */
-static int grouped_channel(const Expr *e, int co, int rc, int64_t *mg, int64_t *cig)
+int tpl_grouped_channel(const Expr *e, int co, int rc, int64_t *mg, int64_t *cig)
 {
     const Expr *q;
     if (e->kind != EX_BINARY || e->op != BIN_ADD || e->b->kind != EX_VAR || e->b->var != rc)
@@ -517,7 +517,7 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
         return 1;
     if (!lq_affine(xl->idx[1], &a1)) {
         int64_t mg, cig;
-        if (grouped_channel(xl->idx[1], c->axes[1].var, c->raxes[0].var, &mg, &cig) || cig != Ci ||
+        if (tpl_grouped_channel(xl->idx[1], c->axes[1].var, c->raxes[0].var, &mg, &cig) || cig != Ci ||
             Co % mg || Cx != Co / mg * Ci || Co / mg < 2)
             return 1;
         ng = Co / mg;

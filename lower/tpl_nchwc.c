@@ -22,7 +22,11 @@
  * zero-padded copy is copy_phased's with columns of e floats, and a
  * blocked input's (kw, ci) reduce pair is one reduce loop r3 = kw*b + ci
  * (contiguous in the copy when the column dilation is 1). Weights are
- * packed at compile time into wp[cbt][r1][kh][r3][VL]. */
+ * packed at compile time into wp[cbt][r1][kh][r3][VL]. A grouped conv
+ * (groups of whole blocks, lower/op_layout.c) is tiled per group as in
+ * tpl_conv: the plan is one group's, its panels [g][cb]..., the cb loop
+ * over all groups' blocks (the output block is still cb*V + vo), the
+ * tiles reading the group's R1 input planes. */
 
 int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
 {
@@ -32,10 +36,10 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     Plan pl;
     int i, copy, flat, blocked_in = c->n_raxes == 4;
     int64_t N, Ci, R1, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G, b, e, Co,
-        rows, wco[6];
+        rows, wco[6], ng = 1;
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv, vo, vi;
-    Expr **map, *ohe, *r1e, *accb, *q;
+    Expr **map, *ohe, *r1e, *accb, *q, *plane0 = NULL;
     Stmt *body, *tile, *init, *epi;
     if (c->n_axes != 5 || (c->n_raxes != 3 && c->n_raxes != 4))
         return 1;
@@ -57,14 +61,38 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     Co = c->axes[1].extent * b;
     H = xl->dims[2];
     W = xl->dims[3];
-    if (xl->dims[0] != N || xl->dims[1] != R1 || (blocked_in && (xl->dims[4] != b || c->raxes[3].extent != b)))
+    {
+        /* grouped: (mb / mgb) * R1 + rc, mgb output blocks per group (one:
+         * mb * R1 + rc, affine) */
+        int64_t mgb = 0, cig = 0;
+        int vg[2];
+        vg[0] = c->axes[1].var;
+        vg[1] = c->raxes[0].var;
+        if (!lq_affine(xl->idx[1], &a1)) {
+            if (tpl_grouped_channel(xl->idx[1], vg[0], vg[1], &mgb, &cig))
+                return 1;
+            memset(&a1, 0, sizeof a1);
+        } else if (lq_aff_only(&a1, vg, 2) && lq_aff_coef(&a1, vg[0]) != 0 && !a1.c0 && lq_aff_coef(&a1, vg[1]) == 1) {
+            mgb = 1;
+            cig = lq_aff_coef(&a1, vg[0]);
+            memset(&a1, 0, sizeof a1);
+        }
+        if (mgb) {
+            if (cig != R1 || c->axes[1].extent % mgb || c->axes[1].extent / mgb < 2)
+                return 1;
+            ng = c->axes[1].extent / mgb;
+            Co /= ng;
+        }
+    }
+    if (xl->dims[0] != N || xl->dims[1] != ng * R1 ||
+        (blocked_in && (xl->dims[4] != b || c->raxes[3].extent != b)))
         return 1;
-    if (!lq_affine(xl->idx[0], &a0) || !lq_affine(xl->idx[1], &a1) || a0.c0 || a1.c0)
+    if (!lq_affine(xl->idx[0], &a0) || a0.c0 || a1.c0)
         return 1;
     {
         int v0 = c->axes[0].var, v1 = c->raxes[0].var;
-        if (!lq_aff_only(&a0, &v0, 1) || (N > 1 && lq_aff_coef(&a0, v0) != 1) || !lq_aff_only(&a1, &v1, 1) ||
-            lq_aff_coef(&a1, v1) != 1)
+        if (!lq_aff_only(&a0, &v0, 1) || (N > 1 && lq_aff_coef(&a0, v0) != 1) ||
+            (ng == 1 && (!lq_aff_only(&a1, &v1, 1) || lq_aff_coef(&a1, v1) != 1)))
             return 1;
         if (blocked_in) {
             LqAffine a4;
@@ -90,6 +118,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
             wco[i] = i < nvars ? lq_aff_coef(&aw, vars[i]) : 0;
     }
     memset(&pl, 0, sizeof pl);
+    pl.groups = ng;
     pl.wbuf = wl->buf;
     pl.nr = 3;
     pl.rext[0] = R1;
@@ -120,8 +149,11 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     }
     tpl_strided_rows(&pl, t, s[1], KW, rows);
     {
-        TileKnobs kn = tpl_choose_knobs(L, t, TS_CONV_NCHWC, "conv2d_nchwc", tpl_conv_desc(L, N, Ci, H, W, Co, KH, KW, s, d, lo, hi),
-                                    rows, Co, Ci * KH * KW, pl.P, pl.V, 0, 0);
+        const char *desc = tpl_conv_desc(L, N, Ci, H, W, Co, KH, KW, s, d, lo, hi);
+        TileKnobs kn;
+        if (ng > 1)
+            desc = arena_printf(L->arena, "%s,g%lld", desc, (long long)ng);
+        kn = tpl_choose_knobs(L, t, TS_CONV_NCHWC, "conv2d_nchwc", desc, rows, Co, Ci * KH * KW, pl.P, pl.V, 0, 0);
         tpl_plan_set(&pl, &kn);
     }
     if (pl.lanes != b || pl.ncb * pl.VL != Co || pl.P < 1)
@@ -146,7 +178,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     OHx = flat ? 1 : OH;
     tpl_conv_blocks(t, &pl, R1, KH * KW * e, OHx, T, &kc, &G);
     nv = lower_itervar(L, "n", N);
-    cbv = lower_itervar(L, "cb", pl.ncb);
+    cbv = lower_itervar(L, "cb", ng * pl.ncb);
     ogv = lower_itervar(L, "og", tpl_ceil_div(OHx, G));
     ohv = lower_itervar(L, "oh", kc < R1 ? G : OHx);
     owv = lower_itervar(L, "ot", T);
@@ -155,9 +187,12 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     vo = lower_itervar(L, "vo", pl.V);
     vi = lower_itervar(L, "vi", b);
     acc = tpl_conv_reduce_vars(L, &pl, R1, kc, G, T, &ogv, &ohv, &owv, rv, &rcbv, &ohe, &r1e, &accb);
+    if (ng > 1) /* the group's first input plane */
+        plane0 = ex_mul(L, pl.ncb > 1 ? ex_binary(L, BIN_DIV, ex_var(L, &cbv), ex_int(L, pl.ncb)) : ex_var(L, &cbv),
+                        ex_int(L, R1));
     if (copy) {
-        src = lower_buf_temp(L, "xpad", DT_FLOAT32, R1 * Hp * Wp * e);
-        body = tpl_copy_phased(L, src, xbuf, &nv, R1, flat ? 1 : H, (flat ? H * W : W) * e, Hp, 1, Wp * e,
+        src = lower_buf_temp(L, "xpad", DT_FLOAT32, ng * R1 * Hp * Wp * e);
+        body = tpl_copy_phased(L, src, xbuf, &nv, ng * R1, flat ? 1 : H, (flat ? H * W : W) * e, Hp, 1, Wp * e,
                            flat ? 0 : lo[0], flat ? 0 : lo[1] * e, t->vector_bits / 32, NULL, 0);
     } else {
         src = xbuf;
@@ -167,9 +202,9 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     {
         /* ((plane*Hp + row)*Wp + q*s1)*e + r3 (blocked) or + r3*d1 (NCHW) */
         Expr *row = ex_add(L, ex_mul(L, ohe, ex_int(L, s[0])), ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
-        Expr *plane = r1e, *aidx;
+        Expr *plane = plane0 ? ex_add(L, plane0, r1e) : r1e, *aidx;
         if (!copy)
-            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, R1)), plane);
+            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, ng * R1)), plane);
         if (flat)
             row = ex_int(L, 0);
         aidx = ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, plane, ex_int(L, Hp)), row), ex_int(L, Wp)),

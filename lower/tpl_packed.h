@@ -85,6 +85,9 @@ int64_t tpl_l1_budget(const Target *t);
 int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co, int64_t c0);
 
 /* ---- tpl_conv.c ---- */
+/* A grouped conv's input channel index (co / mg) * cig + rc: 0 and mg,
+ * cig when e is that for output channel variable co, reduce variable rc. */
+int tpl_grouped_channel(const Expr *e, int co, int rc, int64_t *mg, int64_t *cig);
 int tpl_flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW);
 void tpl_conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int64_t rows, int64_t T,
                      int64_t *kc, int64_t *G);

@@ -410,9 +410,23 @@ static int32_t relayout_const(Graph *g, int32_t vi, int64_t C, int b)
  * plane is blocked: resnet18 ran 2% faster with layer4 blocked too. */
 #define NCHWC_MIN_POSITIONS 64
 
-/* Whether conv node ci can write the blocked layout: group 1, 2-D, constant
- * float32 weights, output channels a multiple of b and, for blocks of 16,
- * a plane of at least NCHWC_MIN_POSITIONS. */
+/* Whether conv node c's groups fit whole channel blocks of b: group 1,
+ * or a grouped conv whose groups have a multiple of b input and output
+ * channels (each group its own blocks: RegNet's group width 16 with
+ * b = 8 or 16; not a depthwise conv). */
+static int groups_blockable(const Graph *g, const Node *c, int b)
+{
+    int64_t grp = node_window(c)->group;
+    const Value *w = &g->values[c->in[1]];
+    if (grp == 1)
+        return 1;
+    return grp > 1 && w->rank == 4 && w->dims[1] % b == 0 && w->dims[0] % grp == 0 && (w->dims[0] / grp) % b == 0;
+}
+
+/* Whether conv node ci can write the blocked layout: 2-D, groups of whole
+ * blocks (groups_blockable), constant float32 weights, output channels a
+ * multiple of b and, for blocks of 16, a plane of at least
+ * NCHWC_MIN_POSITIONS. */
 static int conv_blockable(Graph *g, int32_t ci, int b)
 {
     const Node *c = &g->nodes[ci];
@@ -427,7 +441,7 @@ static int conv_blockable(Graph *g, int32_t ci, int b)
         return 0;
     if (c->n_in > 2 && c->in[2] >= 0 && !g->values[c->in[2]].data)
         return 0;
-    return node_window(c)->group == 1 && y->dims[1] % b == 0 && w->dims[1] == x->dims[1] &&
+    return groups_blockable(g, c, b) && y->dims[1] % b == 0 && w->dims[1] * node_window(c)->group == x->dims[1] &&
            (b < 16 || y->dims[2] * y->dims[3] >= NCHWC_MIN_POSITIONS);
 }
 
@@ -547,11 +561,11 @@ static int blocked_maxpool(Graph *g, int32_t ni, int32_t *blk, int b, const char
     return 1;
 }
 
-/* Whether blocking pays for this graph: not when it has grouped
- * (depthwise) convs, which have no blocked form: the 1x1 convs around
- * them would gain a transform each way (mobilenet_v2, efficientnet_b0,
- * shufflenet_v2). */
-static int blocking_pays(const Graph *g)
+/* Whether blocking pays for this graph: not when it has depthwise or
+ * grouped convs without a blocked form (groups_blockable): the 1x1 convs
+ * around them would gain a transform each way (mobilenet_v2,
+ * efficientnet_b0, shufflenet_v2). */
+static int blocking_pays(const Graph *g, int b)
 {
     int32_t ni;
     int convs = 0;
@@ -559,7 +573,7 @@ static int blocking_pays(const Graph *g)
         const Node *n = &g->nodes[ni];
         if (n->dead || n->op != OP_Conv)
             continue;
-        if (node_window(n)->group != 1)
+        if (n->n_in < 2 || n->in[1] < 0 || !groups_blockable(g, n, b))
             return 0;
         convs++;
     }
@@ -570,7 +584,7 @@ static int layout_nchwc(Graph *g, Diag *d, int b)
 {
     int32_t ni, n0 = g->n_nodes, *blk;
     int32_t cap;
-    if (!blocking_pays(g))
+    if (!blocking_pays(g, b))
         return 0;
     /* every value the pass adds gets an entry: at most 3 per node moved,
      * 3 per operand transformed and 1 per constant re-laid out */

@@ -10,9 +10,17 @@
 #                  tile's vectors take the template (a tensorized reduce
 #                  loop in --dump-loops); the others (group width 3 in a
 #                  16-lane vector) keep the generic schedule, also checked
+#   blocked/MODEL/TARGET  the chain_* models (RegNet-style blocks: 1x1 conv,
+#                  Relu, grouped 3x3 conv, Relu, 1x1 conv, residual Add,
+#                  Relu) run their grouped conv in blocked channels
+#                  (tvmcc.layout NCHW8c / NCHW16c after the layout pass,
+#                  reading the blocked output of the 1x1 conv before it)
+#                  where its group width is a multiple of the block (gw 8
+#                  with 16-float blocks stays NCHW, and so the graph)
 # Models (batch, channels in -> out, plane, groups, kernel, stride, pad,
 # dilation, then fused ops): groups 2 and 4, group widths 8, 16 and 3,
-# strides 1 and 2, padding and none, 1x1, 3x3 and 5x5, Relu and Add fused.
+# strides 1 and 2, padding and none, 1x1, 3x3 and 5x5, Relu and Add fused;
+# chains: channels, plane, groups, stride.
 # A target the host cannot run (AVX2+FMA, AVX-512F; test/hostcpu.sh) is
 # compiled only and its runs are listed as skipped.
 # `-t native` (ir/hostcpu.c):
@@ -48,6 +56,11 @@ g2_5x5_nopad    1 16 24 11 11  2 5 1 0 1 0 none
 g4_mult_batch2  2 16 32  8  8  4 3 1 1 1 1 relu
 gw16_dil2       1 32 32 12 12  2 3 1 2 2 1 add
 CASES
+cat > "$work/chains.txt" <<'CASES'
+chain_gw16_s1   64 14  4 1
+chain_gw16_s2   32 16  2 2
+chain_gw8_s1    32 12  4 1
+CASES
 if ! /usr/bin/python3 - "$work" <<'PY'
 import sys, numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto
@@ -71,6 +84,43 @@ def conv_ref(x, w, b, g, s, p, d):
         y += b[None, :, None, None]
     return y
 rng = np.random.default_rng(19)
+names = []
+for line in open(f"{out}/chains.txt"):
+    name, C, H, g, s = line.split()
+    C, H, g, s = int(C), int(H), int(g), int(s)
+    def wb(co, ci, k):
+        return ((rng.standard_normal((co, ci, k, k)) / np.sqrt(ci * k * k)).astype(np.float32),
+                (rng.standard_normal(co) * 0.1).astype(np.float32))
+    w1, b1 = wb(C, C, 1)
+    w2, b2 = wb(C, C // g, 3)
+    w3, b3 = wb(C, C, 1)
+    x = rng.standard_normal((1, C, H, H)).astype(np.float32)
+    f64 = lambda a: a.astype(np.float64)
+    a = np.maximum(conv_ref(f64(x), f64(w1), f64(b1), 1, 1, 0, 1), 0)
+    a = np.maximum(conv_ref(a, f64(w2), f64(b2), g, s, 1, 1), 0)
+    y = conv_ref(a, f64(w3), f64(b3), 1, 1, 0, 1)
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="a"),
+             helper.make_node("Relu", ["c1"], ["r1"], name="ra"),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="b", group=g, kernel_shape=[3, 3],
+                              strides=[s, s], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c2"], ["r2"], name="rb"),
+             helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"], name="c")]
+    if s == 1:
+        nodes.append(helper.make_node("Add", ["c3", "x"], ["s"], name="add"))
+        y = y + f64(x)
+        last = "s"
+    else:
+        last = "c3"
+    nodes.append(helper.make_node("Relu", [last], ["y"], name="relu"))
+    y = np.maximum(y, 0)
+    inits = [numpy_helper.from_array(v, n) for n, v in
+             (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("w3", w3), ("b3", b3))]
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y.shape))], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/{name}.onnx")
+    x.tofile(f"{out}/{name}.in0.bin")
+    y.astype(np.float32).tofile(f"{out}/{name}.ref.bin")
+    names.append(name)
 for line in open(f"{out}/cases.txt"):
     f = line.split()
     name = f[0]
@@ -106,6 +156,8 @@ for line in open(f"{out}/cases.txt"):
                               inits)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/{name}.onnx")
     y.astype(np.float32).tofile(f"{out}/{name}.ref.bin")
+    names.append(name)
+open(f"{out}/models.txt", "w").write("".join(n + "\n" for n in names))
 PY
 then
     bad models "cannot build the test models (python3-onnx, numpy missing?)"
@@ -119,7 +171,7 @@ runs() { # target: whether this host runs its code
     *) return 0 ;;
     esac
 }
-while read -r name N C Co H W g k s p d hasb post; do
+while read -r name; do
     for t in x86-64-avx2 x86-64-avx512 c; do
         o=$work/$name.$t
         if ! "$TVMCC" "$work/$name.onnx" -t $t --name model -o "$o" > "$o.log" 2>&1 ||
@@ -154,7 +206,16 @@ ok = a.size == b.size and a.size > 0 and np.allclose(a, b, rtol=1e-4, atol=1e-4 
 sys.exit(0 if ok else 1)
 ' "$o/out.bin" "$work/$name.ref.bin"; then ok; else bad "$name/$t" "outputs differ from the reference"; fi
     done
-done < "$work/cases.txt"
+done < "$work/models.txt"
+# grouped convs of the chains in blocked channels
+for name in chain_gw16_s1 chain_gw16_s2 chain_gw8_s1; do
+    for t in x86-64-avx2 x86-64-avx512; do
+        want=1
+        [ $t = x86-64-avx512 ] && [ $name = chain_gw8_s1 ] && want=0
+        n=$("$TVMCC" "$work/$name.onnx" -t $t --dump-ir=layout 2>&1 | grep -c "group=[0-9]*.*tvmcc.layout=\"NCHW[0-9]*c\"")
+        [ "$n" = $want ] && ok || bad "blocked/$name/$t" "$n grouped convs in blocked channels, expected $want"
+    done
+done
 # -t native
 expect_native() { # the target test/hostcpu.sh's flags give on an x86-64 host
     if host_has avx512f && host_has avx512bw && host_has avx512vl && host_has avx512dq; then echo x86-64-avx512
