@@ -3,7 +3,8 @@
 # (test/models/tune_model.py, with a numpy reference):
 #   - tvmcc tune with a small trial budget writes a log with one entry per
 #     workload (valid JSON: key, knobs, time_us, default_time_us): three of
-#     the packed-panel template, one of the generic one (grouped conv);
+#     the packed-panel template, one of the generic one (a grouped conv
+#     of groups too narrow for the packed tiles);
 #   - compiling with that log marks the kernels "tuned" in NAME.json with the
 #     logged knobs and gives the reference's results;
 #   - a log whose knobs differ from the defaults is applied (NAME.json and the
