@@ -2,8 +2,8 @@
 float64 numpy reference: Conv 3x3 (pad 1) + bias + Relu -> Conv 1x1, a
 MatMul of a second input by a constant (packed-panel template), and a
 grouped Conv 3x3 (group 4 of 3 output channels, stride 2) of the first input
-(generic template: the packed one leaves groups that fill less than half its
-vectors to it).
+(generic template: the packed one leaves groups of fewer than 8 output
+channels to it).
 
     tune_model.py DIR   writes DIR/model.onnx, in0.bin, in1.bin, ref0..2.bin
 """
