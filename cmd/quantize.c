@@ -677,28 +677,33 @@ static const char *node_key(const QdqNodeInfo *n)
     return n->node[0] ? n->node : n->output;
 }
 
-/* the quantized node that loses most: its output's SQNR below its
- * inputs' (dB), of those not marked in skip; -1 when none is left */
+/* the SQNR a quantized node loses: its output's below the lowest of its
+ * activation inputs' (dB); NAN when its output was not measured */
+static double sqnr_lost(const Eval *e, const QdqNodeInfo *n)
+{
+    double out_db = NAN, in_db = 100;
+    int j, k;
+    for (j = 0; j < e->n_tensors; j++) {
+        if (!strcmp(e->t[j].name, n->output))
+            out_db = e->t[j].sqnr;
+        for (k = 0; k < n->n_inputs; k++)
+            if (!strcmp(e->t[j].name, n->inputs[k]) && !isnan(e->t[j].sqnr) &&
+                e->t[j].sqnr < in_db)
+                in_db = e->t[j].sqnr;
+    }
+    return in_db - out_db;
+}
+
+/* the quantized node that loses most, of those not marked in skip; -1 when
+ * none is left */
 static int worst_node(const Eval *e, QdqNodeInfo *nodes, int n_nodes, const uint8_t *skip)
 {
-    int i, k, best = -1;
+    int i, best = -1;
     double best_loss = -1e300;
     for (i = 0; i < n_nodes; i++) {
-        double out_db = NAN, in_db = 100, loss;
-        int j;
-        if (skip[i])
+        double loss;
+        if (skip[i] || isnan(loss = sqnr_lost(e, &nodes[i])))
             continue;
-        for (j = 0; j < e->n_tensors; j++) {
-            if (!strcmp(e->t[j].name, nodes[i].output))
-                out_db = e->t[j].sqnr;
-            for (k = 0; k < nodes[i].n_inputs; k++)
-                if (!strcmp(e->t[j].name, nodes[i].inputs[k]) && !isnan(e->t[j].sqnr) &&
-                    e->t[j].sqnr < in_db)
-                    in_db = e->t[j].sqnr;
-        }
-        if (isnan(out_db))
-            continue;
-        loss = in_db - out_db;
         if (loss > best_loss) {
             best_loss = loss;
             best = i;
@@ -707,39 +712,85 @@ static int worst_node(const Eval *e, QdqNodeInfo *nodes, int n_nodes, const uint
     return best;
 }
 
-/* --max-loss: the layer that loses most (worst_node) to int16 (with 8-bit
- * activations), or to float when it is int16 already; the model is
- * quantized and evaluated again, and the step kept only when the output
- * SQNR rose (a layer whose step did not help is not tried again). One layer
- * a step for the first 8 steps, then batches of 2, 4, ... 32; at most 64
- * steps. *best is the best model so far. */
-static int max_loss_search(Session *s, uint8_t **best, size_t *best_size, Eval *best_e)
+/* The --max-loss search's state: the best model so far and its figures. */
+typedef struct Search {
+    Session *s;
+    uint8_t *best;
+    size_t best_size;
+    Eval best_e;
+    int steps;                  /* evaluations done */
+    const char **tried;         /* layers whose last step did not help */
+    int n_tried;
+} Search;
+
+enum { SEARCH_STEPS = 64 };
+
+/* the quantized nodes under the current --keep-float / --int16 lists */
+static int current_nodes(Search *x, QdqNodeInfo **nodes)
 {
-    QOptions *q = s->q;
-    const char **tried = arena_array(s->a, MAX_KEEP, sizeof *tried);
-    int n_tried = 0, step, accepted = 0;
-    for (step = 0; best_e->sqnr < q->max_loss && step < 64; step++) {
-        Graph *g4 = front(s, "prepared model", s->p_bytes, s->p_size);
+    QOptions *q = x->s->q;
+    Graph *g = front(x->s, "prepared model", x->s->p_bytes, x->s->p_size);
+    if (!g)
+        return -1;
+    q->cfg.int16_nodes = q->int16;
+    q->cfg.n_int16 = q->n_int16;
+    return qdq_quantized_nodes(g, &q->cfg, nodes, x->s->d);
+}
+
+/* Quantizes and evaluates under the current lists; *better is set when the
+ * output SQNR is at least `need` (then the model becomes the best one),
+ * else the caller undoes its change. 0, or 1 after reporting. */
+static int search_eval(Search *x, double need, const char *what, int *better)
+{
+    QOptions *q = x->s->q;
+    RangeTable *r;
+    uint8_t *bytes;
+    size_t size;
+    Eval e;
+    x->steps++;
+    if (!(r = choose_ranges(x->s, q->method)) || !(bytes = quantize_eval(x->s, r, &e, &size)))
+        return 1;
+    *better = e.sqnr >= need;
+    if (*better) {
+        free(x->best);
+        x->best = bytes;
+        x->best_size = size;
+        x->best_e = e;
+    } else {
+        free(bytes);
+    }
+    if (q->verbose)
+        fprintf(stderr, "tvmcc quantize: --max-loss: %s: %.2f dB, %s; %d node%s in int16, %d in "
+                "float\n", what, e.sqnr, *better ? "kept" : "undone", q->n_int16,
+                q->n_int16 == 1 ? "" : "s", q->n_keep);
+    return 0;
+}
+
+/* Upward: the layer that loses most (worst_node) to int16 (8-bit
+ * activations), or to float when it is int16 already, kept only when the
+ * output SQNR rises (a layer whose step did not help is not tried again);
+ * one layer a step for the first 8 kept steps, then batches of 2, 4, ...
+ * 32. Stops at the bound, after max_steps evaluations, or when nothing is
+ * left to try. */
+static int search_up(Search *x, int max_steps)
+{
+    QOptions *q = x->s->q;
+    const char **tried = x->tried;
+    int accepted = 0, stop = x->steps + max_steps;
+    while (x->best_e.sqnr < q->max_loss && x->steps < stop && x->steps < SEARCH_STEPS) {
         QdqNodeInfo *nodes;
         int n_nodes, w, i, b, batch = accepted < 8 ? 1 : 1 << (accepted - 7 < 5 ? accepted - 7 : 5);
         int n16 = q->n_int16, nkeep = q->n_keep, kept;
-        RangeTable *r;
-        uint8_t *bytes, *skip;
-        Eval e;
-        size_t size;
-        if (!g4)
+        uint8_t *skip;
+        if ((n_nodes = current_nodes(x, &nodes)) < 0)
             return 1;
-        q->cfg.int16_nodes = q->int16;
-        q->cfg.n_int16 = q->n_int16;
-        if ((n_nodes = qdq_quantized_nodes(g4, &q->cfg, &nodes, s->d)) < 0)
-            return 1;
-        skip = arena_alloc(s->a, (size_t)n_nodes + 1);
+        skip = arena_alloc(x->s->a, (size_t)n_nodes + 1);
         for (i = 0; i < n_nodes; i++)
-            skip[i] = (uint8_t)in_list(tried, n_tried, node_key(&nodes[i]));
-        for (b = 0; b < batch && n_tried < MAX_KEEP; b++) {
+            skip[i] = (uint8_t)in_list(tried, x->n_tried, node_key(&nodes[i]));
+        for (b = 0; b < batch && x->n_tried < MAX_KEEP; b++) {
             const char *key;
             int to16;
-            if ((w = worst_node(best_e, nodes, n_nodes, skip)) < 0)
+            if ((w = worst_node(&x->best_e, nodes, n_nodes, skip)) < 0)
                 break;
             skip[w] = 1;
             key = node_key(&nodes[w]);
@@ -750,41 +801,143 @@ static int max_loss_search(Session *s, uint8_t **best, size_t *best_size, Eval *
                 q->int16[q->n_int16++] = key;
             else
                 q->keep[q->n_keep++] = key;
-            tried[n_tried++] = key;
+            tried[x->n_tried++] = key;
             if (q->verbose)
                 fprintf(stderr, "tvmcc quantize: --max-loss: %s (%s) %s\n", key, nodes[w].op,
                         to16 ? "to int16" : "to float");
         }
         if (b == 0)
             break;
-        if (!(r = choose_ranges(s, q->method)) || !(bytes = quantize_eval(s, r, &e, &size)))
+        if (search_eval(x, nextafter(x->best_e.sqnr, INFINITY), "step", &kept))
             return 1;
-        kept = e.sqnr > best_e->sqnr;
         if (kept) {
             int j = 0;
-            free(*best);
-            *best = bytes;
-            *best_size = size;
-            *best_e = e;
             accepted++;
             /* a layer this step moved to int16 may go on to float */
-            for (i = 0; i < n_tried; i++)
+            for (i = 0; i < x->n_tried; i++)
                 if (!in_list(q->int16 + n16, q->n_int16 - n16, tried[i]))
                     tried[j++] = tried[i];
-            n_tried = j;
+            x->n_tried = j;
         } else {
-            free(bytes);
             q->n_int16 = n16;
             q->n_keep = nkeep;
         }
-        if (q->verbose)
-            fprintf(stderr, "tvmcc quantize: --max-loss: %.2f dB, step %s; %d node%s in int16, "
-                    "%d in float\n", e.sqnr, kept ? "kept" : "undone", q->n_int16,
-                    q->n_int16 == 1 ? "" : "s", q->n_keep);
     }
+    return 0;
+}
+
+typedef struct Cand {
+    const char *key;
+    double loss;
+    int index;
+} Cand;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const Cand *x = a, *y = b;
+    if (x->loss != y->loss)
+        return x->loss < y->loss ? -1 : 1;
+    return x->index - y->index;
+}
+
+/* drops the n names of drop from list (*n_list entries) */
+static void list_remove(const char **list, int *n_list, const Cand *drop, int n)
+{
+    int i, j = 0, k;
+    for (i = 0; i < *n_list; i++) {
+        for (k = 0; k < n && strcmp(list[i], drop[k].key); k++)
+            ;
+        if (k == n)
+            list[j++] = list[i];
+    }
+    *n_list = j;
+}
+
+/* Downward (8-bit activations): every quantized 8-bit layer to int16 at
+ * once (kept when that is better); when it meets the bound, layers go back
+ * to 8 bits, least damaging
+ * first (their loss in the last 8-bit evaluation), in chunks: half of them,
+ * and a chunk that breaks the bound is halved (a single layer that breaks
+ * it stays int16). *met: the bound was met. */
+static int search_down(Search *x, int *met)
+{
+    QOptions *q = x->s->q;
+    QdqNodeInfo *nodes;
+    Eval ref = x->best_e;
+    Cand *c;
+    int n_nodes, n = 0, i, pos, chunk, ok;
+    *met = 0;
+    if ((n_nodes = current_nodes(x, &nodes)) < 0)
+        return 1;
+    c = arena_array(x->s->a, (size_t)n_nodes + 1, sizeof *c);
+    for (i = 0; i < n_nodes; i++) {
+        const char *key = node_key(&nodes[i]);
+        if (in_list(q->int16, q->n_int16, key) || q->n_int16 + n >= MAX_KEEP)
+            continue;
+        c[n].key = key;
+        c[n].loss = sqnr_lost(&ref, &nodes[i]);
+        if (isnan(c[n].loss))
+            c[n].loss = 0;
+        c[n].index = i;
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    qsort(c, (size_t)n, sizeof *c, cand_cmp);
+    for (i = 0; i < n; i++)
+        q->int16[q->n_int16++] = c[i].key;
+    if (search_eval(x, nextafter(x->best_e.sqnr, INFINITY), "every 8-bit layer to int16", &ok))
+        return 1;
+    if (!ok)
+        list_remove(q->int16, &q->n_int16, c, n);
+    if (!ok || x->best_e.sqnr < q->max_loss)
+        return 0; /* the upward search goes on from the better of the two */
+    *met = 1;
+    for (pos = 0, chunk = (n + 1) / 2; pos < n && x->steps < SEARCH_STEPS;) {
+        int m = chunk < n - pos ? chunk : n - pos;
+        list_remove(q->int16, &q->n_int16, c + pos, m);
+        if (search_eval(x, q->max_loss, m == 1 ? c[pos].key : "a chunk back to 8 bits", &ok))
+            return 1;
+        if (ok) {
+            pos += m;
+            continue;
+        }
+        for (i = pos; i < pos + m; i++)
+            q->int16[q->n_int16++] = c[i].key;
+        if (m == 1)
+            pos++;
+        else
+            chunk = m / 2;
+    }
+    return 0;
+}
+
+/* --max-loss: up to 8 upward steps (search_up; enough where one or two
+ * layers are the trouble), then, with 8-bit activations, the downward
+ * search, then upward again (to float) with what is left of the 64
+ * evaluations. */
+static int max_loss_search(Session *s, uint8_t **best, size_t *best_size, Eval *best_e)
+{
+    QOptions *q = s->q;
+    Search x;
+    int met = 0, rc;
+    memset(&x, 0, sizeof x);
+    x.s = s;
+    x.best = *best;
+    x.best_size = *best_size;
+    x.best_e = *best_e;
+    x.tried = arena_array(s->a, MAX_KEEP, sizeof *x.tried);
+    rc = search_up(&x, 8);
+    if (!rc && x.best_e.sqnr < q->max_loss && q->cfg.act != DT_INT16)
+        rc = search_down(&x, &met);
+    if (!rc && !met)
+        rc = search_up(&x, SEARCH_STEPS);
     q->cfg.int16_nodes = q->int16;
     q->cfg.n_int16 = q->n_int16;
-    return 0;
+    *best = x.best;
+    *best_size = x.best_size;
+    *best_e = x.best_e;
+    return rc;
 }
 
 /* ------------------------------------------------------------- report */
