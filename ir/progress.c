@@ -14,6 +14,7 @@
 static struct {
     int on;                 /* started, and stderr is a terminal */
     int shown;              /* a line is on the terminal now */
+    int muted;              /* progress_mute(1) is in effect */
     const char *what;
     double t0, last;        /* start, last update (seconds) */
     const char *last_stage;
@@ -37,7 +38,7 @@ void progress_start(const char *what)
 void progress_note(const char *stage, long done, long total)
 {
     double t;
-    if (!pg.on)
+    if (!pg.on || pg.muted)
         return;
     t = now_s();
     if (t - pg.t0 < PROGRESS_AFTER_S)
@@ -61,6 +62,11 @@ void progress_clear(void)
     fputs("\r\033[K", stderr);
     fflush(stderr);
     pg.shown = 0;
+}
+
+void progress_mute(int on)
+{
+    pg.muted = on;
 }
 
 void progress_stop(void)

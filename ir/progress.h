@@ -19,6 +19,9 @@ void progress_start(const char *what);
 void progress_note(const char *stage, long done, long total);
 /* Erases the progress line if one is shown. */
 void progress_clear(void);
+/* Nested work that reports progress of its own (tvmcc tune emitting a
+ * benchmark program) is muted: progress_note is ignored while on. */
+void progress_mute(int on);
 /* progress_clear, and no more progress lines until progress_start. */
 void progress_stop(void);
 
