@@ -95,7 +95,7 @@ static int run_passes(Pipeline *pl, Graph *g)
             prog->pass_stats[prog->n_pass_stats].name = pass_table[i].name;
             prog->pass_stats[prog->n_pass_stats].nodes_before = live_nodes(g);
         }
-        progress_note(pass_table[i].name, 0, 0);
+        progress_note("graph passes", i, pass_count);
         if (pass_table[i].run(g, d))
             return 1;
         if (prog->n_pass_stats < MAX_PASS_STATS)
