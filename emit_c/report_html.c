@@ -327,7 +327,7 @@ void emit_report_html(const Program *p, const ReportInfo *ri, FILE *f)
                "th, td { border: 1px solid #bbb; padding: 2px 8px; text-align: left; }\n"
                "table.kernels td { text-align: right; font-variant-numeric: tabular-nums; }\n"
                "table.kernels td.name, table.kernels td:nth-child(3) { text-align: left; }\n"
-               "table.totals td:nth-child(2) { font-weight: bold; }\n"
+               "table.totals td:nth-child(2) { font-weight: bold; white-space: nowrap; }\n"
                "rect.frame { fill: #f4f4f4; stroke: #888888; }\n"
                "rect.act { fill: #2060c0; stroke: #ffffff; stroke-width: 1; }\n"
                "rect.tmp { fill: #e07000; stroke: #ffffff; stroke-width: 1; }\n"
