@@ -31,10 +31,33 @@
 #define MARGIN_T 10
 #define MARGIN_B 40
 
-/* Text with the five XML specials escaped. */
-static void esc(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when the bytes
+ * there are not one (a name in a model need not be valid UTF-8; the page
+ * must be). */
+static int utf8_len(const unsigned char *s)
 {
-    for (; s && *s; s++) {
+    int n, i;
+    if (s[0] < 0x80)
+        return 1;
+    n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+        : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    for (i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    /* overlong 3- and 4-byte forms, surrogates, past U+10FFFF */
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* Text with the XML specials escaped; control characters and bytes that
+ * are not UTF-8 become '?'. */
+static void esc(FILE *f, const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    while (s && *s) {
+        int n = utf8_len(s);
         switch (*s) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
@@ -42,9 +65,12 @@ static void esc(FILE *f, const char *s)
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
         default:
-            /* control characters are not allowed in XML 1.0 */
-            fputc((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' ? '?' : *s, f);
+            if (n == 0 || (*s < 0x20 && *s != '\t' && *s != '\n') || *s == 0x7f)
+                fputc('?', f);
+            else
+                fwrite(s, 1, (size_t)n, f);
         }
+        s += n ? n : 1;
     }
 }
 
