@@ -133,21 +133,6 @@ static int write_text(const char *path, const char *text)
     return fclose(f) != 0;
 }
 
-static char *first_line(Arena *a, const char *path)
-{
-    char line[300];
-    FILE *f = fopen(path, "r");
-    char *s;
-    if (!f)
-        return arena_strdup(a, "(no output)");
-    if (!fgets(line, sizeof line, f))
-        line[0] = 0;
-    fclose(f);
-    line[strcspn(line, "\n")] = 0;
-    s = arena_strdup(a, line[0] ? line : "(no output)");
-    return s;
-}
-
 /* The timing main for program `tb`: random inputs and workspace. */
 static const char *bench_main(Tuner *tu)
 {
@@ -281,7 +266,7 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
         if (stop_sig)
             return *why = "interrupted", 1;
         snprintf(path, sizeof path, "%s/build.log", tu->dir);
-        *why = arena_printf(tu->arena, "build failed: %s", first_line(tu->arena, path));
+        *why = arena_printf(tu->arena, "build failed: %s", pipeline_first_line(tu->arena, path));
         return 1;
     }
     snprintf(cmd, sizeof cmd, "cd '%s' && ./bench > run.out 2>&1", tu->dir);
@@ -289,14 +274,15 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     if (run_cmd(cmd) != 0) {
         if (stop_sig)
             return *why = "interrupted", 1;
-        *why = arena_printf(tu->arena, "run failed: %s", first_line(tu->arena, path));
+        *why = arena_printf(tu->arena, "run failed: %s", pipeline_first_line(tu->arena, path));
         return 1;
     }
     f = fopen(path, "r");
     if (!f || fscanf(f, "time_us %lf", us) != 1 || !(*us > 0)) {
         if (f)
             fclose(f);
-        *why = arena_printf(tu->arena, "no time in the benchmark's output: %s", first_line(tu->arena, path));
+        *why = arena_printf(tu->arena, "no time in the benchmark's output: %s",
+                            pipeline_first_line(tu->arena, path));
         return 1;
     }
     fclose(f);

@@ -41,6 +41,19 @@ void pipeline_remove_tree(const char *dir)
     rmdir(dir);
 }
 
+char *pipeline_first_line(Arena *a, const char *path)
+{
+    char line[300];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return arena_strdup(a, "(no output)");
+    if (!fgets(line, sizeof line, f))
+        line[0] = 0;
+    fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    return arena_strdup(a, line[0] ? line : "(no output)");
+}
+
 /* Copies the emitted files into directory dir. */
 static int write_files(EmitFiles *fs, const char *dir, Diag *d)
 {

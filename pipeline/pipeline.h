@@ -104,6 +104,9 @@ int pipeline_write(Program *p, const char *dir, Diag *d);
 /* Removes the files of a flat directory (an output or work directory that
  * tvmcc made) and the directory itself; errors are ignored. */
 void pipeline_remove_tree(const char *dir);
+/* The first line of a tool's log or output (its error message), without
+ * the newline, or "(no output)". */
+char *pipeline_first_line(Arena *a, const char *path);
 
 /* ---- tuning logs (pipeline/tunelog.c) ---- */
 /* Reads a tuning log into *out: NULL when the log is for another target

@@ -143,22 +143,6 @@ static int run(char *const *argv, const char *out_path, const char *err_path)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* The first line of file (an error message), or "". */
-static const char *first_line(Arena *a, const char *file)
-{
-    char buf[256];
-    FILE *f = fopen(file, "r");
-    size_t n;
-    buf[0] = 0;
-    if (f) {
-        if (!fgets(buf, sizeof buf, f))
-            buf[0] = 0;
-        fclose(f);
-    }
-    n = strcspn(buf, "\r\n");
-    return arena_strndup(a, buf, n);
-}
-
 /* binutils' size beside compiler cc: PREFIX-size for PREFIX-gcc. */
 static const char *size_tool(Arena *a, const char *cc)
 {
@@ -191,7 +175,7 @@ static const char *compile(Arena *a, const Program *p, const char *cc, const cha
     if (rc == 127)
         return arena_printf(a, "the target's compiler %s was not found", cc);
     if (rc != 0)
-        return arena_printf(a, "%s failed on %s: %s", cc, src, first_line(a, log));
+        return arena_printf(a, "%s failed on %s: %s", cc, src, pipeline_first_line(a, log));
     return NULL;
 }
 
