@@ -227,6 +227,8 @@ if [ ${#models[@]} -gt 0 ] && [ "${models[0]%%:*}" = resnet18 ]; then
     else
         bad "progress on a pipe: $(wc -c < "$b/pipe.err") bytes on stderr: $(head -c 200 "$b/pipe.err" | cat -v)"
     fi
+else
+    echo "SKIP report-html compile progress: no resnet18 (a compile long enough to show it)"
 fi
 chk tiny "$t/conv.onnx" conv
 if [ $have_script = 1 ]; then
