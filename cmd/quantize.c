@@ -915,19 +915,23 @@ static int search_down(Search *x, int *met)
 /* --max-loss: up to 8 upward steps (search_up; enough where one or two
  * layers are the trouble), then, with 8-bit activations, the downward
  * search, then upward again (to float) with what is left of the 64
- * evaluations. */
+ * evaluations. TVMCC_TEST_MAX_LOSS_UP=N (a test hook) sets the first
+ * upward steps. */
 static int max_loss_search(Session *s, uint8_t **best, size_t *best_size, Eval *best_e)
 {
     QOptions *q = s->q;
     Search x;
-    int met = 0, rc;
+    int met = 0, rc, up = 8;
+    const char *env;
     memset(&x, 0, sizeof x);
     x.s = s;
     x.best = *best;
     x.best_size = *best_size;
     x.best_e = *best_e;
     x.tried = arena_array(s->a, MAX_KEEP, sizeof *x.tried);
-    rc = search_up(&x, 8);
+    if ((env = getenv("TVMCC_TEST_MAX_LOSS_UP")) && *env)
+        up = atoi(env);
+    rc = search_up(&x, up < 0 ? 0 : up);
     if (!rc && x.best_e.sqnr < q->max_loss && q->cfg.act != DT_INT16)
         rc = search_down(&x, &met);
     if (!rc && !met)

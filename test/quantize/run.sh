@@ -310,6 +310,30 @@ else
     bad "--max-loss 42 on resnet8: $msg (see $d/r8m.log)"
 fi
 
+# the downward search (TVMCC_TEST_MAX_LOSS_UP=0: no upward steps first):
+# every layer to int16, then back to int8 in chunks while the bound holds
+TVMCC_TEST_MAX_LOSS_UP=0 "$tv" quantize "$floats/resnet8.onnx" --calib random:4 --max-loss 45 \
+    -v -o "$d/r8d.onnx" > "$d/r8d.log" 2>&1
+if msg=$("$PYTHON" - "$d/r8.json" "$d/r8d.json" "$d/r8d.onnx" <<'EOF'
+import json, sys, onnx
+try:
+    plain, dn = (json.load(open(p)) for p in sys.argv[1:3])
+    m = onnx.load(sys.argv[3])
+except (OSError, ValueError) as e:
+    print(e)
+    sys.exit(1)
+a, b = plain["accuracy"]["output_sqnr_db"], dn["accuracy"]["output_sqnr_db"]
+layers = sum(1 for n in m.graph.node if n.op_type not in ("QuantizeLinear", "DequantizeLinear"))
+print("plain %.2f dB, downward to %.2f dB with %d of %d layers in int16" %
+      (a, b, len(dn["int16"]), layers))
+sys.exit(0 if a < 45 <= b and 0 < len(dn["int16"]) < layers / 2 and not dn["kept_float"] else 1)
+EOF
+) && grep -q 'every 8-bit layer to int16' "$d/r8d.log"; then
+    ok "--max-loss 45 downward on resnet8: $msg"
+else
+    bad "--max-loss 45 downward on resnet8: $msg (see $d/r8d.log)"
+fi
+
 # bias correction: the mean error of each layer's output (weights rounded,
 # inputs float) is about 0 with it, and not without it
 "$PYTHON" "$here/bias_check.py" make "$d/bias" > /dev/null 2>&1
