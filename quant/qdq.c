@@ -592,10 +592,39 @@ typedef struct Weight {
     float *scale;               /* per channel (1 when per tensor) */
     const float *w;             /* float weights */
     int8_t *q;
+    int64_t bias_channels;      /* entries of the floor quantize_weight takes */
 } Weight;
 
-/* int8 symmetric weights: per channel along axis (or one scale) */
-static void quantize_weight(Plan *p, int32_t wv, int axis, Weight *out)
+/* The least weight scale of each output channel at which the bias, at
+ * scale x_scale * w_scale, fits in int32 with room to spare (a factor 4,
+ * for bias correction): a channel of near-zero weights (a dead filter, or
+ * BatchNormalization folded with a tiny gamma) and a sizeable bias would
+ * otherwise saturate its int32 bias (onnxruntime's quantizer raises the
+ * weight scale the same way). NULL when no channel needs it. */
+static double *bias_scale_floor(Plan *p, const Node *n, Weight *w)
+{
+    const Graph *g = p->g;
+    const Value *b;
+    const float *bias;
+    double *floor, sx = p->scale[n->in[0]], lim = 2147483647.0 / 4;
+    int64_t i, nb;
+    int any = 0;
+    if (role(g, n, 2) != ROLE_BIAS || !(bias = qe_f32(g, n->in[2])) || !(sx > 0))
+        return NULL;
+    b = &g->values[n->in[2]];
+    nb = value_numel(b);
+    floor = arena_array(g->arena, (size_t)nb + 1, sizeof *floor);
+    for (i = 0; i < nb; i++) {
+        floor[i] = fabs((double)bias[i]) / (sx * lim);
+        any |= floor[i] > 0;
+    }
+    w->bias_channels = nb;
+    return any ? floor : NULL;
+}
+
+/* int8 symmetric weights: per channel along axis (or one scale), each
+ * scale at least floor[c] (floor NULL: no floor) */
+static void quantize_weight(Plan *p, int32_t wv, int axis, const double *floor, Weight *out)
 {
     Graph *g = p->g;
     const Value *v = &g->values[wv];
@@ -623,6 +652,13 @@ static void quantize_weight(Plan *p, int32_t wv, int axis, Weight *out)
         out->scale[c] = 2.0f * m / 254.0f;
         if (out->scale[c] == 0)
             out->scale[c] = 1.0f;
+    }
+    for (c = 0; floor && c < ch; c++) {
+        int one = axis >= 0 && out->bias_channels == ch;
+        int64_t k0 = one ? c : 0, k1 = one ? c + 1 : out->bias_channels;
+        for (k = k0; k < k1; k++)
+            if ((double)out->scale[c] < floor[k])
+                out->scale[c] = (float)floor[k];
     }
     for (i = 0; i < n; i++) {
         int64_t cc = axis >= 0 ? (i / inner) % ch : 0;
@@ -869,7 +905,8 @@ int qdq_apply(Graph *g, const PtqConfig *cfg, const RangeTable *r, Diag *d)
         if ((n->op == OP_Conv || n->op == OP_Gemm || n->op == OP_MatMul) &&
             role(g, n, 1) == ROLE_WEIGHT) {
             int bias_role = role(g, n, 2);
-            quantize_weight(&p, n->in[1], weight_axis(&p, n), &w);
+            memset(&w, 0, sizeof w);
+            quantize_weight(&p, n->in[1], weight_axis(&p, n), bias_scale_floor(&p, n, &w), &w);
             g->nodes[ni].in[1] = w.dq;
             if (bias_role == ROLE_BIAS || (bias_role == ROLE_NONE && cfg->bias_correction))
                 if (quantize_bias(&p, ni, &w, bias_role == ROLE_BIAS, r))

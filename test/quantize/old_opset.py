@@ -14,7 +14,9 @@ x * Clip(x + 3, 0, 6) / 6 between two convs, which becomes HardSwish) and
 OUT_DIR/affine.onnx (a depthwise Conv followed by Mul and Add by per-channel
 constants, folded into the Conv) and OUT_DIR/clip_offset.onnx (a Conv
 followed by Clip(0.5, 6): the QuantizeLinear's range, widened to hold 0,
-would not clamp below 0.5, so the Clip stays a node).
+would not clamp below 0.5, so the Clip stays a node) and
+OUT_DIR/dead_channel.onnx (a Conv with an output channel of near-zero
+weights and a bias of 3: its int32 bias must not saturate).
 """
 import os
 import sys
@@ -132,12 +134,28 @@ def clip_offset(rng):
     return m
 
 
+def dead_channel(rng):
+    """Conv whose channel 2 has weights of 1e-9 and a bias of 3: at scale
+    x_scale * w_scale the int32 bias would be about 1e13."""
+    w = rng.normal(0, 0.5, (4, 4, 3, 3))
+    w[2] = 1e-9
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1])]
+    g = helper.make_graph(nodes, "dead_channel",
+                          [helper.make_tensor_value_info("x", F, [1, 4, 6, 6])],
+                          [helper.make_tensor_value_info("y", F, [1, 4, 6, 6])],
+                          [init("w", w), init("b", [0.1, -0.2, 3.0, 0.5])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(3)
     for name, fn in (("opset9", opset9), ("opset11", opset11), ("hardswish", hardswish),
-                     ("affine", affine), ("clip_offset", clip_offset)):
+                     ("affine", affine), ("clip_offset", clip_offset),
+                     ("dead_channel", dead_channel)):
         m = fn(rng)
         onnx.checker.check_model(m)
         onnx.save(m, os.path.join(out, name + ".onnx"))

@@ -287,6 +287,29 @@ else
     bad "Clip(0.5, 6) folded into the QuantizeLinear in $work/models/clip_offset.mse.onnx"
 fi
 
+# a channel of near-zero weights with a bias of 3: the weight scale is
+# raised so that the int32 bias does not saturate (2.5 dB before, 44 after)
+if msg=$("$PYTHON" - "$work/models/dead_channel.mse.onnx" "$work/models/dead_channel.mse.report.json" <<'EOF'
+import json, sys, onnx
+from onnx import numpy_helper
+try:
+    m = onnx.load(sys.argv[1])
+    db = json.load(open(sys.argv[2]))["accuracy"]["output_sqnr_db"]
+except (OSError, ValueError, KeyError) as e:
+    print(e)
+    sys.exit(1)
+sat = sum(int(((a == 2**31 - 1) | (a == -2**31)).sum())
+          for a in (numpy_helper.to_array(t) for t in m.graph.initializer
+                    if t.data_type == onnx.TensorProto.INT32))
+print("%.2f dB, %d saturated int32 bias values" % (db, sat))
+sys.exit(0 if sat == 0 and db >= 30 else 1)
+EOF
+); then
+    ok "dead channel: $msg"
+else
+    bad "dead channel: $msg"
+fi
+
 # --max-loss: layers to int16, then float, until the output SQNR is met (the
 # plain run must be below the bound for this to test anything)
 "$tv" quantize "$floats/resnet8.onnx" --calib random:4 -o "$d/r8.onnx" > /dev/null 2>&1
