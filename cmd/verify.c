@@ -143,6 +143,7 @@ static void usage(FILE *f)
             "                          default from the first data set's input files)\n"
             "  --input-value N=V0,V1   bind graph input N to constant values (repeatable;\n"
             "                          its input_K.pb files are then not read)\n"
+            "  -O0, -O1, -O2, --no-fuse  as for the compile (tvmcc --help)\n"
             "  --rtol R                relative tolerance (default 1e-3)\n"
             "  --atol A                absolute tolerance (default 1e-5); integer and bool\n"
             "                          outputs must match exactly unless --rtol or --atol\n"
@@ -193,6 +194,14 @@ static int parse_args(int argc, char **argv, VerifyOpts *v, int *done)
         }
         if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             v->verbose = 1;
+            continue;
+        }
+        if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
+            v->o.opt_level = a[2] - '0';
+            continue;
+        }
+        if (!strcmp(a, "--no-fuse")) {
+            v->o.no_fuse = 1;
             continue;
         }
         if (a[0] != '-' || !a[1]) {
@@ -420,6 +429,10 @@ static Tensor *read_checked(Arena *a, const char *path, const Value *v, const ch
     diag_init(&d, path);
     if (onnx_read_tensor_file(a, path, t, NULL, &d))
         return NULL;
+    /* the ONNX test data of ONNX 1.12 and older holds bfloat16 and
+     * float16 tensors as uint16 (the same bits) */
+    if (t->dtype == DT_UINT16 && (v->dtype == DT_BFLOAT16 || v->dtype == DT_FLOAT16))
+        t->dtype = v->dtype;
     same = t->dtype == v->dtype && t->rank == v->rank;
     for (k = 0; same && k < t->rank; k++)
         same = t->dims[k] == v->dims[k];
@@ -504,7 +517,9 @@ static int run_cmd(const char *const *argv, const char *cwd, const char *log, lo
     if (pid < 0)
         return 125;
     if (pid == 0) {
-        FILE *f = freopen(log, "w", stdout);
+        /* its own process group, so that a timeout or an interrupt ends
+         * everything it started (a runner's qemu too) */
+        FILE *f = setpgid(0, 0) == 0 ? freopen(log, "w", stdout) : NULL;
         if (!f || dup2(fileno(stdout), 2) < 0 || (cwd && chdir(cwd) != 0))
             _exit(125);
         execvp(argv[0], (char *const *)argv);
@@ -518,7 +533,7 @@ static int run_cmd(const char *const *argv, const char *cwd, const char *log, lo
         if (r < 0 && errno != EINTR)
             return 125;
         if (interrupted || now_seconds() - t0 > (double)timeout) {
-            kill(pid, SIGKILL);
+            kill(-pid, SIGKILL);
             waitpid(pid, &st, 0);
             return interrupted ? -1 : 124;
         }
@@ -739,6 +754,11 @@ static int run_set(Arena *a, const VerifyOpts *v, const RunPlan *rp, const Model
     const char *cwd = NULL;
     int n = 0, rc;
     if (v->runner) {
+        setenv("TVMCC_TARGET", io->target_name, 1);
+        setenv("TVMCC_MODEL_DIR", arena_printf(a, "%s/out", tmp_root), 1);
+        setenv("TVMCC_NUM_INPUTS", arena_printf(a, "%d", io->n_in), 1);
+        setenv("TVMCC_NUM_OUTPUTS", arena_printf(a, "%d", io->n_out), 1);
+        setenv("TVMCC_RUNS", runs, 1);
         argv[n++] = "/bin/sh";
         argv[n++] = "-c";
         argv[n++] = arena_printf(a, "%s \"$@\"", v->runner);
@@ -784,7 +804,6 @@ static int run_set(Arena *a, const VerifyOpts *v, const RunPlan *rp, const Model
         show_log(log);
         return 1;
     }
-    (void)io;
     return 0;
 }
 
