@@ -36,6 +36,7 @@
 #include "compile.h"
 #include "../frontend/onnx.h"
 #include "../quant/calib.h"
+#include "onnx.pb-c.h"
 
 struct EmbeddedFile {
     const char *name;
@@ -394,15 +395,28 @@ static int bind_from_data(Arena *a, VerifyOpts *v, const DataSet *set, const cha
     for (k = 0; k < g->n_inputs; k++) {
         const Value *in = &g->values[g->inputs[k]];
         const char *path = arena_printf(a, "%s/input_%d.pb", set->dir, k);
+        Onnx__TensorProto *tp;
         Tensor t;
         Diag fd;
+        int j;
         (*names)[k] = arena_strdup(a, in->name);
         if (spec_names(v->o.values, v->o.n_values, in->name) ||
             spec_names(v->o.shapes, v->o.n_shapes, in->name) || !is_file(path))
             continue; /* a missing file is reported when the set is read */
         diag_init(&fd, path);
-        if (onnx_read_tensor_file(a, path, &t, NULL, &fd))
+        tp = onnx_unpack_file(path, 0, &fd); /* any element type, strings too */
+        if (!tp)
             return 1;
+        if (tp->n_dims > TVMCC_MAX_RANK) {
+            fprintf(stderr, "%s: rank %d exceeds the limit of %d\n", path, (int)tp->n_dims,
+                    TVMCC_MAX_RANK);
+            onnx_free_message(tp);
+            return 1;
+        }
+        t.rank = (int)tp->n_dims;
+        for (j = 0; j < t.rank; j++)
+            t.dims[j] = tp->dims[j];
+        onnx_free_message(tp);
         if (t.rank == 0)
             continue;
         if (v->o.n_shapes >= MAX_SHAPE_BINDINGS) {
@@ -426,6 +440,29 @@ static Tensor *read_checked(Arena *a, const char *path, const Value *v, const ch
     Tensor *t = arena_array(a, 1, sizeof *t);
     Diag d;
     int k, same;
+    if (v->dtype == DT_STRING) {
+        /* the strings, each followed by NUL: the driver's file format */
+        char *buf;
+        size_t len, count;
+        int st = onnx_read_string_tensor(path, &buf, &len, &count);
+        if (st < 0)
+            return NULL;
+        if (st == 0 || (int64_t)count != value_numel(v)) {
+            if (st)
+                free(buf);
+            fprintf(stderr, "%s: %s '%s' is string %s, the file holds %s\n", path, what,
+                    v->name, shape_text(a, v->rank, v->dims),
+                    st ? arena_printf(a, "%zu strings", count) : "another type");
+            return NULL;
+        }
+        t->dtype = DT_STRING;
+        t->numel = (int64_t)count;
+        t->data = arena_alloc(a, len + 1);
+        memcpy(t->data, buf, len);
+        t->dims[0] = (int64_t)len; /* its bytes */
+        free(buf);
+        return t;
+    }
     diag_init(&d, path);
     if (onnx_read_tensor_file(a, path, t, NULL, &d))
         return NULL;
@@ -869,6 +906,26 @@ static int compare(Arena *a, const VerifyOpts *v, const Value *val, const Tensor
     double rtol = v->rtol, atol = v->atol;
     st->max_abs = st->max_rel = 0;
     st->worst = -1;
+    if (exp->dtype == DT_STRING) {
+        /* exact; the first string that differs */
+        const char *x = exp->data, *y = (const char *)got, *end = y + exp->dims[0];
+        for (i = 0; i < exp->numel; i++) {
+            size_t lx = strlen(x), ly = strnlen(y, (size_t)(end - y));
+            if (lx != ly || memcmp(x, y, lx)) {
+                st->worst = i;
+                st->max_abs = st->max_rel = INFINITY;
+                st->pass = 0;
+                fprintf(stderr, "%s: output '%s' differs; first: element %lld %s: expected "
+                        "\"%s\", got \"%.*s\"\n", set_name, val->name, (long long)i,
+                        index_text(a, val, (long long)i), x, (int)ly, y);
+                return 1;
+            }
+            x += lx + 1;
+            y += ly + 1;
+        }
+        st->pass = 1;
+        return 0;
+    }
     if (!is_float && !v->tol_given)
         rtol = atol = 0;
     for (i = 0; i < exp->numel; i++) {
@@ -1002,12 +1059,10 @@ static int compile(Arena *a, VerifyOpts *v, const char *const *file_names, int n
             for (j = 0; j < n_files; j++)
                 if (!strcmp(file_names[j], io->in[k].name))
                     io->in_file[k] = j;
-            if (io->in_file[k] < 0 || io->in[k].dtype == DT_STRING ||
-                (g->in_tags && g->in_tags[k].seq)) {
+            if (io->in_file[k] < 0 || (g->in_tags && g->in_tags[k].seq)) {
                 fprintf(stderr, "%s: input '%s' of the compiled model is %s; tvmcc verify "
                         "handles tensor inputs of the graph\n", v->o.model, io->in[k].name,
-                        io->in[k].dtype == DT_STRING ? "a string tensor" :
-                        g->in_tags && g->in_tags[k].seq ? "a sequence element" : "not a graph input");
+                        io->in_file[k] >= 0 ? "a sequence element" : "not a graph input");
                 rc = 1;
                 break;
             }
@@ -1015,10 +1070,9 @@ static int compile(Arena *a, VerifyOpts *v, const char *const *file_names, int n
         for (k = 0; k < io->n_out && rc == 0; k++) {
             io->out[k] = g->values[g->outputs[k]];
             io->out[k].name = arena_strdup(a, io->out[k].name);
-            if (io->out[k].dtype == DT_STRING || (g->out_tags && g->out_tags[k].seq)) {
-                fprintf(stderr, "%s: output '%s' is %s; tvmcc verify compares tensor outputs\n",
-                        v->o.model, io->out[k].name,
-                        io->out[k].dtype == DT_STRING ? "a string tensor" : "a sequence element");
+            if (g->out_tags && g->out_tags[k].seq) {
+                fprintf(stderr, "%s: output '%s' is a sequence element; tvmcc verify compares "
+                        "tensor outputs\n", v->o.model, io->out[k].name);
                 rc = 1;
             }
         }
@@ -1099,6 +1153,7 @@ static int verify(Arena *a, VerifyOpts *v)
             if (!(in = read_checked(a, path, &io.in[k], "input")))
                 return 1;
             if (write_bytes(arena_printf(a, "%s/input_%d.bin", in_dir, k), in->data,
+                            in->dtype == DT_STRING ? (size_t)in->dims[0] :
                             (size_t)dtype_nbytes(in->dtype, in->numel))) {
                 fprintf(stderr, "tvmcc verify: cannot write into %s\n", in_dir);
                 return 1;
@@ -1138,12 +1193,19 @@ static int verify(Arena *a, VerifyOpts *v)
         set_time[i] = total;
         for (k = 0; k < io.n_out; k++) {
             const char *path = arena_printf(a, "%s/output_%d.bin", out_dir, k);
-            size_t want = (size_t)dtype_nbytes(io.out[k].dtype, value_numel(&io.out[k]));
+            int is_str = io.out[k].dtype == DT_STRING;
+            size_t want = is_str ? (size_t)expected[i][k]->dims[0] :
+                          (size_t)dtype_nbytes(io.out[k].dtype, value_numel(&io.out[k]));
             unsigned char *got = arena_alloc(a, want + 1);
             FILE *f = fopen(path, "rb");
             size_t n = f ? fread(got, 1, want + 1, f) : 0;
             if (f)
                 fclose(f);
+            if (is_str && f && n != want) {
+                /* other strings than expected: compared below */
+                memset(got + n, 0, want + 1 - (n < want ? n : want));
+                n = want;
+            }
             if (!f || n != want) {
                 progress_end();
                 fprintf(stderr, "%s: output '%s': the program wrote %s (%zu bytes expected)\n",

@@ -51,6 +51,10 @@ int onnx_tensor_decode(Arena *a, const void *tensor_proto, const char *dir, Tens
  * the tensor's name, "" when it has none. Returns 0 or nonzero after
  * reporting. */
 int onnx_read_tensor_file(Arena *a, const char *path, Tensor *out, const char **name, Diag *d);
+/* If path holds a string tensor: its strings, each followed by NUL, in
+ * malloc'd *buf (*len bytes, *count strings); returns 1. 0 if it holds
+ * another type, -1 if it cannot be read (reported). */
+int onnx_read_string_tensor(const char *path, char **buf, size_t *len, size_t *count);
 
 /* Sequence and optional graph inputs (frontend/seq_io.c), right after
  * loading: lengths[] are --sequence-length NAME=L specs, absent[] the names

@@ -5,7 +5,8 @@
  *     driver IN_DIR OUT_DIR [RUNS]
  *
  * reads IN_DIR/input_K.bin (the dense bytes of graph input K, exactly
- * MODEL_INPUT_BYTES[K] of them), runs model_run RUNS times (default 1) on
+ * MODEL_INPUT_BYTES[K] of them; for a string input its strings, each
+ * followed by NUL), runs model_run RUNS times (default 1) on
  * the static arena and writes OUT_DIR/output_K.bin and OUT_DIR/measure.txt:
  *
  *     unit ns|instructions
@@ -32,10 +33,13 @@
 #include "model.h"
 
 #define MODEL_IO_PROG "driver"
+#define MODEL_IO_STRINGS
 #include "model_io.h"
 
 static const unsigned long input_bytes[] = MODEL_INPUT_BYTES;
 static const unsigned long output_bytes[] = MODEL_OUTPUT_BYTES;
+static const char *const input_dtypes[] = MODEL_INPUT_DTYPES;
+static const char *const output_dtypes[] = MODEL_OUTPUT_DTYPES;
 
 #if defined(VERIFY_CLOCK_POSIX)
 #include <time.h>
@@ -141,7 +145,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "driver: out of memory for input %d\n", i);
             return 1;
         }
-        if (read_file(path, buf, input_bytes[i]) != 0)
+        if (strcmp(input_dtypes[i], "string") == 0 ?
+                read_strings(path, &buf, input_bytes[i] / sizeof(const char *)) :
+                read_file(path, buf, input_bytes[i]))
             return 1;
         inputs[i] = buf;
     }
@@ -164,7 +170,9 @@ int main(int argc, char **argv)
     total = clock_now() - t0;
     for (i = 0; i < MODEL_NUM_OUTPUTS; i++)
         if (!file_name(path, sizeof path, argv[2], "output", i) ||
-            write_file(path, outputs[i], output_bytes[i]) != 0)
+            (strcmp(output_dtypes[i], "string") == 0 ?
+                 write_strings(path, outputs[i], output_bytes[i] / sizeof(const char *)) :
+                 write_file(path, outputs[i], output_bytes[i])))
             return 1;
     sprintf(path, "%.900s/measure.txt", argv[2]);
     f = fopen(path, "w");

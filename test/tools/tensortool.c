@@ -137,42 +137,6 @@ static int cmd_info(const char *path)
     return 0;
 }
 
-/* If path holds a string tensor: its strings, each followed by NUL, in
- * malloc'd *buf (*len bytes, *count strings); returns 1. 0 if it holds
- * another type, -1 if it cannot be read. */
-static int string_tensor(const char *path, char **buf, size_t *len, size_t *count)
-{
-    Diag d;
-    Onnx__TensorProto *tp;
-    size_t i, n = 0;
-    diag_init(&d, path);
-    tp = onnx_unpack_file(path, 0, &d);
-    if (!tp)
-        return -1;
-    if (!tp->has_data_type || tp->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__STRING) {
-        onnx_free_message(tp);
-        return 0;
-    }
-    for (i = 0; i < tp->n_string_data; i++)
-        n += tp->string_data[i].len + 1;
-    *buf = malloc(n + 1);
-    if (!*buf) {
-        onnx_free_message(tp);
-        return -1;
-    }
-    n = 0;
-    for (i = 0; i < tp->n_string_data; i++) {
-        if (tp->string_data[i].len)
-            memcpy(*buf + n, tp->string_data[i].data, tp->string_data[i].len);
-        n += tp->string_data[i].len;
-        (*buf)[n++] = '\0';
-    }
-    *len = n;
-    *count = tp->n_string_data;
-    onnx_free_message(tp);
-    return 1;
-}
-
 static int cmd_raw(const char *path, const char *out)
 {
     Arena a;
@@ -180,7 +144,7 @@ static int cmd_raw(const char *path, const char *out)
     FILE *f;
     size_t n, count;
     char *strings;
-    int st = string_tensor(path, &strings, &n, &count);
+    int st = onnx_read_string_tensor(path, &strings, &n, &count);
     if (st == 1) {
         f = fopen(out, "wb");
         st = !f || (n && fwrite(strings, 1, n, f) != n);
@@ -257,7 +221,7 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
         fprintf(stderr, "tensortool: cannot read '%s'\n", act_path);
         return 2;
     }
-    if (string_tensor(exp_path, &strings, &slen, &count) == 1) {
+    if (onnx_read_string_tensor(exp_path, &strings, &slen, &count) == 1) {
         int same = slen == len && memcmp(strings, act, len) == 0;
         if (!same)
             printf("strings differ: expected %zu strings in %zu bytes, got %zu bytes\n", count,
