@@ -71,11 +71,20 @@ typedef struct DataSet {
     int n_in_files, n_out_files;
 } DataSet;
 
+/* The graph's declared inputs and outputs, in the files' order
+ * (input_K.pb, output_K.pb). */
+typedef struct FileIO {
+    int n_in, n_out;
+    const char **in_name, **out_name;
+    int *in_kind, *out_kind;   /* 0 tensor, else ONNX_DATA_* bits */
+} FileIO;
+
 /* What the compile leaves for the run: the API's inputs and outputs. */
 typedef struct ModelIO {
     int n_in, n_out;
     Value *in, *out;           /* name, dtype, shape */
-    int *in_file;              /* per API input: K of input_K.pb */
+    int *in_file, *out_file;   /* per API buffer: K of input_K.pb / output_K.pb */
+    int *in_elem, *out_elem;   /* element of a sequence (0 for a tensor) */
     int n_kernels;             /* kernels in NAME.json */
     const char **kernel_names;
     const char *target_name;
@@ -377,65 +386,180 @@ static int spec_names(const char *const *specs, int n, const char *name)
     return 0;
 }
 
-/* Binds each graph input the user did not bind to the shape of the first
- * data set's input file, and records the graph's input names (in file
- * order) in *names. 0, or 1 after reporting. */
-static int bind_from_data(Arena *a, VerifyOpts *v, const DataSet *set, const char ***names,
-                          int *n_names)
+static Tensor *read_checked(Arena *a, const char *path, const char *label, const Value *v,
+                            const char *what);
+static int write_bytes(const char *path, const void *data, size_t n);
+
+/* Reads path whole into the arena; NULL when it cannot be read. */
+static unsigned char *slurp(Arena *a, const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    unsigned char *buf;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    buf = arena_alloc(a, (size_t)n + 1);
+    if (n && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+#define MAX_ELEMENTS 4096
+
+/* The element tensors of a test-data file for a value of this kind
+ * (onnx_data_elements). 0, or 1 after reporting. */
+static int load_elements(Arena *a, const char *path, int kind, OnnxSpan **el, int *count,
+                         int *absent)
+{
+    OnnxSpan data;
+    data.p = slurp(a, path, &data.n);
+    if (!data.p) {
+        fprintf(stderr, "%s: cannot read the file\n", path);
+        return 1;
+    }
+    *el = arena_array(a, MAX_ELEMENTS, sizeof **el);
+    if (onnx_data_elements(data, kind, *el, MAX_ELEMENTS, count, absent)) {
+        fprintf(stderr, "%s: not a valid %s\n", path,
+                (kind & ONNX_DATA_OPTIONAL) ? "OptionalProto" : "SequenceProto");
+        return 1;
+    }
+    return 0;
+}
+
+/* The dims of a TensorProto's bytes as "D0,D1,..." ("" for a scalar);
+ * NULL after reporting. */
+static const char *span_dims(Arena *a, OnnxSpan t, const char *path)
 {
     Diag d;
-    Graph *g;
-    int k;
+    Onnx__TensorProto *tp;
+    char *s = arena_strdup(a, "");
+    size_t j;
+    diag_init(&d, path);
+    tp = onnx_unpack_buffer(t.p, t.n, 0, &d);
+    if (!tp)
+        return NULL;
+    for (j = 0; j < tp->n_dims; j++)
+        s = arena_printf(a, "%s%s%lld", s, j ? "," : "", (long long)tp->dims[j]);
+    onnx_free_message(tp);
+    return s;
+}
+
+static int add_option(Arena *a, VerifyOpts *v, const char *opt, const char *val)
+{
+    const char *err = options_bind(&v->o, opt, arena_strdup(a, val));
+    if (err)
+        fprintf(stderr, "tvmcc verify: binding the inputs from the data: %s\n", err);
+    return err != NULL;
+}
+
+/* Reads the graph's declared inputs and outputs (names and kinds, in file
+ * order) into fio, and binds each input the user did not bind from the
+ * first data set's file: a tensor's shape (--input-shape), a sequence's
+ * length and element shapes (--sequence-length, --input-shape 'N[K]='),
+ * an absent optional (--optional-absent). 0, or 1 after reporting. */
+static int bind_from_data(Arena *a, VerifyOpts *v, const DataSet *set, FileIO *fio)
+{
+    Diag d;
+    void *m;
+    int k, dir;
     diag_init(&d, v->o.model);
-    g = onnx_load(a, v->o.model, &d);
-    if (!g)
+    m = onnx_unpack_file(v->o.model, 1, &d);
+    if (!m)
         return 1;
-    *names = arena_array(a, (size_t)g->n_inputs + 1, sizeof **names);
-    *n_names = g->n_inputs;
-    for (k = 0; k < g->n_inputs; k++) {
-        const Value *in = &g->values[g->inputs[k]];
+    for (dir = 1; dir >= 0; dir--) {
+        const char *name;
+        int n = 0;
+        while (onnx_io_kind(m, dir, n, &name) >= 0)
+            n++;
+        if (dir) {
+            fio->n_in = n;
+            fio->in_name = arena_array(a, (size_t)n + 1, sizeof(char *));
+            fio->in_kind = arena_array(a, (size_t)n + 1, sizeof(int));
+        } else {
+            fio->n_out = n;
+            fio->out_name = arena_array(a, (size_t)n + 1, sizeof(char *));
+            fio->out_kind = arena_array(a, (size_t)n + 1, sizeof(int));
+        }
+        for (k = 0; k < n; k++) {
+            int kind = onnx_io_kind(m, dir, k, &name);
+            name = arena_strdup(a, name ? name : "");
+            if (dir)
+                fio->in_name[k] = name, fio->in_kind[k] = kind;
+            else
+                fio->out_name[k] = name, fio->out_kind[k] = kind;
+        }
+    }
+    onnx_free_message(m);
+    for (k = 0; k < fio->n_in; k++) {
+        const char *name = fio->in_name[k], *dims;
         const char *path = arena_printf(a, "%s/input_%d.pb", set->dir, k);
-        Onnx__TensorProto *tp;
-        Tensor t;
-        Diag fd;
-        int j;
-        (*names)[k] = arena_strdup(a, in->name);
-        if (spec_names(v->o.values, v->o.n_values, in->name) ||
-            spec_names(v->o.shapes, v->o.n_shapes, in->name) || !is_file(path))
+        int kind = fio->in_kind[k], count, absent, j;
+        OnnxSpan *el;
+        if (spec_names(v->o.values, v->o.n_values, name) || !is_file(path))
             continue; /* a missing file is reported when the set is read */
-        diag_init(&fd, path);
-        tp = onnx_unpack_file(path, 0, &fd); /* any element type, strings too */
-        if (!tp)
+        if (load_elements(a, path, kind, &el, &count, &absent))
             return 1;
-        if (tp->n_dims > TVMCC_MAX_RANK) {
-            fprintf(stderr, "%s: rank %d exceeds the limit of %d\n", path, (int)tp->n_dims,
-                    TVMCC_MAX_RANK);
-            onnx_free_message(tp);
-            return 1;
-        }
-        t.rank = (int)tp->n_dims;
-        for (j = 0; j < t.rank; j++)
-            t.dims[j] = tp->dims[j];
-        onnx_free_message(tp);
-        if (t.rank == 0)
+        if (absent) {
+            if (add_option(a, v, "--optional-absent", name))
+                return 1;
             continue;
-        if (v->o.n_shapes >= MAX_SHAPE_BINDINGS) {
-            fprintf(stderr, "tvmcc verify: too many inputs to bind (max %d)\n",
-                    MAX_SHAPE_BINDINGS);
-            return 1;
         }
-        {
-            const char *dims = shape_text(a, t.rank, t.dims);
-            v->o.shapes[v->o.n_shapes++] =
-                arena_printf(a, "%s=%.*s", in->name, (int)strlen(dims) - 2, dims + 1);
+        if ((kind & ONNX_DATA_SEQUENCE) &&
+            add_option(a, v, "--sequence-length", arena_printf(a, "%s=%d", name, count)))
+            return 1;
+        for (j = 0; j < count; j++) {
+            const char *key = (kind & ONNX_DATA_SEQUENCE) ? arena_printf(a, "%s[%d]", name, j)
+                                                          : name;
+            if (spec_names(v->o.shapes, v->o.n_shapes, key))
+                continue;
+            if (!(dims = span_dims(a, el[j], path)))
+                return 1;
+            if (*dims && add_option(a, v, "--input-shape", arena_printf(a, "%s=%s", key, dims)))
+                return 1;
         }
     }
     return 0;
 }
 
+/* Element elem of the file at path for a value of this kind, checked
+ * against v (read_checked); a tensor file is read directly. */
+static Tensor *read_elem(Arena *a, const char *path, int kind, int elem, const Value *v,
+                         const char *what)
+{
+    OnnxSpan *el;
+    int count, absent;
+    const char *tmp;
+    if (kind == 0)
+        return read_checked(a, path, path, v, what);
+    if (load_elements(a, path, kind, &el, &count, &absent))
+        return NULL;
+    if (absent || elem >= count) {
+        fprintf(stderr, "%s: holds %s, the compiled model's %s '%s' needs element %d\n", path,
+                absent ? "no value" : arena_printf(a, "%d element%s", count,
+                                                   count == 1 ? "" : "s"),
+                what, v->name, elem);
+        return NULL;
+    }
+    tmp = arena_printf(a, "%s/element.pb", tmp_root);
+    if (write_bytes(tmp, el[elem].p, el[elem].n)) {
+        fprintf(stderr, "tvmcc verify: cannot write %s\n", tmp);
+        return NULL;
+    }
+    return read_checked(a, tmp, arena_printf(a, "%s (element %d)", path, elem), v, what);
+}
+
 /* Reads path and checks it against v (what: "input" or "output"). NULL
  * after a one-line message naming the file and the input or output. */
-static Tensor *read_checked(Arena *a, const char *path, const Value *v, const char *what)
+static Tensor *read_checked(Arena *a, const char *path, const char *label, const Value *v,
+                            const char *what)
 {
     Tensor *t = arena_array(a, 1, sizeof *t);
     Diag d;
@@ -450,7 +574,7 @@ static Tensor *read_checked(Arena *a, const char *path, const Value *v, const ch
         if (st == 0 || (int64_t)count != value_numel(v)) {
             if (st)
                 free(buf);
-            fprintf(stderr, "%s: %s '%s' is string %s, the file holds %s\n", path, what,
+            fprintf(stderr, "%s: %s '%s' is string %s, the file holds %s\n", label, what,
                     v->name, shape_text(a, v->rank, v->dims),
                     st ? arena_printf(a, "%zu strings", count) : "another type");
             return NULL;
@@ -463,7 +587,7 @@ static Tensor *read_checked(Arena *a, const char *path, const Value *v, const ch
         free(buf);
         return t;
     }
-    diag_init(&d, path);
+    diag_init(&d, label);
     if (onnx_read_tensor_file(a, path, t, NULL, &d))
         return NULL;
     /* the ONNX test data of ONNX 1.12 and older holds bfloat16 and
@@ -474,7 +598,7 @@ static Tensor *read_checked(Arena *a, const char *path, const Value *v, const ch
     for (k = 0; same && k < t->rank; k++)
         same = t->dims[k] == v->dims[k];
     if (!same) {
-        fprintf(stderr, "%s: %s '%s' is %s %s, the file holds %s %s\n", path, what, v->name,
+        fprintf(stderr, "%s: %s '%s' is %s %s, the file holds %s %s\n", label, what, v->name,
                 dtype_name(v->dtype) ? dtype_name(v->dtype) : "?",
                 shape_text(a, v->rank, v->dims),
                 dtype_name(t->dtype) ? dtype_name(t->dtype) : "an unsupported type",
@@ -1031,13 +1155,26 @@ static void human(char *buf, size_t cap, double x, const char *unit)
 }
 
 /* Compiles the model into tmp/out and records its API in io. */
-static int compile(Arena *a, VerifyOpts *v, const char *const *file_names, int n_files,
-                   ModelIO *io)
+/* The file holding API buffer k (element *elem of the graph input or
+ * output it belongs to), -1 if none */
+static int file_of(const char *const *names, int n, const IoTag *tags, int k, const char *name,
+                   int *elem)
+{
+    const char *seq = tags && tags[k].seq ? tags[k].seq : NULL;
+    int j;
+    *elem = seq ? tags[k].index : 0;
+    for (j = 0; j < n; j++)
+        if (!strcmp(names[j], seq ? seq : name))
+            return j;
+    return -1;
+}
+
+static int compile(Arena *a, VerifyOpts *v, const FileIO *fio, ModelIO *io)
 {
     Arena pa;
     Diag d;
     Pipeline pl;
-    int rc, k, j;
+    int rc, k;
     v->o.out_dir = arena_printf(a, "%s/out", tmp_root);
     v->o.verbose = v->verbose;
     arena_init(&pa, (size_t)8 << 30);
@@ -1052,27 +1189,28 @@ static int compile(Arena *a, VerifyOpts *v, const char *const *file_names, int n
         io->in = arena_array(a, (size_t)io->n_in + 1, sizeof *io->in);
         io->out = arena_array(a, (size_t)io->n_out + 1, sizeof *io->out);
         io->in_file = arena_array(a, (size_t)io->n_in + 1, sizeof *io->in_file);
-        for (k = 0; k < io->n_in; k++) {
+        io->in_elem = arena_array(a, (size_t)io->n_in + 1, sizeof *io->in_elem);
+        io->out_file = arena_array(a, (size_t)io->n_out + 1, sizeof *io->out_file);
+        io->out_elem = arena_array(a, (size_t)io->n_out + 1, sizeof *io->out_elem);
+        for (k = 0; k < io->n_in && rc == 0; k++) {
             io->in[k] = g->values[g->inputs[k]];
             io->in[k].name = arena_strdup(a, io->in[k].name);
-            io->in_file[k] = -1;
-            for (j = 0; j < n_files; j++)
-                if (!strcmp(file_names[j], io->in[k].name))
-                    io->in_file[k] = j;
-            if (io->in_file[k] < 0 || (g->in_tags && g->in_tags[k].seq)) {
-                fprintf(stderr, "%s: input '%s' of the compiled model is %s; tvmcc verify "
-                        "handles tensor inputs of the graph\n", v->o.model, io->in[k].name,
-                        io->in_file[k] >= 0 ? "a sequence element" : "not a graph input");
+            io->in_file[k] = file_of(fio->in_name, fio->n_in, g->in_tags, k, io->in[k].name,
+                                     &io->in_elem[k]);
+            if (io->in_file[k] < 0) {
+                fprintf(stderr, "%s: input '%s' of the compiled model is no graph input\n",
+                        v->o.model, io->in[k].name);
                 rc = 1;
-                break;
             }
         }
         for (k = 0; k < io->n_out && rc == 0; k++) {
             io->out[k] = g->values[g->outputs[k]];
             io->out[k].name = arena_strdup(a, io->out[k].name);
-            if (g->out_tags && g->out_tags[k].seq) {
-                fprintf(stderr, "%s: output '%s' is a sequence element; tvmcc verify compares "
-                        "tensor outputs\n", v->o.model, io->out[k].name);
+            io->out_file[k] = file_of(fio->out_name, fio->n_out, g->out_tags, k,
+                                      io->out[k].name, &io->out_elem[k]);
+            if (io->out_file[k] < 0) {
+                fprintf(stderr, "%s: output '%s' of the compiled model is no graph output\n",
+                        v->o.model, io->out[k].name);
                 rc = 1;
             }
         }
@@ -1091,12 +1229,13 @@ static int verify(Arena *a, VerifyOpts *v)
     ModelIO io;
     RunPlan rp;
     const Target *t;
-    const char **file_names = NULL, *prog = NULL, *err = NULL;
+    const char *prog = NULL, *err = NULL;
+    FileIO fio;
     char unit[32] = "ns";
     Tensor ***expected;
     double *set_time, *kernels = NULL;
     OutStat **stats;
-    int n_sets, n_files = 0, i, k, fails = 0, measured = 0;
+    int n_sets, i, k, fails = 0, measured = 0;
     const char *tmp = getenv("TMPDIR");
 
     memset(&io, 0, sizeof io);
@@ -1123,10 +1262,11 @@ static int verify(Arena *a, VerifyOpts *v)
         tmp_root[0] = '\0';
         return 1;
     }
-    if (bind_from_data(a, v, &sets[0], &file_names, &n_files))
+    memset(&fio, 0, sizeof fio);
+    if (bind_from_data(a, v, &sets[0], &fio))
         return 1;
     progress_line("verify: compiling", 0, 1);
-    if (compile(a, v, file_names, n_files, &io) || interrupted)
+    if (compile(a, v, &fio, &io) || interrupted)
         return 1;
     progress_end();
 
@@ -1150,7 +1290,8 @@ static int verify(Arena *a, VerifyOpts *v)
                 fprintf(stderr, "%s: missing (input '%s')\n", path, io.in[k].name);
                 return 1;
             }
-            if (!(in = read_checked(a, path, &io.in[k], "input")))
+            if (!(in = read_elem(a, path, fio.in_kind[io.in_file[k]], io.in_elem[k], &io.in[k],
+                                 "input")))
                 return 1;
             if (write_bytes(arena_printf(a, "%s/input_%d.bin", in_dir, k), in->data,
                             in->dtype == DT_STRING ? (size_t)in->dims[0] :
@@ -1159,17 +1300,18 @@ static int verify(Arena *a, VerifyOpts *v)
                 return 1;
             }
         }
-        if (s->n_out_files != io.n_out) {
+        if (s->n_out_files != fio.n_out) {
             fprintf(stderr, "%s: %d output_K.pb file%s, the model has %d output%s\n", s->dir,
-                    s->n_out_files, s->n_out_files == 1 ? "" : "s", io.n_out,
-                    io.n_out == 1 ? "" : "s");
+                    s->n_out_files, s->n_out_files == 1 ? "" : "s", fio.n_out,
+                    fio.n_out == 1 ? "" : "s");
             return 1;
         }
         expected[i] = arena_array(a, (size_t)io.n_out + 1, sizeof **expected);
         stats[i] = arena_array(a, (size_t)io.n_out + 1, sizeof **stats);
         for (k = 0; k < io.n_out; k++) {
-            const char *path = arena_printf(a, "%s/output_%d.pb", s->dir, k);
-            if (!(expected[i][k] = read_checked(a, path, &io.out[k], "output")))
+            const char *path = arena_printf(a, "%s/output_%d.pb", s->dir, io.out_file[k]);
+            if (!(expected[i][k] = read_elem(a, path, fio.out_kind[io.out_file[k]],
+                                             io.out_elem[k], &io.out[k], "output")))
                 return 1;
         }
     }
