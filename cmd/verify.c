@@ -68,7 +68,7 @@ typedef struct VerifyOpts {
 typedef struct DataSet {
     const char *name;          /* the folder's name */
     const char *dir;           /* its path */
-    int n_in_files, n_out_files;
+    int n_out_files;
 } DataSet;
 
 /* The graph's declared inputs and outputs, in the files' order
@@ -289,11 +289,6 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* counts dir/stem_K.pb for K = 0, 1, ... */
 static int count_files(Arena *a, const char *dir, const char *stem)
 {
@@ -308,10 +303,8 @@ static int count_files(Arena *a, const char *dir, const char *stem)
 static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
 {
     DataSet *sets;
-    char **names = NULL;
-    int n = 0, cap = 0, i;
-    DIR *dp;
-    struct dirent *e;
+    char **names;
+    int n = 0, i;
     if (!is_dir(dir)) {
         fprintf(stderr, "%s: not a directory (--data)\n", dir);
         return 1;
@@ -323,31 +316,25 @@ static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
         sets[0].dir = dir;
         n = 1;
     } else {
-        dp = opendir(dir);
-        if (!dp) {
+        struct dirent **list;
+        int n_list = scandir(dir, &list, NULL, alphasort); /* byte order: tvmcc sets no locale */
+        if (n_list < 0) {
             fprintf(stderr, "%s: cannot read the directory (--data)\n", dir);
             return 1;
         }
-        while ((e = readdir(dp)) != NULL) {
-            if (e->d_name[0] == '.' || !is_dir(arena_printf(a, "%s/%s", dir, e->d_name)))
-                continue;
-            if (n == cap) {
-                char **nn;
-                cap = cap ? cap * 2 : 32;
-                nn = arena_array(a, (size_t)cap, sizeof *nn);
-                if (n)
-                    memcpy(nn, names, (size_t)n * sizeof *nn);
-                names = nn;
-            }
-            names[n++] = arena_strdup(a, e->d_name);
+        names = arena_array(a, (size_t)n_list + 1, sizeof *names);
+        for (i = 0; i < n_list; i++) {
+            if (list[i]->d_name[0] != '.' &&
+                is_dir(arena_printf(a, "%s/%s", dir, list[i]->d_name)))
+                names[n++] = arena_strdup(a, list[i]->d_name);
+            free(list[i]);
         }
-        closedir(dp);
+        free(list);
         if (n == 0) {
             fprintf(stderr, "%s: no data sets: expected input_K.pb / output_K.pb files or "
                     "folders holding them (the ONNX test-data layout)\n", dir);
             return 1;
         }
-        qsort(names, (size_t)n, sizeof *names, cmp_str);
         sets = arena_array(a, (size_t)n, sizeof *sets);
         for (i = 0; i < n; i++) {
             sets[i].name = names[i];
@@ -355,7 +342,6 @@ static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
         }
     }
     for (i = 0; i < n; i++) {
-        sets[i].n_in_files = count_files(a, sets[i].dir, "input");
         sets[i].n_out_files = count_files(a, sets[i].dir, "output");
         if (sets[i].n_out_files == 0) {
             fprintf(stderr, "%s: no output_0.pb: nothing to compare with\n", sets[i].dir);
@@ -970,21 +956,6 @@ static int run_set(Arena *a, const VerifyOpts *v, const RunPlan *rp, const Model
 
 /* ------------------------------------------------------------ compare */
 
-/* element i of a float buffer as double */
-static double float_at(DType dt, const unsigned char *p, int64_t i)
-{
-    uint16_t h;
-    float f;
-    double x;
-    switch (dt) {
-    case DT_FLOAT32: memcpy(&f, p + i * 4, 4); return f;
-    case DT_FLOAT64: memcpy(&x, p + i * 8, 8); return x;
-    case DT_FLOAT16: memcpy(&h, p + i * 2, 2); return dtype_f16_to_f32(h);
-    case DT_BFLOAT16: memcpy(&h, p + i * 2, 2); return dtype_bf16_to_f32(h);
-    default: return dtype_f8_to_f32(dt, p[i]);
-    }
-}
-
 /* element i of an integer or bool buffer as double (exact up to 2^53) and
  * as a bit pattern for exact comparison */
 static double int_at(DType dt, const unsigned char *p, int64_t i, uint64_t *bits)
@@ -1056,8 +1027,8 @@ static int compare(Arena *a, const VerifyOpts *v, const Value *val, const Tensor
         double x, y, err, rel;
         int ok;
         if (is_float) {
-            x = float_at(exp->dtype, e, i);
-            y = float_at(exp->dtype, got, i);
+            x = dtype_float_at(exp->dtype, e, i);
+            y = dtype_float_at(exp->dtype, got, i);
             if (isnan(x) || isnan(y))
                 ok = isnan(x) && isnan(y);
             else if (isinf(x) || isinf(y))

@@ -58,21 +58,6 @@ static void usage(void)
     exit(2);
 }
 
-
-/* Element i of a float-typed buffer, as double. */
-static double float_at(DType dt, const unsigned char *p, int64_t i)
-{
-    uint16_t h;
-    float f;
-    double x;
-    switch (dt) {
-    case DT_FLOAT32: memcpy(&f, p + i * 4, 4); return f;
-    case DT_FLOAT64: memcpy(&x, p + i * 8, 8); return x;
-    case DT_FLOAT16: memcpy(&h, p + i * 2, 2); return dtype_f16_to_f32(h);
-    default: memcpy(&h, p + i * 2, 2); return dtype_bf16_to_f32(h);
-    }
-}
-
 /* Element i of an integer or bool buffer; unsigned 64-bit kept apart. */
 static void int_text(DType dt, const unsigned char *p, int64_t i, char *buf, size_t cap)
 {
@@ -263,7 +248,7 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
                            dtype_packed_get(t.dtype, e, i), dtype_packed_get(t.dtype, act, i));
             }
         } else if (dtype_is_float(t.dtype)) {
-            double x = float_at(t.dtype, e, i), y = float_at(t.dtype, act, i), err;
+            double x = dtype_float_at(t.dtype, e, i), y = dtype_float_at(t.dtype, act, i), err;
             int ok;
             if (isnan(x) || isnan(y))
                 ok = isnan(x) && isnan(y);

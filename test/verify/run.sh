@@ -16,7 +16,8 @@
 #    and a missing qemu (empty PATH) exit 1 with one line.
 # 5. --profile writes JSON with one entry per kernel of NAME.json, in its
 #    order (a model of 5 kernels at -O0), for the host (ns) and cortex-m4 (instructions).
-# 6. Cleanup: no tvmcc-verify-* directory is left in TMPDIR after passing,
+# 6. Progress: none when stderr is not a terminal, a line when it is.
+# 7. Cleanup: no tvmcc-verify-* directory is left in TMPDIR after passing,
 #    failing and interrupted (SIGINT) runs.
 # Prints PASS/FAIL lines, SKIP for what this machine cannot run, and last
 # "N passed, N failed".
@@ -91,6 +92,27 @@ for target in $targets; do
     done
 done
 no_leftovers "the sample runs"
+
+# progress: nothing on stderr when it is not a terminal; a progress line
+# when it is (script(1) gives the run a pseudo-terminal)
+t=node/test_add
+"$tv" verify "$TESTDATA/$t/model.onnx" --data "$TESTDATA/$t" >/dev/null 2>"$work/quiet.err"
+if [ $? = 0 ] && [ ! -s "$work/quiet.err" ]; then
+    ok "no progress output when stderr is not a terminal"
+else
+    bad "stderr of a passing run is not empty: $(head -c 200 "$work/quiet.err")"
+fi
+if have script; then
+    script -qec "'$tv' verify '$TESTDATA/$t/model.onnx' --data '$TESTDATA/$t' >/dev/null" \
+        /dev/null >"$work/tty.out" 2>&1
+    if grep -q 'verify: data set: 0/1' "$work/tty.out"; then
+        ok "progress on stderr when it is a terminal"
+    else
+        bad "no progress line on a terminal: $(head -c 200 "$work/tty.out" | tr -d '\r')"
+    fi
+else
+    echo "SKIP verify progress on a terminal: script(1) missing"
+fi
 
 # ---- 2. corrupted expected outputs
 if "$PYTHON" -c 'import onnx, numpy' 2>/dev/null; then
