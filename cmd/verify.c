@@ -644,7 +644,8 @@ static double now_seconds(void)
 
 /* Runs argv in cwd (NULL: this one) with stdout and stderr into log;
  * returns its exit status, 124 after timeout seconds (it is killed), 125
- * when it cannot be started or was killed by a signal, -1 on SIGINT. */
+ * when it cannot be started, 256 + N when signal N killed it, -1 on
+ * SIGINT. */
 static int run_cmd(const char *const *argv, const char *cwd, const char *log, long timeout,
                    int verbose)
 {
@@ -691,7 +692,7 @@ static int run_cmd(const char *const *argv, const char *cwd, const char *log, lo
     }
     if (WIFEXITED(st))
         return WEXITSTATUS(st);
-    return 125;
+    return WIFSIGNALED(st) ? 256 + WTERMSIG(st) : 125;
 }
 
 /* The first lines of a log, indented, to stderr. */
@@ -945,6 +946,10 @@ static int run_set(Arena *a, const VerifyOpts *v, const RunPlan *rp, const Model
         if (rc == 124)
             fprintf(stderr, "%s: the run took longer than %ld s (--timeout)\n", set_name,
                     v->timeout);
+        else if (rc > 256)
+            fprintf(stderr, "%s: the program%s was killed by signal %d%s:\n", set_name,
+                    v->runner ? " (--runner)" : "", rc - 256,
+                    rc - 256 == SIGILL ? " (an instruction this CPU lacks?)" : "");
         else
             fprintf(stderr, "%s: the program%s exited with status %d:\n", set_name,
                     v->runner ? " (--runner)" : "", rc);
