@@ -311,8 +311,13 @@ static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
     }
     if (is_file(arena_printf(a, "%s/input_0.pb", dir)) ||
         is_file(arena_printf(a, "%s/output_0.pb", dir))) {
+        const char *end = dir + strlen(dir), *base;
+        while (end > dir + 1 && end[-1] == '/')
+            end--;
+        for (base = end; base > dir && base[-1] != '/'; base--)
+            ;
         sets = arena_array(a, 1, sizeof *sets);
-        sets[0].name = dir;
+        sets[0].name = arena_printf(a, "%.*s", (int)(end - base), base);
         sets[0].dir = dir;
         n = 1;
     } else {
@@ -1126,7 +1131,7 @@ static void human(char *buf, size_t cap, double x, const char *unit)
         else
             snprintf(buf, cap, "%.1f us", x * 1e-3);
     } else {
-        snprintf(buf, cap, "%.0f insns", x);
+        snprintf(buf, cap, "%.0f %s", x, !strcmp(unit, "instructions") ? "insns" : unit);
     }
 }
 
