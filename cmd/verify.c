@@ -358,15 +358,6 @@ static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
     return 0;
 }
 
-static const char *shape_text(Arena *a, int rank, const int64_t *dims)
-{
-    char *s = arena_strdup(a, "[");
-    int k;
-    for (k = 0; k < rank; k++)
-        s = arena_printf(a, "%s%s%lld", s, k ? "," : "", (long long)dims[k]);
-    return arena_printf(a, "%s]", s);
-}
-
 static int spec_names(const char *const *specs, int n, const char *name)
 {
     int k;
@@ -566,7 +557,7 @@ static Tensor *read_checked(Arena *a, const char *path, const char *label, const
             if (st)
                 free(buf);
             fprintf(stderr, "%s: %s '%s' is string %s, the file holds %s\n", label, what,
-                    v->name, shape_text(a, v->rank, v->dims),
+                    v->name, dims_text(a, v->rank, v->dims),
                     st ? arena_printf(a, "%zu strings", count) : "another type");
             return NULL;
         }
@@ -591,9 +582,9 @@ static Tensor *read_checked(Arena *a, const char *path, const char *label, const
     if (!same) {
         fprintf(stderr, "%s: %s '%s' is %s %s, the file holds %s %s\n", label, what, v->name,
                 dtype_name(v->dtype) ? dtype_name(v->dtype) : "?",
-                shape_text(a, v->rank, v->dims),
+                dims_text(a, v->rank, v->dims),
                 dtype_name(t->dtype) ? dtype_name(t->dtype) : "an unsupported type",
-                shape_text(a, t->rank, t->dims));
+                dims_text(a, t->rank, t->dims));
         return NULL;
     }
     return t;
@@ -996,7 +987,7 @@ static const char *index_text(Arena *a, const Value *v, long long i)
         idx[k] = v->dims[k] > 0 ? i % v->dims[k] : 0;
         i = v->dims[k] > 0 ? i / v->dims[k] : 0;
     }
-    return shape_text(a, v->rank, idx);
+    return dims_text(a, v->rank, idx);
 }
 
 /* Compares one output; fills st and, on a mismatch, prints the worst
@@ -1039,14 +1030,7 @@ static int compare(Arena *a, const VerifyOpts *v, const Value *val, const Tensor
         if (is_float) {
             x = dtype_float_at(exp->dtype, e, i);
             y = dtype_float_at(exp->dtype, got, i);
-            if (isnan(x) || isnan(y))
-                ok = isnan(x) && isnan(y);
-            else if (isinf(x) || isinf(y))
-                ok = x == y;
-            else
-                ok = fabs(y - x) <= atol + rtol * fabs(x);
-            err = (isnan(x) || isnan(y) || isinf(x) || isinf(y)) ? (ok ? 0 : INFINITY)
-                                                                 : fabs(y - x);
+            ok = dtype_close(x, y, rtol, atol, &err);
         } else {
             uint64_t bx, by;
             x = int_at(exp->dtype, e, i, &bx);

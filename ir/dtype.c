@@ -417,3 +417,17 @@ double dtype_float_at(DType t, const void *p, int64_t i)
     default: return dtype_f8_to_f32(t, b[i]);
     }
 }
+
+int dtype_close(double expected, double got, double rtol, double atol, double *err)
+{
+    double x = expected, y = got;
+    int ok;
+    if (isnan(x) || isnan(y))
+        ok = isnan(x) && isnan(y);
+    else if (isinf(x) || isinf(y))
+        ok = x == y;
+    else
+        ok = fabs(y - x) <= atol + rtol * fabs(x);
+    *err = (isnan(x) || isnan(y) || isinf(x) || isinf(y)) ? (ok ? 0 : INFINITY) : fabs(y - x);
+    return ok;
+}

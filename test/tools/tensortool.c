@@ -249,14 +249,7 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
             }
         } else if (dtype_is_float(t.dtype)) {
             double x = dtype_float_at(t.dtype, e, i), y = dtype_float_at(t.dtype, act, i), err;
-            int ok;
-            if (isnan(x) || isnan(y))
-                ok = isnan(x) && isnan(y);
-            else if (isinf(x) || isinf(y))
-                ok = x == y;
-            else
-                ok = fabs(y - x) <= atol + rtol * fabs(x);
-            err = (isnan(x) || isnan(y) || isinf(x) || isinf(y)) ? (ok ? 0 : INFINITY) : fabs(y - x);
+            int ok = dtype_close(x, y, rtol, atol, &err);
             if (err > worst || (worst_i < 0 && !ok)) {
                 worst = err;
                 worst_i = i;
