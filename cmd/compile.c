@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/progress.h"
+
 const char *options_bind(Options *o, const char *opt, const char *val)
 {
     const char **list = o->shapes, *what = "--input-shape";
@@ -39,7 +41,9 @@ int compile_model(const Options *o)
     arena_init(&arena, (size_t)8 << 30);
     diag_init(&d, o->model);
     pipeline_init(&pl, o, &arena, &d);
+    progress_start("tvmcc");
     rc = pipeline_run(&pl);
+    progress_stop();
     arena_free(&arena);
     return rc;
 }

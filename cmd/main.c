@@ -61,6 +61,11 @@ static void usage(FILE *f)
             "  --dump-loops            print the loop IR of every kernel\n"
             "  --report                print a table of kernels (fused nodes, MACs, bytes)\n"
             "                          and memory (workspace, lower bound, weights)\n"
+            "  --report-html           also write OUT/NAME_report.html: the arena plan,\n"
+            "                          per-kernel figures, RAM / flash / MAC totals (code\n"
+            "                          size measured with the target's compiler)\n"
+            "  --profile FILE          per-kernel times or counts for the HTML report\n"
+            "                          (tvmcc verify --profile writes it)\n"
             "  -v, --verbose           print progress and timings to stderr\n"
             "  --version               print the version\n"
             "  -h, --help              this help\n",
@@ -150,6 +155,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--report")) {
             o.report = 1;
             dumps = 1;
+        } else if (!strcmp(a, "--report-html")) {
+            o.report_html = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
         } else if (!strcmp(a, "--dump-loops")) {
@@ -166,7 +173,7 @@ int main(int argc, char **argv)
                    TAKES_VALUE("", "--input-value") || TAKES_VALUE("", "--sequence-length") ||
                    TAKES_VALUE("", "--optional-absent") ||
                    TAKES_VALUE("", "--string-bytes") || TAKES_VALUE("", "--tuning-log") ||
-                   TAKES_VALUE("", "--quantize")) {
+                   TAKES_VALUE("", "--quantize") || TAKES_VALUE("", "--profile")) {
             const char *opt = a;
             if (!val) {
                 if (i + 1 >= argc)
@@ -182,6 +189,8 @@ int main(int argc, char **argv)
                 o.name = val;
             } else if (!strncmp(opt, "--tuning-log", 12)) {
                 o.tuning_log = val;
+            } else if (!strncmp(opt, "--profile", 9)) {
+                o.profile = val;
             } else if (!strncmp(opt, "--quantize", 10)) {
                 quantize_dir = val;
             } else if (!strncmp(opt, "--string-bytes", 14)) {
@@ -210,6 +219,10 @@ int main(int argc, char **argv)
         return usage_error("%s", "no model given");
     if (dumps && !have_out)
         o.out_dir = NULL;
+    if (o.profile && !o.report_html)
+        return usage_error("%s", "--profile needs --report-html");
+    if (o.report_html && !o.out_dir)
+        return usage_error("%s", "--report-html needs an output directory (-o DIR)");
     if (o.dump_ir && *o.dump_ir && strcmp(o.dump_ir, "frontend") != 0) {
         int k, known = 0;
         for (k = 0; k < pass_count; k++)

@@ -45,6 +45,8 @@ typedef struct QOptions {
     PtqConfig cfg;
     const char *keep[MAX_KEEP];
     int n_keep;
+    const char *int16[MAX_KEEP];  /* --int16 and --max-loss's int16 step */
+    int n_int16;
     double max_loss;            /* < 0: not given */
     int equalize;
     uint64_t seed;
@@ -58,6 +60,7 @@ typedef struct TensorStat {
     const char *node;
     float scale;
     int32_t zp;
+    DType type;                 /* of its QuantizeLinear output */
     double sig, err;            /* sums over the set */
     double sqnr;                /* 10 log10(sig / err), capped at 100 */
 } TensorStat;
@@ -122,9 +125,11 @@ static int usage(FILE *f)
             "  --per-tensor           weights: one scale per tensor\n"
             "  --activations T        int8 (default), uint8 or int16\n"
             "  --keep-float N1,N2     nodes (by name or output name) left in float\n"
-            "  --max-loss DB          keep the layers that lose most in float until the\n"
-            "                         outputs' mean SQNR against the float model is at\n"
-            "                         least DB decibels\n"
+            "  --int16 N1,N2          nodes (by name or output name) whose activation\n"
+            "                         inputs and outputs are int16 (8-bit --activations)\n"
+            "  --max-loss DB          the layers that lose most go to int16, then to\n"
+            "                         float, one step at a time, until the outputs' mean\n"
+            "                         SQNR against the float model is at least DB decibels\n"
             "  --eval DIR             evaluation samples for the report (default: the\n"
             "                         calibration set); output_K.pb there are compared too\n"
             "  --no-equalize          no cross-layer equalization\n"
@@ -164,6 +169,35 @@ static Graph *front(Session *s, const char *what, const uint8_t *bytes, size_t s
     if (pipeline_front(pl))
         return NULL;
     return pl->prog.g;
+}
+
+/* every name of --keep-float / --int16 names a node of the prepared
+ * graph, or one of its outputs */
+static int check_names(Session *s, const Graph *g, const char *option, const char *const *list,
+                       int n)
+{
+    int i, k;
+    int32_t ni;
+    for (i = 0; i < n; i++) {
+        int found = 0;
+        for (ni = 0; ni < g->n_nodes && !found; ni++) {
+            const Node *nd = &g->nodes[ni];
+            if (nd->dead)
+                continue;
+            if (nd->name && !strcmp(nd->name, list[i]))
+                found = 1;
+            for (k = 0; k < nd->n_out; k++)
+                if (nd->out[k] >= 0 && !strcmp(g->values[nd->out[k]].name, list[i]))
+                    found = 1;
+        }
+        if (!found) {
+            diag_error(s->d, NULL, option, "no node named '%s' and none writing a tensor of "
+                       "that name (after BatchNormalization folding and the opset-13 forms)",
+                       list[i]);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static int check_float_model(Session *s, Graph *g)
@@ -385,28 +419,13 @@ static int calibrate(Session *s)
                    : run_inputs_only(s, pass2);
 }
 
-static QGrid act_grid(DType t)
-{
-    QGrid g;
-    g.symmetric = 0;
-    if (t == DT_UINT8) {
-        g.qmin = 0;
-        g.qmax = 255;
-    } else if (t == DT_INT16) {
-        g.qmin = -32768;
-        g.qmax = 32767;
-        g.symmetric = 1;
-    } else {
-        g.qmin = -128;
-        g.qmax = 127;
-    }
-    return g;
-}
-
 static RangeTable *choose_ranges(Session *s, RangeMethod m)
 {
     RangeTable *r = arena_alloc(s->a, sizeof *r);
-    int i;
+    QGrid grid, grid16;
+    int i, want16 = s->q->n_int16 > 0 && s->q->cfg.act != DT_INT16;
+    range_grid(s->q->cfg.act, &grid);
+    range_grid(DT_INT16, &grid16);
     r->n = s->needs.n;
     r->t = arena_array(s->a, (size_t)r->n + 1, sizeof *r->t);
     for (i = 0; i < r->n; i++) {
@@ -414,11 +433,13 @@ static RangeTable *choose_ranges(Session *s, RangeMethod m)
         memset(t, 0, sizeof *t);
         t->name = s->needs.names[i];
         t->chan_axis = -1;
-        if (range_choose(&s->stats[i], m, s->q->percentile, act_grid(s->q->cfg.act), &t->rmin,
-                         &t->rmax)) {
+        if (range_choose(&s->stats[i], m, s->q->percentile, grid, &t->rmin, &t->rmax) ||
+            (want16 && range_choose(&s->stats[i], m, s->q->percentile, grid16, &t->rmin16,
+                                    &t->rmax16))) {
             diag_error(s->d, NULL, t->name, "no range could be chosen for this tensor");
             return NULL;
         }
+        t->have16 = want16;
         if (s->chan_sum[i] && s->chan_count[i] > 0) {
             const Value *v = need_value(s, i);
             int64_t ch = v->dims[s->needs.chan_axis[i]], c;
@@ -439,9 +460,6 @@ typedef struct EvalCtx {
     Eval *e;
     const HostModel *qm;
     int *q_src;                 /* tensor i: output index in qm */
-    const float **q_scale;      /* tensor i: its scale / zero point constants */
-    const void **q_zp;
-    DType act;
 } EvalCtx;
 
 static double db(double sig, double err)
@@ -492,7 +510,7 @@ static int eval_sample(void *ctx, int sample, void *const *fo, void *const *qo)
         if (!q)
             continue;
         for (k = 0; k < n; k++) {
-            double dv = (double)f[k] - deq(c->act, q, k, t->scale, t->zp);
+            double dv = (double)f[k] - deq(t->type, q, k, t->scale, t->zp);
             if (!isfinite(f[k]))
                 continue;
             t->sig += (double)f[k] * f[k];
@@ -570,6 +588,8 @@ static uint8_t *quantize_eval(Session *s, const RangeTable *r, Eval *e, size_t *
         return NULL;
     s->q->cfg.keep_float = s->q->keep;
     s->q->cfg.n_keep_float = s->q->n_keep;
+    s->q->cfg.int16_nodes = s->q->int16;
+    s->q->cfg.n_int16 = s->q->n_int16;
     if (qdq_apply(g3, &s->q->cfg, r, s->d))
         return NULL;
     bytes = write_graph(s, g3, size);
@@ -579,7 +599,6 @@ static uint8_t *quantize_eval(Session *s, const RangeTable *r, Eval *e, size_t *
     memset(&c, 0, sizeof c);
     c.s = s;
     c.e = e;
-    c.act = s->q->cfg.act;
     e->n_tensors = s->needs.n;
     e->t = arena_array(s->a, (size_t)e->n_tensors + 1, sizeof *e->t);
     e->n_outputs = s->n_orig_out;
@@ -599,7 +618,8 @@ static uint8_t *quantize_eval(Session *s, const RangeTable *r, Eval *e, size_t *
         if (qv < 0 || (pi = g3->values[qv].producer) < 0)
             continue; /* not quantized (kept in float) */
         t->scale = *(const float *)g3->values[g3->nodes[pi].in[1]].data;
-        t->zp = zp_of(c.act, g3->values[g3->nodes[pi].in[2]].data);
+        t->type = g3->values[qv].dtype;
+        t->zp = zp_of(t->type, g3->values[g3->nodes[pi].in[2]].data);
         c.q_src[i] = g3->n_outputs + n_extra;
         extra[n_extra++] = qv;
     }
@@ -642,37 +662,286 @@ static uint8_t *quantize_eval(Session *s, const RangeTable *r, Eval *e, size_t *
 
 /* ------------------------------------------------------- --max-loss */
 
-/* the quantized node that loses most: its output's SQNR below its
- * inputs' (dB); -1 when none is left */
-static int worst_node(Session *s, const Eval *e, QdqNodeInfo *nodes, int n_nodes)
+static int in_list(const char *const *list, int n, const char *name)
 {
-    int i, k, best = -1;
+    int i;
+    for (i = 0; i < n; i++)
+        if (!strcmp(list[i], name))
+            return 1;
+    return 0;
+}
+
+/* how --keep-float, --int16 and --max-loss name a quantized node */
+static const char *node_key(const QdqNodeInfo *n)
+{
+    return n->node[0] ? n->node : n->output;
+}
+
+/* the SQNR a quantized node loses: its output's below the lowest of its
+ * activation inputs' (dB); NAN when its output was not measured */
+static double sqnr_lost(const Eval *e, const QdqNodeInfo *n)
+{
+    double out_db = NAN, in_db = 100;
+    int j, k;
+    for (j = 0; j < e->n_tensors; j++) {
+        if (!strcmp(e->t[j].name, n->output))
+            out_db = e->t[j].sqnr;
+        for (k = 0; k < n->n_inputs; k++)
+            if (!strcmp(e->t[j].name, n->inputs[k]) && !isnan(e->t[j].sqnr) &&
+                e->t[j].sqnr < in_db)
+                in_db = e->t[j].sqnr;
+    }
+    return in_db - out_db;
+}
+
+/* the quantized node that loses most, of those not marked in skip; -1 when
+ * none is left */
+static int worst_node(const Eval *e, QdqNodeInfo *nodes, int n_nodes, const uint8_t *skip)
+{
+    int i, best = -1;
     double best_loss = -1e300;
     for (i = 0; i < n_nodes; i++) {
-        double out_db = NAN, in_db = 100, loss;
-        int j, kept = 0;
-        for (j = 0; j < s->q->n_keep; j++)
-            if (!strcmp(s->q->keep[j], nodes[i].node[0] ? nodes[i].node : nodes[i].output))
-                kept = 1;
-        if (kept)
+        double loss;
+        if (skip[i] || isnan(loss = sqnr_lost(e, &nodes[i])))
             continue;
-        for (j = 0; j < e->n_tensors; j++) {
-            if (!strcmp(e->t[j].name, nodes[i].output))
-                out_db = e->t[j].sqnr;
-            for (k = 0; k < nodes[i].n_inputs; k++)
-                if (!strcmp(e->t[j].name, nodes[i].inputs[k]) && !isnan(e->t[j].sqnr) &&
-                    e->t[j].sqnr < in_db)
-                    in_db = e->t[j].sqnr;
-        }
-        if (isnan(out_db))
-            continue;
-        loss = in_db - out_db;
         if (loss > best_loss) {
             best_loss = loss;
             best = i;
         }
     }
     return best;
+}
+
+/* The --max-loss search's state: the best model so far and its figures. */
+typedef struct Search {
+    Session *s;
+    uint8_t *best;
+    size_t best_size;
+    Eval best_e;
+    int steps;                  /* evaluations done */
+    const char **tried;         /* layers whose last step did not help */
+    int n_tried;
+} Search;
+
+enum { SEARCH_STEPS = 64 };
+
+/* the quantized nodes under the current --keep-float / --int16 lists */
+static int current_nodes(Search *x, QdqNodeInfo **nodes)
+{
+    QOptions *q = x->s->q;
+    Graph *g = front(x->s, "prepared model", x->s->p_bytes, x->s->p_size);
+    if (!g)
+        return -1;
+    q->cfg.int16_nodes = q->int16;
+    q->cfg.n_int16 = q->n_int16;
+    return qdq_quantized_nodes(g, &q->cfg, nodes, x->s->d);
+}
+
+/* Quantizes and evaluates under the current lists; *better is set when the
+ * output SQNR is at least `need` (then the model becomes the best one),
+ * else the caller undoes its change. 0, or 1 after reporting. */
+static int search_eval(Search *x, double need, const char *what, int *better)
+{
+    QOptions *q = x->s->q;
+    RangeTable *r;
+    uint8_t *bytes;
+    size_t size;
+    Eval e;
+    x->steps++;
+    if (!(r = choose_ranges(x->s, q->method)) || !(bytes = quantize_eval(x->s, r, &e, &size)))
+        return 1;
+    *better = e.sqnr >= need;
+    if (*better) {
+        free(x->best);
+        x->best = bytes;
+        x->best_size = size;
+        x->best_e = e;
+    } else {
+        free(bytes);
+    }
+    if (q->verbose)
+        fprintf(stderr, "tvmcc quantize: --max-loss: %s: %.2f dB, %s; %d node%s in int16, %d in "
+                "float\n", what, e.sqnr, *better ? "kept" : "undone", q->n_int16,
+                q->n_int16 == 1 ? "" : "s", q->n_keep);
+    return 0;
+}
+
+/* Upward: the layer that loses most (worst_node) to int16 (8-bit
+ * activations), or to float when it is int16 already, kept only when the
+ * output SQNR rises (a layer whose step did not help is not tried again);
+ * one layer a step for the first 8 kept steps, then batches of 2, 4, ...
+ * 32. Stops at the bound, after max_steps evaluations, or when nothing is
+ * left to try. */
+static int search_up(Search *x, int max_steps)
+{
+    QOptions *q = x->s->q;
+    const char **tried = x->tried;
+    int accepted = 0, stop = x->steps + max_steps;
+    while (x->best_e.sqnr < q->max_loss && x->steps < stop && x->steps < SEARCH_STEPS) {
+        QdqNodeInfo *nodes;
+        int n_nodes, w, i, b, batch = accepted < 8 ? 1 : 1 << (accepted - 7 < 5 ? accepted - 7 : 5);
+        int n16 = q->n_int16, nkeep = q->n_keep, kept;
+        uint8_t *skip;
+        if ((n_nodes = current_nodes(x, &nodes)) < 0)
+            return 1;
+        skip = arena_alloc(x->s->a, (size_t)n_nodes + 1);
+        for (i = 0; i < n_nodes; i++)
+            skip[i] = (uint8_t)in_list(tried, x->n_tried, node_key(&nodes[i]));
+        for (b = 0; b < batch && x->n_tried < MAX_KEEP; b++) {
+            const char *key;
+            int to16;
+            if ((w = worst_node(&x->best_e, nodes, n_nodes, skip)) < 0)
+                break;
+            skip[w] = 1;
+            key = node_key(&nodes[w]);
+            to16 = q->cfg.act != DT_INT16 && !in_list(q->int16, q->n_int16, key);
+            if ((to16 ? q->n_int16 : q->n_keep) >= MAX_KEEP)
+                break;
+            if (to16)
+                q->int16[q->n_int16++] = key;
+            else
+                q->keep[q->n_keep++] = key;
+            tried[x->n_tried++] = key;
+            if (q->verbose)
+                fprintf(stderr, "tvmcc quantize: --max-loss: %s (%s) %s\n", key, nodes[w].op,
+                        to16 ? "to int16" : "to float");
+        }
+        if (b == 0)
+            break;
+        if (search_eval(x, nextafter(x->best_e.sqnr, INFINITY), "step", &kept))
+            return 1;
+        if (kept) {
+            int j = 0;
+            accepted++;
+            /* a layer this step moved to int16 may go on to float */
+            for (i = 0; i < x->n_tried; i++)
+                if (!in_list(q->int16 + n16, q->n_int16 - n16, tried[i]))
+                    tried[j++] = tried[i];
+            x->n_tried = j;
+        } else {
+            q->n_int16 = n16;
+            q->n_keep = nkeep;
+        }
+    }
+    return 0;
+}
+
+typedef struct Cand {
+    const char *key;
+    double loss;
+    int index;
+} Cand;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const Cand *x = a, *y = b;
+    if (x->loss != y->loss)
+        return x->loss < y->loss ? -1 : 1;
+    return x->index - y->index;
+}
+
+/* drops the n names of drop from list (*n_list entries) */
+static void list_remove(const char **list, int *n_list, const Cand *drop, int n)
+{
+    int i, j = 0, k;
+    for (i = 0; i < *n_list; i++) {
+        for (k = 0; k < n && strcmp(list[i], drop[k].key); k++)
+            ;
+        if (k == n)
+            list[j++] = list[i];
+    }
+    *n_list = j;
+}
+
+/* Downward (8-bit activations): every quantized 8-bit layer to int16 at
+ * once (kept when that is better); when it meets the bound, layers go back
+ * to 8 bits, least damaging
+ * first (their loss in the last 8-bit evaluation), in chunks: half of them,
+ * and a chunk that breaks the bound is halved (a single layer that breaks
+ * it stays int16). *met: the bound was met. */
+static int search_down(Search *x, int *met)
+{
+    QOptions *q = x->s->q;
+    QdqNodeInfo *nodes;
+    Eval ref = x->best_e;
+    Cand *c;
+    int n_nodes, n = 0, i, pos, chunk, ok;
+    *met = 0;
+    if ((n_nodes = current_nodes(x, &nodes)) < 0)
+        return 1;
+    c = arena_array(x->s->a, (size_t)n_nodes + 1, sizeof *c);
+    for (i = 0; i < n_nodes; i++) {
+        const char *key = node_key(&nodes[i]);
+        if (in_list(q->int16, q->n_int16, key) || q->n_int16 + n >= MAX_KEEP)
+            continue;
+        c[n].key = key;
+        c[n].loss = sqnr_lost(&ref, &nodes[i]);
+        if (isnan(c[n].loss))
+            c[n].loss = 0;
+        c[n].index = i;
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    qsort(c, (size_t)n, sizeof *c, cand_cmp);
+    for (i = 0; i < n; i++)
+        q->int16[q->n_int16++] = c[i].key;
+    if (search_eval(x, nextafter(x->best_e.sqnr, INFINITY), "every 8-bit layer to int16", &ok))
+        return 1;
+    if (!ok)
+        list_remove(q->int16, &q->n_int16, c, n);
+    if (!ok || x->best_e.sqnr < q->max_loss)
+        return 0; /* the upward search goes on from the better of the two */
+    *met = 1;
+    for (pos = 0, chunk = (n + 1) / 2; pos < n && x->steps < SEARCH_STEPS;) {
+        int m = chunk < n - pos ? chunk : n - pos;
+        list_remove(q->int16, &q->n_int16, c + pos, m);
+        if (search_eval(x, q->max_loss, m == 1 ? c[pos].key : "a chunk back to 8 bits", &ok))
+            return 1;
+        if (ok) {
+            pos += m;
+            continue;
+        }
+        for (i = pos; i < pos + m; i++)
+            q->int16[q->n_int16++] = c[i].key;
+        if (m == 1)
+            pos++;
+        else
+            chunk = m / 2;
+    }
+    return 0;
+}
+
+/* --max-loss: up to 8 upward steps (search_up; enough where one or two
+ * layers are the trouble), then, with 8-bit activations, the downward
+ * search, then upward again (to float) with what is left of the 64
+ * evaluations. TVMCC_TEST_MAX_LOSS_UP=N (a test hook) sets the first
+ * upward steps. */
+static int max_loss_search(Session *s, uint8_t **best, size_t *best_size, Eval *best_e)
+{
+    QOptions *q = s->q;
+    Search x;
+    int met = 0, rc, up = 8;
+    const char *env;
+    memset(&x, 0, sizeof x);
+    x.s = s;
+    x.best = *best;
+    x.best_size = *best_size;
+    x.best_e = *best_e;
+    x.tried = arena_array(s->a, MAX_KEEP, sizeof *x.tried);
+    if ((env = getenv("TVMCC_TEST_MAX_LOSS_UP")) && *env)
+        up = atoi(env);
+    rc = search_up(&x, up < 0 ? 0 : up);
+    if (!rc && x.best_e.sqnr < q->max_loss && q->cfg.act != DT_INT16)
+        rc = search_down(&x, &met);
+    if (!rc && !met)
+        rc = search_up(&x, SEARCH_STEPS);
+    q->cfg.int16_nodes = q->int16;
+    q->cfg.n_int16 = q->n_int16;
+    *best = x.best;
+    *best_size = x.best_size;
+    *best_e = x.best_e;
+    return rc;
 }
 
 /* ------------------------------------------------------------- report */
@@ -684,12 +953,13 @@ static void print_report(Session *s, const Eval *e, const char *method, FILE *f)
             s->q->model, dtype_name(s->q->cfg.act), s->q->cfg.per_channel ? "per-channel"
                                                                          : "per-tensor",
             method, e->n_samples, e->n_samples == 1 ? "" : "s");
-    fprintf(f, "%-40s %-18s %12s %5s %9s\n", "tensor", "producer", "scale", "zp", "SQNR dB");
+    fprintf(f, "%-40s %-18s %-5s %12s %5s %9s\n", "tensor", "producer", "type", "scale", "zp",
+            "SQNR dB");
     for (i = 0; i < e->n_tensors; i++) {
         const TensorStat *t = &e->t[i];
         if (!isnan(t->sqnr))
-            fprintf(f, "%-40s %-18s %12.6g %5d %9.2f\n", t->name, t->op, (double)t->scale,
-                    (int)t->zp, t->sqnr);
+            fprintf(f, "%-40s %-18s %-5s %12.6g %5d %9.2f\n", t->name, t->op,
+                    dtype_name(t->type), (double)t->scale, (int)t->zp, t->sqnr);
     }
     for (i = 0; i < e->n_outputs; i++) {
         const OutputStat *o = &e->o[i];
@@ -736,6 +1006,7 @@ static cJSON *eval_json(const Eval *e)
         cJSON_AddStringToObject(j, "name", t->name);
         cJSON_AddStringToObject(j, "producer", t->op);
         cJSON_AddStringToObject(j, "node", t->node);
+        cJSON_AddStringToObject(j, "type", dtype_name(t->type));
         cJSON_AddNumberToObject(j, "scale", (double)t->scale);
         cJSON_AddNumberToObject(j, "zero_point", t->zp);
         cJSON_AddNumberToObject(j, "sqnr_db", t->sqnr);
@@ -783,13 +1054,25 @@ static int write_outputs(Session *s, const uint8_t *model, size_t size, const ch
 
 /* ------------------------------------------------------------- driver */
 
-static int parse_list(QOptions *q, const char *v)
+static void print_list(FILE *f, const char *title, const char *const *list, int n)
+{
+    int i;
+    if (!n)
+        return;
+    fputs(title, f);
+    for (i = 0; i < n; i++)
+        fprintf(f, " %s", list[i]);
+    fputc('\n', f);
+}
+
+/* a comma-separated list of names appended to list[*n] */
+static int parse_list(const char **list, int *n_list, const char *v)
 {
     while (*v) {
         const char *c = strchr(v, ',');
         size_t n = c ? (size_t)(c - v) : strlen(v);
         char *name;
-        if (q->n_keep >= MAX_KEEP)
+        if (*n_list >= MAX_KEEP)
             return 1;
         name = malloc(n + 1);
         if (!name)
@@ -797,7 +1080,7 @@ static int parse_list(QOptions *q, const char *v)
         memcpy(name, v, n);
         name[n] = 0;
         if (n)
-            q->keep[q->n_keep++] = name;
+            list[(*n_list)++] = name;
         v += n + (c ? 1 : 0);
     }
     return 0;
@@ -812,14 +1095,16 @@ static int run(Session *s)
     size_t best_size = 0, size;
     RangeMethod methods[4] = {RANGE_MINMAX, RANGE_PERCENTILE, RANGE_MSE, RANGE_ENTROPY};
     double method_db[4];
-    int n_methods = q->method_auto ? 4 : 1, mi, best_m = 0, round;
+    int n_methods = q->method_auto ? 4 : 1, mi, best_m = 0;
     cJSON *root, *jm;
     char *text;
     int rc;
     /* 1. the prepared float model */
     if (!(s->g = front(s, q->model, NULL, 0)) || check_float_model(s, s->g))
         return 1;
-    if (ptq_prepare(s->g, s->d))
+    if (ptq_prepare(s->g, s->d) ||
+        check_names(s, s->g, "--keep-float", q->keep, q->n_keep) ||
+        check_names(s, s->g, "--int16", q->int16, q->n_int16))
         return 1;
     if (q->equalize) {
         int pairs = ptq_equalize(s->g, 20, q->verbose ? stderr : NULL);
@@ -867,48 +1152,14 @@ static int run(Session *s)
     }
     if (q->method_auto)
         q->method = methods[best_m];
-    /* --max-loss: keep the worst layers in float until the SQNR is met */
-    for (round = 0; q->max_loss >= 0 && best_e.sqnr < q->max_loss && round < 64; round++) {
-        Graph *g4 = front(s, "prepared model", s->p_bytes, s->p_size);
-        QdqNodeInfo *nodes;
-        int n_nodes, w, batch = round < 8 ? 1 : 1 << (round - 7 < 5 ? round - 7 : 5), b;
-        RangeTable *r;
-        uint8_t *bytes;
-        if (!g4)
-            return 1;
-        n_nodes = qdq_quantized_nodes(g4, &q->cfg, &nodes, s->d);
-        if (n_nodes < 0)
-            return 1;
-        for (b = 0; b < batch; b++) {
-            if ((w = worst_node(s, &best_e, nodes, n_nodes)) < 0 || q->n_keep >= MAX_KEEP)
-                break;
-            q->keep[q->n_keep++] = nodes[w].node[0] ? nodes[w].node : nodes[w].output;
-            if (q->verbose)
-                fprintf(stderr, "tvmcc quantize: --max-loss: %s (%s) kept in float\n",
-                        q->keep[q->n_keep - 1], nodes[w].op);
-        }
-        if (b == 0)
-            break;
-        if (!(r = choose_ranges(s, q->method)) || !(bytes = quantize_eval(s, r, &e, &size)))
-            return 1;
-        free(best);
-        best = bytes;
-        best_size = size;
-        best_e = e;
-        if (q->verbose)
-            fprintf(stderr, "tvmcc quantize: --max-loss: %d node%s in float: output SQNR %.2f dB\n",
-                    q->n_keep, q->n_keep == 1 ? "" : "s", e.sqnr);
-    }
+    if (q->max_loss >= 0 && max_loss_search(s, &best, &best_size, &best_e))
+        return 1;
     print_report(s, &best_e, range_method_name(q->method), stdout);
-    if (q->n_keep) {
-        fprintf(stdout, "kept in float:");
-        for (mi = 0; mi < q->n_keep; mi++)
-            fprintf(stdout, " %s", q->keep[mi]);
-        fprintf(stdout, "\n");
-    }
+    print_list(stdout, "kept in float:", q->keep, q->n_keep);
+    print_list(stdout, "in int16:", q->int16, q->n_int16);
     if (q->max_loss >= 0 && best_e.sqnr < q->max_loss)
-        fprintf(stdout, "--max-loss %.2f dB not reached: %.2f dB with every quantized layer "
-                "tried in float\n", q->max_loss, best_e.sqnr);
+        fprintf(stdout, "--max-loss %.2f dB not reached: %.2f dB when no step that was tried "
+                "helped any more\n", q->max_loss, best_e.sqnr);
     root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "model", q->model);
     cJSON_AddStringToObject(root, "output", q->out);
@@ -930,6 +1181,10 @@ static int run(Session *s)
     for (mi = 0; mi < q->n_keep; mi++)
         cJSON_AddItemToArray(jm, cJSON_CreateString(q->keep[mi]));
     cJSON_AddItemToObject(root, "kept_float", jm);
+    jm = cJSON_CreateArray();
+    for (mi = 0; mi < q->n_int16; mi++)
+        cJSON_AddItemToArray(jm, cJSON_CreateString(q->int16[mi]));
+    cJSON_AddItemToObject(root, "int16", jm);
     cJSON_AddItemToObject(root, "accuracy", eval_json(&best_e));
     text = cJSON_Print(root);
     rc = text ? write_outputs(s, best, best_size, text) : 1;
@@ -960,7 +1215,8 @@ int quantize_main(int argc, char **argv)
         int takes = !strcmp(o, "--calib") || !strcmp(o, "-o") || !strcmp(o, "--output") ||
                     !strcmp(o, "--input-shape") || !strcmp(o, "--method") ||
                     !strcmp(o, "--percentile") || !strcmp(o, "--activations") ||
-                    !strcmp(o, "--keep-float") || !strcmp(o, "--max-loss") ||
+                    !strcmp(o, "--keep-float") || !strcmp(o, "--int16") ||
+                    !strcmp(o, "--max-loss") ||
                     !strcmp(o, "--eval") || !strcmp(o, "--seed");
         if (takes) {
             if (i + 1 >= argc)
@@ -1013,8 +1269,11 @@ int quantize_main(int argc, char **argv)
             else
                 return usage_error("--activations must be int8, uint8 or int16, not '%s'", v);
         } else if (!strcmp(o, "--keep-float")) {
-            if (parse_list(&q, v))
+            if (parse_list(q.keep, &q.n_keep, v))
                 return usage_error("%s", "too many --keep-float names");
+        } else if (!strcmp(o, "--int16")) {
+            if (parse_list(q.int16, &q.n_int16, v))
+                return usage_error("%s", "too many --int16 names");
         } else if (!strcmp(o, "--max-loss")) {
             char *end;
             q.max_loss = strtod(v, &end);

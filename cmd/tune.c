@@ -44,6 +44,7 @@
 #include <cJSON.h>
 
 #include "../emit_c/emit.h"
+#include "../ir/progress.h"
 #include "../lower/costmodel.h"
 #include "../lower/knobs.h"
 #include "../lower/lower.h"
@@ -68,6 +69,8 @@ typedef struct Tuner {
     int verbose;
     uint64_t rng;
     int nf;
+    const char *stage;  /* the progress line's stage: the workload */
+    int done, total;    /* measurements of this workload so far, planned */
 } Tuner;
 
 /* The signal that interrupted tuning, or 0. */
@@ -128,21 +131,6 @@ static int write_text(const char *path, const char *text)
         return 1;
     fputs(text, f);
     return fclose(f) != 0;
-}
-
-static char *first_line(Arena *a, const char *path)
-{
-    char line[300];
-    FILE *f = fopen(path, "r");
-    char *s;
-    if (!f)
-        return arena_strdup(a, "(no output)");
-    if (!fgets(line, sizeof line, f))
-        line[0] = 0;
-    fclose(f);
-    line[strcspn(line, "\n")] = 0;
-    s = arena_strdup(a, line[0] ? line : "(no output)");
-    return s;
 }
 
 /* The timing main for program `tb`: random inputs and workspace. */
@@ -219,6 +207,9 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     Diag d = *tu->d;
     if (stop_sig)
         return *why = "interrupted", 1;
+    progress_note(tu->stage, tu->done < tu->total ? tu->done : tu->total, tu->total);
+    tu->done++;
+    progress_mute(1); /* the benchmark's lowering and emitting */
     d.quiet = 1;
     ent.key = info->key;
     ent.knobs = *kn;
@@ -228,6 +219,7 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     pg->settings.knobs = &tab;
     k = lower_group(pg, k0->nodes, k0->n_nodes, k0->name, tu->p->target, &d);
     pg->settings.knobs = saved;
+    progress_mute(0);
     if (!k)
         return *why = "lowering failed", 1;
     if (!k->knobs || strcmp(k->knobs->key, info->key) != 0 || !same_knobs(&k->knobs->used, kn))
@@ -259,8 +251,12 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     bp.workspace_bytes = off;
     bp.lower_bound_bytes = off;
     bp.name = "tb";
-    if (pipeline_write(&bp, tu->dir, &d))
+    progress_mute(1);
+    if (pipeline_write(&bp, tu->dir, &d)) {
+        progress_mute(0);
         return *why = "emitting failed", 1;
+    }
+    progress_mute(0);
     snprintf(path, sizeof path, "%s/bench", tu->dir);
     unlink(path);
     snprintf(cmd, sizeof cmd,
@@ -270,7 +266,7 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
         if (stop_sig)
             return *why = "interrupted", 1;
         snprintf(path, sizeof path, "%s/build.log", tu->dir);
-        *why = arena_printf(tu->arena, "build failed: %s", first_line(tu->arena, path));
+        *why = arena_printf(tu->arena, "build failed: %s", pipeline_first_line(tu->arena, path));
         return 1;
     }
     snprintf(cmd, sizeof cmd, "cd '%s' && ./bench > run.out 2>&1", tu->dir);
@@ -278,14 +274,15 @@ static int measure(Tuner *tu, const Kernel *k0, const KnobInfo *info, const Tile
     if (run_cmd(cmd) != 0) {
         if (stop_sig)
             return *why = "interrupted", 1;
-        *why = arena_printf(tu->arena, "run failed: %s", first_line(tu->arena, path));
+        *why = arena_printf(tu->arena, "run failed: %s", pipeline_first_line(tu->arena, path));
         return 1;
     }
     f = fopen(path, "r");
     if (!f || fscanf(f, "time_us %lf", us) != 1 || !(*us > 0)) {
         if (f)
             fclose(f);
-        *why = arena_printf(tu->arena, "no time in the benchmark's output: %s", first_line(tu->arena, path));
+        *why = arena_printf(tu->arena, "no time in the benchmark's output: %s",
+                            pipeline_first_line(tu->arena, path));
         return 1;
     }
     fclose(f);
@@ -302,10 +299,12 @@ static void measure_cand(Tuner *tu, const Kernel *k0, const KnobInfo *info, Cand
         c->why = why;
         if (stop_sig)
             return;
+        progress_clear();
         fprintf(stderr, "tvmcc tune: %s: %s skipped: %s\n", info->key, knobs_str(tu->arena, &c->kn), why);
         return;
     }
     c->state = 1;
+    progress_clear();
     if (tu->verbose)
         fprintf(stderr, "tvmcc tune: %s: %s %.2f us\n", info->key, knobs_str(tu->arena, &c->kn), c->us);
 }
@@ -432,6 +431,9 @@ static void tune_workload(Tuner *tu, const Kernel *k0, int trials, uint64_t seed
     for (i = 0; i < n; i++)
         tu->nf = knobs_features(&info->space, &cs[i].kn, cs[i].f);
     tu->rng = seed ^ hash_str(info->key);
+    tu->done = 0;
+    tu->total = (trials < n ? trials : n) + 5; /* and the remeasurements below */
+    progress_clear();
     fprintf(stderr, "tvmcc tune: %s (%s): %d legal knob settings\n", info->key, k0->name, n);
     measure_cand(tu, k0, info, &cs[dflt]);
     measured = 1;
@@ -503,6 +505,7 @@ static void tune_workload(Tuner *tu, const Kernel *k0, int trials, uint64_t seed
             cJSON_AddItemToArray(fl, e);
         }
     cJSON_AddItemToArray(arr, o);
+    progress_clear();
     if (best >= 0)
         fprintf(stderr, "tvmcc tune: %s: best %s %.2f us (default %s %.2f us), %d measured, %d failed\n",
                 info->key, knobs_str(tu->arena, &cs[best].kn), cs[best].us, knobs_str(tu->arena, &info->dflt),
@@ -611,6 +614,7 @@ int tune_main(int argc, char **argv)
     t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
     arena_init(&arena, (size_t)16 << 30);
     diag_init(&d, o.model);
+    progress_start("tvmcc tune");
     pipeline_init(&pl, &o, &arena, &d);
     if (pipeline_front(&pl))
         goto done;
@@ -618,6 +622,7 @@ int tune_main(int argc, char **argv)
     tu.cc = env && *env ? env : p->target->cc && *p->target->cc ? p->target->cc : "cc";
     snprintf(cmd, sizeof cmd, "%s --version > /dev/null 2>&1", tu.cc);
     if (system(cmd) != 0) {
+        progress_clear();
         fprintf(stderr, "tvmcc tune: C compiler '%s' (target %s's cc%s) not found or not working\n", tu.cc,
                 p->target->name, env && *env ? ", from TVMCC_TUNE_CC" : "");
         goto done;
@@ -638,6 +643,7 @@ int tune_main(int argc, char **argv)
         if (w == n_work)
             work[n_work++] = k;
     }
+    progress_clear();
     if (n_work == 0)
         fprintf(stderr, "tvmcc tune: warning: no tunable kernels for target %s (the packed-panel template "
                         "takes float32 Conv/MatMul/Gemm with constant weights on c, x86-64-avx2 and "
@@ -670,6 +676,7 @@ int tune_main(int argc, char **argv)
         pipeline_remove_tree(tmpl);
         goto done;
     }
+    progress_clear();
     fprintf(stderr, "tvmcc tune: %d tunable kernels, %d workloads, %ld trials each, compiler %s\n",
             n_tunable, n_work, trials, tu.cc);
     root = cJSON_CreateObject();
@@ -679,11 +686,15 @@ int tune_main(int argc, char **argv)
     cJSON_AddNumberToObject(root, "seed", (double)seed);
     cJSON_AddNumberToObject(root, "trials", (double)trials);
     arr = cJSON_AddArrayToObject(root, "workloads");
-    for (w = 0; w < n_work && !stop_sig; w++)
+    for (w = 0; w < n_work && !stop_sig; w++) {
+        tu.stage = arena_printf(&arena, "workload %d/%d (%s)", w + 1, n_work, work[w]->knobs->key);
         tune_workload(&tu, work[w], (int)trials, (uint64_t)seed, arr);
+    }
+    progress_stop();
     pipeline_remove_tree(tmpl);
     if (stop_sig) {
         int sig = stop_sig;
+        progress_clear();
         fprintf(stderr, "tvmcc tune: interrupted (signal %d): work directory removed, %s not written\n", sig,
                 log_file);
         cJSON_Delete(root);
@@ -710,6 +721,7 @@ int tune_main(int argc, char **argv)
         fprintf(stderr, "tvmcc tune: cannot write %s: %s\n", log_file, strerror(errno));
         goto done;
     }
+    progress_clear();
     fprintf(stderr, "tvmcc tune: wrote %s (%d workloads)\n", log_file, n_work);
     rc = 0;
 done:

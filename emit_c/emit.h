@@ -16,6 +16,25 @@
 
 /* A readable table of kernels and memory (tvmcc --report), to f. */
 void emit_report(const Program *p, FILE *f);
+/* What NAME_report.html shows beside the Program: a profile's per-kernel
+ * times or counts (tvmcc verify --profile; pipeline/report.c reads it) and
+ * the code size measured by building NAME.c and tvmrt.c with the target's
+ * compiler. */
+typedef struct ReportInfo {
+    const char *profile;       /* the profile file, or NULL */
+    const char *unit;          /* its unit: "ns", "instructions" or "cycles" */
+    long runs;                 /* runs the profile averaged */
+    const double *value;       /* per kernel: mean per run; < 0: not measured */
+    int code_measured;         /* the fields below hold measurements */
+    int64_t code_bytes;        /* text + data of NAME.o */
+    int64_t runtime_bytes;     /* text + data of tvmrt.o */
+    int64_t static_arena_bytes; /* bss of NAME.o (the static arena) */
+    const char *code_note;     /* how the code was measured, or why it was not */
+} ReportInfo;
+
+/* NAME_report.html (tvmcc --report-html): one self-contained page, the
+ * arena plan as SVG, per-kernel figures and the totals, to f. */
+void emit_report_html(const Program *p, const ReportInfo *ri, FILE *f);
 /* Bytes a kernel reads / writes in its non-local buffers (each once). */
 int64_t emit_kernel_bytes(const Kernel *k, int written);
 /* Prints p's C into the null device and returns how many loop nests

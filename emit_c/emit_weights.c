@@ -24,6 +24,7 @@
 
 #include "emit.h"
 #include "names.h"
+#include "../ir/progress.h"
 
 /* One row as a string literal: printable bytes as themselves, the rest as
  * three-digit octal escapes (which cannot run into a following digit). */
@@ -157,6 +158,7 @@ int emit_weights(Program *p, FILE *f, Diag *d)
         const Value *v = &g->values[vi];
         int64_t n;
         int k;
+        progress_note("writing weights", vi, g->n_values);
         if (!used[vi])
             continue;
         n = value_numel(v);

@@ -11,6 +11,7 @@
  * do not come here (see die() in arena.h).
  */
 #include "graph.h"
+#include "progress.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ static void emit(Diag *d, const Node *n, const char *field, const char *kind,
     char buf[1024];
     if (d->quiet)
         return;
+    progress_clear();
     put_clean(f, d->file ? d->file : "tvmcc");
     fputs(": ", f);
     fputs(kind, f);

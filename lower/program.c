@@ -9,6 +9,7 @@
 
 #include "fuse.h"
 #include "lower.h"
+#include "../ir/progress.h"
 #include "../passes/plan.h"
 
 static const char *kernel_name(Arena *a, int idx, const char *op)
@@ -34,6 +35,7 @@ int program_lower(Program *p, Arena *arena, FILE *dump_loops, Diag *d)
         Kernel *k;
         int n_members = 0;
         int32_t mi;
+        progress_note("lowering", ni, g->n_nodes);
         if (n->dead || (n->group >= 0 && n->group != ni))
             continue; /* a member of a group whose kernel runs later */
         if (n->group == ni) {

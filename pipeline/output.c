@@ -22,6 +22,7 @@
 #include <dirent.h>
 
 #include "../emit_c/emit.h"
+#include "../ir/progress.h"
 
 void pipeline_remove_tree(const char *dir)
 {
@@ -38,6 +39,19 @@ void pipeline_remove_tree(const char *dir)
         closedir(dp);
     }
     rmdir(dir);
+}
+
+char *pipeline_first_line(Arena *a, const char *path)
+{
+    char line[300];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return arena_strdup(a, "(no output)");
+    if (!fgets(line, sizeof line, f))
+        line[0] = 0;
+    fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    return arena_strdup(a, line[0] ? line : "(no output)");
 }
 
 /* Copies the emitted files into directory dir. */
@@ -144,7 +158,31 @@ static char *make_tmp_dir(Arena *a, const char *dest, Diag *d)
     return tmpl;
 }
 
+/* NAME_report.html into the finished directory dir, its code sizes
+ * measured from dir's sources first. */
+static int write_report(Program *p, const char *dir, ReportInfo *ri, Arena *a, Diag *d)
+{
+    const char *path = arena_printf(a, "%s/%s_report.html", dir, p->name);
+    FILE *f;
+    int bad;
+    report_code_size(p, dir, a, ri);
+    progress_note("writing the report", 0, 0);
+    f = fopen(path, "wb");
+    if (!f)
+        return diag_error(d, NULL, NULL, "cannot write %s: %s", path, strerror(errno));
+    emit_report_html(p, ri, f);
+    bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return diag_error(d, NULL, NULL, "error writing %s: %s", path, strerror(errno));
+    return 0;
+}
+
 int pipeline_install(Program *p, const char *dest, Arena *a, Diag *d)
+{
+    return pipeline_install_report(p, dest, NULL, a, d);
+}
+
+int pipeline_install_report(Program *p, const char *dest, ReportInfo *ri, Arena *a, Diag *d)
 {
     EmitFiles fs;
     char *tmp;
@@ -154,7 +192,8 @@ int pipeline_install(Program *p, const char *dest, Arena *a, Diag *d)
     tmp = make_tmp_dir(a, dest, d);
     if (!tmp)
         goto done;
-    if (write_files(&fs, tmp, d) || install_dir(tmp, dest, d)) {
+    if (write_files(&fs, tmp, d) || (ri && write_report(p, tmp, ri, a, d)) ||
+        install_dir(tmp, dest, d)) {
         pipeline_remove_tree(tmp);
         goto done;
     }

@@ -14,6 +14,7 @@
 #include "../emit_c/emit.h"
 #include "../frontend/infer.h"
 #include "../frontend/onnx.h"
+#include "../ir/progress.h"
 #include "../passes/passes.h"
 
 static double now_ms(void)
@@ -43,8 +44,10 @@ static int valid_c_name(const char *s)
 
 static void vlog(const Pipeline *pl, const char *what)
 {
-    if (pl->o->verbose)
-        fprintf(stderr, "tvmcc: %-16s %8.1f ms\n", what, now_ms() - pl->t0);
+    if (!pl->o->verbose)
+        return;
+    progress_clear();
+    fprintf(stderr, "tvmcc: %-16s %8.1f ms\n", what, now_ms() - pl->t0);
 }
 
 static int live_nodes(const Graph *g)
@@ -92,6 +95,7 @@ static int run_passes(Pipeline *pl, Graph *g)
             prog->pass_stats[prog->n_pass_stats].name = pass_table[i].name;
             prog->pass_stats[prog->n_pass_stats].nodes_before = live_nodes(g);
         }
+        progress_note("graph passes", i, pass_count);
         if (pass_table[i].run(g, d))
             return 1;
         if (prog->n_pass_stats < MAX_PASS_STATS)
@@ -131,6 +135,7 @@ int pipeline_front(Pipeline *pl)
         fprintf(stderr, "tvmcc: --name '%s' is not a C identifier\n", o->name);
         return 1;
     }
+    progress_note("loading", 0, 0);
     g = o->model_data ? onnx_load_buffer(pl->arena, o->model_data, o->model_size, o->model, d)
                       : onnx_load(pl->arena, o->model, d);
     if (!g)
@@ -154,6 +159,7 @@ int pipeline_front(Pipeline *pl)
         return 1;
     if (onnx_check_inputs_static(g, d))
         return 1;
+    progress_note("inferring shapes", 0, 0);
     if (infer_graph(g, d))
         return 1;
     if (onnx_bind_stacked_outputs(g, d))
@@ -195,15 +201,24 @@ int pipeline_run(Pipeline *pl)
 {
     const Options *o = pl->o;
     Program *p = &pl->prog;
+    ReportInfo ri;
+    memset(&ri, 0, sizeof ri);
     if (pipeline_front(pl) || pipeline_lower(pl) || pipeline_plan(pl))
         return 1;
-    if (o->report)
+    /* a bad profile stops the compile before anything is written */
+    if (o->report_html && o->profile && report_load_profile(p, o->profile, pl->arena, &ri))
+        return 1;
+    if (o->report) {
+        progress_clear();
         emit_report(p, stdout);
+    }
     if (!o->out_dir)
         return 0;
-    if (pipeline_install(p, o->out_dir, pl->arena, pl->d))
+    progress_note("writing", 0, 0);
+    if (pipeline_install_report(p, o->out_dir, o->report_html ? &ri : NULL, pl->arena, pl->d))
         return 1;
     vlog(pl, "emit");
+    progress_clear();
     if (o->verbose)
         fprintf(stderr, "tvmcc: %d kernels, workspace %lld bytes (lower bound %lld), weights %lld bytes\n",
                 p->n_kernels, (long long)p->workspace_bytes, (long long)p->lower_bound_bytes,

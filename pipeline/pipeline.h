@@ -27,6 +27,7 @@
 #include "../ir/target.h"
 #include "../lower/knobs.h"
 #include "../lower/program.h"
+#include "../emit_c/emit.h"
 
 #define TVMCC_VERSION "0.1.0"
 #define MAX_SHAPE_BINDINGS 64
@@ -53,6 +54,8 @@ typedef struct Options {
     int opt_level;            /* -O0 turns the optimizing passes off; default 2 */
     int no_fuse;              /* --no-fuse */
     int report;               /* --report: kernel and memory table on stdout */
+    int report_html;          /* --report-html: OUT/NAME_report.html */
+    const char *profile;      /* --profile FILE: per-kernel times for it, or NULL */
     long long string_bytes;   /* --string-bytes; 0: the default */
     const char *tuning_log;   /* --tuning-log FILE.json, or NULL */
     const char *last_pass;    /* NULL: every pass of the -O level; else the
@@ -82,7 +85,8 @@ int pipeline_front(Pipeline *pl);
 int pipeline_lower(Pipeline *pl);
 int pipeline_plan(Pipeline *pl);
 /* The whole compile: the three steps above, --report, and with o->out_dir
- * the output directory, written atomically (pipeline_install). */
+ * the output directory, written atomically (pipeline_install), with
+ * NAME_report.html when o->report_html. */
 int pipeline_run(Pipeline *pl);
 
 /* ---- output (pipeline/output.c) ---- */
@@ -92,16 +96,35 @@ int pipeline_run(Pipeline *pl);
  * renamed into it one by one). A failure or an internal error (die) at
  * any point leaves no partial output behind. */
 int pipeline_install(Program *p, const char *dest, Arena *a, Diag *d);
+/* pipeline_install, and with ri (not NULL) NAME_report.html beside the
+ * files, after measuring the code size from them (report_code_size). */
+int pipeline_install_report(Program *p, const char *dest, ReportInfo *ri, Arena *a, Diag *d);
 /* Emits p into the existing directory dir (tvmcc tune's work directory). */
 int pipeline_write(Program *p, const char *dir, Diag *d);
 /* Removes the files of a flat directory (an output or work directory that
  * tvmcc made) and the directory itself; errors are ignored. */
 void pipeline_remove_tree(const char *dir);
+/* The first line of a tool's log or output (its error message), without
+ * the newline, or "(no output)". */
+char *pipeline_first_line(Arena *a, const char *path);
 
 /* ---- tuning logs (pipeline/tunelog.c) ---- */
 /* Reads a tuning log into *out: NULL when the log is for another target
  * (a warning is printed). A malformed log is an error naming the file and
  * field: returns 1. */
 int tunelog_load(Arena *a, const char *file, const Target *t, const KnobTable **out);
+/* The whole of file, NUL-terminated, its length in *len (free() it), or
+ * NULL with errno set. */
+char *pipeline_read_file(const char *file, long *len);
+
+/* ---- --report-html (pipeline/report.c) ---- */
+/* Reads a profile (tvmcc verify --profile) into ri: per-kernel values
+ * matched by kernel name. A malformed profile, or one naming a kernel p
+ * does not have, is a one-line error naming the file (and the kernel):
+ * returns 1. */
+int report_load_profile(const Program *p, const char *file, Arena *a, ReportInfo *ri);
+/* Builds dir/NAME.c and dir/tvmrt.c with the target's compiler and flags
+ * and sets ri's code sizes, or code_note to why they are not measured. */
+void report_code_size(const Program *p, const char *dir, Arena *a, ReportInfo *ri);
 
 #endif

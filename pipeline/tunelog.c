@@ -48,7 +48,7 @@ static int int_field(const char *file, const char *path, const cJSON *o, const c
     return 0;
 }
 
-static char *read_all(const char *file, long *len)
+char *pipeline_read_file(const char *file, long *len)
 {
     FILE *f = fopen(file, "rb");
     char *buf;
@@ -74,7 +74,7 @@ static char *read_all(const char *file, long *len)
 int tunelog_load(Arena *a, const char *file, const Target *t, const KnobTable **out)
 {
     long len = 0;
-    char *text = read_all(file, &len);
+    char *text = pipeline_read_file(file, &len);
     cJSON *root, *tgt, *wl, *w;
     KnobEntry *ents;
     KnobTable *tab;

@@ -33,6 +33,10 @@ typedef struct PtqConfig {
     const char *const *keep_float; /* node names (or names of their first output)
                                  * left in float */
     int n_keep_float;
+    const char *const *int16_nodes; /* quantized nodes (names as keep_float)
+                                 * whose activation inputs and outputs are
+                                 * int16 (symmetric) when act is 8-bit */
+    int n_int16;
 } PtqConfig;
 
 /* The range chosen for one activation tensor, and what bias correction
@@ -41,6 +45,8 @@ typedef struct PtqConfig {
 typedef struct TensorRange {
     const char *name;
     double rmin, rmax;
+    int have16;                 /* rmin16, rmax16: the range for the int16 */
+    double rmin16, rmax16;      /* grid (a tensor of an int16 node) */
     int chan_axis;
     int64_t channels;
     double *chan_mean;

@@ -43,8 +43,17 @@ typedef struct Plan {
     uint8_t *have;              /* per value */
     float *scale;
     int32_t *zp;
-    QGrid grid;                 /* the activation type's grid */
+    DType *type;                /* per value: its activation type (--int16
+                                 * nodes' tensors DT_INT16, else cfg->act) */
 } Plan;
+
+/* the grid of a type plan_init has checked */
+static QGrid grid_of(DType t)
+{
+    QGrid g;
+    range_grid(t, &g);
+    return g;
+}
 
 const TensorRange *range_table_find(const RangeTable *r, const char *name)
 {
@@ -134,16 +143,20 @@ static int role(const Graph *g, const Node *n, int k)
     }
 }
 
-static int kept_float(const Plan *p, const Node *n)
+/* n is named in list, by its name or the name of its first output */
+static int listed(const Graph *g, const Node *n, const char *const *list, int count)
 {
     int i;
-    for (i = 0; i < p->cfg->n_keep_float; i++) {
-        const char *k = p->cfg->keep_float[i];
-        if ((n->name && n->name[0] && !strcmp(n->name, k)) ||
-            (n->n_out > 0 && n->out[0] >= 0 && !strcmp(p->g->values[n->out[0]].name, k)))
+    for (i = 0; i < count; i++)
+        if ((n->name && n->name[0] && !strcmp(n->name, list[i])) ||
+            (n->n_out > 0 && n->out[0] >= 0 && !strcmp(g->values[n->out[0]].name, list[i])))
             return 1;
-    }
     return 0;
+}
+
+static int kept_float(const Plan *p, const Node *n)
+{
+    return listed(p->g, n, p->cfg->keep_float, p->cfg->n_keep_float);
 }
 
 static int quantizable(const Plan *p, const Node *n)
@@ -182,6 +195,55 @@ static int clamp_fusable(OpKind op)
 {
     return op_quantizable(op) && !passes_through(op) && op != OP_Softmax;
 }
+
+/* v may get an int16 QuantizeLinear: its reader is an --int16 node, or
+ * one whose output shares v's parameters (a pass-through) is read by one */
+static int int16_reader(const Plan *p, int32_t v, int depth)
+{
+    const Graph *g = p->g;
+    int32_t ni;
+    for (ni = 0; ni < g->n_nodes; ni++) {
+        const Node *n = &g->nodes[ni];
+        if (n->dead || n->n_in < 1)
+            continue;
+        if (n->in[0] == v && passes_through(n->op) && n->n_out > 0 && n->out[0] >= 0 &&
+            depth < 64 && int16_reader(p, n->out[0], depth + 1))
+            return 1;
+        if (listed(g, n, p->cfg->int16_nodes, p->cfg->n_int16)) {
+            int k;
+            for (k = 0; k < n->n_in; k++)
+                if (n->in[k] == v)
+                    return 1;
+        }
+    }
+    return 0;
+}
+
+/* The QuantizeLinear after the fused node clamps as r does: its grid is
+ * asymmetric (8-bit: the range, widened to hold 0, ends at qmin or qmax),
+ * and a Clip's bounds hold 0 (a range [1, 6] would be widened to [0, 6],
+ * which does not clamp below 1). A symmetric int16 grid clamps nothing
+ * below -rmax. */
+static int clamp_by_range(const Plan *p, const Node *r, const Node *pn)
+{
+    const Graph *g = p->g;
+    int k;
+    if (p->cfg->act == DT_INT16 ||
+        listed(g, r, p->cfg->int16_nodes, p->cfg->n_int16) ||
+        listed(g, pn, p->cfg->int16_nodes, p->cfg->n_int16) || int16_reader(p, r->out[0], 0))
+        return 0;
+    if (r->op != OP_Clip)
+        return 1;
+    for (k = 1; k < r->n_in && k < 3; k++) {
+        const float *b;
+        if (r->in[k] < 0)
+            continue;
+        if (!g->values[r->in[k]].data || !(b = qe_f32(g, r->in[k])) ||
+            (k == 1 ? !(b[0] <= 0) : !(b[0] >= 0)))
+            return 0;
+    }
+    return 1;
+}
 static void fuse_relu(Plan *p)
 {
     Graph *g = p->g;
@@ -196,17 +258,9 @@ static void fuse_relu(Plan *p)
         pn = &g->nodes[pi];
         if (pn->dead || pn->n_out != 1 || kept_float(p, r) ||
             !clamp_fusable(pn->op) ||
-            qe_is_output(g, x) || qe_readers(g, x, 0) != 1 || !quantizable(p, pn))
+            qe_is_output(g, x) || qe_readers(g, x, 0) != 1 || !quantizable(p, pn) ||
+            !clamp_by_range(p, r, pn))
             continue;
-        if (r->op == OP_Clip) {
-            /* only a Clip whose bounds are constants */
-            int k;
-            for (k = 1; k < r->n_in; k++)
-                if (r->in[k] >= 0 && !g->values[r->in[k]].data)
-                    break;
-            if (k < r->n_in)
-                continue;
-        }
         pn->out[0] = r->out[0];
         g->values[r->out[0]].producer = pi;
         g->values[x].producer = -1; /* no longer computed */
@@ -370,17 +424,18 @@ static int tensor_params(Plan *p, int32_t vi, const RangeTable *r)
                 lo = c[k] < lo ? c[k] : lo;
                 hi = c[k] > hi ? c[k] : hi;
             }
-            range_qparams(lo, hi, p->grid, &p->scale[vi], &p->zp[vi]);
+            range_qparams(lo, hi, grid_of(p->type[vi]), &p->scale[vi], &p->zp[vi]);
         } else {
             if (tensor_params(p, src, r))
                 return 1;
             p->scale[vi] = p->scale[src];
             p->zp[vi] = p->zp[src];
+            p->type[vi] = p->type[src];
         }
     } else if (pi >= 0 && p->quantized[pi] && g->nodes[pi].op == OP_Softmax &&
-               p->cfg->act != DT_INT16) {
+               p->type[vi] != DT_INT16) {
         p->scale[vi] = 1.0f / 256;
-        p->zp[vi] = p->cfg->act == DT_UINT8 ? 0 : -128;
+        p->zp[vi] = p->type[vi] == DT_UINT8 ? 0 : -128;
     } else {
         tr = range_table_find(r, g->values[vi].name);
         if (!tr) {
@@ -388,7 +443,18 @@ static int tensor_params(Plan *p, int32_t vi, const RangeTable *r)
                        "no calibration range for this tensor");
             return 1;
         }
-        range_qparams(tr->rmin, tr->rmax, p->grid, &p->scale[vi], &p->zp[vi]);
+        if (p->type[vi] == DT_INT16 && p->cfg->act != DT_INT16) {
+            if (!tr->have16) {
+                diag_error(p->d, pi >= 0 ? &g->nodes[pi] : NULL, g->values[vi].name,
+                           "no int16 calibration range for this tensor");
+                return 1;
+            }
+            range_qparams(tr->rmin16, tr->rmax16, grid_of(DT_INT16), &p->scale[vi],
+                          &p->zp[vi]);
+        } else {
+            range_qparams(tr->rmin, tr->rmax, grid_of(p->type[vi]), &p->scale[vi],
+                          &p->zp[vi]);
+        }
     }
     p->have[vi] = 1;
     return 0;
@@ -443,9 +509,9 @@ static void qparam_consts(Plan *p, const char *base, int n, const float *scale, 
     *z_vi = qe_const(g, arena_printf(g->arena, "%s_zero_point", base), zdt, rank, &dim, zbuf);
 }
 
-static const char *qdq_domain(const Plan *p)
+static const char *qdq_domain(const Plan *p, DType t)
 {
-    return p->cfg->act == DT_INT16 && p->g->opset < 21 ? "com.microsoft" : "";
+    return t == DT_INT16 && p->g->opset < 21 ? "com.microsoft" : "";
 }
 
 static int32_t add_qnode(Plan *p, OpKind op, const char *name, int32_t x, int32_t s, int32_t z,
@@ -526,10 +592,39 @@ typedef struct Weight {
     float *scale;               /* per channel (1 when per tensor) */
     const float *w;             /* float weights */
     int8_t *q;
+    int64_t bias_channels;      /* entries of the floor quantize_weight takes */
 } Weight;
 
-/* int8 symmetric weights: per channel along axis (or one scale) */
-static void quantize_weight(Plan *p, int32_t wv, int axis, Weight *out)
+/* The least weight scale of each output channel at which the bias, at
+ * scale x_scale * w_scale, fits in int32 with room to spare (a factor 4,
+ * for bias correction): a channel of near-zero weights (a dead filter, or
+ * BatchNormalization folded with a tiny gamma) and a sizeable bias would
+ * otherwise saturate its int32 bias (onnxruntime's quantizer raises the
+ * weight scale the same way). NULL when no channel needs it. */
+static double *bias_scale_floor(Plan *p, const Node *n, Weight *w)
+{
+    const Graph *g = p->g;
+    const Value *b;
+    const float *bias;
+    double *floor, sx = p->scale[n->in[0]], lim = 2147483647.0 / 4;
+    int64_t i, nb;
+    int any = 0;
+    if (role(g, n, 2) != ROLE_BIAS || !(bias = qe_f32(g, n->in[2])) || !(sx > 0))
+        return NULL;
+    b = &g->values[n->in[2]];
+    nb = value_numel(b);
+    floor = arena_array(g->arena, (size_t)nb + 1, sizeof *floor);
+    for (i = 0; i < nb; i++) {
+        floor[i] = fabs((double)bias[i]) / (sx * lim);
+        any |= floor[i] > 0;
+    }
+    w->bias_channels = nb;
+    return any ? floor : NULL;
+}
+
+/* int8 symmetric weights: per channel along axis (or one scale), each
+ * scale at least floor[c] (floor NULL: no floor) */
+static void quantize_weight(Plan *p, int32_t wv, int axis, const double *floor, Weight *out)
 {
     Graph *g = p->g;
     const Value *v = &g->values[wv];
@@ -557,6 +652,13 @@ static void quantize_weight(Plan *p, int32_t wv, int axis, Weight *out)
         out->scale[c] = 2.0f * m / 254.0f;
         if (out->scale[c] == 0)
             out->scale[c] = 1.0f;
+    }
+    for (c = 0; floor && c < ch; c++) {
+        int one = axis >= 0 && out->bias_channels == ch;
+        int64_t k0 = one ? c : 0, k1 = one ? c + 1 : out->bias_channels;
+        for (k = k0; k < k1; k++)
+            if ((double)out->scale[c] < floor[k])
+                out->scale[c] = (float)floor[k];
     }
     for (i = 0; i < n; i++) {
         int64_t cc = axis >= 0 ? (i / inner) % ch : 0;
@@ -664,9 +766,10 @@ static int32_t quantize_const(Plan *p, int32_t cv)
         lo = c[i] < lo ? c[i] : lo;
         hi = c[i] > hi ? c[i] : hi;
     }
-    range_qparams(lo, hi, p->grid, &scale, &zp);
+    QGrid grid = grid_of(dt);
+    range_qparams(lo, hi, grid, &scale, &zp);
     for (i = 0; i < n; i++) {
-        int64_t z = clamp64(nearbyint((double)(c[i] / scale)) + zp, p->grid.qmin, p->grid.qmax);
+        int64_t z = clamp64(nearbyint((double)(c[i] / scale)) + zp, grid.qmin, grid.qmax);
         if (dt == DT_INT8)
             ((int8_t *)q)[i] = (int8_t)z;
         else if (dt == DT_UINT8)
@@ -674,7 +777,7 @@ static int32_t quantize_const(Plan *p, int32_t cv)
         else
             ((int16_t *)q)[i] = (int16_t)z;
     }
-    return dq_const(p, v->name, dt, v->rank, v->dims, q, 1, &scale, dt, &zp, -1, qdq_domain(p));
+    return dq_const(p, v->name, dt, v->rank, v->dims, q, 1, &scale, dt, &zp, -1, qdq_domain(p, dt));
 }
 
 /* the Q/DQ pair on activation t; every reader of t then reads its output */
@@ -684,8 +787,9 @@ static void add_pair(Plan *p, int32_t t)
     const char *name = g->values[t].name;
     int32_t s_vi, z_vi, src = t, q_out, dq_out, qn, dqn;
     int out = qe_is_output(g, t);
-    const char *dom = qdq_domain(p);
-    qparam_consts(p, name, 1, &p->scale[t], p->cfg->act, &p->zp[t], &s_vi, &z_vi);
+    DType type = p->type[t];
+    const char *dom = qdq_domain(p, type);
+    qparam_consts(p, name, 1, &p->scale[t], type, &p->zp[t], &s_vi, &z_vi);
     if (out) {
         /* the producer writes NAME_QuantizeLinear_Input; the pair writes NAME */
         int32_t pi = g->values[t].producer, k;
@@ -699,7 +803,7 @@ static void add_pair(Plan *p, int32_t t)
             g->values[src].producer = pi;
         }
     }
-    q_out = new_value(g, arena_printf(g->arena, "%s_QuantizeLinear_Output", name), p->cfg->act,
+    q_out = new_value(g, arena_printf(g->arena, "%s_QuantizeLinear_Output", name), type,
                       &g->values[t]);
     dq_out = out ? t : new_value(g, arena_printf(g->arena, "%s_DequantizeLinear_Output", name),
                                  DT_FLOAT32, &g->values[t]);
@@ -723,20 +827,53 @@ static void add_pair(Plan *p, int32_t t)
 
 static int plan_init(Plan *p, Graph *g, const PtqConfig *cfg, Diag *d)
 {
+    QGrid grid;
     memset(p, 0, sizeof *p);
     p->g = g;
     p->cfg = cfg;
     p->d = d;
-    switch (cfg->act) {
-    case DT_INT8: p->grid.qmin = -128; p->grid.qmax = 127; break;
-    case DT_UINT8: p->grid.qmin = 0; p->grid.qmax = 255; break;
-    case DT_INT16: p->grid.qmin = -32768; p->grid.qmax = 32767; p->grid.symmetric = 1; break;
-    default:
+    if (range_grid(cfg->act, &grid)) {
         diag_error(d, NULL, "--activations", "activations must be int8, uint8 or int16");
         return 1;
     }
     plan_nodes(p);
     return 0;
+}
+
+/* The tensor whose Q/DQ parameters v shares: v itself, or the source of
+ * the quantized pass-through nodes that produce it. */
+static int32_t param_root(const Plan *p, int32_t v)
+{
+    const Graph *g = p->g;
+    int32_t pi;
+    while ((pi = g->values[v].producer) >= 0 && p->quantized[pi] &&
+           passes_through(g->nodes[pi].op) && !g->values[g->nodes[pi].in[0]].data)
+        v = g->nodes[pi].in[0];
+    return v;
+}
+
+/* each value's activation type: the float inputs and outputs of the
+ * quantized nodes PtqConfig.int16_nodes names in int16 (those a pass-through
+ * shares its parameters with: their source), the rest in cfg->act */
+static void plan_types(Plan *p)
+{
+    Graph *g = p->g;
+    int32_t ni, i;
+    int k;
+    p->type = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *p->type);
+    for (i = 0; i < g->n_values; i++)
+        p->type[i] = p->cfg->act;
+    for (ni = 0; ni < p->n_nodes; ni++) {
+        const Node *n = &g->nodes[ni];
+        if (!p->quantized[ni] || !listed(g, n, p->cfg->int16_nodes, p->cfg->n_int16))
+            continue;
+        for (k = 0; k < n->n_in; k++)
+            if (role(g, n, k) == ROLE_ACT)
+                p->type[param_root(p, n->in[k])] = DT_INT16;
+        for (k = 0; k < n->n_out; k++)
+            if (is_float(g, n->out[k]))
+                p->type[param_root(p, n->out[k])] = DT_INT16;
+    }
 }
 
 int qdq_apply(Graph *g, const PtqConfig *cfg, const RangeTable *r, Diag *d)
@@ -747,6 +884,7 @@ int qdq_apply(Graph *g, const PtqConfig *cfg, const RangeTable *r, Diag *d)
     int k;
     if (plan_init(&p, g, cfg, d))
         return 1;
+    plan_types(&p);
     p.have = arena_alloc(g->arena, (size_t)g->n_values + 1);
     memset(p.have, 0, (size_t)g->n_values + 1);
     p.scale = arena_array(g->arena, (size_t)g->n_values + 1, sizeof *p.scale);
@@ -767,7 +905,8 @@ int qdq_apply(Graph *g, const PtqConfig *cfg, const RangeTable *r, Diag *d)
         if ((n->op == OP_Conv || n->op == OP_Gemm || n->op == OP_MatMul) &&
             role(g, n, 1) == ROLE_WEIGHT) {
             int bias_role = role(g, n, 2);
-            quantize_weight(&p, n->in[1], weight_axis(&p, n), &w);
+            memset(&w, 0, sizeof w);
+            quantize_weight(&p, n->in[1], weight_axis(&p, n), bias_scale_floor(&p, n, &w), &w);
             g->nodes[ni].in[1] = w.dq;
             if (bias_role == ROLE_BIAS || (bias_role == ROLE_NONE && cfg->bias_correction))
                 if (quantize_bias(&p, ni, &w, bias_role == ROLE_BIAS, r))

@@ -638,6 +638,17 @@ static int entropy(const Density *d, QGrid g, double *rmin, double *rmax)
 
 /* ------------------------------------------------------------ the choice */
 
+int range_grid(DType t, QGrid *g)
+{
+    g->symmetric = t == DT_INT16;
+    switch (t) {
+    case DT_INT8: g->qmin = -128; g->qmax = 127; return 0;
+    case DT_UINT8: g->qmin = 0; g->qmax = 255; return 0;
+    case DT_INT16: g->qmin = -32768; g->qmax = 32767; return 0;
+    default: return -1;
+    }
+}
+
 int range_choose(const RangeStats *r, RangeMethod m, double pct, QGrid g, double *rmin,
                  double *rmax)
 {

@@ -100,6 +100,7 @@
 #include <stdint.h>
 
 #include "../ir/arena.h"
+#include "../ir/dtype.h"
 
 #define RANGE_DEFAULT_BINS 2048
 #define RANGE_DEFAULT_PERCENTILE 99.99
@@ -132,6 +133,10 @@ typedef struct QGrid {
     int32_t qmin, qmax;
     int symmetric;
 } QGrid;
+
+/* The grid of an activation type (DT_INT8, DT_UINT8, DT_INT16): 0, or -1
+ * for any other type. */
+int range_grid(DType t, QGrid *g);
 
 /* The clipping range for the grid (see the methods above); always contains 0;
  * minmax needs no histogram. 0 ok; -1 an unknown method, a percentile

@@ -6,7 +6,8 @@
 #            aarch64 toolchain and qemu-user, torch/torchvision, debootstrap
 #            (test/fresh), onnxruntime-node (npm, into build/node),
 #            espeak-ng, sox, imagemagick, fonts-dejavu-core (test/quantize:
-#            speech and text images for the trained models)
+#            speech and text images for the trained models),
+#            chromium (test/report: renders the HTML report headless)
 #   --simulate: install nothing; check with `apt-get install --simulate`
 #            that every package of the set resolves from the configured
 #            mirrors (as root, after `apt-get update`); exit 1 if one does not.
@@ -23,7 +24,7 @@ pkgs="build-essential protobuf-c-compiler libprotobuf-c-dev libonnx-dev libcjson
 if [ "$what" != build ]; then
     pkgs="$pkgs libonnx-testdata gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm clang libclang-rt-14-dev"
     pkgs="$pkgs python3-torch python3-torchvision qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross debootstrap"
-    pkgs="$pkgs espeak-ng sox imagemagick fonts-dejavu-core"
+    pkgs="$pkgs espeak-ng sox imagemagick fonts-dejavu-core chromium"
     # node and npm may come from Debian's nodejs/npm or from NodeSource's
     # nodejs; a simulated install checks Debian's
     { [ $simulate = 0 ] && command -v node >/dev/null 2>&1; } || pkgs="$pkgs nodejs"

@@ -12,7 +12,11 @@ axes attributes, Softmax over the last axis) and OUT_DIR/opset11.onnx
 scalar constant, which becomes Clip), and OUT_DIR/hardswish.onnx (opset 13:
 x * Clip(x + 3, 0, 6) / 6 between two convs, which becomes HardSwish) and
 OUT_DIR/affine.onnx (a depthwise Conv followed by Mul and Add by per-channel
-constants, folded into the Conv).
+constants, folded into the Conv) and OUT_DIR/clip_offset.onnx (a Conv
+followed by Clip(0.5, 6): the QuantizeLinear's range, widened to hold 0,
+would not clamp below 0.5, so the Clip stays a node) and
+OUT_DIR/dead_channel.onnx (a Conv with an output channel of near-zero
+weights and a bias of 3: its int32 bias must not saturate).
 """
 import os
 import sys
@@ -112,12 +116,46 @@ def affine(rng):
     return m
 
 
+def clip_offset(rng):
+    """Conv -> Clip(0.5, 6) -> Conv: a clamp whose range does not hold 0
+    cannot be folded into the QuantizeLinear after the first Conv."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Clip", ["c", "lo", "hi"], ["k"]),
+        helper.make_node("Conv", ["k", "w2"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "clip_offset",
+                          [helper.make_tensor_value_info("x", F, [1, 4, 6, 6])],
+                          [helper.make_tensor_value_info("y", F, [1, 4, 6, 6])],
+                          [init("w", rng.normal(0, 0.5, (4, 4, 3, 3))), init("lo", 0.5),
+                           init("hi", 6.0), init("w2", rng.normal(0, 0.3, (4, 4, 1, 1)))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
+def dead_channel(rng):
+    """Conv whose channel 2 has weights of 1e-9 and a bias of 3: at scale
+    x_scale * w_scale the int32 bias would be about 1e13."""
+    w = rng.normal(0, 0.5, (4, 4, 3, 3))
+    w[2] = 1e-9
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1])]
+    g = helper.make_graph(nodes, "dead_channel",
+                          [helper.make_tensor_value_info("x", F, [1, 4, 6, 6])],
+                          [helper.make_tensor_value_info("y", F, [1, 4, 6, 6])],
+                          [init("w", w), init("b", [0.1, -0.2, 3.0, 0.5])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(3)
     for name, fn in (("opset9", opset9), ("opset11", opset11), ("hardswish", hardswish),
-                     ("affine", affine)):
+                     ("affine", affine), ("clip_offset", clip_offset),
+                     ("dead_channel", dead_channel)):
         m = fn(rng)
         onnx.checker.check_model(m)
         onnx.save(m, os.path.join(out, name + ".onnx"))
