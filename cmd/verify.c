@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@
 
 #include "compile.h"
 #include "../frontend/onnx.h"
-#include "../quant/calib.h"
+#include "../ir/progress.h"
 #include "onnx.pb-c.h"
 
 struct EmbeddedFile {
@@ -98,7 +99,24 @@ typedef struct OutStat {
 } OutStat;
 
 static volatile sig_atomic_t interrupted;
+/* the current progress stage (a fixed string) and its step, repeated while
+ * a build or run is waited for so that the line appears after the delay */
+static const char *stage;
+static long stage_done, stage_total;
 static char tmp_root[4096];
+
+/* A message on stderr; a progress line shown is erased first. */
+#ifdef __GNUC__
+__attribute__((format(printf, 1, 2)))
+#endif
+static void verr(const char *fmt, ...)
+{
+    va_list ap;
+    progress_clear();
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
 
 static void on_signal(int sig)
 {
@@ -170,9 +188,9 @@ static void usage(FILE *f)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "tvmcc verify: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(run tvmcc verify --help for usage)\n");
+    verr("tvmcc verify: ");
+    verr(fmt, arg);
+    verr("\n(run tvmcc verify --help for usage)\n");
     return 2;
 }
 
@@ -306,7 +324,7 @@ static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
     char **names;
     int n = 0, i;
     if (!is_dir(dir)) {
-        fprintf(stderr, "%s: not a directory (--data)\n", dir);
+        verr("%s: not a directory (--data)\n", dir);
         return 1;
     }
     if (is_file(arena_printf(a, "%s/input_0.pb", dir)) ||
@@ -324,7 +342,7 @@ static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
         struct dirent **list;
         int n_list = scandir(dir, &list, NULL, alphasort); /* byte order: tvmcc sets no locale */
         if (n_list < 0) {
-            fprintf(stderr, "%s: cannot read the directory (--data)\n", dir);
+            verr("%s: cannot read the directory (--data)\n", dir);
             return 1;
         }
         names = arena_array(a, (size_t)n_list + 1, sizeof *names);
@@ -336,7 +354,7 @@ static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
         }
         free(list);
         if (n == 0) {
-            fprintf(stderr, "%s: no data sets: expected input_K.pb / output_K.pb files or "
+            verr("%s: no data sets: expected input_K.pb / output_K.pb files or "
                     "folders holding them (the ONNX test-data layout)\n", dir);
             return 1;
         }
@@ -349,7 +367,7 @@ static int list_sets(Arena *a, const char *dir, DataSet **out, int *n_out)
     for (i = 0; i < n; i++) {
         sets[i].n_out_files = count_files(a, sets[i].dir, "output");
         if (sets[i].n_out_files == 0) {
-            fprintf(stderr, "%s: no output_0.pb: nothing to compare with\n", sets[i].dir);
+            verr("%s: no output_0.pb: nothing to compare with\n", sets[i].dir);
             return 1;
         }
     }
@@ -404,12 +422,12 @@ static int load_elements(Arena *a, const char *path, int kind, OnnxSpan **el, in
     OnnxSpan data;
     data.p = slurp(a, path, &data.n);
     if (!data.p) {
-        fprintf(stderr, "%s: cannot read the file\n", path);
+        verr("%s: cannot read the file\n", path);
         return 1;
     }
     *el = arena_array(a, MAX_ELEMENTS, sizeof **el);
     if (onnx_data_elements(data, kind, *el, MAX_ELEMENTS, count, absent)) {
-        fprintf(stderr, "%s: not a valid %s\n", path,
+        verr("%s: not a valid %s\n", path,
                 (kind & ONNX_DATA_OPTIONAL) ? "OptionalProto" : "SequenceProto");
         return 1;
     }
@@ -438,7 +456,7 @@ static int add_option(Arena *a, VerifyOpts *v, const char *opt, const char *val)
 {
     const char *err = options_bind(&v->o, opt, arena_strdup(a, val));
     if (err)
-        fprintf(stderr, "tvmcc verify: binding the inputs from the data: %s\n", err);
+        verr("tvmcc verify: binding the inputs from the data: %s\n", err);
     return err != NULL;
 }
 
@@ -524,7 +542,7 @@ static Tensor *read_elem(Arena *a, const char *path, int kind, int elem, const V
     if (load_elements(a, path, kind, &el, &count, &absent))
         return NULL;
     if (absent || elem >= count) {
-        fprintf(stderr, "%s: holds %s, the compiled model's %s '%s' needs element %d\n", path,
+        verr("%s: holds %s, the compiled model's %s '%s' needs element %d\n", path,
                 absent ? "no value" : arena_printf(a, "%d element%s", count,
                                                    count == 1 ? "" : "s"),
                 what, v->name, elem);
@@ -532,7 +550,7 @@ static Tensor *read_elem(Arena *a, const char *path, int kind, int elem, const V
     }
     tmp = arena_printf(a, "%s/element.pb", tmp_root);
     if (write_bytes(tmp, el[elem].p, el[elem].n)) {
-        fprintf(stderr, "tvmcc verify: cannot write %s\n", tmp);
+        verr("tvmcc verify: cannot write %s\n", tmp);
         return NULL;
     }
     return read_checked(a, tmp, arena_printf(a, "%s (element %d)", path, elem), v, what);
@@ -556,7 +574,7 @@ static Tensor *read_checked(Arena *a, const char *path, const char *label, const
         if (st == 0 || (int64_t)count != value_numel(v)) {
             if (st)
                 free(buf);
-            fprintf(stderr, "%s: %s '%s' is string %s, the file holds %s\n", label, what,
+            verr("%s: %s '%s' is string %s, the file holds %s\n", label, what,
                     v->name, dims_text(a, v->rank, v->dims),
                     st ? arena_printf(a, "%zu strings", count) : "another type");
             return NULL;
@@ -580,7 +598,7 @@ static Tensor *read_checked(Arena *a, const char *path, const char *label, const
     for (k = 0; same && k < t->rank; k++)
         same = t->dims[k] == v->dims[k];
     if (!same) {
-        fprintf(stderr, "%s: %s '%s' is %s %s, the file holds %s %s\n", label, what, v->name,
+        verr("%s: %s '%s' is %s %s, the file holds %s %s\n", label, what, v->name,
                 dtype_name(v->dtype) ? dtype_name(v->dtype) : "?",
                 dims_text(a, v->rank, v->dims),
                 dtype_name(t->dtype) ? dtype_name(t->dtype) : "an unsupported type",
@@ -649,12 +667,12 @@ static int run_cmd(const char *const *argv, const char *cwd, const char *log, lo
     int st, i;
     double t0 = now_seconds();
     if (verbose) {
-        fprintf(stderr, "tvmcc verify:");
+        verr("tvmcc verify:");
         if (cwd)
-            fprintf(stderr, " (in %s)", cwd);
+            verr(" (in %s)", cwd);
         for (i = 0; argv[i]; i++)
-            fprintf(stderr, " %s", argv[i]);
-        fprintf(stderr, "\n");
+            verr(" %s", argv[i]);
+        verr("\n");
     }
     fflush(NULL);
     pid = fork();
@@ -681,6 +699,8 @@ static int run_cmd(const char *const *argv, const char *cwd, const char *log, lo
             waitpid(pid, &st, 0);
             return interrupted ? -1 : 124;
         }
+        if (stage)
+            progress_note(stage, stage_done, stage_total);
         {
             struct timespec ts = {0, 5000000};
             nanosleep(&ts, NULL);
@@ -700,7 +720,7 @@ static void show_log(const char *log)
     if (!f)
         return;
     while (n < 8 && fgets(line, sizeof line, f)) {
-        fprintf(stderr, "  %s", line);
+        verr("  %s", line);
         if (!strchr(line, '\n'))
             fputc('\n', stderr);
         n++;
@@ -721,7 +741,7 @@ static int write_embedded(Arena *a, const char *dir, const char *name)
 {
     const struct EmbeddedFile *f = embedded(name);
     if (!f || write_bytes(arena_printf(a, "%s/%s", dir, name), f->data, f->size)) {
-        fprintf(stderr, "tvmcc verify: cannot write %s/%s\n", dir, name);
+        verr("tvmcc verify: cannot write %s/%s\n", dir, name);
         return 1;
     }
     return 0;
@@ -756,7 +776,7 @@ static int plan_for(const Target *t, const VerifyOpts *v, RunPlan *rp)
         else if (!strcmp(t->name, "cortex-m7"))
             rp->machine = "mps2-an500", rp->ld = "mps2-an500.ld";
         if (!rp->machine && !v->runner) {
-            fprintf(stderr, "tvmcc verify: target '%s' has no qemu machine to run on; give "
+            verr("tvmcc verify: target '%s' has no qemu machine to run on; give "
                     "--runner CMD to run its program on a board\n", t->name);
             return 1;
         }
@@ -781,7 +801,7 @@ static int build(Arena *a, const VerifyOpts *v, const Target *t, const RunPlan *
     DIR *dp;
     struct dirent *e;
     if (!on_path(a, rp->cc)) {
-        fprintf(stderr, "tvmcc verify: the compiler of target '%s' (%s) is not on PATH "
+        verr("tvmcc verify: the compiler of target '%s' (%s) is not on PATH "
                 "(Debian: apt-get install %s)\n", t->name, rp->cc, rp->cc_package);
         return 1;
     }
@@ -799,7 +819,7 @@ static int build(Arena *a, const VerifyOpts *v, const Target *t, const RunPlan *
             "#define TVMCC_KERNEL_BEGIN(i) verify_kernel_begin(i)\n"
             "#define TVMCC_KERNEL_END(i) verify_kernel_end(i)\n";
         if (write_bytes(arena_printf(a, "%s/verify_hooks.h", drv), hooks, sizeof hooks - 1)) {
-            fprintf(stderr, "tvmcc verify: cannot write %s/verify_hooks.h\n", drv);
+            verr("tvmcc verify: cannot write %s/verify_hooks.h\n", drv);
             return 1;
         }
     }
@@ -819,7 +839,7 @@ static int build(Arena *a, const VerifyOpts *v, const Target *t, const RunPlan *
     }
     dp = opendir(out);
     if (!dp) {
-        fprintf(stderr, "tvmcc verify: cannot read %s\n", out);
+        verr("tvmcc verify: cannot read %s\n", out);
         return 1;
     }
     while ((e = readdir(dp)) != NULL) {
@@ -849,7 +869,7 @@ static int build(Arena *a, const VerifyOpts *v, const Target *t, const RunPlan *
     if (rc < 0)
         return 1;
     if (rc != 0) {
-        fprintf(stderr, "tvmcc verify: building the program with %s failed (target '%s'):\n",
+        verr("tvmcc verify: building the program with %s failed (target '%s'):\n",
                 rp->cc, t->name);
         show_log(log);
         return 1;
@@ -940,14 +960,14 @@ static int run_set(Arena *a, const VerifyOpts *v, const RunPlan *rp, const Model
         return 1;
     if (rc != 0) {
         if (rc == 124)
-            fprintf(stderr, "%s: the run took longer than %ld s (--timeout)\n", set_name,
+            verr("%s: the run took longer than %ld s (--timeout)\n", set_name,
                     v->timeout);
         else if (rc > 256)
-            fprintf(stderr, "%s: the program%s was killed by signal %d%s:\n", set_name,
+            verr("%s: the program%s was killed by signal %d%s:\n", set_name,
                     v->runner ? " (--runner)" : "", rc - 256,
                     rc - 256 == SIGILL ? " (an instruction this CPU lacks?)" : "");
         else
-            fprintf(stderr, "%s: the program%s exited with status %d:\n", set_name,
+            verr("%s: the program%s exited with status %d:\n", set_name,
                     v->runner ? " (--runner)" : "", rc);
         show_log(log);
         return 1;
@@ -1011,7 +1031,7 @@ static int compare(Arena *a, const VerifyOpts *v, const Value *val, const Tensor
                 st->worst = i;
                 st->max_abs = st->max_rel = INFINITY;
                 st->pass = 0;
-                fprintf(stderr, "%s: output '%s' differs; first: element %lld %s: expected "
+                verr("%s: output '%s' differs; first: element %lld %s: expected "
                         "\"%s\", got \"%.*s\"\n", set_name, val->name, (long long)i,
                         index_text(a, val, (long long)i), x, (int)ly, y);
                 return 1;
@@ -1060,7 +1080,7 @@ static int compare(Arena *a, const VerifyOpts *v, const Value *val, const Tensor
     }
     st->pass = bad == 0;
     if (bad) {
-        fprintf(stderr, "%s: output '%s' differs in %lld of %lld elements; worst: element %lld "
+        verr("%s: output '%s' differs in %lld of %lld elements; worst: element %lld "
                 "%s: expected %.9g, got %.9g (rtol %g, atol %g)\n", set_name, val->name,
                 (long long)bad, (long long)exp->numel, (long long)worst_bad,
                 index_text(a, val, (long long)worst_bad), exp_w, got_w, rtol, atol);
@@ -1097,7 +1117,7 @@ static int write_profile(const VerifyOpts *v, const ModelIO *io, const char *uni
         bad = 1;
     cJSON_free(text);
     if (bad) {
-        fprintf(stderr, "%s: cannot write the profile (--profile)\n", v->profile);
+        verr("%s: cannot write the profile (--profile)\n", v->profile);
         return 1;
     }
     return 0;
@@ -1163,7 +1183,7 @@ static int compile(Arena *a, VerifyOpts *v, const FileIO *fio, ModelIO *io)
             io->in_file[k] = file_of(fio->in_name, fio->n_in, g->in_tags, k, io->in[k].name,
                                      &io->in_elem[k]);
             if (io->in_file[k] < 0) {
-                fprintf(stderr, "%s: input '%s' of the compiled model is no graph input\n",
+                verr("%s: input '%s' of the compiled model is no graph input\n",
                         v->o.model, io->in[k].name);
                 rc = 1;
             }
@@ -1174,7 +1194,7 @@ static int compile(Arena *a, VerifyOpts *v, const FileIO *fio, ModelIO *io)
             io->out_file[k] = file_of(fio->out_name, fio->n_out, g->out_tags, k,
                                       io->out[k].name, &io->out_elem[k]);
             if (io->out_file[k] < 0) {
-                fprintf(stderr, "%s: output '%s' of the compiled model is no graph output\n",
+                verr("%s: output '%s' of the compiled model is no graph output\n",
                         v->o.model, io->out[k].name);
                 rc = 1;
             }
@@ -1204,9 +1224,10 @@ static int verify(Arena *a, VerifyOpts *v)
     const char *tmp = getenv("TMPDIR");
 
     memset(&io, 0, sizeof io);
+    progress_start("tvmcc verify");
     t = target_load(a, v->o.target, &err);
     if (!t) {
-        fprintf(stderr, "tvmcc verify: %s\n", err);
+        verr("tvmcc verify: %s\n", err);
         return target_known(v->o.target) ? 1 : 2;
     }
     if (plan_for(t, v, &rp) || list_sets(a, v->data, &sets, &n_sets))
@@ -1214,7 +1235,7 @@ static int verify(Arena *a, VerifyOpts *v)
     if (v->runner == NULL && rp.how != RUN_HOST) {
         const char *q = rp.how == RUN_QEMU_ARM ? "qemu-system-arm" : "qemu-aarch64";
         if (!on_path(a, q)) {
-            fprintf(stderr, "tvmcc verify: %s is not on PATH, needed to run target '%s' "
+            verr("tvmcc verify: %s is not on PATH, needed to run target '%s' "
                     "(Debian: apt-get install %s)\n", q, t->name,
                     rp.how == RUN_QEMU_ARM ? "qemu-system-arm" : "qemu-user");
             return 1;
@@ -1222,7 +1243,7 @@ static int verify(Arena *a, VerifyOpts *v)
     }
     snprintf(tmp_root, sizeof tmp_root, "%s/tvmcc-verify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(tmp_root)) {
-        fprintf(stderr, "tvmcc verify: cannot make a temporary directory under %s\n",
+        verr("tvmcc verify: cannot make a temporary directory under %s\n",
                 tmp && *tmp ? tmp : "/tmp");
         tmp_root[0] = '\0';
         return 1;
@@ -1230,10 +1251,10 @@ static int verify(Arena *a, VerifyOpts *v)
     memset(&fio, 0, sizeof fio);
     if (bind_from_data(a, v, &sets[0], &fio))
         return 1;
-    progress_line("verify: compiling", 0, 1);
+    stage = "compiling";
     if (compile(a, v, &fio, &io) || interrupted)
         return 1;
-    progress_end();
+    progress_clear();
 
     /* every data set's files, checked before anything is built */
     expected = arena_array(a, (size_t)n_sets, sizeof *expected);
@@ -1245,14 +1266,14 @@ static int verify(Arena *a, VerifyOpts *v)
         const char *in_dir = arena_printf(a, "%s/%s/in", tmp_root, rel);
         if (mkdir(arena_printf(a, "%s/%s", tmp_root, rel), 0700) || mkdir(in_dir, 0700) ||
             mkdir(arena_printf(a, "%s/%s/out", tmp_root, rel), 0700)) {
-            fprintf(stderr, "tvmcc verify: cannot make directories under %s\n", tmp_root);
+            verr("tvmcc verify: cannot make directories under %s\n", tmp_root);
             return 1;
         }
         for (k = 0; k < io.n_in; k++) {
             const char *path = arena_printf(a, "%s/input_%d.pb", s->dir, io.in_file[k]);
             Tensor *in;
             if (!is_file(path)) {
-                fprintf(stderr, "%s: missing (input '%s')\n", path, io.in[k].name);
+                verr("%s: missing (input '%s')\n", path, io.in[k].name);
                 return 1;
             }
             if (!(in = read_elem(a, path, fio.in_kind[io.in_file[k]], io.in_elem[k], &io.in[k],
@@ -1261,12 +1282,12 @@ static int verify(Arena *a, VerifyOpts *v)
             if (write_bytes(arena_printf(a, "%s/input_%d.bin", in_dir, k), in->data,
                             in->dtype == DT_STRING ? (size_t)in->dims[0] :
                             (size_t)dtype_nbytes(in->dtype, in->numel))) {
-                fprintf(stderr, "tvmcc verify: cannot write into %s\n", in_dir);
+                verr("tvmcc verify: cannot write into %s\n", in_dir);
                 return 1;
             }
         }
         if (s->n_out_files != fio.n_out) {
-            fprintf(stderr, "%s: %d output_K.pb file%s, the model has %d output%s\n", s->dir,
+            verr("%s: %d output_K.pb file%s, the model has %d output%s\n", s->dir,
                     s->n_out_files, s->n_out_files == 1 ? "" : "s", fio.n_out,
                     fio.n_out == 1 ? "" : "s");
             return 1;
@@ -1281,17 +1302,19 @@ static int verify(Arena *a, VerifyOpts *v)
         }
     }
 
-    progress_line("verify: building", 0, 1);
+    stage = "building the program";
+    progress_note(stage, 0, 0);
     if (build(a, v, t, &rp, &io, &prog) || interrupted)
         return 1;
-    progress_end();
+    progress_clear();
     if (v->profile)
         kernels = arena_array(a, (size_t)io.n_kernels + 1, sizeof *kernels);
     for (i = 0; i < n_sets; i++) {
         const char *rel = arena_printf(a, "set_%d", i);
         const char *out_dir = arena_printf(a, "%s/%s/out", tmp_root, rel);
         double total = -1;
-        progress_line("verify: data set", i, n_sets);
+        stage = "data set", stage_done = i, stage_total = n_sets;
+        progress_note(stage, stage_done, stage_total);
         if (run_set(a, v, &rp, &io, prog, rel, sets[i].name) || interrupted)
             return 1;
         if (read_measure(arena_printf(a, "%s/measure.txt", out_dir), unit, sizeof unit, &total,
@@ -1314,18 +1337,16 @@ static int verify(Arena *a, VerifyOpts *v)
                 n = want;
             }
             if (!f || n != want) {
-                progress_end();
-                fprintf(stderr, "%s: output '%s': the program wrote %s (%zu bytes expected)\n",
+                verr("%s: output '%s': the program wrote %s (%zu bytes expected)\n",
                         sets[i].name, io.out[k].name, f ? "another size" : "no output_K.bin",
                         want);
                 return 1;
             }
-            progress_end();
             fails += compare(a, v, &io.out[k], expected[i][k], got, sets[i].name,
                              &stats[i][k]);
         }
     }
-    progress_end();
+    progress_clear();
 
     /* the table */
     printf("tvmcc verify: %s, target %s, %d data set%s, rtol %g, atol %g\n", v->o.model,
@@ -1373,11 +1394,11 @@ int verify_main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     arena_init(&a, 0);
     rc = verify(&a, &v);
-    progress_end();
+    progress_stop();
     cleanup();
     arena_free(&a);
     if (interrupted) {
-        fprintf(stderr, "tvmcc verify: interrupted\n");
+        verr("tvmcc verify: interrupted\n");
         signal((int)interrupted, SIG_DFL);
         raise((int)interrupted);
         return 130;

@@ -94,7 +94,8 @@ done
 no_leftovers "the sample runs"
 
 # progress: nothing on stderr when it is not a terminal; a progress line
-# when it is (script(1) gives the run a pseudo-terminal)
+# when it is (script(1) gives the run a pseudo-terminal) and the run takes
+# over two seconds (ir/progress.h; a runner that sleeps 3 s first)
 t=node/test_add
 "$tv" verify "$TESTDATA/$t/model.onnx" --data "$TESTDATA/$t" >/dev/null 2>"$work/quiet.err"
 if [ $? = 0 ] && [ ! -s "$work/quiet.err" ]; then
@@ -103,9 +104,9 @@ else
     bad "stderr of a passing run is not empty: $(head -c 200 "$work/quiet.err")"
 fi
 if have script; then
-    script -qec "'$tv' verify '$TESTDATA/$t/model.onnx' --data '$TESTDATA/$t' >/dev/null" \
+    script -qec "'$tv' verify '$TESTDATA/$t/model.onnx' --data '$TESTDATA/$t' --runner 'sleep 3; exec' >/dev/null" \
         /dev/null >"$work/tty.out" 2>&1
-    if grep -q 'verify: data set: 0/1' "$work/tty.out"; then
+    if grep -q 'tvmcc verify: data set 0/1' "$work/tty.out"; then
         ok "progress on stderr when it is a terminal"
     else
         bad "no progress line on a terminal: $(head -c 200 "$work/tty.out" | tr -d '\r')"
