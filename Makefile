@@ -19,7 +19,9 @@ PYTHON  ?= /usr/bin/python3
 SRCS    := $(wildcard ir/*.c frontend/*.c passes/*.c quant/*.c lower/*.c emit_c/*.c pipeline/*.c cmd/*.c)
 OBJS    := $(patsubst %.c,build/%.o,$(SRCS)) build/gen/onnx.pb-c.o build/gen/embedded.o
 LIBOBJS := $(filter-out build/cmd/%,$(OBJS))
-EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json))
+EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json)) \
+           verify/verify_driver.c test/model_io.h test/arm/startup.c test/arm/mps2-an386.ld \
+           test/arm/mps2-an500.ld
 
 .PHONY: all deps demo test test-unit test-conformance test-arm bench clean
 all: tvmcc build/tensortool build/unit build/sched_test build/sched_arm_test build/qconv_test build/equalize_test build/ranges_test

@@ -22,4 +22,8 @@ int tune_main(int argc, char **argv);
  * status (0, 1 model or data error, 2 usage). */
 int quantize_main(int argc, char **argv);
 
+/* tvmcc verify (cmd/verify.c): argv after "verify"; returns the exit
+ * status (0 all outputs match, 1 mismatch or error, 2 usage). */
+int verify_main(int argc, char **argv);
+
 #endif

@@ -23,6 +23,8 @@ static void usage(FILE *f)
             "                  [--input-shape N=D0,D1] [-v]   (tvmcc tune --help)\n"
             "       tvmcc quantize MODEL.onnx --calib DIR -o OUT.onnx [options]\n"
             "                  (tvmcc quantize --help)\n"
+            "       tvmcc verify MODEL.onnx --data DIR [-t TARGET] [options]\n"
+            "                  (tvmcc verify --help)\n"
             "\n"
             "Compiles an ONNX model to portable C: OUT/NAME.h, NAME.c, NAME_weights.c,\n"
             "NAME.json, NAME.mk, NAME.cmake, tvmrt.h, tvmrt.c.\n"
@@ -134,6 +136,8 @@ int main(int argc, char **argv)
         return tune_main(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "quantize"))
         return quantize_main(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "verify"))
+        return verify_main(argc - 2, argv + 2);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;

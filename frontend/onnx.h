@@ -51,6 +51,29 @@ int onnx_tensor_decode(Arena *a, const void *tensor_proto, const char *dir, Tens
  * the tensor's name, "" when it has none. Returns 0 or nonzero after
  * reporting. */
 int onnx_read_tensor_file(Arena *a, const char *path, Tensor *out, const char **name, Diag *d);
+/* If path holds a string tensor: its strings, each followed by NUL, in
+ * malloc'd *buf (*len bytes, *count strings); returns 1. 0 if it holds
+ * another type, -1 if it cannot be read (reported). */
+int onnx_read_string_tensor(const char *path, char **buf, size_t *len, size_t *count);
+
+/* ---- test data of sequence and optional inputs and outputs
+ * (frontend/seq_data.c) ---- */
+/* Bytes [p, p + n) of a serialized message. */
+typedef struct OnnxSpan {
+    const unsigned char *p;
+    size_t n;
+} OnnxSpan;
+enum { ONNX_DATA_SEQUENCE = 1, ONNX_DATA_OPTIONAL = 2 };
+/* The declared kind of graph input (in = 1; initializers not counted) or
+ * output k of a ModelProto (onnx_unpack_file(path, 1, d)): 0 a tensor, or
+ * ONNX_DATA_SEQUENCE | ONNX_DATA_OPTIONAL bits; *name its name. -1 when
+ * there is no such input or output. */
+int onnx_io_kind(const void *model, int in, long k, const char **name);
+/* The element TensorProtos (at most cap, into el) of a test-data file's
+ * bytes for a value of this kind: a SequenceProto's tensors, an
+ * OptionalProto's tensor or sequence (*absent when it has no value), or
+ * the file itself for a tensor. 0, or -1 when data is malformed. */
+int onnx_data_elements(OnnxSpan data, int kind, OnnxSpan *el, int cap, int *count, int *absent);
 
 /* Sequence and optional graph inputs (frontend/seq_io.c), right after
  * loading: lengths[] are --sequence-length NAME=L specs, absent[] the names

@@ -576,3 +576,36 @@ int onnx_read_tensor_file(Arena *a, const char *path, Tensor *out, const char **
     onnx_free_message(tp);
     return rc;
 }
+
+int onnx_read_string_tensor(const char *path, char **buf, size_t *len, size_t *count)
+{
+    Diag d;
+    Onnx__TensorProto *tp;
+    size_t i, n = 0;
+    diag_init(&d, path);
+    tp = onnx_unpack_file(path, 0, &d);
+    if (!tp)
+        return -1;
+    if (!tp->has_data_type || tp->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__STRING) {
+        onnx_free_message(tp);
+        return 0;
+    }
+    for (i = 0; i < tp->n_string_data; i++)
+        n += tp->string_data[i].len + 1;
+    *buf = malloc(n + 1);
+    if (!*buf) {
+        onnx_free_message(tp);
+        return -1;
+    }
+    n = 0;
+    for (i = 0; i < tp->n_string_data; i++) {
+        if (tp->string_data[i].len)
+            memcpy(*buf + n, tp->string_data[i].data, tp->string_data[i].len);
+        n += tp->string_data[i].len;
+        (*buf)[n++] = '\0';
+    }
+    *len = n;
+    *count = tp->n_string_data;
+    onnx_free_message(tp);
+    return 1;
+}

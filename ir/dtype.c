@@ -402,3 +402,32 @@ float dtype_e8m0_round(float f, int mode)
         up = 0;
     return dtype_f8_to_f32(DT_FLOAT8E8M0, e + up);
 }
+
+double dtype_float_at(DType t, const void *p, int64_t i)
+{
+    const unsigned char *b = p;
+    uint16_t h;
+    float f;
+    double x;
+    switch (t) {
+    case DT_FLOAT32: memcpy(&f, b + i * 4, 4); return f;
+    case DT_FLOAT64: memcpy(&x, b + i * 8, 8); return x;
+    case DT_FLOAT16: memcpy(&h, b + i * 2, 2); return dtype_f16_to_f32(h);
+    case DT_BFLOAT16: memcpy(&h, b + i * 2, 2); return dtype_bf16_to_f32(h);
+    default: return dtype_f8_to_f32(t, b[i]);
+    }
+}
+
+int dtype_close(double expected, double got, double rtol, double atol, double *err)
+{
+    double x = expected, y = got;
+    int ok;
+    if (isnan(x) || isnan(y))
+        ok = isnan(x) && isnan(y);
+    else if (isinf(x) || isinf(y))
+        ok = x == y;
+    else
+        ok = fabs(y - x) <= atol + rtol * fabs(x);
+    *err = (isnan(x) || isnan(y) || isinf(x) || isinf(y)) ? (ok ? 0 : INFINITY) : fabs(y - x);
+    return ok;
+}

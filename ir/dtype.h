@@ -107,6 +107,13 @@ uint16_t dtype_f32_to_bf16(float f);
  * infinity and always saturates (NaN becomes 0x8, as ONNX's test data);
  * float8e8m0 rounds up and saturates (Cast's defaults, round_mode "up"). */
 float dtype_f8_to_f32(DType t, unsigned b);
+/* Element i of a buffer of float type t (float32/64, float16, bfloat16 or
+ * an 8-bit float format) as double. */
+double dtype_float_at(DType t, const void *p, int64_t i);
+/* Whether got matches expected within atol + rtol * |expected| (NaN
+ * matches NaN, an infinity only the same infinity); *err gets |got -
+ * expected|, 0 for matching NaNs or infinities, INFINITY for others. */
+int dtype_close(double expected, double got, double rtol, double atol, double *err);
 unsigned dtype_f32_to_f8(DType t, float f);
 double dtype_f8_max(DType t); /* largest finite value */
 /* Cast to float8e8m0 with the other rounding modes, as ONNX's reference

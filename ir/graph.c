@@ -804,3 +804,12 @@ void node_add_attr(Graph *g, int32_t ni, Attr a)
     n->attr = na;
     n->n_attr++;
 }
+
+const char *dims_text(Arena *a, int rank, const int64_t *dims)
+{
+    char *s = arena_strdup(a, "[");
+    int k;
+    for (k = 0; k < rank; k++)
+        s = arena_printf(a, "%s%s%lld", s, k ? "," : "", (long long)dims[k]);
+    return arena_printf(a, "%s]", s);
+}

@@ -195,6 +195,9 @@ __attribute__((format(printf, 4, 5)))
 #endif
 void diag_warn(Diag *d, const Node *n, const char *field, const char *fmt, ...);
 
+/* dims as "[D0,D1,...]" ("[]" for a scalar), in a's memory: for messages. */
+const char *dims_text(Arena *a, int rank, const int64_t *dims);
+
 Graph *graph_new(Arena *a, const char *path);
 /* New value named `name` (copied), dtype undefined, rank -1. Returns index. */
 int32_t graph_add_value(Graph *g, const char *name);

@@ -26,6 +26,7 @@
 #include "model.h"
 
 #define MODEL_IO_PROG "driver"
+#define MODEL_IO_STRINGS
 #include "model_io.h"
 
 #define ALIGN MODEL_IO_ALIGN
@@ -39,72 +40,6 @@ static const char *const output_dtypes[] = MODEL_OUTPUT_DTYPES;
 /* The caller-supplied workspace; ALIGN spare bytes allow aligning by hand
  * because C99 has no alignment specifier. */
 static unsigned char workspace_store[MODEL_WORKSPACE_BYTES + ALIGN];
-
-/* Reads a file of NUL-terminated strings into a new array of `count`
- * pointers at *buf; complains and returns -1 on a read error or when the
- * file holds another number of strings. */
-static int read_strings(const char *path, void **buf, unsigned long count)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL, **ptrs;
-    unsigned long n = 0, cap = 0, k = 0, i;
-    int c;
-    if (!f) {
-        fprintf(stderr, "driver: cannot open %s\n", path);
-        return -1;
-    }
-    while ((c = fgetc(f)) != EOF) {
-        if (n + 1 >= cap) {
-            char *nt;
-            cap = cap ? cap * 2 : 256;
-            nt = realloc(text, (size_t)cap);
-            if (!nt) {
-                fclose(f);
-                free(text);
-                return -1;
-            }
-            text = nt;
-        }
-        text[n++] = (char)c;
-    }
-    fclose(f);
-    ptrs = alloc_aligned(count * sizeof *ptrs + 1);
-    if (!ptrs || (n && text[n - 1] != '\0')) {
-        fprintf(stderr, "driver: %s: not a list of NUL-terminated strings\n", path);
-        return -1;
-    }
-    for (i = 0; i < n; i++)
-        if (i == 0 || text[i - 1] == '\0') {
-            if (k == count)
-                break;
-            ptrs[k++] = text + i;
-        }
-    if (k != count || i != n) {
-        fprintf(stderr, "driver: %s: expected %lu strings\n", path, count);
-        return -1;
-    }
-    *buf = ptrs;
-    return 0;
-}
-
-/* Writes count strings, each followed by NUL, to path; -1 on failure. */
-static int write_strings(const char *path, const char *const *s, unsigned long count)
-{
-    FILE *f = fopen(path, "wb");
-    unsigned long i;
-    int bad = 0;
-    if (!f) {
-        fprintf(stderr, "driver: cannot create %s\n", path);
-        return -1;
-    }
-    for (i = 0; i < count && !bad; i++)
-        bad = fputs(s[i], f) < 0 || fputc('\0', f) == EOF;
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "driver: cannot write %s\n", path);
-        return -1;
-    }
-    return 0;
-}
 
 static int is_string(const char *dtype)
 {

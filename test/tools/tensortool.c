@@ -58,21 +58,6 @@ static void usage(void)
     exit(2);
 }
 
-
-/* Element i of a float-typed buffer, as double. */
-static double float_at(DType dt, const unsigned char *p, int64_t i)
-{
-    uint16_t h;
-    float f;
-    double x;
-    switch (dt) {
-    case DT_FLOAT32: memcpy(&f, p + i * 4, 4); return f;
-    case DT_FLOAT64: memcpy(&x, p + i * 8, 8); return x;
-    case DT_FLOAT16: memcpy(&h, p + i * 2, 2); return dtype_f16_to_f32(h);
-    default: memcpy(&h, p + i * 2, 2); return dtype_bf16_to_f32(h);
-    }
-}
-
 /* Element i of an integer or bool buffer; unsigned 64-bit kept apart. */
 static void int_text(DType dt, const unsigned char *p, int64_t i, char *buf, size_t cap)
 {
@@ -137,42 +122,6 @@ static int cmd_info(const char *path)
     return 0;
 }
 
-/* If path holds a string tensor: its strings, each followed by NUL, in
- * malloc'd *buf (*len bytes, *count strings); returns 1. 0 if it holds
- * another type, -1 if it cannot be read. */
-static int string_tensor(const char *path, char **buf, size_t *len, size_t *count)
-{
-    Diag d;
-    Onnx__TensorProto *tp;
-    size_t i, n = 0;
-    diag_init(&d, path);
-    tp = onnx_unpack_file(path, 0, &d);
-    if (!tp)
-        return -1;
-    if (!tp->has_data_type || tp->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__STRING) {
-        onnx_free_message(tp);
-        return 0;
-    }
-    for (i = 0; i < tp->n_string_data; i++)
-        n += tp->string_data[i].len + 1;
-    *buf = malloc(n + 1);
-    if (!*buf) {
-        onnx_free_message(tp);
-        return -1;
-    }
-    n = 0;
-    for (i = 0; i < tp->n_string_data; i++) {
-        if (tp->string_data[i].len)
-            memcpy(*buf + n, tp->string_data[i].data, tp->string_data[i].len);
-        n += tp->string_data[i].len;
-        (*buf)[n++] = '\0';
-    }
-    *len = n;
-    *count = tp->n_string_data;
-    onnx_free_message(tp);
-    return 1;
-}
-
 static int cmd_raw(const char *path, const char *out)
 {
     Arena a;
@@ -180,7 +129,7 @@ static int cmd_raw(const char *path, const char *out)
     FILE *f;
     size_t n, count;
     char *strings;
-    int st = string_tensor(path, &strings, &n, &count);
+    int st = onnx_read_string_tensor(path, &strings, &n, &count);
     if (st == 1) {
         f = fopen(out, "wb");
         st = !f || (n && fwrite(strings, 1, n, f) != n);
@@ -257,7 +206,7 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
         fprintf(stderr, "tensortool: cannot read '%s'\n", act_path);
         return 2;
     }
-    if (string_tensor(exp_path, &strings, &slen, &count) == 1) {
+    if (onnx_read_string_tensor(exp_path, &strings, &slen, &count) == 1) {
         int same = slen == len && memcmp(strings, act, len) == 0;
         if (!same)
             printf("strings differ: expected %zu strings in %zu bytes, got %zu bytes\n", count,
@@ -299,15 +248,8 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
                            dtype_packed_get(t.dtype, e, i), dtype_packed_get(t.dtype, act, i));
             }
         } else if (dtype_is_float(t.dtype)) {
-            double x = float_at(t.dtype, e, i), y = float_at(t.dtype, act, i), err;
-            int ok;
-            if (isnan(x) || isnan(y))
-                ok = isnan(x) && isnan(y);
-            else if (isinf(x) || isinf(y))
-                ok = x == y;
-            else
-                ok = fabs(y - x) <= atol + rtol * fabs(x);
-            err = (isnan(x) || isnan(y) || isinf(x) || isinf(y)) ? (ok ? 0 : INFINITY) : fabs(y - x);
+            double x = dtype_float_at(t.dtype, e, i), y = dtype_float_at(t.dtype, act, i), err;
+            int ok = dtype_close(x, y, rtol, atol, &err);
             if (err > worst || (worst_i < 0 && !ok)) {
                 worst = err;
                 worst_i = i;
@@ -344,152 +286,25 @@ static int cmd_cmp(const char *exp_path, const char *act_path, double rtol, doub
 
 /* ---- sequences and optionals (SequenceProto, OptionalProto) ---------- */
 
-/* A length-delimited protobuf field: bytes [p, p + n). */
-typedef struct Span {
-    const unsigned char *p;
-    size_t n;
-} Span;
-
-/* Reads a varint at *p (< end); 0 when malformed. */
-static int varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-    int sh = 0;
-    *v = 0;
-    while (*p < end && sh < 64) {
-        unsigned char b = *(*p)++;
-        *v |= (uint64_t)(b & 0x7f) << sh;
-        if (!(b & 0x80))
-            return 1;
-        sh += 7;
-    }
-    return 0;
-}
-
-/* The length-delimited occurrences of field `field` in msg (at most cap),
- * and *num the last varint value of field `vfield` (-1 if none). Returns
- * the count, or -1 when msg is malformed. */
-static int fields(Span msg, unsigned field, unsigned vfield, Span *out, int cap, int64_t *num)
-{
-    const unsigned char *p = msg.p, *end = msg.p + msg.n;
-    int n = 0;
-    *num = -1;
-    while (p < end) {
-        uint64_t key, v;
-        if (!varint(&p, end, &key))
-            return -1;
-        switch (key & 7) {
-        case 0:
-            if (!varint(&p, end, &v))
-                return -1;
-            if ((key >> 3) == vfield)
-                *num = (int64_t)v;
-            break;
-        case 1:
-            if (end - p < 8)
-                return -1;
-            p += 8;
-            break;
-        case 5:
-            if (end - p < 4)
-                return -1;
-            p += 4;
-            break;
-        case 2:
-            if (!varint(&p, end, &v) || v > (uint64_t)(end - p))
-                return -1;
-            if ((key >> 3) == field && n < cap) {
-                out[n].p = p;
-                out[n].n = (size_t)v;
-                n++;
-            }
-            p += v;
-            break;
-        default:
-            return -1;
-        }
-    }
-    return n;
-}
+typedef OnnxSpan Span;
 
 #define SEQ_MAX 4096
 
-/* The declared type of graph input (in = 1) or output K of the model:
- * 0 tensor, 1 sequence, 2 optional tensor, 3 optional sequence; -1 after
+/* The declared kind of graph input (in = 1) or output K; -1 after
  * reporting. */
 static int io_kind(const Onnx__ModelProto *m, int in, long k, const char **name)
 {
-    const Onnx__GraphProto *g = m->graph;
-    const Onnx__TypeProto *tp = NULL;
-    size_t i, j;
-    long seen = 0;
-    int kind = 0;
-    if (!g)
-        return -1;
-    for (i = 0; in && i < g->n_input; i++) {
-        int init = 0;
-        for (j = 0; j < g->n_initializer; j++)
-            init |= g->initializer[j]->name && g->input[i]->name &&
-                    !strcmp(g->initializer[j]->name, g->input[i]->name);
-        if (!init && seen++ == k) {
-            tp = g->input[i]->type;
-            *name = g->input[i]->name;
-        }
-    }
-    if (!in && k >= 0 && (size_t)k < g->n_output) {
-        tp = g->output[k]->type;
-        *name = g->output[k]->name;
-    }
-    if (!tp) {
+    int kind = onnx_io_kind(m, in, k, name);
+    if (kind < 0)
         fprintf(stderr, "tensortool: the model has no graph %s %ld\n", in ? "input" : "output", k);
-        return -1;
-    }
-    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type) {
-        kind |= 2;
-        tp = tp->optional_type->elem_type;
-    }
-    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
-        kind |= 1;
     return kind;
 }
 
-/* The element tensors of data (a file's bytes) for a value of this kind:
- * *count tensors into el; *absent for an optional without a value.
- * Returns 0, or 2 after reporting. */
+/* onnx_data_elements, reporting a malformed file; 0 or 2. */
 static int elements(Span data, int kind, Span *el, int *count, int *absent, const char *path)
 {
-    Span sub[1];
-    int64_t et;
-    int n;
-    *absent = 0;
-    *count = 0;
-    if (kind & 2) {
-        /* OptionalProto: elem_type 2, tensor_value 3, sequence_value 5 */
-        n = fields(data, (kind & 1) ? 5 : 3, 2, sub, 1, &et);
-        if (n < 0)
-            goto bad;
-        if (n == 0) {
-            *absent = 1;
-            return 0;
-        }
-        data = sub[0];
-        if (!(kind & 1)) {
-            el[0] = data;
-            *count = 1;
-            return 0;
-        }
-    }
-    if (kind & 1) {
-        /* SequenceProto: tensor_values 3 */
-        n = fields(data, 3, 2, el, SEQ_MAX, &et);
-        if (n < 0)
-            goto bad;
-        *count = n;
+    if (onnx_data_elements(data, kind, el, SEQ_MAX, count, absent) == 0)
         return 0;
-    }
-    el[0] = data;
-    *count = 1;
-    return 0;
-bad:
     fprintf(stderr, "tensortool: %s: not a valid %s\n", path,
             (kind & 2) ? "OptionalProto" : "SequenceProto");
     return 2;
