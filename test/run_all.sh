@@ -19,7 +19,7 @@
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
 #              qdq qdq-m0-float-free qdq-build quantize quantize-trained control_fold
-#              strings seq_io transformer types tune report-html x86_special_values nchwc_layout grouped determinism malformed conformance-asan fuzz
+#              strings seq_io transformer types tune verify report-html x86_special_values nchwc_layout grouped determinism malformed conformance-asan fuzz
 #              fresh
 #
 # TVMCC_TEST_CPU_FLAGS="avx2 fma ..." makes the CPU-dependent suites act as
@@ -238,6 +238,8 @@ run_suite transformer test/transformer/run.sh
 run_suite types test/types/run.sh
 # tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
 run_suite tune test/models/tune.sh
+# tvmcc verify on host, cortex-m4 and aarch64, --runner, --profile (issue 20)
+run_suite verify test/verify/run.sh
 # --report-html pages in headless chromium, --profile, progress (issue 20)
 run_suite report-html test/report/run.sh
 run_suite x86_special_values test/models/x86_special_values.sh
