@@ -855,10 +855,10 @@ static void list_remove(const char **list, int *n_list, const Cand *drop, int n)
 
 /* Downward (8-bit activations): every quantized 8-bit layer to int16 at
  * once (kept when that is better); when it meets the bound, layers go back
- * to 8 bits, least damaging
- * first (their loss in the last 8-bit evaluation), in chunks: half of them,
- * and a chunk that breaks the bound is halved (a single layer that breaks
- * it stays int16). *met: the bound was met. */
+ * to 8 bits, least damaging first (their loss in the last 8-bit
+ * evaluation), in chunks: half of them first; a chunk that breaks the
+ * bound is halved (a single layer that breaks it stays int16), one that
+ * holds doubles the next. *met: the bound was met. */
 static int search_down(Search *x, int *met)
 {
     QOptions *q = x->s->q;
@@ -900,6 +900,7 @@ static int search_down(Search *x, int *met)
             return 1;
         if (ok) {
             pos += m;
+            chunk = 2 * m; /* a chunk that held: try a larger one */
             continue;
         }
         for (i = pos; i < pos + m; i++)
