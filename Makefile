@@ -21,7 +21,7 @@ OBJS    := $(patsubst %.c,build/%.o,$(SRCS)) build/gen/onnx.pb-c.o build/gen/emb
 LIBOBJS := $(filter-out build/cmd/%,$(OBJS))
 EMBED   := runtime_min/tvmrt.h runtime_min/tvmrt.c $(sort $(wildcard targets/*.json)) \
            verify/verify_driver.c test/model_io.h test/arm/startup.c test/arm/mps2-an386.ld \
-           test/arm/mps2-an500.ld
+           test/arm/mps2-an500.ld bench/arm/m4est/m4est.c bench/arm/m4est/qemu_api.h
 
 .PHONY: all deps demo test test-unit test-conformance test-arm bench clean
 all: tvmcc build/tensortool build/unit build/sched_test build/sched_arm_test build/qconv_test build/equalize_test build/ranges_test

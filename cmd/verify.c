@@ -757,6 +757,7 @@ typedef struct RunPlan {
     const char *machine;       /* qemu-system-arm -M */
     const char *ld;            /* linker script (embedded name) */
     const char *unit;          /* "ns" or "instructions" */
+    int estimate;              /* cortex-m4: qemu runs with the m4est plugin */
 } RunPlan;
 
 static int plan_for(const Target *t, const VerifyOpts *v, RunPlan *rp)
@@ -879,6 +880,77 @@ static int build(Arena *a, const VerifyOpts *v, const Target *t, const RunPlan *
 
 /* ------------------------------------------------------------ the runs */
 
+/* Cortex-M4 cycles, estimated: bench/arm/m4est (embedded), a qemu plugin
+ * that charges every executed instruction its cost from the Cortex-M4
+ * timing tables, built with the host's cc into tmp/est, with marks on the
+ * driver's verify_mark_begin / verify_mark_end (their addresses from
+ * arm-none-eabi-nm). 0 when it is ready; 1 (and a note with -v) when it
+ * cannot be built here, and the table goes without it. */
+static int estimator_setup(Arena *a, const VerifyOpts *v, const char *prog)
+{
+    const char *est = arena_printf(a, "%s/est", tmp_root);
+    const char *nm_log = arena_printf(a, "%s/nm.txt", est);
+    const char *cc_argv[] = {"cc", "-O2", "-std=c99", "-fPIC", "-shared", "-fvisibility=hidden",
+                             "-o", NULL, NULL, NULL};
+    const char *nm_argv[] = {"arm-none-eabi-nm", prog, NULL};
+    char line[512];
+    int found = 0;
+    FILE *in, *out;
+    if (mkdir(est, 0700) != 0 || write_embedded(a, est, "m4est.c") ||
+        write_embedded(a, est, "qemu_api.h"))
+        return 1;
+    cc_argv[7] = arena_printf(a, "%s/m4est.so", est);
+    cc_argv[8] = arena_printf(a, "%s/m4est.c", est);
+    if (!on_path(a, "cc") || !on_path(a, "arm-none-eabi-nm") ||
+        run_cmd(cc_argv, NULL, arena_printf(a, "%s/cc.log", est), 120, v->verbose) != 0 ||
+        run_cmd(nm_argv, NULL, nm_log, 60, v->verbose) != 0) {
+        if (v->verbose)
+            fprintf(stderr, "tvmcc verify: no cycle estimate (the m4est plugin or the marks "
+                    "could not be built with cc and arm-none-eabi-nm)\n");
+        return 1;
+    }
+    if (!(in = fopen(nm_log, "r")))
+        return 1;
+    if (!(out = fopen(arena_printf(a, "%s/marks.txt", est), "w"))) {
+        fclose(in);
+        return 1;
+    }
+    while (fgets(line, sizeof line, in)) {
+        char addr[32], kind[4], name[64];
+        if (sscanf(line, "%31s %3s %63s", addr, kind, name) == 3 &&
+            (kind[0] == 'T' || kind[0] == 't') && !kind[1] &&
+            (!strcmp(name, "verify_mark_begin") || !strcmp(name, "verify_mark_end"))) {
+            fprintf(out, "%s %s\n", addr, name);
+            found++;
+        }
+    }
+    fclose(in);
+    return (fclose(out) != 0) | (found != 2);
+}
+
+/* Estimated cycles per run between the two marks of set_rel/m4est.txt;
+ * -1 when it is missing. */
+static double read_estimate(Arena *a, const char *set_rel, long runs)
+{
+    FILE *f = fopen(arena_printf(a, "%s/%s/m4est.txt", tmp_root, set_rel), "r");
+    char line[1024];
+    double begin = -1, end = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        double insns, cycles;
+        char name[64];
+        if (sscanf(line, "hit %63s %lf %lf", name, &insns, &cycles) == 3) {
+            if (!strcmp(name, "verify_mark_begin") && begin < 0)
+                begin = cycles;
+            else if (!strcmp(name, "verify_mark_end"))
+                end = cycles;
+        }
+    }
+    fclose(f);
+    return begin >= 0 && end >= begin && runs > 0 ? (end - begin) / (double)runs : -1;
+}
+
 /* The measurement the driver wrote: total and per-kernel means. */
 static int read_measure(const char *path, char *unit, size_t unit_cap, double *total,
                         double *kernels, int n_kernels)
@@ -945,6 +1017,11 @@ static int run_set(Arena *a, const VerifyOpts *v, const RunPlan *rp, const Model
                                  "arg=%s", set_rel, set_rel, runs);
         argv[n++] = "-kernel";
         argv[n++] = "driver.elf";
+        if (rp->estimate) {
+            argv[n++] = "-plugin";
+            argv[n++] = arena_printf(a, "est/m4est.so,out=%s/m4est.txt,marks=est/marks.txt",
+                                     set_rel);
+        }
         cwd = tmp_root;
     } else {
         if (rp->how == RUN_QEMU_USER)
@@ -1218,7 +1295,7 @@ static int verify(Arena *a, VerifyOpts *v)
     FileIO fio;
     char unit[32] = "ns";
     Tensor ***expected;
-    double *set_time, *kernels = NULL;
+    double *set_time, *set_cycles, *kernels = NULL;
     OutStat **stats;
     int n_sets, i, k, fails = 0, measured = 0;
     const char *tmp = getenv("TMPDIR");
@@ -1260,6 +1337,7 @@ static int verify(Arena *a, VerifyOpts *v)
     expected = arena_array(a, (size_t)n_sets, sizeof *expected);
     stats = arena_array(a, (size_t)n_sets, sizeof *stats);
     set_time = arena_array(a, (size_t)n_sets, sizeof *set_time);
+    set_cycles = arena_array(a, (size_t)n_sets, sizeof *set_cycles);
     for (i = 0; i < n_sets; i++) {
         const DataSet *s = &sets[i];
         const char *rel = arena_printf(a, "set_%d", i);
@@ -1306,6 +1384,8 @@ static int verify(Arena *a, VerifyOpts *v)
     progress_note(stage, 0, 0);
     if (build(a, v, t, &rp, &io, &prog) || interrupted)
         return 1;
+    if (rp.how == RUN_QEMU_ARM && !v->runner && !strcmp(t->name, "cortex-m4"))
+        rp.estimate = estimator_setup(a, v, prog) == 0;
     progress_clear();
     if (v->profile)
         kernels = arena_array(a, (size_t)io.n_kernels + 1, sizeof *kernels);
@@ -1321,6 +1401,7 @@ static int verify(Arena *a, VerifyOpts *v)
                          kernels, io.n_kernels) == 0)
             measured++;
         set_time[i] = total;
+        set_cycles[i] = rp.estimate ? read_estimate(a, rel, v->runs) : -1;
         for (k = 0; k < io.n_out; k++) {
             const char *path = arena_printf(a, "%s/output_%d.bin", out_dir, k);
             int is_str = io.out[k].dtype == DT_STRING;
@@ -1351,18 +1432,22 @@ static int verify(Arena *a, VerifyOpts *v)
     /* the table */
     printf("tvmcc verify: %s, target %s, %d data set%s, rtol %g, atol %g\n", v->o.model,
            io.target_name, n_sets, n_sets == 1 ? "" : "s", v->rtol, v->atol);
-    printf("%-24s %-20s %12s %12s %-16s %14s  %s\n", "data set", "output", "max abs err",
-           "max rel err", "worst element", unit[0] == 'n' ? "time" : unit, "result");
+    printf("%-24s %-20s %12s %12s %-16s %14s%s  %s\n", "data set", "output", "max abs err",
+           "max rel err", "worst element", unit[0] == 'n' ? "time" : unit,
+           rp.estimate ? "  M4 cycles (est.)" : "", "result");
     for (i = 0; i < n_sets; i++)
         for (k = 0; k < io.n_out; k++) {
             const OutStat *st = &stats[i][k];
-            char tbuf[48] = "", wbuf[48] = "-";
+            char tbuf[48] = "", wbuf[48] = "-", cbuf[48] = "";
             if (k == 0 && set_time[i] >= 0)
                 human(tbuf, sizeof tbuf, set_time[i], unit);
+            if (rp.estimate)
+                snprintf(cbuf, sizeof cbuf, "  %16s", k || set_cycles[i] < 0 ? "" :
+                         arena_printf(a, "%.0f", set_cycles[i]));
             if (st->worst >= 0 && (st->max_abs > 0 || !st->pass))
                 snprintf(wbuf, sizeof wbuf, "%lld", st->worst);
-            printf("%-24.24s %-20.20s %12.4g %12.4g %-16s %14s  %s\n", k ? "" : sets[i].name,
-                   io.out[k].name, st->max_abs, st->max_rel, wbuf, tbuf,
+            printf("%-24.24s %-20.20s %12.4g %12.4g %-16s %14s%s  %s\n", k ? "" : sets[i].name,
+                   io.out[k].name, st->max_abs, st->max_rel, wbuf, tbuf, cbuf,
                    st->pass ? "pass" : "FAIL");
         }
     if (v->profile) {

@@ -71,7 +71,7 @@ verify_ok() {
         bad "$label: exit $rc: $(grep -v '^tvmcc verify: /' "$log" | head -2 | tr '\n' ' ')"
     elif ! grep -q '^PASS: ' "$log" || grep -q ' FAIL$' "$log"; then
         bad "$label: no PASS line ($log)"
-    elif ! grep -Eq ' (us|ms|s|insns)  pass$' "$log"; then
+    elif ! grep -Eq ' (us|ms|s|insns)( +[0-9]+)?  pass$' "$log"; then
         bad "$label: no time or instruction count in the table ($log)"
     else
         ok "$label"
@@ -92,6 +92,22 @@ for target in $targets; do
     done
 done
 no_leftovers "the sample runs"
+
+# estimated Cortex-M4 cycles (the m4est plugin, embedded in tvmcc) beside
+# the instruction count: at least one cycle per instruction, at most a few
+if [[ " $targets " == *" cortex-m4 "* ]]; then
+    t=pytorch-converted/test_Conv2d
+    "$tv" verify "$TESTDATA/$t/model.onnx" --data "$TESTDATA/$t" -t cortex-m4 >"$work/est.log" 2>&1
+    row=$(grep -E ' insns +[0-9]+  pass$' "$work/est.log" | head -1)
+    insns=$(echo "$row" | sed -n 's/.* \([0-9][0-9]*\) insns  *[0-9]*  pass$/\1/p')
+    cyc=$(echo "$row" | sed -n 's/.* insns  *\([0-9][0-9]*\)  pass$/\1/p')
+    if grep -q 'M4 cycles (est.)' "$work/est.log" && [ -n "$insns" ] && [ -n "$cyc" ] &&
+            [ "$cyc" -ge "$insns" ] && [ "$cyc" -le $((insns * 6)) ]; then
+        ok "cortex-m4: estimated cycles $cyc for $insns instructions"
+    else
+        bad "cortex-m4: no plausible cycle estimate (${cyc:-none} for ${insns:-?} instructions; $work/est.log)"
+    fi
+fi
 
 # progress: nothing on stderr when it is not a terminal; a progress line
 # when it is (script(1) gives the run a pseudo-terminal) and the run takes
