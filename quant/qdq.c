@@ -592,7 +592,7 @@ typedef struct Weight {
     float *scale;               /* per channel (1 when per tensor) */
     const float *w;             /* float weights */
     int8_t *q;
-    int64_t bias_channels;      /* entries of the floor quantize_weight takes */
+    int64_t bias_channels;      /* entries of the minimum quantize_weight takes */
 } Weight;
 
 /* The least weight scale of each output channel at which the bias, at
@@ -601,30 +601,30 @@ typedef struct Weight {
  * BatchNormalization folded with a tiny gamma) and a sizeable bias would
  * otherwise saturate its int32 bias (onnxruntime's quantizer raises the
  * weight scale the same way). NULL when no channel needs it. */
-static double *bias_scale_floor(Plan *p, const Node *n, Weight *w)
+static double *bias_min_scale(Plan *p, const Node *n, Weight *w)
 {
     const Graph *g = p->g;
     const Value *b;
     const float *bias;
-    double *floor, sx = p->scale[n->in[0]], lim = 2147483647.0 / 4;
+    double *min_scale, sx = p->scale[n->in[0]], lim = 2147483647.0 / 4;
     int64_t i, nb;
     int any = 0;
     if (role(g, n, 2) != ROLE_BIAS || !(bias = qe_f32(g, n->in[2])) || !(sx > 0))
         return NULL;
     b = &g->values[n->in[2]];
     nb = value_numel(b);
-    floor = arena_array(g->arena, (size_t)nb + 1, sizeof *floor);
+    min_scale = arena_array(g->arena, (size_t)nb + 1, sizeof *min_scale);
     for (i = 0; i < nb; i++) {
-        floor[i] = fabs((double)bias[i]) / (sx * lim);
-        any |= floor[i] > 0;
+        min_scale[i] = fabs((double)bias[i]) / (sx * lim);
+        any |= min_scale[i] > 0;
     }
     w->bias_channels = nb;
-    return any ? floor : NULL;
+    return any ? min_scale : NULL;
 }
 
 /* int8 symmetric weights: per channel along axis (or one scale), each
- * scale at least floor[c] (floor NULL: no floor) */
-static void quantize_weight(Plan *p, int32_t wv, int axis, const double *floor, Weight *out)
+ * scale at least min_scale[c] (NULL: no minimum) */
+static void quantize_weight(Plan *p, int32_t wv, int axis, const double *min_scale, Weight *out)
 {
     Graph *g = p->g;
     const Value *v = &g->values[wv];
@@ -653,12 +653,12 @@ static void quantize_weight(Plan *p, int32_t wv, int axis, const double *floor, 
         if (out->scale[c] == 0)
             out->scale[c] = 1.0f;
     }
-    for (c = 0; floor && c < ch; c++) {
+    for (c = 0; min_scale && c < ch; c++) {
         int one = axis >= 0 && out->bias_channels == ch;
         int64_t k0 = one ? c : 0, k1 = one ? c + 1 : out->bias_channels;
         for (k = k0; k < k1; k++)
-            if ((double)out->scale[c] < floor[k])
-                out->scale[c] = (float)floor[k];
+            if ((double)out->scale[c] < min_scale[k])
+                out->scale[c] = (float)min_scale[k];
     }
     for (i = 0; i < n; i++) {
         int64_t cc = axis >= 0 ? (i / inner) % ch : 0;
@@ -761,12 +761,13 @@ static int32_t quantize_const(Plan *p, int32_t cv)
     float scale;
     int32_t zp;
     DType dt = p->cfg->act;
+    QGrid grid;
     void *q = arena_array(g->arena, (size_t)(n ? n : 1), dtype_size(dt));
     for (i = 0; i < n; i++) {
         lo = c[i] < lo ? c[i] : lo;
         hi = c[i] > hi ? c[i] : hi;
     }
-    QGrid grid = grid_of(dt);
+    grid = grid_of(dt);
     range_qparams(lo, hi, grid, &scale, &zp);
     for (i = 0; i < n; i++) {
         int64_t z = clamp64(nearbyint((double)(c[i] / scale)) + zp, grid.qmin, grid.qmax);
@@ -906,7 +907,7 @@ int qdq_apply(Graph *g, const PtqConfig *cfg, const RangeTable *r, Diag *d)
             role(g, n, 1) == ROLE_WEIGHT) {
             int bias_role = role(g, n, 2);
             memset(&w, 0, sizeof w);
-            quantize_weight(&p, n->in[1], weight_axis(&p, n), bias_scale_floor(&p, n, &w), &w);
+            quantize_weight(&p, n->in[1], weight_axis(&p, n), bias_min_scale(&p, n, &w), &w);
             g->nodes[ni].in[1] = w.dq;
             if (bias_role == ROLE_BIAS || (bias_role == ROLE_NONE && cfg->bias_correction))
                 if (quantize_bias(&p, ni, &w, bias_role == ROLE_BIAS, r))
