@@ -7,6 +7,7 @@
 #include "progress.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@ static struct {
     int muted;              /* progress_mute(1) is in effect */
     const char *what;
     double t0, last;        /* start, last update (seconds) */
+    double after;           /* seconds before the first line */
     const char *last_stage;
 } pg;
 
@@ -29,10 +31,16 @@ static double now_s(void)
 
 void progress_start(const char *what)
 {
+    const char *env;
     memset(&pg, 0, sizeof pg);
     pg.on = isatty(2);
     pg.what = what;
     pg.t0 = now_s();
+    pg.after = PROGRESS_AFTER_S;
+    /* a test hook: TVMCC_PROGRESS_AFTER=S shows the line after S seconds,
+     * so that a test need not depend on how fast this machine is */
+    if ((env = getenv("TVMCC_PROGRESS_AFTER")) && *env)
+        pg.after = atof(env);
 }
 
 void progress_note(const char *stage, long done, long total)
@@ -41,7 +49,7 @@ void progress_note(const char *stage, long done, long total)
     if (!pg.on || pg.muted)
         return;
     t = now_s();
-    if (t - pg.t0 < PROGRESS_AFTER_S)
+    if (t - pg.t0 < pg.after)
         return;
     if (pg.shown && t - pg.last < 0.1 && pg.last_stage == stage && done != total)
         return;
