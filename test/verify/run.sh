@@ -107,6 +107,19 @@ if [[ " $targets " == *" cortex-m4 "* ]]; then
     else
         bad "cortex-m4: no plausible cycle estimate (${cyc:-none} for ${insns:-?} instructions; $work/est.log)"
     fi
+    # a qemu without plugin support: the run goes on without the estimate
+    mkdir -p "$work/noplugin"
+    printf '#!/bin/sh\nfor a in "$@"; do [ "$a" = -plugin ] && exit 1; done\nexec %s "$@"\n' \
+        "$(command -v qemu-system-arm)" > "$work/noplugin/qemu-system-arm"
+    chmod +x "$work/noplugin/qemu-system-arm"
+    PATH=$work/noplugin:$PATH "$tv" verify "$TESTDATA/$t/model.onnx" --data "$TESTDATA/$t" \
+        -t cortex-m4 >"$work/noplugin.log" 2>&1
+    if [ $? = 0 ] && grep -q '^PASS: ' "$work/noplugin.log" &&
+            ! grep -q 'M4 cycles' "$work/noplugin.log"; then
+        ok "cortex-m4: a qemu without plugins verifies without the estimate"
+    else
+        bad "cortex-m4 with a qemu that rejects -plugin: $(tail -2 "$work/noplugin.log" | tr '\n' ' ')"
+    fi
 fi
 
 # progress: nothing on stderr when it is not a terminal; a progress line
