@@ -171,27 +171,19 @@ static Graph *front(Session *s, const char *what, const uint8_t *bytes, size_t s
     return pl->prog.g;
 }
 
-/* every name of --keep-float / --int16 names a node of the prepared
- * graph, or one of its outputs */
+/* every name of --keep-float / --int16 names a live node of the prepared
+ * graph as quant/qdq.c matches them (qdq_node_named) */
 static int check_names(Session *s, const Graph *g, const char *option, const char *const *list,
                        int n)
 {
-    int i, k;
+    int i;
     int32_t ni;
     for (i = 0; i < n; i++) {
         int found = 0;
-        for (ni = 0; ni < g->n_nodes && !found; ni++) {
-            const Node *nd = &g->nodes[ni];
-            if (nd->dead)
-                continue;
-            if (nd->name && !strcmp(nd->name, list[i]))
-                found = 1;
-            for (k = 0; k < nd->n_out; k++)
-                if (nd->out[k] >= 0 && !strcmp(g->values[nd->out[k]].name, list[i]))
-                    found = 1;
-        }
+        for (ni = 0; ni < g->n_nodes && !found; ni++)
+            found = !g->nodes[ni].dead && qdq_node_named(g, &g->nodes[ni], list[i]);
         if (!found) {
-            diag_error(s->d, NULL, option, "no node named '%s' and none writing a tensor of "
+            diag_error(s->d, NULL, option, "no node named '%s' and none whose first output has "
                        "that name (after BatchNormalization folding and the opset-13 forms)",
                        list[i]);
             return 1;
@@ -419,11 +411,14 @@ static int calibrate(Session *s)
                    : run_inputs_only(s, pass2);
 }
 
+/* Each tensor's range by method m on the activation type's grid, and on
+ * the int16 grid as well when some layers may be int16 (--int16, or the
+ * --max-loss search) */
 static RangeTable *choose_ranges(Session *s, RangeMethod m)
 {
     RangeTable *r = arena_alloc(s->a, sizeof *r);
     QGrid grid, grid16;
-    int i, want16 = s->q->n_int16 > 0 && s->q->cfg.act != DT_INT16;
+    int i, want16 = (s->q->n_int16 > 0 || s->q->max_loss >= 0) && s->q->cfg.act != DT_INT16;
     range_grid(s->q->cfg.act, &grid);
     range_grid(DT_INT16, &grid16);
     r->n = s->needs.n;
@@ -719,6 +714,7 @@ typedef struct Search {
     size_t best_size;
     Eval best_e;
     int steps;                  /* evaluations done */
+    RangeTable *r;              /* the ranges (the same for every step) */
     const char **tried;         /* layers whose last step did not help */
     int n_tried;
 } Search;
@@ -743,12 +739,11 @@ static int current_nodes(Search *x, QdqNodeInfo **nodes)
 static int search_eval(Search *x, double need, const char *what, int *better)
 {
     QOptions *q = x->s->q;
-    RangeTable *r;
     uint8_t *bytes;
     size_t size;
     Eval e;
     x->steps++;
-    if (!(r = choose_ranges(x->s, q->method)) || !(bytes = quantize_eval(x->s, r, &e, &size)))
+    if (!(bytes = quantize_eval(x->s, x->r, &e, &size)))
         return 1;
     *better = e.sqnr >= need;
     if (*better) {
@@ -930,6 +925,8 @@ static int max_loss_search(Session *s, uint8_t **best, size_t *best_size, Eval *
     x.best_size = *best_size;
     x.best_e = *best_e;
     x.tried = arena_array(s->a, MAX_KEEP, sizeof *x.tried);
+    if (!(x.r = choose_ranges(s, q->method)))
+        return 1;
     if ((env = getenv("TVMCC_TEST_MAX_LOSS_UP")) && *env)
         up = atoi(env);
     rc = search_up(&x, up < 0 ? 0 : up);

@@ -86,4 +86,8 @@ typedef struct QdqNodeInfo {
 } QdqNodeInfo;
 int qdq_quantized_nodes(Graph *g, const PtqConfig *cfg, QdqNodeInfo **out, Diag *d);
 
+/* How --keep-float and --int16 name a node: by its name, or by the name
+ * of its first output. */
+int qdq_node_named(const Graph *g, const Node *n, const char *name);
+
 #endif

@@ -143,13 +143,18 @@ static int role(const Graph *g, const Node *n, int k)
     }
 }
 
-/* n is named in list, by its name or the name of its first output */
+int qdq_node_named(const Graph *g, const Node *n, const char *name)
+{
+    return (n->name && n->name[0] && !strcmp(n->name, name)) ||
+           (n->n_out > 0 && n->out[0] >= 0 && !strcmp(g->values[n->out[0]].name, name));
+}
+
+/* n is named in list */
 static int listed(const Graph *g, const Node *n, const char *const *list, int count)
 {
     int i;
     for (i = 0; i < count; i++)
-        if ((n->name && n->name[0] && !strcmp(n->name, list[i])) ||
-            (n->n_out > 0 && n->out[0] >= 0 && !strcmp(g->values[n->out[0]].name, list[i])))
+        if (qdq_node_named(g, n, list[i]))
             return 1;
     return 0;
 }
@@ -230,7 +235,8 @@ static int clamp_by_range(const Plan *p, const Node *r, const Node *pn)
     int k;
     if (p->cfg->act == DT_INT16 ||
         listed(g, r, p->cfg->int16_nodes, p->cfg->n_int16) ||
-        listed(g, pn, p->cfg->int16_nodes, p->cfg->n_int16) || int16_reader(p, r->out[0], 0))
+        listed(g, pn, p->cfg->int16_nodes, p->cfg->n_int16) ||
+        (p->cfg->n_int16 > 0 && int16_reader(p, r->out[0], 0)))
         return 0;
     if (r->op != OP_Clip)
         return 1;
