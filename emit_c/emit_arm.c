@@ -46,6 +46,58 @@
 #define DSP_MAX_STORES 64
 #define DSP_MAX_OPS 128
 
+/* ---- the 2 x 3 SMLAD tile of lower/tpl_qconv_m4.c ----
+ *
+ * tvmcc_m4q_2x3(wp, xc, acc, init, kg, np): for each of np pairs of output
+ * channels, the pair's two init values into six accumulators (two rows x
+ * three columns), then kg groups of four reduce points, each: one LDRD of
+ * the pair's two weight words (4 int8 each), 4 SXTB16 (even and odd bytes
+ * of each word), and per column one LDRD of two words of int16 pairs
+ * (k0,k2 and k1,k3) and 4 SMLADs: 24 MACs in 28 cycles on a Cortex-M4; then
+ * the six sums stored to acc with one STM. Two groups per loop step,
+ * entered at the second when kg is odd; the loop's end, the pointers of
+ * init and acc and the pair count live on the stack, since the step needs
+ * all 14 core registers (r7 and r9 included, which is why the function is
+ * naked assembly saving them itself; a build for RWPI, where r9 is the
+ * static base, and compilers other than GCC and Clang get the C loops).
+ * Registers: r0-r2 row 0 and r3-r5 row 1 (columns 0-2), r6/r7 and r8/r9
+ * the two rows' even/odd weight pairs, r10/r11 a column's pairs, r12 xc,
+ * lr wp. Stack: [sp] xc, [sp+4] xc's end, [sp+8] acc, [sp+12] init,
+ * [sp+16] pairs left, [sp+20] kg odd; kg and np at [sp+64], [sp+68]. */
+#define M4Q_L(x) "        \"" x "\\n\\t\"\n"
+#define M4Q_GROUP                                                                               \
+    M4Q_L("ldrd r6, r8, [lr], #8") M4Q_L("sxtb16 r7, r6, ror #8") M4Q_L("sxtb16 r6, r6")       \
+    M4Q_L("sxtb16 r9, r8, ror #8") M4Q_L("sxtb16 r8, r8") M4Q_L("ldrd r10, r11, [r12], #8")    \
+    M4Q_L("smlad r0, r10, r6, r0") M4Q_L("smlad r0, r11, r7, r0") M4Q_L("smlad r3, r10, r8, r3") \
+    M4Q_L("smlad r3, r11, r9, r3") M4Q_L("ldrd r10, r11, [r12], #8")                            \
+    M4Q_L("smlad r1, r10, r6, r1") M4Q_L("smlad r1, r11, r7, r1") M4Q_L("smlad r4, r10, r8, r4") \
+    M4Q_L("smlad r4, r11, r9, r4") M4Q_L("ldrd r10, r11, [r12], #8")                            \
+    M4Q_L("smlad r2, r10, r6, r2") M4Q_L("smlad r2, r11, r7, r2") M4Q_L("smlad r5, r10, r8, r5") \
+    M4Q_L("smlad r5, r11, r9, r5")
+#define M4Q_UNUSED " __attribute__((unused))"
+#define M4Q_FUNCTION                                                                                       \
+    "/* the 2 x 3 SMLAD tile (emit_c/emit_arm.c): naked Thumb-2 assembly, all 14 core registers */\n"    \
+    "#if defined(__GNUC__) && defined(__ARM_FEATURE_DSP) && defined(__thumb2__) && !defined(__ARM_RWPI)\n" \
+    "#define TVMCC_M4Q 1\n"                                                                                \
+    "static __attribute__((naked, noinline, unused)) void tvmcc_m4q_2x3(const int32_t *wp" M4Q_UNUSED    \
+    ", const int16_t *xc" M4Q_UNUSED ", int32_t *acc" M4Q_UNUSED ", const int32_t *init" M4Q_UNUSED        \
+    ", int32_t kg" M4Q_UNUSED ", int32_t np" M4Q_UNUSED ")\n"                                              \
+    "{\n    __asm__ volatile(\n"                                                                           \
+    M4Q_L("push {r4-r11, lr}") M4Q_L("sub sp, sp, #28") M4Q_L("ldr r4, [sp, #64]")                        \
+    M4Q_L("ldr r5, [sp, #68]") M4Q_L("add r6, r4, r4, lsl #1") M4Q_L("add r6, r1, r6, lsl #3")          \
+    M4Q_L("and r4, r4, #1") M4Q_L("str r1, [sp, #0]") M4Q_L("str r6, [sp, #4]") M4Q_L("str r2, [sp, #8]") \
+    M4Q_L("str r3, [sp, #12]") M4Q_L("str r5, [sp, #16]") M4Q_L("str r4, [sp, #20]") M4Q_L("mov lr, r0") \
+    M4Q_L("1:") M4Q_L("ldr r12, [sp, #12]") M4Q_L("ldrd r0, r3, [r12], #8") M4Q_L("str r12, [sp, #12]")   \
+    M4Q_L("mov r1, r0") M4Q_L("mov r2, r0") M4Q_L("mov r4, r3") M4Q_L("mov r5, r3")                      \
+    M4Q_L("ldr r12, [sp, #0]") M4Q_L("ldr r10, [sp, #20]") M4Q_L("cmp r10, #0") M4Q_L("bne 3f")          \
+    M4Q_L("2:") M4Q_GROUP M4Q_L("3:") M4Q_GROUP                                                           \
+    M4Q_L("ldr r10, [sp, #4]") M4Q_L("cmp r12, r10") M4Q_L("bne 2b")                                      \
+    M4Q_L("ldr r10, [sp, #8]") M4Q_L("stmia r10!, {r0-r5}") M4Q_L("str r10, [sp, #8]")                   \
+    M4Q_L("ldr r10, [sp, #16]") M4Q_L("subs r10, r10, #1") M4Q_L("str r10, [sp, #16]") M4Q_L("bne 1b")   \
+    M4Q_L("add sp, sp, #28") M4Q_L("pop {r4-r11, pc}")                                                    \
+    "    );\n}\n"                                                                                          \
+    "#else\n#define TVMCC_M4Q 0\n#endif\n"
+
 /* The Printer's state for this file: arm_dsp (SMLAD pair loops);
  * arm_vec, the float32 vectors: the target's declared "lanes" intrinsic
  * (NEON on AArch64, MVE on the Cortex-M55: targets/NAME.json), or NULL;
@@ -105,6 +157,7 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                    SAT_C("ssat", 8, "-128", "127") SAT_C("ssat", 16, "-32768", "32767")
                    SAT_C("usat", 8, "0", "255") SAT_C("usat", 16, "0", "65535")
                    "#endif\n"
+                   M4Q_FUNCTION
                    "static inline TVMCC_UNUSED int32_t tvmcc_imax(int32_t a, int32_t b)\n"
                    "{\n    return a > b ? a : b;\n}\n"
                    /* round half to even, as nearbyintf in the default mode:
@@ -1300,6 +1353,130 @@ static int lane_quads(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
     return 1;
 }
 
+/* The first load of dtype t in e whose buffer is not skip. */
+static const Expr *m4q_load(const Kernel *k, const Expr *e, DType t, int skip)
+{
+    const Expr *r;
+    if (!e)
+        return NULL;
+    if (e->kind == EX_LOAD && e->buf != skip && k->bufs[e->buf].dtype == t)
+        return e;
+    if ((r = m4q_load(k, e->a, t, skip)) || (r = m4q_load(k, e->b, t, skip)))
+        return r;
+    return m4q_load(k, e->c, t, skip);
+}
+
+/* The nest of tpl_qconv_m4.c: for pr: { for rr: for cc: acc[..] = init[..];
+ * for g: for rr: for cc: for h: acc[..] += xc[..] * byte of wp[..] },
+ * printed as one call of tvmcc_m4q_2x3 at the nest's start (every index
+ * is 0 at pr = g = 0), the loops under #else. */
+static int m4q_tile(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    const Stmt *seq = s->body[0], *in, *up;
+    const Expr *ib, *xc, *wp;
+    int acc;
+    if (!seq || seq->kind != ST_SEQ || seq->n_body != 2)
+        return 0;
+    for (in = seq->body[0]; in && in->kind == ST_FOR; in = in->body[0])
+        ;
+    for (up = seq->body[1]; up && up->kind == ST_FOR; up = up->body[0])
+        ;
+    if (!in || !up || in->kind != ST_STORE || up->kind != ST_STORE || seq->body[1]->kind != ST_FOR)
+        return 0;
+    acc = in->buf;
+    ib = in->value;
+    xc = m4q_load(k, up->value, DT_INT16, acc);
+    wp = m4q_load(k, up->value, DT_INT32, acc);
+    if (ib->kind != EX_LOAD || !xc || !wp || up->buf != acc)
+        return 0;
+    fprintf(f, "#if TVMCC_M4Q\n");
+    indent(f, depth);
+    fprintf(f, "tvmcc_m4q_2x3(%s, %s, %s, %s, %lld, %lld);\n", k->bufs[wp->buf].name, k->bufs[xc->buf].name,
+            k->bufs[acc].name, k->bufs[ib->buf].name, (long long)seq->body[1]->extent, (long long)s->extent);
+    pr->in_portable++; /* the loops are the nest's portable form, not a miss */
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    pr->in_portable--;
+    return 1;
+}
+
+/* The im2col step of tpl_qconv_m4.c: for c4: four stores xc[i0 + pos] =
+ * int16(D) of the bytes x[j0 .. j0+3] (D: int32 of the load, under a
+ * padding select with the zero point). Printed as one 32-bit load (the
+ * zero point in all four bytes for the padding) split by SXTB16 (UXTB16
+ * for uint8) into the even bytes (halfwords 0, 1: k0, k2) and the odd ones
+ * (halfwords 2, 3: k1, k3). */
+static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    const Stmt *st = s->body[0] && s->body[0]->kind == ST_SEQ && s->body[0]->n_body == 4 ? s->body[0]->body[0] : NULL;
+    const Expr *v, *cond = NULL, *ld;
+    int64_t zx = 0;
+    int u8;
+    const char *xv = k->var_names[s->var];
+    if (!st || st->kind != ST_STORE)
+        return 0;
+    v = st->value;
+    if (v->kind == EX_CAST)
+        v = v->a;
+    if (v->kind == EX_SELECT) {
+        if (v->c->kind != EX_INT)
+            return 0;
+        cond = v->a;
+        zx = v->c->ival;
+        v = v->b;
+    }
+    if (v->kind != EX_CAST || v->a->kind != EX_LOAD)
+        return 0;
+    ld = v->a;
+    u8 = k->bufs[ld->buf].dtype == DT_UINT8;
+    if (!u8 && k->bufs[ld->buf].dtype != DT_INT8)
+        return 0;
+    fprintf(f, DSP_GUARD);
+    indent(f, depth);
+    fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) { /* four bytes: one load, %s even and odd */\n", xv, xv,
+            (long long)s->extent, xv, u8 ? "UXTB16" : "SXTB16");
+    indent(f, depth + 1);
+    fprintf(f, "uint32_t m4_w;\n");
+    indent(f, depth + 1);
+    fprintf(f, "int32_t m4_e, m4_o;\n");
+    indent(f, depth + 1);
+    if (cond) {
+        fprintf(f, "if (");
+        emit_expr(pr, f, k, cond);
+        fprintf(f, ")\n");
+        indent(f, depth + 2);
+    }
+    fprintf(f, "memcpy(&m4_w, &%s[", k->bufs[ld->buf].name);
+    emit_index(pr, f, k, ld->a, 0);
+    fprintf(f, "], 4);\n");
+    if (cond) {
+        indent(f, depth + 1);
+        fprintf(f, "else\n");
+        indent(f, depth + 2);
+        fprintf(f, "m4_w = 0x%08lxu;\n", (unsigned long)((uint32_t)(uint8_t)zx * 0x01010101u));
+    }
+    indent(f, depth + 1);
+    if (u8)
+        fprintf(f, "m4_e = (int32_t)__uxtb16(m4_w);\n");
+    else
+        fprintf(f, "m4_e = (int32_t)__sxtb16((int32_t)m4_w);\n");
+    indent(f, depth + 1);
+    fprintf(f, "m4_o = tvmcc_%s_odd(m4_w);\n", u8 ? "uxtb16" : "sxtb16");
+    indent(f, depth + 1);
+    fprintf(f, "memcpy(&%s[", k->bufs[st->buf].name);
+    emit_index(pr, f, k, st->index, 0);
+    fprintf(f, "], &m4_e, 4);\n");
+    indent(f, depth + 1);
+    fprintf(f, "memcpy(&%s[(", k->bufs[st->buf].name);
+    emit_index(pr, f, k, st->index, 0);
+    fprintf(f, ") + 2], &m4_o, 4);\n");
+    indent(f, depth);
+    fprintf(f, "}\n");
+    pr->in_portable++;
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    pr->in_portable--;
+    return 1;
+}
+
 int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     if (s == pr->arm_fallback)
@@ -1308,6 +1485,10 @@ int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dept
         return pr->arm_vec && vec_decl(pr, f, k, s, depth, emit);
     if (s->kind != ST_FOR)
         return 0;
+    if (pr->arm_dsp && s->for_kind == FOR_TENSORIZE && s->tz == TZ_M4Q_2X3)
+        return m4q_tile(pr, f, k, s, depth, emit);
+    if (pr->arm_dsp && s->for_kind == FOR_TENSORIZE && s->tz == TZ_M4Q_WIDEN4)
+        return m4q_widen(pr, f, k, s, depth, emit);
     if (pr->a64_dot && emit_a64q_stmt(pr, f, k, s, depth, emit))
         return 1;
     if (pr->arm_dsp && quad_loop(pr, f, k, s, depth, emit))

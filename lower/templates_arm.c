@@ -41,6 +41,7 @@
 #include "templates_arm.h"
 #include "loopq.h"
 #include "templates_a64q.h"
+#include "tpl_packed.h"
 
 #include <string.h>
 
@@ -520,6 +521,10 @@ void template_arm_apply(Lower *L, const ArmKnobs *k)
 {
     Sched s;
     int i;
+    /* an int8 conv or matrix product on a core with the DSP extension:
+     * im2col and the 2 x 3 SMLAD tile (tpl_qconv_m4.c) */
+    if (k->dsp && !k->dot && L->k->n_stages == 1 && !tpl_qconv_m4(L, &L->k->stages[0]))
+        return;
     sched_init(&s, L);
     for (i = 0; i < L->k->n_stages; i++) {
         const Compute *c = &L->k->stages[i];

@@ -1,0 +1,417 @@
+/*
+ * Integer convolutions and matrix products for Arm cores with the DSP
+ * extension (Cortex-M4/M7/M33/M55): the int32 sums of 8-bit products that
+ * lower_quant_sum() (op_quant.c) makes of a quantized Conv, Gemm or MatMul
+ * whose weights are a constant int8 tensor, as im2col into 16-bit columns
+ * and a 2 x 3 register tile of SMLADs.
+ *
+ * The stage is matched by structure, in any layout:
+ *
+ *   out[pos, co] = post( init[co] + sum_r D(pos, r) * int32(W[co, r]) )
+ *
+ * where D is int32 of an 8-bit load (under a padding select with a
+ * constant), which does not depend on co, and W is an int8 constant whose
+ * index is affine in co and the reduce axes r. pos are the other output
+ * axes (batch and output pixels), K the product of the reduce extents.
+ * The kernel's nest becomes, per tile of three positions:
+ *
+ *   - im2col: the three positions' operands widened to int16 into
+ *     xc[g][col][4] (KG = ceil(K/4) groups of 4 reduce points), each group's
+ *     four values in the order k0, k2, k1, k3, which is the order SXTB16
+ *     splits a word of four int8 weights into (even bytes, then odd bytes):
+ *     one 64-bit load of the column then pairs with the weight word
+ *     without a permute. Reduce points past K hold 0 (written once);
+ *   - the tile (FOR_TENSORIZE, Stmt.tz = TZ_M4Q_2X3): for each pair of
+ *     output channels, acc[co][col] = init[co] + sum over the groups;
+ *     emit_c/emit_arm.c prints it as a call of one assembly function
+ *     (GCC and Clang on Thumb-2 with the DSP extension) whose inner step
+ *     loads the pair's two weight words with one LDRD, splits them with 4
+ *     SXTB16, and for each of the three columns loads two words of int16
+ *     pairs with one LDRD and does 4 SMLADs: 24 MACs in 28 cycles on a
+ *     Cortex-M4, all 14 usable core registers (6 accumulators); other
+ *     compilers get the nest as loops;
+ *   - the epilogue: post(acc) per output channel and position.
+ *
+ * The weights are packed at compile time into int32 words (4 int8 of one
+ * channel each; int32 so that the array is word-aligned for LDRD), two
+ * channels per group: wp[(pair*KG + g)*2 + r]; init[co] is evaluated at
+ * compile time (the bias with the zero-point terms folded in) into a
+ * constant. Integer sums are exact modulo 2^32, so the results are the
+ * naive schedule's bit for bit.
+ *
+ * Memory: xc (KG*24 bytes) and acc (6 per pair, int32) are kernel scratch
+ * in the arena.
+ */
+#include "tpl_packed.h"
+#include "eval.h"
+
+#include <string.h>
+
+/* Smallest number of positions worth a tile of three. */
+#define M4Q_MIN_POSITIONS 3
+/* Fewest output channels for an im2col of single values (below). */
+#define M4Q_MIN_CHANNELS_BYTEWISE 32
+
+/* The data operand: int32(8-bit load) or select(c, int32(8-bit load), k)
+ * with k within int16. */
+static int m4q_data(const Kernel *k, const Expr *e)
+{
+    if (e->kind == EX_SELECT) {
+        if (e->c->kind != EX_INT || e->c->ival < -32768 || e->c->ival > 32767)
+            return 0;
+        e = e->b;
+    }
+    if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD)
+        return 0;
+    e = e->a;
+    return (e->dtype == DT_INT8 || e->dtype == DT_UINT8) && k->bufs[e->buf].dtype == e->dtype;
+}
+
+/* The weight operand: int32(load of an int8 constant with data). */
+static const Expr *m4q_weights(const Lower *L, const Expr *e)
+{
+    const Buffer *b;
+    if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD || e->a->dtype != DT_INT8)
+        return NULL;
+    b = &L->k->bufs[e->a->buf];
+    if (b->dtype != DT_INT8 || b->scope != BUF_CONST || !L->g || b->value < 0 || !L->g->values[b->value].data)
+        return NULL;
+    return e->a;
+}
+
+static int m4q_const(Lower *L, const char *what, DType t, int64_t n, void *data)
+{
+    Graph *g = L->g;
+    int32_t vi = graph_add_value(g, arena_printf(L->arena, "%s_%s", what, L->k->name ? L->k->name : "k"));
+    Value *nv = &g->values[vi];
+    nv->dtype = t;
+    nv->rank = 1;
+    nv->dims[0] = n;
+    nv->data = data;
+    return lower_buf_value(L, vi);
+}
+
+/* Whether e uses no variable but var and loads only constants with data. */
+static int m4q_const_of(const Lower *L, const Expr *e, int var)
+{
+    if (!e)
+        return 1;
+    if (e->kind == EX_ACC)
+        return 0;
+    if (e->kind == EX_VAR)
+        return e->var == var;
+    if (e->kind == EX_LOAD) {
+        const Buffer *b = &L->k->bufs[e->buf];
+        if (b->scope != BUF_CONST || b->value < 0 || !L->g->values[b->value].data)
+            return 0;
+    }
+    return m4q_const_of(L, e->a, var) && m4q_const_of(L, e->b, var) && m4q_const_of(L, e->c, var);
+}
+
+/* init[co] for co < Co into out (zero when the stage has no init), through
+ * the loop-IR interpreter: nonzero when init depends on more than co. */
+static int m4q_eval_init(Lower *L, const Compute *c, int cov, int64_t Co, int32_t *out)
+{
+    Kernel *k = L->k;
+    IterVar iv;
+    Expr **map;
+    void **bufs;
+    Stmt *saved;
+    int tb, i, r;
+    if (!c->init)
+        return 0;
+    if (!m4q_const_of(L, c->init, cov))
+        return 1;
+    iv = lower_itervar(L, "co", Co);
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map[cov] = ex_var(L, &iv);
+    tb = lower_buf_temp(L, "m4q_init", DT_INT32, Co);
+    bufs = lower_alloc(L, (size_t)k->n_bufs * sizeof *bufs);
+    for (i = 0; i < k->n_bufs; i++)
+        if (k->bufs[i].scope == BUF_CONST && k->bufs[i].value >= 0)
+            bufs[i] = L->g->values[k->bufs[i].value].data;
+    bufs[tb] = out;
+    saved = k->body;
+    k->body = st_for(L, &iv, st_store(L, tb, ex_var(L, &iv), ex_cast(L, DT_INT32, lq_subst(L, c->init, map, NULL))));
+    r = lower_eval(k, bufs);
+    k->body = saved;
+    k->bufs[tb].scope = BUF_UNUSED;
+    return r;
+}
+
+/* Halfword position of reduce point j (0..3) in its group: k0, k2, k1, k3
+ * (the map is its own inverse). */
+static int64_t m4q_pos(int64_t j)
+{
+    return (j & 1) * 2 + (j >> 1);
+}
+
+int tpl_qconv_m4(Lower *L, Compute *c)
+{
+    Kernel *k = L->k;
+    const Expr *data, *wl;
+    LqAffine aw;
+    int vars[TVMCC_MAX_RANK * 2], nv = 0, i, cov = -1, coi = -1, last;
+    int64_t P = 1, K = 1, Co, KG, NP, T, wco, wr[TVMCC_MAX_RANK], stride[TVMCC_MAX_RANK];
+    const int8_t *wsrc;
+    const Buffer *wb;
+    int32_t *wdst, *idst;
+    int wp, ib, xc, acc;
+    IterVar ptv, colv, rv[TVMCC_MAX_RANK + 1], prv, rrv, ccv, gv, hv, cov2, col2;
+    Expr **map, *q, *qc;
+    Stmt *im, *mm, *s, *zero = NULL;
+
+    if (c->rop != RED_SUM || c->n_raxes < 1 || !c->body || c->body->kind != EX_BINARY ||
+        c->body->op != BIN_MUL || c->body->dtype != DT_INT32 || !L->g)
+        return 1;
+    if (c->init && c->init->dtype != DT_INT32)
+        return 1;
+    if ((wl = m4q_weights(L, c->body->b)) && m4q_data(k, c->body->a))
+        data = c->body->a;
+    else if ((wl = m4q_weights(L, c->body->a)) && m4q_data(k, c->body->b))
+        data = c->body->b;
+    else
+        return 1;
+    /* the weight index: affine in one output axis (co) and the reduce axes */
+    if (!lq_affine(wl->a, &aw))
+        return 1;
+    for (i = 0; i < c->n_axes; i++) {
+        if (lq_aff_coef(&aw, c->axes[i].var)) {
+            if (coi >= 0)
+                return 1;
+            coi = i;
+        }
+        vars[nv++] = c->axes[i].var;
+    }
+    for (i = 0; i < c->n_raxes; i++)
+        vars[nv++] = c->raxes[i].var;
+    if (coi < 0 || !lq_aff_only(&aw, vars, nv))
+        return 1;
+    cov = c->axes[coi].var;
+    if (lq_uses_var(data, cov))
+        return 1;
+    Co = c->axes[coi].extent;
+    wco = lq_aff_coef(&aw, cov);
+    for (i = 0; i < c->n_axes; i++)
+        if (i != coi)
+            P *= c->axes[i].extent;
+    for (i = 0; i < c->n_raxes; i++) {
+        wr[i] = lq_aff_coef(&aw, c->raxes[i].var);
+        K *= c->raxes[i].extent;
+    }
+    if (P < M4Q_MIN_POSITIONS || K < 1 || K > (1 << 24) || Co < 1)
+        return 1;
+    /* a reduction whose innermost extent is not a multiple of 4 (a first
+     * conv's 1 or 3 input channels) widens value by value: worth it over
+     * enough channels only (bench/arm: DS-CNN's first conv, 64 channels,
+     * 4.9 -> 2.6 cycles/MAC; MobileNet's, 8 channels, 3.5 -> 6.7) */
+    if (c->raxes[c->n_raxes - 1].extent % 4 && Co < M4Q_MIN_CHANNELS_BYTEWISE)
+        return 1;
+    KG = (K + 3) / 4;
+    NP = (Co + 1) / 2;
+    T = tpl_ceil_div(P, 3);
+
+    /* packed weights and the init constant */
+    wb = &k->bufs[wl->buf];
+    wsrc = L->g->values[wb->value].data;
+    wdst = lower_alloc(L, (size_t)(NP * KG * 2) * sizeof *wdst);
+    {
+        int64_t co, kk;
+        for (co = 0; co < Co; co++)
+            for (kk = 0; kk < K; kk++) {
+                int64_t rest = kk, off = aw.c0 + co * wco;
+                uint32_t byte;
+                for (i = c->n_raxes - 1; i >= 0; i--) {
+                    off += rest % c->raxes[i].extent * wr[i];
+                    rest /= c->raxes[i].extent;
+                }
+                if (off < 0 || off >= wb->numel)
+                    return 1;
+                byte = (uint32_t)(uint8_t)wsrc[off];
+                wdst[((co / 2) * KG + kk / 4) * 2 + co % 2] |= (int32_t)(byte << (8 * (kk % 4)));
+            }
+    }
+    idst = lower_alloc(L, (size_t)(NP * 2) * sizeof *idst);
+    if (m4q_eval_init(L, c, cov, Co, idst))
+        return 1;
+    wp = m4q_const(L, "m4q_w", DT_INT32, NP * KG * 2, wdst);
+    ib = m4q_const(L, "m4q_init", DT_INT32, NP * 2, idst);
+    xc = lower_buf_temp(L, "xc", DT_INT16, KG * 12);
+    acc = lower_buf_temp(L, "acc", DT_INT32, NP * 6);
+
+    /* positions: the output axes but co, row-major; pos axis i of the flat
+     * position q is (q / stride[i]) % extent */
+    {
+        int64_t st = 1;
+        for (i = c->n_axes - 1; i >= 0; i--) {
+            stride[i] = st;
+            if (i != coi)
+                st *= c->axes[i].extent;
+        }
+    }
+    map = lower_alloc(L, (size_t)(k->n_vars + 8) * sizeof *map);
+    ptv = lower_itervar(L, "pt", T);
+    colv = lower_itervar(L, "col", 3);
+    q = ex_add(L, ex_mul(L, ex_var(L, &ptv), ex_int(L, 3)), ex_var(L, &colv));
+    qc = T * 3 != P ? ex_binary(L, BIN_MIN, q, ex_int(L, P - 1)) : q;
+    for (i = 0; i < c->n_axes; i++)
+        if (i != coi)
+            map[c->axes[i].var] = ex_binary(L, BIN_MOD, ex_binary(L, BIN_DIV, qc, ex_int(L, stride[i])),
+                                            ex_int(L, c->axes[i].extent));
+
+    /* im2col of column col: xc[(g*3 + col)*4 + pos(j)] = D(q, r) for the
+     * reduce point kk = 4g + j; when the last reduce extent is a multiple
+     * of 4 it is split into (g, j) with j unrolled, so every index is
+     * affine */
+    last = c->n_raxes - 1;
+    for (i = 0; i < c->n_raxes; i++)
+        rv[i] = lower_itervar(L, "rk", c->raxes[i].extent);
+    if (c->raxes[last].extent % 4 == 0) {
+        IterVar c4 = lower_itervar(L, "rg", c->raxes[last].extent / 4);
+        Stmt *quad = st_seq(L, 4);
+        Expr *outer = ex_int(L, 0), *g;
+        for (i = 0; i < last; i++) {
+            outer = ex_add(L, ex_mul(L, outer, ex_int(L, c->raxes[i].extent)), ex_var(L, &rv[i]));
+            map[c->raxes[i].var] = ex_var(L, &rv[i]);
+        }
+        g = ex_add(L, ex_mul(L, outer, ex_int(L, c->raxes[last].extent / 4)), ex_var(L, &c4));
+        for (i = 0; i < 4; i++) {
+            Expr *ix = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, g, ex_int(L, 3)), ex_var(L, &colv)), ex_int(L, 4)),
+                              ex_int(L, m4q_pos(i)));
+            map[c->raxes[last].var] = ex_add(L, ex_mul(L, ex_var(L, &c4), ex_int(L, 4)), ex_int(L, i));
+            quad->body[i] = st_store(L, xc, ix, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
+        }
+        im = st_for(L, &c4, quad);
+        {
+            /* four contiguous bytes of x per step: one word, two SXTB16
+             * (emit_c/emit_arm.c) */
+            const Expr *ld = data->kind == EX_SELECT ? data->b->a : data->a;
+            LqAffine ax;
+            if (lq_affine(ld->a, &ax) && lq_aff_coef(&ax, c->raxes[last].var) == 1) {
+                im->for_kind = FOR_TENSORIZE;
+                im->tz = TZ_M4Q_WIDEN4;
+            }
+        }
+        for (i = last - 1; i >= 0; i--)
+            im = st_for(L, &rv[i], im);
+    } else {
+        Expr *kk = ex_int(L, 0), *ix;
+        for (i = 0; i <= last; i++) {
+            kk = ex_add(L, ex_mul(L, kk, ex_int(L, c->raxes[i].extent)), ex_var(L, &rv[i]));
+            map[c->raxes[i].var] = ex_var(L, &rv[i]);
+        }
+        /* (kk/4*3 + col)*4 + pos(kk%4), pos(j) = (j%2)*2 + j/2 */
+        ix = ex_add(L,
+                    ex_mul(L, ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, kk, ex_int(L, 4)), ex_int(L, 3)),
+                                     ex_var(L, &colv)),
+                           ex_int(L, 4)),
+                    ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, kk, ex_int(L, 2)), ex_int(L, 2)),
+                           ex_binary(L, BIN_DIV, ex_binary(L, BIN_MOD, kk, ex_int(L, 4)), ex_int(L, 2))));
+        im = st_store(L, xc, ix, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
+        for (i = last; i >= 0; i--)
+            im = st_for(L, &rv[i], im);
+    }
+    im = st_for(L, &colv, im);
+    im->for_kind = FOR_UNROLL;
+    if (KG * 4 > K) {
+        /* the reduce points past K: 0 in every column, once */
+        IterVar zc = lower_itervar(L, "col", 3), zj = lower_itervar(L, "j", KG * 4 - K);
+        Expr *kk = ex_add(L, ex_var(L, &zj), ex_int(L, K));
+        Expr *ix = ex_add(L,
+                          ex_mul(L, ex_add(L, ex_mul(L, ex_int(L, KG - 1), ex_int(L, 3)), ex_var(L, &zc)),
+                                 ex_int(L, 4)),
+                          ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, kk, ex_int(L, 2)), ex_int(L, 2)),
+                                 ex_binary(L, BIN_DIV, ex_binary(L, BIN_MOD, kk, ex_int(L, 4)), ex_int(L, 2))));
+        zero = st_for(L, &zc, st_for(L, &zj, st_store(L, xc, ix, ex_const_int(L, DT_INT16, 0))));
+    }
+
+    /* the tile: for each pair of channels, acc = init, then the groups */
+    prv = lower_itervar(L, "pr", NP);
+    rrv = lower_itervar(L, "rr", 2);
+    ccv = lower_itervar(L, "cc", 3);
+    gv = lower_itervar(L, "g", KG);
+    hv = lower_itervar(L, "h", 4);
+    {
+        Expr *row = ex_add(L, ex_mul(L, ex_var(L, &prv), ex_int(L, 2)), ex_var(L, &rrv));
+        Expr *ai = ex_add(L, ex_mul(L, row, ex_int(L, 3)), ex_var(L, &ccv));
+        Expr *xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &gv), ex_int(L, 3)), ex_var(L, &ccv)),
+                                    ex_int(L, 4)),
+                          ex_var(L, &hv));
+        Expr *wi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &prv), ex_int(L, KG)), ex_var(L, &gv)),
+                                    ex_int(L, 2)),
+                          ex_var(L, &rrv));
+        /* the weight byte at position h: byte pos(h) of the word */
+        Expr *sh = ex_mul(L,
+                          ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, ex_var(L, &hv), ex_int(L, 2)), ex_int(L, 2)),
+                                 ex_binary(L, BIN_DIV, ex_var(L, &hv), ex_int(L, 2))),
+                          ex_int(L, 8));
+        Expr *wv = ex_cast(L, DT_INT32,
+                           ex_cast(L, DT_INT8,
+                                   ex_binary(L, BIN_SHR, ex_cast(L, DT_UINT32, ex_load(L, wp, wi)),
+                                             ex_cast(L, DT_UINT32, sh))));
+        Expr *prod = ex_mul(L, ex_cast(L, DT_INT32, ex_load(L, xc, xi)), wv);
+        Stmt *init = st_store(L, acc, ai, ex_load(L, ib, row));
+        Stmt *upd = st_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), prod));
+        init = st_for(L, &rrv, st_for(L, &ccv, init));
+        upd = st_for(L, &gv, st_for(L, &rrv, st_for(L, &ccv, st_for(L, &hv, upd))));
+        s = st_seq(L, 2);
+        s->body[0] = init;
+        s->body[1] = upd;
+        mm = st_for(L, &prv, s);
+        mm->for_kind = FOR_TENSORIZE;
+        mm->tz = TZ_M4Q_2X3;
+    }
+
+    /* epilogue: out = post(acc) per channel, the tile's columns unrolled
+     * (each an index of constants and pt); the full tiles in a loop, a
+     * last partial one after it with its real columns only */
+    cov2 = lower_itervar(L, "co", Co);
+    col2 = lower_itervar(L, "col", 3);
+    {
+        Expr *q2 = ex_add(L, ex_mul(L, ex_var(L, &ptv), ex_int(L, 3)), ex_var(L, &col2));
+        Expr *ai = ex_add(L, ex_mul(L, ex_var(L, &cov2), ex_int(L, 3)), ex_var(L, &col2));
+        Expr *index;
+        Stmt *es, *cols;
+        int64_t Tf = P / 3, rem = P - 3 * Tf, n;
+        for (i = 0; i < c->n_axes; i++)
+            map[c->axes[i].var] = i == coi ? ex_var(L, &cov2)
+                                           : ex_binary(L, BIN_MOD, ex_binary(L, BIN_DIV, q2, ex_int(L, stride[i])),
+                                                       ex_int(L, c->axes[i].extent));
+        index = lower_out_index(L, c);
+        es = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
+                      c->post ? lq_subst(L, c->post, map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
+        s = st_seq(L, 2);
+        for (n = 0; n < 2; n++) {
+            int64_t ncol = n == 0 ? 3 : rem, j;
+            Stmt *tile;
+            if (n == 0 ? Tf == 0 : rem == 0) {
+                s->body[n] = st_seq(L, 0);
+                continue;
+            }
+            cols = st_seq(L, (int)ncol);
+            for (j = 0; j < ncol; j++)
+                cols->body[j] = lq_stmt_subst_var(L, es, col2.var, ex_int(L, j));
+            tile = st_seq(L, 3);
+            tile->body[0] = im;
+            tile->body[1] = mm;
+            tile->body[2] = st_for(L, &cov2, cols);
+            if (n == 0) {
+                IterVar full = ptv;
+                full.extent = Tf;
+                s->body[0] = st_for(L, &full, tile);
+            } else {
+                s->body[1] = lq_stmt_subst_var(L, tile, ptv.var, ex_int(L, Tf));
+            }
+        }
+    }
+    if (zero) {
+        Stmt *b = st_seq(L, 2);
+        b->body[0] = zero;
+        b->body[1] = s;
+        s = b;
+    }
+    k->body = s;
+    if (!lq_stmt_uses_buf(k->body, wl->buf))
+        k->bufs[wl->buf].scope = BUF_UNUSED;
+    return 0;
+}
