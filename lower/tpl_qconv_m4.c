@@ -139,6 +139,25 @@ static int m4q_eval_init(Lower *L, const Compute *c, int cov, int64_t Co, int32_
     return r;
 }
 
+/* Whether index e is x + var with var absent from x, through additions
+ * (the parts without var may hold a padded window's clamps, which
+ * lq_affine refuses). */
+static int m4q_unit(const Expr *e, int var)
+{
+    LqAffine a;
+    if (lq_affine(e, &a))
+        return lq_aff_coef(&a, var) == 1;
+    if (e->kind == EX_CAST)
+        return m4q_unit(e->a, var);
+    if (e->kind != EX_BINARY || e->op != BIN_ADD)
+        return 0;
+    if (!lq_uses_var(e->a, var))
+        return m4q_unit(e->b, var);
+    if (!lq_uses_var(e->b, var))
+        return m4q_unit(e->a, var);
+    return 0;
+}
+
 /* Halfword position of reduce point j (0..3) in its group: k0, k2, k1, k3
  * (the map is its own inverse). */
 static int64_t m4q_pos(int64_t j)
@@ -286,8 +305,7 @@ int tpl_qconv_m4(Lower *L, Compute *c)
             /* four contiguous bytes of x per step: one word, two SXTB16
              * (emit_c/emit_arm.c) */
             const Expr *ld = data->kind == EX_SELECT ? data->b->a : data->a;
-            LqAffine ax;
-            if (lq_affine(ld->a, &ax) && lq_aff_coef(&ax, c->raxes[last].var) == 1) {
+            if (m4q_unit(ld->a, c->raxes[last].var)) {
                 im->for_kind = FOR_TENSORIZE;
                 im->tz = TZ_M4Q_WIDEN4;
             }

@@ -34,7 +34,8 @@ passed=0 failed=0
 # folded, int8 and uint8; about 10 s a target)
 set -- $(cd "$models" 2>/dev/null && ls conv3x3.s8.onnx conv3x3.u8.onnx conv_stride2.s8.onnx \
          conv_dw.s8.onnx conv_dw.u8.onnx gemm.s8.onnx matmul.u8.onnx add_branches.s8.onnx \
-         concat.u8.onnx sigmoid.s8.onnx small_cnn.fuse.onnx dscnn.s8.onnx 2>/dev/null)
+         concat.u8.onnx sigmoid.s8.onnx small_cnn.fuse.onnx dscnn.s8.onnx conv_odd.s8.onnx \
+         conv_first3.u8.onnx 2>/dev/null)
 if [ $# -eq 0 ]; then
     echo "SKIP qdq build_targets: no generated models in $models (test/qdq/run.sh makes them)"
     echo "0 passed, 0 failed"
@@ -64,6 +65,19 @@ for t in ${targets//,/ }; do
         fi
         n=$((n + 1))
     done
+    # the DSP cores: conv_odd's first conv is the 2 x 3 SMLAD tile with the
+    # word-wise im2col, conv_first3's the tile with the single-value one
+    # (lower/tpl_qconv_m4.c); a change that loses them fails here
+    case $t in cortex-m4|cortex-m7)
+        if [ -z "$bad" ] && [ -f "$work/$t/conv_odd.s8/model.c" ]; then
+            if ! grep -q 'tvmcc_m4q_2x3(b' "$work/$t/conv_odd.s8/model.c" ||
+               ! grep -q 'four bytes: one load, SXTB16' "$work/$t/conv_odd.s8/model.c"; then
+                bad="conv_odd.s8: no 2 x 3 SMLAD tile or word-wise im2col in model.c"
+            elif ! grep -q 'tvmcc_m4q_2x3(b' "$work/$t/conv_first3.u8/model.c"; then
+                bad="conv_first3.u8: no 2 x 3 SMLAD tile in model.c"
+            fi
+        fi ;;
+    esac
     if [ -z "$bad" ]; then
         echo "PASS qdq build $t: $n models warning-free"
         passed=$((passed + 1))

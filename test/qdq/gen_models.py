@@ -133,6 +133,19 @@ def small_models():
     g = G("conv1x1")
     g.out(g.conv(g.inp("x", [1, 16, 8, 8]), 16, 32, k=1))
     add(g)
+    # the Cortex-M DSP tile's edges (lower/tpl_qconv_m4.c): an odd channel
+    # count (a half-empty last pair), an odd number of 4-point groups
+    # (K = 12*9 = 108: 27 groups), 56 positions (a last tile of 2); and a
+    # first conv of 3 channels (K = 27: single-value im2col, one zero point
+    # of padding in the last group) with 40 output channels
+    # (each followed by a 1x1 conv, so that its output stays int8 and the
+    # kernel is the conv alone)
+    g = G("conv_odd")
+    g.out(g.conv(g.conv(g.inp("x", [1, 12, 7, 8]), 12, 35), 35, 8, k=1))
+    add(g)
+    g = G("conv_first3")
+    g.out(g.conv(g.conv(g.inp("x", [1, 3, 11, 10]), 3, 40, stride=2), 40, 8, k=1))
+    add(g)
     g = G("conv_relu")
     g.out(g.op("Relu", [g.conv(g.inp("x", [1, 8, 12, 12]), 8, 16)]))
     add(g)
@@ -266,7 +279,7 @@ def torchvision_model(name, path):
                       output_names=["output"], do_constant_folding=True)
 
 
-SMALL_U8 = ["conv3x3", "conv_dw", "gemm", "matmul", "add_branches", "concat", "avgpool",
+SMALL_U8 = ["conv3x3", "conv_odd", "conv_first3", "conv_dw", "gemm", "matmul", "add_branches", "concat", "avgpool",
             "sigmoid", "softmax", "gather_embedding", "small_cnn"]
 SMALL_PT = ["conv3x3", "conv_dw", "conv1x1", "gemm", "gemm_notrans", "matmul", "flatten_gemm"]
 SMALL_FUSE = ["conv_relu", "conv_clip6", "gemm_relu", "add_relu", "small_cnn"]

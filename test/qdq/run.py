@@ -77,7 +77,7 @@ ARM = {  # target: (gcc flags, qemu machine, linker script)
 }
 HOST_TARGETS = {"host", "c", "x86-64", "x86-64-avx2", "x86-64-avx512"}
 # What the qemu targets run: a sample of the small models and dscnn, resnet8.
-ARM_SAMPLE = ["conv3x3.s8", "conv_stride2.s8", "conv_dw.s8", "conv1x1.pt", "conv_relu.s8",
+ARM_SAMPLE = ["conv3x3.s8", "conv_odd.s8", "conv_odd.u8", "conv_first3.s8", "conv_first3.u8", "conv_stride2.s8", "conv_dw.s8", "conv1x1.pt", "conv_relu.s8",
               "conv_clip6.fuse", "gemm.s8", "gemm_notrans.pt", "matmul.s8", "add_branches.s8",
               "mul.s8", "avgpool.s8", "gap.s8", "maxpool.s8", "concat.s8", "reshape_chain.s8",
               "sigmoid.s8", "hardswish.s8", "softmax.s8", "gather_embedding.s8", "split.s8",
