@@ -158,6 +158,9 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                    SAT_C("usat", 8, "0", "255") SAT_C("usat", 16, "0", "65535")
                    "#endif\n"
                    M4Q_FUNCTION
+                   "/* two int16 values in one word, lo in the low half (SMLAD's operand) */\n"
+                   "static inline TVMCC_UNUSED int32_t tvmcc_pk16(int32_t lo, int32_t hi)\n"
+                   "{\n    return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xffffu));\n}\n"
                    "static inline TVMCC_UNUSED int32_t tvmcc_imax(int32_t a, int32_t b)\n"
                    "{\n    return a > b ? a : b;\n}\n"
                    /* round half to even, as nearbyintf in the default mode:
@@ -1477,6 +1480,129 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     return 1;
 }
 
+/* The rows of tpl_qdw_m4's depthwise 3 x 3 (its comment has the scheme):
+ * for oh: { for ow: { acc[ow] = init[c]; for kh: for kw: acc[ow] +=
+ * int32(xw[..]) * int32(wq[c*9 + kh*3 + kw]) }; epilogue }. The weights of
+ * the channel paired once, the rows' sums with SMLAD / SMLABT / SMLATB,
+ * the epilogue printed as it is. */
+static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    const Stmt *seq = s->body[0], *row, *rb, *mac;
+    const Expr *ib, *xw, *wq, *prod;
+    const char *oh = k->var_names[s->var];
+    int64_t S = s->tz_arg[0], Wp = s->tz_arg[1], OW;
+    int acc, kh, r;
+    if (!seq || seq->kind != ST_SEQ || seq->n_body != 2 || (row = seq->body[0])->kind != ST_FOR)
+        return 0;
+    rb = row->body[0];
+    OW = row->extent;
+    if (!rb || rb->kind != ST_SEQ || rb->n_body != 2 || rb->body[0]->kind != ST_STORE)
+        return 0;
+    for (mac = rb->body[1]; mac && mac->kind == ST_FOR; mac = mac->body[0])
+        ;
+    if (!mac || mac->kind != ST_STORE || mac->value->kind != EX_BINARY || mac->value->op != BIN_ADD)
+        return 0;
+    acc = rb->body[0]->buf;
+    ib = rb->body[0]->value;
+    prod = mac->value->b;
+    if (ib->kind != EX_LOAD || prod->kind != EX_BINARY || prod->op != BIN_MUL || prod->a->kind != EX_CAST ||
+        prod->b->kind != EX_CAST || prod->a->a->kind != EX_LOAD || prod->b->a->kind != EX_LOAD)
+        return 0;
+    xw = prod->a->a;
+    wq = prod->b->a;
+    fprintf(f, DSP_GUARD);
+    indent(f, depth);
+    fprintf(f, "{ /* depthwise 3 x 3 rows: weights paired per channel, SMLAD / SMLABT / SMLATB */\n");
+    indent(f, depth + 1);
+    fprintf(f, "const int8_t *m4_q = &%s[", k->bufs[wq->buf].name);
+    {
+        /* wq[c*9 + kh*3 + kw] at kh = kw = 0: the index with c only */
+        const Expr *e = wq->a;
+        while (e->kind == EX_BINARY && e->op == BIN_ADD && e->b->kind == EX_VAR)
+            e = e->a; /* + kw */
+        if (e->kind == EX_BINARY && e->op == BIN_MUL)
+            e = e->a; /* (c*3 + kh) */
+        if (e->kind == EX_BINARY && e->op == BIN_ADD && e->b->kind == EX_VAR)
+            e = e->a; /* c*3 */
+        fprintf(f, "(");
+        emit_index(pr, f, k, e, 0);
+        fprintf(f, ") * 3");
+    }
+    fprintf(f, "];\n");
+    indent(f, depth + 1);
+    fprintf(f, "const int32_t m4_i = %s[", k->bufs[ib->buf].name);
+    emit_index(pr, f, k, ib->a, 0);
+    fprintf(f, "];\n");
+    for (kh = 0; kh < 3; kh++) {
+        indent(f, depth + 1);
+        fprintf(f, "const int32_t m4_wa%d = tvmcc_pk16(m4_q[%d], m4_q[%d]), m4_wb%d = tvmcc_pk16(m4_q[%d], m4_q[%d]);\n",
+                kh, 3 * kh, 3 * kh + 1, kh, 3 * kh + 1, 3 * kh + 2);
+    }
+    indent(f, depth + 1);
+    fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", oh, oh, (long long)s->extent, oh);
+    indent(f, depth + 2);
+    fprintf(f, "const int16_t *m4_r0 = &%s[%s * %lld];\n", k->bufs[xw->buf].name, oh, (long long)(S * Wp));
+    indent(f, depth + 2);
+    fprintf(f, "int32_t m4_ow = 0;\n");
+    indent(f, depth + 2);
+    if (S == 1)
+        fprintf(f, "for (; m4_ow + 1 < %lld; m4_ow += 2) {\n", (long long)OW);
+    else
+        fprintf(f, "for (; m4_ow < %lld; m4_ow++) {\n", (long long)OW);
+    indent(f, depth + 3);
+    fprintf(f, "int32_t m4_a0 = m4_i, m4_a1 = m4_i;\n");
+    indent(f, depth + 3);
+    fprintf(f, "int32_t m4_p0, m4_p1;\n");
+    for (r = 0; r < 3; r++) {
+        indent(f, depth + 3);
+        fprintf(f, "memcpy(&m4_p0, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp), (long long)S);
+        indent(f, depth + 3);
+        fprintf(f, "memcpy(&m4_p1, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp + 2), (long long)S);
+        indent(f, depth + 3);
+        fprintf(f, "m4_a0 = __smlabt(m4_p1, m4_wb%d, __smlad(m4_p0, m4_wa%d, m4_a0));\n", r, r);
+        if (S == 1) {
+            indent(f, depth + 3);
+            fprintf(f, "m4_a1 = __smlad(m4_p1, m4_wb%d, __smlatb(m4_p0, m4_wa%d, m4_a1));\n", r, r);
+        }
+    }
+    indent(f, depth + 3);
+    fprintf(f, "%s[m4_ow] = m4_a0;\n", k->bufs[acc].name);
+    indent(f, depth + 3);
+    if (S == 1)
+        fprintf(f, "%s[m4_ow + 1] = m4_a1;\n", k->bufs[acc].name);
+    else
+        fprintf(f, "(void)m4_a1;\n");
+    indent(f, depth + 2);
+    fprintf(f, "}\n");
+    if (S == 1 && OW % 2) { /* the last output alone */
+        indent(f, depth + 2);
+        fprintf(f, "{\n");
+        indent(f, depth + 3);
+        fprintf(f, "int32_t m4_a0 = m4_i, m4_p0, m4_p1;\n");
+        for (r = 0; r < 3; r++) {
+            indent(f, depth + 3);
+            fprintf(f, "memcpy(&m4_p0, m4_r0 + %lld + m4_ow, 4);\n", (long long)(r * Wp));
+            indent(f, depth + 3);
+            fprintf(f, "memcpy(&m4_p1, m4_r0 + %lld + m4_ow, 4);\n", (long long)(r * Wp + 2));
+            indent(f, depth + 3);
+            fprintf(f, "m4_a0 = __smlabt(m4_p1, m4_wb%d, __smlad(m4_p0, m4_wa%d, m4_a0));\n", r, r);
+        }
+        indent(f, depth + 3);
+        fprintf(f, "%s[m4_ow] = m4_a0;\n", k->bufs[acc].name);
+        indent(f, depth + 2);
+        fprintf(f, "}\n");
+    }
+    emit(pr, f, k, seq->body[1], depth + 2);
+    indent(f, depth + 1);
+    fprintf(f, "}\n");
+    indent(f, depth);
+    fprintf(f, "}\n");
+    pr->in_portable++;
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    pr->in_portable--;
+    return 1;
+}
+
 int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     if (s == pr->arm_fallback)
@@ -1489,6 +1615,8 @@ int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dept
         return m4q_tile(pr, f, k, s, depth, emit);
     if (pr->arm_dsp && s->for_kind == FOR_TENSORIZE && s->tz == TZ_M4Q_WIDEN4)
         return m4q_widen(pr, f, k, s, depth, emit);
+    if (pr->arm_dsp && s->for_kind == FOR_TENSORIZE && s->tz == TZ_M4Q_DW3)
+        return m4q_dw3(pr, f, k, s, depth, emit);
     if (pr->a64_dot && emit_a64q_stmt(pr, f, k, s, depth, emit))
         return 1;
     if (pr->arm_dsp && quad_loop(pr, f, k, s, depth, emit))

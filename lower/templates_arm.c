@@ -521,12 +521,16 @@ void template_arm_apply(Lower *L, const ArmKnobs *k)
 {
     Sched s;
     int i;
-    /* an int8 conv or matrix product on a core with the DSP extension:
-     * im2col and the 2 x 3 SMLAD tile (tpl_qconv_m4.c) */
-    if (k->dsp && !k->dot && L->k->n_stages == 1 && !tpl_qconv_m4(L, &L->k->stages[0]))
-        return;
+    int first = 0;
+    /* an int8 conv or matrix product on a core with the DSP extension,
+     * maybe with injective stages after it (a layout Transpose): im2col
+     * and the 2 x 3 SMLAD tile, or the depthwise 3 x 3 rows
+     * (tpl_qconv_m4.c); the other stages as below */
+    if (k->dsp && !k->dot && L->k->n_stages >= 1 &&
+        (!tpl_qconv_m4(L, &L->k->stages[0]) || !tpl_qdw_m4(L, &L->k->stages[0])))
+        first = 1;
     sched_init(&s, L);
-    for (i = 0; i < L->k->n_stages; i++) {
+    for (i = first; i < L->k->n_stages; i++) {
         const Compute *c = &L->k->stages[i];
         if (c->rop != RED_NONE && c->n_raxes > 0)
             tile_stage(&s, c, k);

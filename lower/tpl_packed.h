@@ -115,6 +115,7 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c);
 int tpl_plane_sum(Lower *L, const Target *t, Compute *c);
 /* tpl_qconv_m4.c: int8 conv / matrix product (Arm cores with DSP) */
 int tpl_qconv_m4(Lower *L, Compute *c);
+int tpl_qdw_m4(Lower *L, Compute *c);
 /* tpl_qconv.c: int8 conv (x86 targets) */
 int tpl_qconv(Lower *L, const Target *t, Compute *c);
 

@@ -158,6 +158,31 @@ static int m4q_unit(const Expr *e, int var)
     return 0;
 }
 
+/* The stage's nest in the kernel's body: the naive schedule's sequence
+ * holds one nest per stage (a fused Transpose after the conv keeps its
+ * own); then constants the new nest no longer reads (the original
+ * weights and the init it replaced by its own copies) leave the kernel's
+ * arguments. */
+static void m4q_drop_unused(Kernel *k);
+static void m4q_set_nest(Kernel *k, const Compute *c, Stmt *s)
+{
+    if (k->body && k->body->kind == ST_SEQ && k->body->n_body == k->n_stages && c == &k->stages[0])
+        k->body->body[0] = s;
+    else
+        k->body = s;
+    m4q_drop_unused(k);
+}
+
+/* Constants the new nest no longer reads (the original weights and the
+ * init it replaced by its own copies) leave the kernel's arguments. */
+static void m4q_drop_unused(Kernel *k)
+{
+    int i;
+    for (i = 0; i < k->n_bufs; i++)
+        if (k->bufs[i].scope == BUF_CONST && !lq_stmt_uses_buf(k->body, i))
+            k->bufs[i].scope = BUF_UNUSED;
+}
+
 /* Halfword position of reduce point j (0..3) in its group: k0, k2, k1, k3
  * (the map is its own inverse). */
 static int64_t m4q_pos(int64_t j)
@@ -428,8 +453,195 @@ int tpl_qconv_m4(Lower *L, Compute *c)
         b->body[1] = s;
         s = b;
     }
-    k->body = s;
-    if (!lq_stmt_uses_buf(k->body, wl->buf))
-        k->bufs[wl->buf].scope = BUF_UNUSED;
+    m4q_set_nest(k, c, s);
+    return 0;
+}
+
+/* ---- depthwise 3 x 3 ----
+ *
+ * An NHWC depthwise conv (one input channel per output channel, a 3 x 3
+ * window, stride 1 or 2, no dilation): per image and channel, the plane
+ * widened to int16 with its padding (the zero point) into xw[Hp][Wp] (Wp
+ * even, one column of slack), then per output row (FOR_TENSORIZE,
+ * Stmt.tz = TZ_M4Q_DW3) the row's sums into acc[OW] and the epilogue
+ * post(acc) per position. emit_c/emit_arm.c prints the sums with the
+ * channel's nine weights paired once per plane, (w0,w1) and (w1,w2) per
+ * kernel row, and per kernel row one word load of two int16 columns each:
+ * with stride 1, two outputs from the words (c0,c1) and (c2,c3):
+ *   out0 = SMLAD((c0,c1), (w0,w1)) + SMLABT((c2,c3), (w1,w2))
+ *   out1 = SMLATB((c0,c1), (w0,w1)) + SMLAD((c2,c3), (w1,w2))
+ * (18 MACs in 12 multiply-accumulates and 6 loads); with stride 2, one
+ * output per pair of words. The weights are repacked into wq[c][kh][kw]
+ * (the same bytes), init[c] evaluated at compile time. */
+int tpl_qdw_m4(Lower *L, Compute *c)
+{
+    Kernel *k = L->k;
+    const Expr *data, *wl, *xl;
+    const ConvWindow *win = c->window;
+    LqAffine aw;
+    int vars[8], wq, ib, xw, acc;
+    int64_t N, C, OH, OW, H, W, S, Hp, Wp, zx = 0, wco, wkh, wkw;
+    const int8_t *wsrc;
+    const Buffer *wb;
+    int8_t *wdst;
+    int32_t *idst;
+    IterVar nv, cv, ohv, owv, khv, kwv, ow2;
+    Expr **map;
+    Stmt *widen, *fill, *row, *epi, *s;
+
+    if (c->rop != RED_SUM || !win || win->nsp != 2 || c->n_axes != 4 || c->n_raxes != 3 || !c->body ||
+        c->body->kind != EX_BINARY || c->body->op != BIN_MUL || c->body->dtype != DT_INT32 || !L->g)
+        return 1;
+    if (c->init && c->init->dtype != DT_INT32)
+        return 1;
+    if ((wl = m4q_weights(L, c->body->b)) && m4q_data(k, c->body->a))
+        data = c->body->a;
+    else if ((wl = m4q_weights(L, c->body->a)) && m4q_data(k, c->body->b))
+        data = c->body->b;
+    else
+        return 1;
+    if (data->kind == EX_SELECT) {
+        zx = data->c->ival;
+        data = data->b;
+    }
+    xl = data->a;
+    N = c->axes[0].extent;
+    OH = c->axes[1].extent;
+    OW = c->axes[2].extent;
+    C = c->axes[3].extent;
+    /* NHWC, the window 3 x 3, the reduce channel of extent 1 */
+    if (xl->nidx != 4 || !xl->dims || xl->dims[0] != N || xl->dims[3] != C || win->group != C || C < 2 ||
+        c->raxes[0].extent != 3 || c->raxes[1].extent != 3 || c->raxes[2].extent != 1 || win->kernel[0] != 3 ||
+        win->kernel[1] != 3 || win->dilations[0] != 1 || win->dilations[1] != 1 ||
+        win->strides[0] != win->strides[1] || (win->strides[0] != 1 && win->strides[0] != 2) ||
+        win->out[0] != OH || win->out[1] != OW)
+        return 1;
+    {
+        /* x[n][oh*s + kh - pt][ow*s + kw - pl][c] */
+        LqAffine a3;
+        int cv3[2];
+        cv3[0] = c->axes[3].var;
+        cv3[1] = c->raxes[2].var; /* of extent 1 */
+        if (!lq_affine(xl->idx[3], &a3) || a3.c0 || !lq_aff_only(&a3, cv3, 2) || lq_aff_coef(&a3, cv3[0]) != 1)
+            return 1;
+        if (!lq_uses_var(xl->idx[1], c->axes[1].var) || !lq_uses_var(xl->idx[1], c->raxes[0].var) ||
+            !lq_uses_var(xl->idx[2], c->axes[2].var) || !lq_uses_var(xl->idx[2], c->raxes[1].var))
+            return 1;
+    }
+    H = xl->dims[1];
+    W = xl->dims[2];
+    S = win->strides[0];
+    Hp = (OH - 1) * S + 3;
+    Wp = ((OW - 1) * S + 3 + 1 + 1) / 2 * 2;
+    if (win->pad_begin[0] < 0 || win->pad_begin[1] < 0 || Hp * Wp > (1 << 20))
+        return 1;
+    /* weights: affine in (c, kh, kw) */
+    if (!lq_affine(wl->a, &aw))
+        return 1;
+    vars[0] = c->axes[3].var;
+    vars[1] = c->raxes[0].var;
+    vars[2] = c->raxes[1].var;
+    vars[3] = c->raxes[2].var;
+    if (!lq_aff_only(&aw, vars, 4))
+        return 1;
+    wco = lq_aff_coef(&aw, vars[0]);
+    wkh = lq_aff_coef(&aw, vars[1]);
+    wkw = lq_aff_coef(&aw, vars[2]);
+    wb = &k->bufs[wl->buf];
+    wsrc = L->g->values[wb->value].data;
+    wdst = lower_alloc(L, (size_t)(C * 9));
+    {
+        int64_t ch, a, b;
+        for (ch = 0; ch < C; ch++)
+            for (a = 0; a < 3; a++)
+                for (b = 0; b < 3; b++) {
+                    int64_t off = aw.c0 + ch * wco + a * wkh + b * wkw;
+                    if (off < 0 || off >= wb->numel)
+                        return 1;
+                    wdst[(ch * 3 + a) * 3 + b] = wsrc[off];
+                }
+    }
+    idst = lower_alloc(L, (size_t)C * sizeof *idst);
+    if (m4q_eval_init(L, c, c->axes[3].var, C, idst))
+        return 1;
+    wq = m4q_const(L, "m4dw_w", DT_INT8, C * 9, wdst);
+    ib = m4q_const(L, "m4dw_init", DT_INT32, C, idst);
+    xw = lower_buf_temp(L, "xw", DT_INT16, Hp * Wp);
+    acc = lower_buf_temp(L, "acc", DT_INT32, OW + 1);
+
+    nv = lower_itervar(L, "n", N);
+    cv = lower_itervar(L, "c", C);
+    ohv = lower_itervar(L, "oh", OH);
+    owv = lower_itervar(L, "ow", OW);
+    ow2 = lower_itervar(L, "ow", OW);
+    khv = lower_itervar(L, "kh", 3);
+    kwv = lower_itervar(L, "kw", 3);
+    /* the plane: the zero point everywhere once (the padding, which no
+     * channel overwrites), then per channel its H x W values at
+     * xw[ih + pt][iw + pl] (rows and columns past the image but inside the
+     * plane, read by no window, are left out) */
+    {
+        IterVar zv = lower_itervar(L, "z", Hp * Wp), hv = lower_itervar(L, "ih", H), wv = lower_itervar(L, "iw", W);
+        int64_t h1 = H < Hp - win->pad_begin[0] ? H : Hp - win->pad_begin[0];
+        int64_t w1 = W < Wp - win->pad_begin[1] ? W : Wp - win->pad_begin[1];
+        Expr *xi, *xo;
+        hv.extent = h1;
+        wv.extent = w1;
+        fill = st_for(L, &zv, st_store(L, xw, ex_var(L, &zv), ex_const_int(L, DT_INT16, zx)));
+        xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, H)), ex_var(L, &hv)),
+                                                  ex_int(L, W)),
+                                        ex_var(L, &wv)),
+                              ex_int(L, C)),
+                    ex_var(L, &cv));
+        xo = ex_add(L, ex_mul(L, ex_add(L, ex_var(L, &hv), ex_int(L, win->pad_begin[0])), ex_int(L, Wp)),
+                    ex_add(L, ex_var(L, &wv), ex_int(L, win->pad_begin[1])));
+        widen = st_for(L, &hv, st_for(L, &wv, st_store(L, xw, xo, ex_cast(L, DT_INT16, ex_load(L, xl->buf, xi)))));
+    }
+    /* a row of sums: acc[ow] = init[c] + sum xw[oh*S + kh][ow*S + kw] * wq[c][kh][kw] */
+    {
+        Expr *xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &ohv), ex_int(L, S)), ex_var(L, &khv)),
+                                    ex_int(L, Wp)),
+                          ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, S)), ex_var(L, &kwv)));
+        Expr *wi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &cv), ex_int(L, 3)), ex_var(L, &khv)),
+                                    ex_int(L, 3)),
+                          ex_var(L, &kwv));
+        Expr *prod = ex_mul(L, ex_cast(L, DT_INT32, ex_load(L, xw, xi)), ex_cast(L, DT_INT32, ex_load(L, wq, wi)));
+        Stmt *b = st_seq(L, 2);
+        b->body[0] = st_store(L, acc, ex_var(L, &owv), ex_load(L, ib, ex_var(L, &cv)));
+        b->body[1] = st_for(L, &khv, st_for(L, &kwv, st_store(L, acc, ex_var(L, &owv),
+                                                                ex_add(L, ex_load(L, acc, ex_var(L, &owv)), prod))));
+        row = st_for(L, &owv, b);
+    }
+    /* the row's epilogue */
+    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map[c->axes[0].var] = ex_var(L, &nv);
+    map[c->axes[1].var] = ex_var(L, &ohv);
+    map[c->axes[2].var] = ex_var(L, &ow2);
+    map[c->axes[3].var] = ex_var(L, &cv);
+    {
+        Expr *index = lower_out_index(L, c);
+        Expr *a = ex_load(L, acc, ex_var(L, &ow2));
+        epi = st_for(L, &ow2, st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
+                                       c->post ? lq_subst(L, c->post, map, a) : a));
+    }
+    s = st_seq(L, 2);
+    s->body[0] = row;
+    s->body[1] = epi;
+    s = st_for(L, &ohv, s);
+    s->for_kind = FOR_TENSORIZE;
+    s->tz = TZ_M4Q_DW3;
+    s->tz_arg[0] = S;
+    s->tz_arg[1] = Wp;
+    {
+        Stmt *b = st_seq(L, 2);
+        b->body[0] = widen;
+        b->body[1] = s;
+        s = st_for(L, &nv, st_for(L, &cv, b));
+        b = st_seq(L, 2);
+        b->body[0] = fill;
+        b->body[1] = s;
+        s = b;
+    }
+    m4q_set_nest(k, c, s);
     return 0;
 }
