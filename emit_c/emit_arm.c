@@ -54,8 +54,10 @@
  * the pair's two weight words (4 int8 each), 4 SXTB16 (even and odd bytes
  * of each word), and per column one LDRD of two words of int16 pairs
  * (k0,k2 and k1,k3) and 4 SMLADs: 24 MACs in 28 cycles on a Cortex-M4; then
- * the six sums stored to acc with one STM. Two groups per loop step,
- * entered at the second when kg is odd; the loop's end, the pointers of
+ * the six sums stored to acc with one STM. Four groups per loop step
+ * (each 20 instructions of 4 bytes), entered by a computed branch at the
+ * group that leaves a multiple of four (kg = 4m + 3 starts at the second);
+ * the loop's end, the pointers of
  * init and acc and the pair count live on the stack, since the step needs
  * all 14 core registers (r7 and r9 included, which is why the function is
  * naked assembly saving them itself; a build for RWPI, where r9 is the
@@ -63,7 +65,8 @@
  * Registers: r0-r2 row 0 and r3-r5 row 1 (columns 0-2), r6/r7 and r8/r9
  * the two rows' even/odd weight pairs, r10/r11 a column's pairs, r12 xc,
  * lr wp. Stack: [sp] xc, [sp+4] xc's end, [sp+8] acc, [sp+12] init,
- * [sp+16] pairs left, [sp+20] kg odd; kg and np at [sp+64], [sp+68]. */
+ * [sp+16] pairs left, [sp+20] the entry address (Thumb bit set); kg and np
+ * at [sp+64], [sp+68]. */
 #define M4Q_L(x) "        \"" x "\\n\\t\"\n"
 #define M4Q_GROUP                                                                               \
     M4Q_L("ldrd r6, r8, [lr], #8") M4Q_L("sxtb16 r7, r6, ror #8") M4Q_L("sxtb16 r6, r6")       \
@@ -85,12 +88,14 @@
     "{\n    __asm__ volatile(\n"                                                                           \
     M4Q_L("push {r4-r11, lr}") M4Q_L("sub sp, sp, #28") M4Q_L("ldr r4, [sp, #64]")                        \
     M4Q_L("ldr r5, [sp, #68]") M4Q_L("add r6, r4, r4, lsl #1") M4Q_L("add r6, r1, r6, lsl #3")          \
-    M4Q_L("and r4, r4, #1") M4Q_L("str r1, [sp, #0]") M4Q_L("str r6, [sp, #4]") M4Q_L("str r2, [sp, #8]") \
+    M4Q_L("rsb r4, r4, #0") M4Q_L("and r4, r4, #3") M4Q_L("add r4, r4, r4, lsl #2")                      \
+    M4Q_L("adr r7, 2f") M4Q_L("add r4, r7, r4, lsl #4") M4Q_L("orr r4, r4, #1")                           \
+    M4Q_L("str r1, [sp, #0]") M4Q_L("str r6, [sp, #4]") M4Q_L("str r2, [sp, #8]")                         \
     M4Q_L("str r3, [sp, #12]") M4Q_L("str r5, [sp, #16]") M4Q_L("str r4, [sp, #20]") M4Q_L("mov lr, r0") \
     M4Q_L("1:") M4Q_L("ldr r12, [sp, #12]") M4Q_L("ldrd r0, r3, [r12], #8") M4Q_L("str r12, [sp, #12]")   \
     M4Q_L("mov r1, r0") M4Q_L("mov r2, r0") M4Q_L("mov r4, r3") M4Q_L("mov r5, r3")                      \
-    M4Q_L("ldr r12, [sp, #0]") M4Q_L("ldr r10, [sp, #20]") M4Q_L("cmp r10, #0") M4Q_L("bne 3f")          \
-    M4Q_L("2:") M4Q_GROUP M4Q_L("3:") M4Q_GROUP                                                           \
+    M4Q_L("ldr r12, [sp, #0]") M4Q_L("ldr r10, [sp, #20]") M4Q_L("bx r10")                               \
+    M4Q_L(".p2align 2") M4Q_L("2:") M4Q_GROUP M4Q_GROUP M4Q_GROUP M4Q_GROUP                              \
     M4Q_L("ldr r10, [sp, #4]") M4Q_L("cmp r12, r10") M4Q_L("bne 2b")                                      \
     M4Q_L("ldr r10, [sp, #8]") M4Q_L("stmia r10!, {r0-r5}") M4Q_L("str r10, [sp, #8]")                   \
     M4Q_L("ldr r10, [sp, #16]") M4Q_L("subs r10, r10, #1") M4Q_L("str r10, [sp, #16]") M4Q_L("bne 1b")   \
