@@ -559,6 +559,276 @@ static void print_epi(Printer *pr, FILE *f, const Kernel *k, const QEpi *q, int 
     fprintf(f, "}\n");
 }
 
+/* ---- the depthwise row (lower/tpl_qconv.c q_depthwise) ----
+ *
+ *   for ow < OWp (FOR_TENSORIZE):
+ *     acc[o + ow] = init + sum_t int32(xp[b + s*ow + off_t]) * w_t
+ *
+ * with xp a local int16 plane, s 1 or 2, the offsets off_t constants, init
+ * and the w_t (int32 of 8-bit loads or small constants) not varying along
+ * the row. The taps are put in pairs (off, off + 1) (a tap without a
+ * partner gets a zero weight) and each pair is one vpmaddwd: an int32 lane
+ * loaded at xp[b + s*ow + off] holds the two int16 values of the pair for
+ * column ow when s is 2; for s 1 the even columns and the odd ones are two
+ * such vectors (loaded one element apart), interleaved after the sums.
+ * The products are exact in int32 (|x| <= 255, |w| <= 128) and the adds
+ * wrap like the scalar code's, so the sums are the same. */
+#define DW_MAX 64
+
+typedef struct QDw {
+    const Stmt *loop, *store;
+    const Expr *init;
+    const Expr *x[DW_MAX], *w[DW_MAX];
+    int64_t off[DW_MAX];
+    int n, pair[DW_MAX]; /* pair[t]: the tap at off[t] + 1, or -1 */
+    int lead[DW_MAX];     /* 1: t starts a pair (or stands alone) */
+    int first;            /* the tap of the smallest offset */
+    int64_t s;
+} QDw;
+
+/* A weight operand: an int32 of an 8-bit load or a constant that fits
+ * int16, not varying along the row. */
+static int dw_weight(const Expr *e, int var)
+{
+    if (lq_uses_var(e, var))
+        return 0;
+    if (e->kind == EX_INT)
+        return e->ival >= -32768 && e->ival <= 32767;
+    return is_cast(e, DT_INT32) && e->a->kind == EX_LOAD && (e->a->dtype == DT_INT8 || e->a->dtype == DT_UINT8);
+}
+
+static int dw_match(const Kernel *k, const Stmt *loop, int lanes, QDw *q)
+{
+    const Expr *v;
+    LqAffine a0, at;
+    int ok = 1, var = loop->var, i, j;
+    memset(q, 0, sizeof *q);
+    q->loop = loop;
+    q->store = loop->body[0];
+    if (!q->store || q->store->kind != ST_STORE || loop->n_body != 1)
+        return 0;
+    if (k->bufs[q->store->buf].scope != BUF_LOCAL || k->bufs[q->store->buf].dtype != DT_INT32 ||
+        lq_coef(q->store->index, var, &ok) != 1 || !ok)
+        return 0;
+    v = q->store->value;
+    while (is_bin(v, BIN_ADD) && v->dtype == DT_INT32 && is_bin(v->b, BIN_MUL) && q->n < DW_MAX) {
+        const Expr *m = v->b, *x = cast_load(k, m->a, DT_INT16);
+        if (!x || k->bufs[x->buf].scope != BUF_LOCAL || !dw_weight(m->b, var))
+            return 0;
+        q->x[q->n] = x;
+        q->w[q->n] = m->b;
+        q->n++;
+        v = v->a;
+    }
+    q->init = v;
+    if (!q->n || is_bin(v, BIN_ADD) || lq_uses_var(v, var) || v->dtype != DT_INT32)
+        return 0;
+    q->s = lq_coef(q->x[0]->a, var, &ok);
+    if (!ok || (q->s != 1 && q->s != 2) || !lq_affine(q->x[0]->a, &a0))
+        return 0;
+    /* every tap the first one's index plus a constant */
+    for (i = 0; i < q->n; i++) {
+        if (q->x[i]->buf != q->x[0]->buf || !lq_affine(q->x[i]->a, &at) || at.n != a0.n)
+            return 0;
+        for (j = 0; j < at.n; j++)
+            if (lq_aff_coef(&a0, at.var[j]) != at.coef[j])
+                return 0;
+        q->off[i] = at.c0 - a0.c0;
+    }
+    for (i = 0; i < q->n; i++)
+        if (q->off[i] < q->off[q->first])
+            q->first = i;
+    for (i = 0; i < q->n; i++) {
+        q->pair[i] = -1;
+        q->lead[i] = 1;
+    }
+    /* pairs in the order of the offsets: each tap not yet taken takes the
+     * tap one element after it when that one is free */
+    for (;;) {
+        int best = -1;
+        for (i = 0; i < q->n; i++)
+            if (q->lead[i] == 1 && q->pair[i] == -1 && (best < 0 || q->off[i] < q->off[best]))
+                best = i;
+        if (best < 0)
+            break;
+        q->pair[best] = -2; /* visited, no partner */
+        for (j = 0; j < q->n; j++)
+            if (j != best && q->lead[j] == 1 && q->pair[j] == -1 && q->off[j] == q->off[best] + 1) {
+                q->pair[best] = j;
+                q->lead[j] = 0;
+                break;
+            }
+    }
+    (void)lanes;
+    return 1;
+}
+
+static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int depth, int lanes)
+{
+    const char *P = lanes == 16 ? "_mm512" : "_mm256", *vt = lanes == 16 ? "__m512i" : "__m256i";
+    const char *si = lanes == 16 ? "si512" : "si256", *vn = k->var_names[q->loop->var];
+    int64_t step = q->s == 1 ? 2 * lanes : lanes, b = q->off[q->first];
+    int i, np = 0, d = depth + 1, h;
+    indent(f, depth);
+    fprintf(f, "{ /* depthwise row: %d taps in pairs, vpmaddwd, stride %lld */\n", q->n, (long long)q->s);
+    indent(f, d);
+    fprintf(f, "const int16_t *dx;\n");
+    indent(f, d);
+    fprintf(f, "int32_t *da;\n");
+    indent(f, d);
+    fprintf(f, "%s dinit;\n", vt);
+    indent(f, d);
+    fprintf(f, "{\n");
+    indent(f, d + 1);
+    fprintf(f, "const int32_t %s = 0;\n", vn);
+    indent(f, d + 1);
+    fprintf(f, "(void)%s;\n", vn);
+    indent(f, d + 1);
+    fprintf(f, "dx = &%s[", k->bufs[q->x[q->first]->buf].name);
+    emit_index(pr, f, k, q->x[q->first]->a, 0);
+    fprintf(f, "];\n");
+    indent(f, d + 1);
+    fprintf(f, "da = &%s[", k->bufs[q->store->buf].name);
+    emit_index(pr, f, k, q->store->index, 0);
+    fprintf(f, "];\n");
+    indent(f, d + 1);
+    fprintf(f, "dinit = %s_set1_epi32((int)(", P);
+    emit_expr(pr, f, k, q->init);
+    fprintf(f, "));\n");
+    indent(f, d);
+    fprintf(f, "}\n");
+    /* the weight pairs: the low half the first tap's, the high half its partner's */
+    for (i = 0; i < q->n; i++) {
+        if (!q->lead[i])
+            continue;
+        indent(f, d);
+        fprintf(f, "const %s dw%d = %s_set1_epi32((int)(((uint32_t)(", vt, np, P);
+        emit_expr(pr, f, k, q->w[i]);
+        fprintf(f, ") & 0xffffu)");
+        if (q->pair[i] >= 0) {
+            fprintf(f, " | ((uint32_t)(");
+            emit_expr(pr, f, k, q->w[q->pair[i]]);
+            fprintf(f, ") << 16)");
+        }
+        fprintf(f, "));\n");
+        np++;
+    }
+    if (q->s == 1 && lanes == 16) {
+        indent(f, d);
+        fprintf(f, "const __m512i dlo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);\n");
+        indent(f, d);
+        fprintf(f, "const __m512i dhi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);\n");
+    }
+    indent(f, d);
+    fprintf(f, "for (int32_t dwo = 0; dwo < %lld; dwo += %lld) {\n", (long long)q->loop->extent, (long long)step);
+    for (h = 0; h < (q->s == 1 ? 2 : 1); h++) {
+        indent(f, d + 1);
+        fprintf(f, "%s s%d = dinit;\n", vt, h);
+    }
+    np = 0;
+    for (i = 0; i < q->n; i++) {
+        if (!q->lead[i])
+            continue;
+        for (h = 0; h < (q->s == 1 ? 2 : 1); h++) {
+            indent(f, d + 1);
+            fprintf(f, "s%d = %s_add_epi32(s%d, %s_madd_epi16(%s_loadu_%s((const void *)(dx + %s%lld)), dw%d));\n",
+                    h, P, h, P, P, si, q->s == 2 ? "2 * dwo + " : "dwo + ", (long long)(q->off[i] - b + h), np);
+        }
+        np++;
+    }
+    if (q->s == 2) {
+        indent(f, d + 1);
+        fprintf(f, "%s_storeu_%s((void *)(da + dwo), s0);\n", P, si);
+    } else if (lanes == 16) {
+        indent(f, d + 1);
+        fprintf(f, "_mm512_storeu_si512((void *)(da + dwo), _mm512_permutex2var_epi32(s0, dlo, s1));\n");
+        indent(f, d + 1);
+        fprintf(f, "_mm512_storeu_si512((void *)(da + dwo + 16), _mm512_permutex2var_epi32(s0, dhi, s1));\n");
+    } else {
+        indent(f, d + 1);
+        fprintf(f, "const __m256i t0 = _mm256_unpacklo_epi32(s0, s1), t1 = _mm256_unpackhi_epi32(s0, s1);\n");
+        indent(f, d + 1);
+        fprintf(f, "_mm256_storeu_si256((void *)(da + dwo), _mm256_permute2x128_si256(t0, t1, 0x20));\n");
+        indent(f, d + 1);
+        fprintf(f, "_mm256_storeu_si256((void *)(da + dwo + 8), _mm256_permute2x128_si256(t0, t1, 0x31));\n");
+    }
+    indent(f, d);
+    fprintf(f, "}\n");
+    indent(f, depth);
+    fprintf(f, "}\n");
+}
+
+/* ---- the plane copy of the depthwise conv (q_mark_rows) ----
+ *
+ *   for iw < n (FOR_TENSORIZE): xp[a + iw] = int16(int32(x[b + iw]))
+ *
+ * with xp int16 and x int8 or uint8: vectors of 8-bit values sign- or
+ * zero-extended to 16 bits (vpmovsxbw / vpmovzxbw), the rest scalar. */
+static int copy_match(const Kernel *k, const Stmt *loop, const Expr **src)
+{
+    const Stmt *st = loop->body[0];
+    const Expr *v;
+    int ok = 1;
+    if (loop->n_body != 1 || !st || st->kind != ST_STORE || k->bufs[st->buf].dtype != DT_INT16 ||
+        lq_coef(st->index, loop->var, &ok) != 1 || !ok)
+        return 0;
+    v = st->value;
+    while (v->kind == EX_CAST && (v->dtype == DT_INT16 || v->dtype == DT_INT32))
+        v = v->a;
+    if (v->kind != EX_LOAD || (v->dtype != DT_INT8 && v->dtype != DT_UINT8) || k->bufs[v->buf].dtype != v->dtype ||
+        lq_coef(v->a, loop->var, &ok) != 1 || !ok)
+        return 0;
+    *src = v;
+    return 1;
+}
+
+static void print_copy(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, const Expr *src, int depth, int lanes)
+{
+    const char *vn = k->var_names[loop->var], *ct = src->dtype == DT_INT8 ? "int8_t" : "uint8_t";
+    const char *cvt = src->dtype == DT_INT8 ? "epi8" : "epu8";
+    int64_t n = loop->extent, w = lanes * 2, i;
+    int d = depth + 1;
+    indent(f, depth);
+    fprintf(f, "{ /* %lld values widened to 16 bits */\n", (long long)n);
+    indent(f, d);
+    fprintf(f, "const %s *cs;\n", ct);
+    indent(f, d);
+    fprintf(f, "int16_t *cd;\n");
+    indent(f, d);
+    fprintf(f, "{\n");
+    indent(f, d + 1);
+    fprintf(f, "const int32_t %s = 0;\n", vn);
+    indent(f, d + 1);
+    fprintf(f, "(void)%s;\n", vn);
+    indent(f, d + 1);
+    fprintf(f, "cs = &%s[", k->bufs[src->buf].name);
+    emit_index(pr, f, k, src->a, 0);
+    fprintf(f, "];\n");
+    indent(f, d + 1);
+    fprintf(f, "cd = &%s[", k->bufs[loop->body[0]->buf].name);
+    emit_index(pr, f, k, loop->body[0]->index, 0);
+    fprintf(f, "];\n");
+    indent(f, d);
+    fprintf(f, "}\n");
+    for (i = 0; i + w <= n; i += w) {
+        indent(f, d);
+        if (lanes == 16)
+            fprintf(f, "_mm512_storeu_si512((void *)(cd + %lld), _mm512_cvt%s_epi16(_mm256_loadu_si256((const void *)(cs + %lld))));\n",
+                    (long long)i, cvt, (long long)i);
+        else
+            fprintf(f, "_mm256_storeu_si256((void *)(cd + %lld), _mm256_cvt%s_epi16(_mm_loadu_si128((const void *)(cs + %lld))));\n",
+                    (long long)i, cvt, (long long)i);
+    }
+    if (i < n) {
+        indent(f, d);
+        fprintf(f, "for (int32_t ci = %lld; ci < %lld; ci++)\n", (long long)i, (long long)n);
+        indent(f, d + 1);
+        fprintf(f, "cd[ci] = (int16_t)cs[ci];\n");
+    }
+    indent(f, depth);
+    fprintf(f, "}\n");
+}
+
 int emit_qtile_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int depth)
 {
     QTile t;
@@ -569,6 +839,16 @@ int emit_qtile_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int
         return 0;
     if (!match(k, loop, lanes, &t)) {
         QEpi q;
+        QDw w;
+        const Expr *src;
+        if (copy_match(k, loop, &src)) {
+            print_copy(pr, f, k, loop, src, depth, lanes);
+            return 1;
+        }
+        if (dw_match(k, loop, lanes, &w) && loop->extent % (w.s == 1 ? 2 * lanes : lanes) == 0) {
+            print_dw(pr, f, k, &w, depth, lanes);
+            return 1;
+        }
         if (!epi_match(k, loop, lanes, &q))
             return 0;
         print_epi(pr, f, k, &q, depth, lanes);

@@ -314,6 +314,28 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
     }
 }
 
+/* Marks the copy's image rows of a one-channel plane (q_copy with Ci 1):
+ * `for iw: for cc < 1: xp[..iw..] = x[..iw..]` loses its unit loop and
+ * becomes FOR_TENSORIZE, which emit_c/emit_qtile.c prints as widening
+ * vector loads (a loop the C compiler leaves scalar: it cannot prove that
+ * the int16 plane and the 8-bit image do not overlap). */
+static Stmt *q_mark_rows(Lower *L, Stmt *s, int xp, int xbuf)
+{
+    int i;
+    if (!s)
+        return s;
+    if (s->kind == ST_FOR && s->n_body == 1 && s->body[0] && s->body[0]->kind == ST_FOR &&
+        s->body[0]->extent == 1 && s->body[0]->body[0] && s->body[0]->body[0]->kind == ST_STORE &&
+        s->body[0]->body[0]->buf == xp && lq_loads(s->body[0]->body[0]->value, xbuf)) {
+        Stmt *r = st_loop(L, s->var, s->extent, lq_stmt_subst_var(L, s->body[0]->body[0], s->body[0]->var, ex_int(L, 0)));
+        r->for_kind = FOR_TENSORIZE;
+        return r;
+    }
+    for (i = 0; i < s->n_body; i++)
+        s->body[i] = q_mark_rows(L, s->body[i], xp, xbuf);
+    return s;
+}
+
 /* A depthwise int8 conv (one input channel per output channel): per
  * channel, its plane copied with the padding holding zx into a local
  * int16 array; per output row, the sums of the row computed with the
@@ -327,8 +349,8 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
     int64_t KH = c->raxes[1].extent, KW = c->raxes[2].extent, H = xl->dims[2], W = xl->dims[3];
     int64_t s[2], d[2], lo[2], hi[2], Hp, Wp, kh, kw;
     IterVar nv, cv, ohv, owv, owv2, rv;
-    int64_t lanes = t->vector_bits / 32, OWp, slack;
-    int xp, acc;
+    int64_t lanes = t->vector_bits / 32, OWp, slack, step;
+    int xp, acc, pairs;
     Expr **map, *sum, *pst, *index;
     Stmt *copy, *row, *seq, *epi, *body;
     if (tpl_conv_window(L, c, xl, cond, H, W, s, d, lo, hi))
@@ -339,10 +361,17 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
     Wp = hi[1] - lo[1] + 1;
     if (Hp * Wp > 32768 || OW > 4096)
         return 1;
+    /* the row as tap pairs (emit_c/emit_qtile.c's depthwise row): unit
+     * dilation along the row, stride 1 or 2, an init that does not vary
+     * along it; stride 1 computes 2 vectors of columns at a time */
+    pairs = (lanes == 8 || lanes == 16) && d[1] == 1 && (s[1] == 1 || s[1] == 2) && KH * KW <= 64 &&
+            (!c->init || !lq_uses_var(c->init, c->axes[3].var));
     /* the row computed and requantized in whole vectors: OWp columns, the
-     * plane followed by `slack` zeros that the columns past OW read */
-    OWp = lanes >= 8 ? tpl_ceil_div(OW, lanes) * lanes : OW;
-    slack = (OWp - OW) * s[1];
+     * plane followed by `slack` zeros that the columns past OW read (the
+     * tap pairs read up to s*OWp + KW columns from the last row's start) */
+    step = pairs && s[1] == 1 ? 2 * lanes : lanes;
+    OWp = lanes >= 8 ? tpl_ceil_div(OW, step) * step : OW;
+    slack = pairs ? s[1] * OWp + KW + 1 : (OWp - OW) * s[1];
     nv = lower_itervar(L, "n", N);
     cv = lower_itervar(L, "c", C);
     ohv = lower_itervar(L, "oh", OH);
@@ -356,6 +385,8 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
     k->bufs[acc].scope = BUF_LOCAL;
     k->bufs[acc].no_init = 1;
     copy = q_copy(L, xp, xl, &nv, 1, 1, H, W, Hp, Wp, lo[0], lo[1], 0, 0, zx, ex_var(L, &cv), C);
+    if (pairs)
+        copy = q_mark_rows(L, copy, xp, xl->buf);
     if (slack) {
         IterVar sv = lower_itervar(L, "sl", slack);
         Stmt *s2 = st_seq(L, 2);
@@ -384,7 +415,7 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
         }
     row = st_store(L, acc, ex_var(L, &owv), sum);
     row = st_for(L, &owv, row);
-    row->for_kind = FOR_VECTORIZE;
+    row->for_kind = pairs ? FOR_TENSORIZE : FOR_VECTORIZE;
     map[c->axes[3].var] = ex_var(L, &owv2);
     index = lower_out_index(L, c);
     pst = c->post ? q8_post(L, c->post, k->bufs[c->out_buf].dtype, 1) : NULL;
