@@ -308,7 +308,7 @@ static void print_form(Printer *pr, FILE *f, const Kernel *k, const QTile *t, in
  *   min(max(int32(uint64(int64(acc) * m + K) >> S) + Z, lo), hi)
  *
  * (m an int32 per row or a constant), optionally followed by a clamp or a
- * lookup in an int32 table, and stored as 8 bits. Per vector of lanes:
+ * lookup in an 8-bit table (256 entries and 3 bytes of padding), and stored as 8 bits. Per vector of lanes:
  * the 64-bit products of the even and the odd lanes (vpmuldq: m fits in
  * int32), K added and shifted in 64 bits exactly as the scalar code does,
  * the low halves put back together, then the int32 add and clamps, the
@@ -321,7 +321,7 @@ typedef struct QEpi {
     int64_t rows, K, S, Z, lo, hi, m, clo, chi, qlo;
     const Expr *mload; /* int32 load of the multiplier, or NULL: m */
     const Expr *acc;   /* the accumulator load */
-    const Expr *tab;   /* the int32 table load, or NULL */
+    const Expr *tab;   /* the 8-bit table load, or NULL */
     int clamp;         /* clo/chi apply */
 } QEpi;
 
@@ -418,7 +418,8 @@ static int epi_match(const Kernel *k, const Stmt *loop, int lanes, QEpi *q)
     if (v->kind == EX_LOAD) {
         /* tab[int64(Q) - qlo], Q = int8(requant) */
         q->tab = v;
-        if (v->dtype != DT_INT32 || k->bufs[v->buf].dtype != DT_INT32 || k->bufs[v->buf].numel < 256 ||
+        if ((v->dtype != DT_INT8 && v->dtype != DT_UINT8) || k->bufs[v->buf].dtype != v->dtype ||
+            k->bufs[v->buf].numel < 256 + 3 ||
             !is_bin(v->a, BIN_SUB) || !is_int(v->a->b, &q->qlo) || !is_cast(v->a->a, DT_INT64))
             return 0;
         x = v->a->a->a;
@@ -481,6 +482,16 @@ static void print_epi(Printer *pr, FILE *f, const Kernel *k, const QEpi *q, int 
     }
     indent(f, d);
     fprintf(f, "(void)%s;\n", vn);
+    if (q->tab && lanes == 16) {
+        /* the table in four vectors of 64 bytes */
+        fprintf(f, "#if defined(__AVX512VBMI__)\n");
+        for (j = 0; j < 4; j++) {
+            indent(f, d);
+            fprintf(f, "const __m512i et%lld = _mm512_loadu_si512((const void *)(%s + %lld));\n", (long long)j,
+                    k->bufs[q->tab->buf].name, (long long)(64 * j));
+        }
+        fprintf(f, "#endif\n");
+    }
     for (j = 0; j < nv; j++) {
         int64_t o = j * lanes;
         indent(f, d);
@@ -508,17 +519,33 @@ static void print_epi(Printer *pr, FILE *f, const Kernel *k, const QEpi *q, int 
             fprintf(f, "a = %s_min_epi32(%s_max_epi32(a, %s_set1_epi32(%lld)), %s_set1_epi32(%lld));\n", P, P, P,
                     (long long)q->clo, P, (long long)q->chi);
         }
-        if (q->tab) {
+        if (q->tab && lanes == 16) {
+            /* VBMI: the 16 indices as bytes, two 128-entry byte permutes
+             * and bit 7 choosing between them; else a gather of 4 bytes
+             * at each index (the table is padded), the first kept */
             indent(f, d + 1);
-            if (lanes == 16)
-                fprintf(f, "a = _mm512_i32gather_epi32(_mm512_sub_epi32(a, _mm512_set1_epi32(%lld)), (const void *)%s, 4);\n",
-                        (long long)q->qlo, k->bufs[q->tab->buf].name);
-            else
-                fprintf(f, "a = _mm256_i32gather_epi32((const int *)(const void *)%s, _mm256_sub_epi32(a, _mm256_set1_epi32(%lld)), 4);\n",
-                        k->bufs[q->tab->buf].name, (long long)q->qlo);
+            fprintf(f, "a = _mm512_sub_epi32(a, _mm512_set1_epi32(%lld));\n", (long long)q->qlo);
+            fprintf(f, "#if defined(__AVX512VBMI__)\n");
+            indent(f, d + 1);
+            fprintf(f, "const __m512i ix = _mm512_zextsi128_si512(_mm512_cvtepi32_epi8(a));\n");
+            indent(f, d + 1);
+            fprintf(f, "const __m128i b = _mm512_castsi512_si128(_mm512_mask_blend_epi8(_mm512_movepi8_mask(ix), "
+                       "_mm512_permutex2var_epi8(et0, ix, et1), _mm512_permutex2var_epi8(et2, ix, et3)));\n");
+            fprintf(f, "#else\n");
+            indent(f, d + 1);
+            fprintf(f, "const __m128i b = _mm512_cvtepi32_epi8(_mm512_i32gather_epi32(a, (const void *)%s, 1));\n",
+                    k->bufs[q->tab->buf].name);
+            fprintf(f, "#endif\n");
+        } else if (q->tab) {
+            indent(f, d + 1);
+            fprintf(f, "a = _mm256_i32gather_epi32((const int *)(const void *)%s, _mm256_sub_epi32(a, _mm256_set1_epi32(%lld)), 1);\n",
+                    k->bufs[q->tab->buf].name, (long long)q->qlo);
         }
         indent(f, d + 1);
-        if (lanes == 16) {
+        if (lanes == 16 && q->tab) {
+            /* b above */
+            fprintf(f, "(void)0;\n");
+        } else if (lanes == 16) {
             fprintf(f, "const __m128i b = _mm512_cvtepi32_epi8(a);\n");
         } else {
             fprintf(f, "const __m256i bb = _mm256_shuffle_epi8(a, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, "

@@ -232,6 +232,17 @@ static int table_ok(const Lower *L, const Expr *e, int var)
     return table_ok(L, e->a, var) && table_ok(L, e->b, var) && table_ok(L, e->c, var);
 }
 
+/* A copy of a 256-entry 8-bit table followed by 3 zero bytes: the vector
+ * epilogue (emit_c/emit_qtile.c) gathers 4 bytes at each index and keeps
+ * the first. */
+static uint8_t *pad_tab(Lower *L, const uint8_t *tab)
+{
+    uint8_t *t = lower_alloc(L, 256 + 3);
+    memcpy(t, tab, 256);
+    t[256] = t[257] = t[258] = 0;
+    return t;
+}
+
 static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
 {
     Kernel *k = L->k;
@@ -246,16 +257,12 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
     if (!q || q == post || (out != DT_INT8 && out != DT_UINT8))
         return post;
     if (tab32) {
-        /* already a lookup in an 8-bit constant table: its int32 copy */
+        /* already a lookup in an 8-bit constant table: its padded copy */
         const Expr *e = post->kind == EX_CAST && post->dtype == out ? post->a : post;
         const Buffer *tb2 = e->kind == EX_LOAD ? &k->bufs[e->buf] : NULL;
         if (tb2 && (tb2->dtype == DT_INT8 || tb2->dtype == DT_UINT8) && tb2->scope == BUF_CONST && tb2->value >= 0 &&
             tb2->numel == 256 && L->g->values[tb2->value].data && e->a->kind == EX_BINARY && e->a->op == BIN_SUB) {
-            const uint8_t *src = L->g->values[tb2->value].data;
-            int32_t *t4 = lower_alloc(L, 256 * sizeof *t4);
-            for (i = 0; i < 256; i++)
-                t4[i] = tb2->dtype == DT_INT8 ? (int32_t)(int8_t)src[i] : (int32_t)src[i];
-            tb = new_const(L, "qconv_tab", DT_INT32, 256, t4);
+            tb = new_const(L, "qconv_tab", tb2->dtype, 256 + 3, pad_tab(L, L->g->values[tb2->value].data));
             return ex_cast(L, out, ex_load(L, tb, e->a));
         }
     }
@@ -302,11 +309,8 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
     {
         int t2;
         if (tab32) {
-            /* as int32 (the vector epilogue gathers it), stored as out */
-            int32_t *t4 = lower_alloc(L, 256 * sizeof *t4);
-            for (i = 0; i < 256; i++)
-                t4[i] = out == DT_INT8 ? (int32_t)(int8_t)tab[i] : (int32_t)tab[i];
-            t2 = new_const(L, "qconv_tab", DT_INT32, 256, t4);
+            /* padded for the vector epilogue's 4-byte gathers */
+            t2 = new_const(L, "qconv_tab", out, 256 + 3, pad_tab(L, tab));
             return ex_cast(L, out, ex_load(L, t2, ex_sub(L, ex_cast(L, DT_INT64, (Expr *)q), ex_int(L, qlo))));
         }
         t2 = new_const(L, "qconv_tab", out, 256, tab);
