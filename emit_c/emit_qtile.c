@@ -856,6 +856,116 @@ static void print_copy(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, 
     fprintf(f, "}\n");
 }
 
+/* ---- the 1x1 conv's copy (lower/tpl_qconv.c q_pointwise) ----
+ *
+ *   for p < n (FOR_TENSORIZE): for j < 4:
+ *     xq[a + 4*p + j] = uint8(int32(x[b + p + R*j]) [+ c])
+ *
+ * four channel rows interleaved by position: per 16 positions one 16-byte
+ * load of each row, two rounds of byte and word unpacks, c added modulo
+ * 256 (the low byte of the int32 sum), 64 bytes stored; the rest scalar. */
+typedef struct QIlv {
+    const Stmt *st;
+    const Expr *src;
+    int64_t R, c;
+} QIlv;
+
+static int ilv_match(const Kernel *k, const Stmt *loop, QIlv *q)
+{
+    const Stmt *jl = loop->body[0];
+    const Expr *v;
+    int ok = 1;
+    memset(q, 0, sizeof *q);
+    if (loop->n_body != 1 || !jl || jl->kind != ST_FOR || jl->extent != 4 || jl->n_body != 1 || !jl->body[0] ||
+        jl->body[0]->kind != ST_STORE)
+        return 0;
+    q->st = jl->body[0];
+    if (k->bufs[q->st->buf].dtype != DT_UINT8 || lq_coef(q->st->index, loop->var, &ok) != 4 || !ok ||
+        lq_coef(q->st->index, jl->var, &ok) != 1 || !ok)
+        return 0;
+    v = q->st->value;
+    if (!is_cast(v, DT_UINT8))
+        return 0;
+    v = v->a;
+    if (is_cast(v, DT_UINT8))
+        v = v->a;
+    if (is_bin(v, BIN_ADD) && v->dtype == DT_INT32 && is_int(v->b, &q->c))
+        v = v->a;
+    if (!is_cast(v, DT_INT32) || v->a->kind != EX_LOAD || (v->a->dtype != DT_INT8 && v->a->dtype != DT_UINT8))
+        return 0;
+    q->src = v->a;
+    if (k->bufs[q->src->buf].dtype != q->src->dtype || lq_coef(q->src->a, loop->var, &ok) != 1 || !ok)
+        return 0;
+    q->R = lq_coef(q->src->a, jl->var, &ok);
+    return ok && q->R >= 0;
+}
+
+static void print_ilv(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, const QIlv *q, int depth)
+{
+    const char *pn = k->var_names[loop->var], *jn = k->var_names[loop->body[0]->var];
+    const char *ct = q->src->dtype == DT_INT8 ? "int8_t" : "uint8_t";
+    int64_t n = loop->extent, R = q->R;
+    int d = depth + 1;
+    indent(f, depth);
+    fprintf(f, "{ /* 4 channel rows of %lld interleaved */\n", (long long)n);
+    indent(f, d);
+    fprintf(f, "const %s *is;\n", ct);
+    indent(f, d);
+    fprintf(f, "uint8_t *id;\n");
+    indent(f, d);
+    fprintf(f, "{\n");
+    indent(f, d + 1);
+    fprintf(f, "const int32_t %s = 0, %s = 0;\n", pn, jn);
+    indent(f, d + 1);
+    fprintf(f, "(void)%s;\n", pn);
+    indent(f, d + 1);
+    fprintf(f, "(void)%s;\n", jn);
+    indent(f, d + 1);
+    fprintf(f, "is = &%s[", k->bufs[q->src->buf].name);
+    emit_index(pr, f, k, q->src->a, 0);
+    fprintf(f, "];\n");
+    indent(f, d + 1);
+    fprintf(f, "id = &%s[", k->bufs[q->st->buf].name);
+    emit_index(pr, f, k, q->st->index, 0);
+    fprintf(f, "];\n");
+    indent(f, d);
+    fprintf(f, "}\n");
+    indent(f, d);
+    fprintf(f, "const __m128i ic = _mm_set1_epi8((char)%lld);\n", (long long)(q->c & 0xff));
+    indent(f, d);
+    fprintf(f, "int64_t ip = 0;\n");
+    indent(f, d);
+    fprintf(f, "for (; ip + 16 <= %lld; ip += 16) {\n", (long long)n);
+    indent(f, d + 1);
+    fprintf(f, "const __m128i r0 = _mm_loadu_si128((const void *)(is + ip)), r1 = _mm_loadu_si128((const void *)(is + "
+               "ip + %lld));\n", (long long)R);
+    indent(f, d + 1);
+    fprintf(f, "const __m128i r2 = _mm_loadu_si128((const void *)(is + ip + %lld)), r3 = _mm_loadu_si128((const void "
+               "*)(is + ip + %lld));\n", (long long)(2 * R), (long long)(3 * R));
+    indent(f, d + 1);
+    fprintf(f, "const __m128i a0 = _mm_unpacklo_epi8(r0, r1), a1 = _mm_unpackhi_epi8(r0, r1);\n");
+    indent(f, d + 1);
+    fprintf(f, "const __m128i b0 = _mm_unpacklo_epi8(r2, r3), b1 = _mm_unpackhi_epi8(r2, r3);\n");
+    indent(f, d + 1);
+    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip), _mm_add_epi8(_mm_unpacklo_epi16(a0, b0), ic));\n");
+    indent(f, d + 1);
+    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 16), _mm_add_epi8(_mm_unpackhi_epi16(a0, b0), ic));\n");
+    indent(f, d + 1);
+    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 32), _mm_add_epi8(_mm_unpacklo_epi16(a1, b1), ic));\n");
+    indent(f, d + 1);
+    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 48), _mm_add_epi8(_mm_unpackhi_epi16(a1, b1), ic));\n");
+    indent(f, d);
+    fprintf(f, "}\n");
+    indent(f, d);
+    fprintf(f, "for (; ip < %lld; ip++)\n", (long long)n);
+    indent(f, d + 1);
+    fprintf(f, "for (int64_t ij = 0; ij < 4; ij++)\n");
+    indent(f, d + 2);
+    fprintf(f, "id[4 * ip + ij] = (uint8_t)(is[ip + %lld * ij] + %lld);\n", (long long)R, (long long)q->c);
+    indent(f, depth);
+    fprintf(f, "}\n");
+}
+
 int emit_qtile_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int depth)
 {
     QTile t;
@@ -868,6 +978,11 @@ int emit_qtile_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int
         QEpi q;
         QDw w;
         const Expr *src;
+        QIlv il;
+        if (ilv_match(k, loop, &il)) {
+            print_ilv(pr, f, k, loop, &il, depth);
+            return 1;
+        }
         if (copy_match(k, loop, &src)) {
             print_copy(pr, f, k, loop, src, depth, lanes);
             return 1;

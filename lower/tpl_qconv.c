@@ -532,7 +532,12 @@ static int q_pointwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
             v = ex_add(L, v, ex_const_int(L, DT_INT32, bias));
         if (Cq > Ci)
             v = ex_select(L, ex_lt(L, ch, ex_int(L, Ci)), v, ex_const_int(L, DT_INT32, 0));
-        s1 = st_for(L, &g2, st_for(L, &p2, st_for(L, &j2, st_store(L, xq, ix, v))));
+        s1 = st_for(L, &p2, st_for(L, &j2, st_store(L, xq, ix, v)));
+        /* four channel planes interleaved by emit_c/emit_qtile.c (whole
+         * groups of 4 channels only) */
+        if (Cq == Ci && (lanes == 8 || lanes == 16))
+            s1->for_kind = FOR_TENSORIZE;
+        s1 = st_for(L, &g2, s1);
         if (HWp > HW) {
             IterVar g3 = lower_itervar(L, "cg", G4), p3 = lower_itervar(L, "cp", (HWp - HW) * 4);
             Expr *iz = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &g3), ex_int(L, HWp * 4)), ex_int(L, HW * 4)),
