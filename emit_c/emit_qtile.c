@@ -323,6 +323,11 @@ typedef struct QEpi {
     const Expr *acc;   /* the accumulator load */
     const Expr *tab;   /* the 8-bit table load, or NULL */
     int clamp;         /* clo/chi apply */
+    /* a residual Add after the requantization (epi_residual):
+     * req2(int64(Q - za) * m1 + int64(R - zb) * m2), R the 8-bit load */
+    const Expr *res;   /* R, or NULL */
+    int64_t za, zb, m1, m2, K2, S2, Z2, lo2, hi2;
+    int wide;          /* req2's add and clamps in int64 (S2 < 32) */
 } QEpi;
 
 static int is_int(const Expr *e, int64_t *v)
@@ -384,6 +389,89 @@ static int epi_requant(const Kernel *k, const Expr *e, QEpi *q)
     return q->Z >= INT32_MIN && q->Z <= INT32_MAX && q->lo <= q->hi;
 }
 
+/* An operand of the residual Add: int32(X) or int32(X) - z, X 8-bit. */
+static const Expr *res_operand(const Expr *e, int64_t *z)
+{
+    *z = 0;
+    if (is_bin(e, BIN_SUB) && e->dtype == DT_INT32 && is_int(e->b, z))
+        e = e->a;
+    if (!is_cast(e, DT_INT32) || (e->a->dtype != DT_INT8 && e->a->dtype != DT_UINT8))
+        return NULL;
+    return e->a;
+}
+
+/* The residual Add that op_quant.c's lower_quant_elemwise() prints, fused
+ * after the conv's requantization:
+ *
+ *   min(max(T(uint64(int64(A) * m1 + int64(B) * m2 + K2) >> S2) + Z2, lo2), hi2)
+ *
+ * (T int64 when S2 < 32, else int32) with A and B the two centred 8-bit
+ * operands: one the conv's requantized value (int8 of epi_requant's
+ * form, the accumulator a local load), the other a load of the same
+ * position (step 1 along the row). */
+static int epi_residual(const Kernel *k, const Expr *v, DType ot, QEpi *q)
+{
+    const Expr *e = v, *p, *op[2], *x[2];
+    int64_t m[2], z[2];
+    DType t = v->dtype;
+    int i, ok = 1, conv = -1;
+    if ((t != DT_INT32 && t != DT_INT64) || !is_bin(e, BIN_MIN) || !is_int(e->b, &q->hi2))
+        return 0;
+    e = e->a;
+    if (!is_bin(e, BIN_MAX) || !is_int(e->b, &q->lo2))
+        return 0;
+    e = e->a;
+    if (!is_bin(e, BIN_ADD) || !is_int(e->b, &q->Z2) || !is_cast(e->a, t))
+        return 0;
+    e = e->a->a;
+    if (!is_bin(e, BIN_SHR) || e->dtype != DT_UINT64 || !is_int(e->b, &q->S2) || q->S2 < 1 || q->S2 > 62 ||
+        !is_cast(e->a, DT_UINT64))
+        return 0;
+    e = e->a->a;
+    if (!is_bin(e, BIN_ADD) || e->dtype != DT_INT64 || !is_int(e->b, &q->K2))
+        return 0;
+    p = e->a;
+    if (!is_bin(p, BIN_ADD) || p->dtype != DT_INT64)
+        return 0;
+    op[0] = p->a;
+    op[1] = p->b;
+    for (i = 0; i < 2; i++) {
+        if (!is_bin(op[i], BIN_MUL) || op[i]->dtype != DT_INT64 || !is_cast(op[i]->a, DT_INT64) ||
+            !is_int(op[i]->b, &m[i]) || m[i] < INT32_MIN || m[i] > INT32_MAX)
+            return 0;
+        x[i] = res_operand(op[i]->a->a, &z[i]);
+        if (!x[i] || z[i] < -255 || z[i] > 255)
+            return 0;
+        if (is_cast(x[i], x[i]->dtype) && x[i]->a->dtype == DT_INT32) {
+            /* the conv's value: its requantization within the 8-bit range */
+            QEpi tq = *q;
+            if (conv >= 0 || !epi_requant(k, x[i]->a, &tq) ||
+                (x[i]->dtype == DT_INT8 ? tq.lo < -128 || tq.hi > 127 : tq.lo < 0 || tq.hi > 255))
+                return 0;
+            *q = tq;
+            conv = i;
+            continue;
+        }
+        while (is_cast(x[i], x[i]->dtype) && x[i]->a->dtype == x[i]->dtype)
+            x[i] = x[i]->a; /* a load under a cast to its own type */
+        if (x[i]->kind != EX_LOAD || k->bufs[x[i]->buf].dtype != x[i]->dtype ||
+                   lq_coef(x[i]->a, q->vloop->var, &ok) != 1 || !ok || x[i]->buf == q->store->buf) {
+            return 0;
+        }
+    }
+    if (conv < 0)
+        return 0;
+    q->res = x[1 - conv];
+    q->za = z[conv];
+    q->zb = z[1 - conv];
+    q->m1 = m[conv];
+    q->m2 = m[1 - conv];
+    q->wide = t == DT_INT64;
+    if (!q->wide && (q->Z2 < INT32_MIN || q->Z2 > INT32_MAX))
+        return 0;
+    return ot == DT_INT8 ? q->lo2 >= -128 && q->hi2 <= 127 : q->lo2 >= 0 && q->hi2 <= 255;
+}
+
 static int epi_match(const Kernel *k, const Stmt *loop, int lanes, QEpi *q)
 {
     const Stmt *s;
@@ -415,6 +503,9 @@ static int epi_match(const Kernel *k, const Stmt *loop, int lanes, QEpi *q)
     v = s->value;
     if (is_cast(v, ot))
         v = v->a;
+    if (epi_residual(k, v, ot, q))
+        return 1;
+    q->res = NULL;
     if (v->kind == EX_LOAD) {
         /* tab[int64(Q) - qlo], Q = int8(requant) */
         q->tab = v;
@@ -444,6 +535,90 @@ static int epi_match(const Kernel *k, const Stmt *loop, int lanes, QEpi *q)
     return q->lo - q->qlo >= 0 && q->hi - q->qlo < 256 && q->hi - q->qlo < k->bufs[q->tab->buf].numel;
 }
 
+/* The residual Add on the vector a (the conv's requantized values): the
+ * residual's bytes widened (a partial last vector read under the mask or
+ * through a copy, never past the row), both operands centred, their 64-bit
+ * products by the multipliers (vpmuldq on the even and the odd lanes),
+ * K2 added and shifted as the scalar code does, then Z2 and the clamps in
+ * int64 (S2 < 32) or int32, and the low halves put back into a. */
+static void print_residual(FILE *f, const QEpi *q, int d, int lanes, int64_t o)
+{
+    const char *P = lanes == 16 ? "_mm512" : "_mm256", *vt = lanes == 16 ? "__m512i" : "__m256i";
+    const char *w = q->res->dtype == DT_INT8 ? "epi8" : "epu8", *e64 = lanes == 16 ? "epi64" : "epi64x";
+    indent(f, d);
+    fprintf(f, "__m128i rb;\n");
+    indent(f, d);
+    if (q->rows_q)
+        fprintf(f, "if (en >= %lld) ", (long long)(o + lanes));
+    fprintf(f, lanes == 16 ? "rb = _mm_loadu_si128((const void *)(er + %lld));\n"
+                           : "rb = _mm_loadl_epi64((const void *)(er + %lld));\n", (long long)o);
+    if (q->rows_q) {
+        indent(f, d);
+        if (lanes == 16) {
+            fprintf(f, "else rb = _mm_maskz_loadu_epi8((__mmask16)(en > %lld ? (1u << ((unsigned)(en - %lld) & 15u)) - 1u : 0u), "
+                       "(const void *)(er + %lld));\n", (long long)o, (long long)o, (long long)o);
+        } else {
+            fprintf(f, "else {\n");
+            indent(f, d + 1);
+            fprintf(f, "uint8_t rt[16] = {0};\n");
+            indent(f, d + 1);
+            fprintf(f, "for (int64_t i = 0; i < en - %lld; i++)\n", (long long)o);
+            indent(f, d + 2);
+            fprintf(f, "rt[i] = (uint8_t)er[%lld + i];\n", (long long)o);
+            indent(f, d + 1);
+            fprintf(f, "rb = _mm_loadu_si128((const void *)rt);\n");
+            indent(f, d);
+            fprintf(f, "}\n");
+        }
+    }
+    indent(f, d);
+    fprintf(f, "const %s ra = %s_sub_epi32(a, %s_set1_epi32(%lld));\n", vt, P, P, (long long)q->za);
+    indent(f, d);
+    fprintf(f, "const %s rr = %s_sub_epi32(%s_cvt%s_epi32(rb), %s_set1_epi32(%lld));\n", vt, P, P, w, P,
+            (long long)q->zb);
+    indent(f, d);
+    fprintf(f, "const %s m1 = %s_set1_%s(%lldLL), m2 = %s_set1_%s(%lldLL), k2 = %s_set1_%s(%lldLL);\n", vt, P, e64,
+            (long long)q->m1, P, e64, (long long)q->m2, P, e64, (long long)q->K2);
+    indent(f, d);
+    fprintf(f, "%s re = %s_add_epi64(%s_mul_epi32(ra, m1), %s_mul_epi32(rr, m2));\n", vt, P, P, P);
+    indent(f, d);
+    fprintf(f, "%s ro = %s_add_epi64(%s_mul_epi32(%s_srli_epi64(ra, 32), m1), %s_mul_epi32(%s_srli_epi64(rr, 32), m2));\n",
+            vt, P, P, P, P, P);
+    indent(f, d);
+    fprintf(f, "re = %s_srli_epi64(%s_add_epi64(re, k2), %lld);\n", P, P, (long long)q->S2);
+    indent(f, d);
+    fprintf(f, "ro = %s_srli_epi64(%s_add_epi64(ro, k2), %lld);\n", P, P, (long long)q->S2);
+    if (q->wide) {
+        int h;
+        indent(f, d);
+        fprintf(f, "const %s z2 = %s_set1_%s(%lldLL), l2 = %s_set1_%s(%lldLL), h2 = %s_set1_%s(%lldLL);\n", vt, P,
+                e64, (long long)q->Z2, P, e64, (long long)q->lo2, P, e64, (long long)q->hi2);
+        for (h = 0; h < 2; h++) {
+            const char *r = h ? "ro" : "re";
+            indent(f, d);
+            fprintf(f, "%s = %s_add_epi64(%s, z2);\n", r, P, r);
+            indent(f, d);
+            if (lanes == 16)
+                fprintf(f, "%s = _mm512_min_epi64(_mm512_max_epi64(%s, l2), h2);\n", r, r);
+            else
+                fprintf(f, "%s = _mm256_blendv_epi8(%s, l2, _mm256_cmpgt_epi64(l2, %s)); %s = _mm256_blendv_epi8(%s, h2, "
+                           "_mm256_cmpgt_epi64(%s, h2));\n", r, r, r, r, r, r);
+        }
+    }
+    indent(f, d);
+    if (lanes == 16)
+        fprintf(f, "a = _mm512_mask_blend_epi32((__mmask16)0xAAAA, re, _mm512_slli_epi64(ro, 32));\n");
+    else
+        fprintf(f, "a = _mm256_blend_epi32(re, _mm256_slli_epi64(ro, 32), 0xAA);\n");
+    if (!q->wide) {
+        indent(f, d);
+        fprintf(f, "a = %s_add_epi32(a, %s_set1_epi32(%lld));\n", P, P, (long long)q->Z2);
+        indent(f, d);
+        fprintf(f, "a = %s_min_epi32(%s_max_epi32(a, %s_set1_epi32(%lld)), %s_set1_epi32(%lld));\n", P, P, P,
+                (long long)q->lo2, P, (long long)q->hi2);
+    }
+}
+
 static void print_epi(Printer *pr, FILE *f, const Kernel *k, const QEpi *q, int depth, int lanes)
 {
     const char *P = lanes == 16 ? "_mm512" : "_mm256", *vt = lanes == 16 ? "__m512i" : "__m256i";
@@ -464,6 +639,12 @@ static void print_epi(Printer *pr, FILE *f, const Kernel *k, const QEpi *q, int 
     fprintf(f, "%s *eo = &%s[", ct, k->bufs[q->store->buf].name);
     emit_index(pr, f, k, q->store->index, 0);
     fprintf(f, "];\n");
+    if (q->res) {
+        indent(f, d);
+        fprintf(f, "const %s *er = &%s[", q->res->dtype == DT_INT8 ? "int8_t" : "uint8_t", k->bufs[q->res->buf].name);
+        emit_index(pr, f, k, q->res->a, 0);
+        fprintf(f, "];\n");
+    }
     indent(f, d);
     if (q->mload) {
         fprintf(f, "const %s em = %s_set1_epi64%s((long long)", vt, P, lanes == 16 ? "" : "x");
@@ -519,6 +700,8 @@ static void print_epi(Printer *pr, FILE *f, const Kernel *k, const QEpi *q, int 
             fprintf(f, "a = %s_min_epi32(%s_max_epi32(a, %s_set1_epi32(%lld)), %s_set1_epi32(%lld));\n", P, P, P,
                     (long long)q->clo, P, (long long)q->chi);
         }
+        if (q->res)
+            print_residual(f, q, d + 1, lanes, o);
         if (q->tab && lanes == 16) {
             /* VBMI: the 16 indices as bytes, two 128-entry byte permutes
              * and bit 7 choosing between them; else a gather of 4 bytes
