@@ -348,26 +348,38 @@ static int is_cast(const Expr *e, DType t)
     return e && e->kind == EX_CAST && e->dtype == t;
 }
 
+/* requant_int()'s outer form in type t (int32 or int64),
+ *
+ *   min(max(t(uint64(P + K) >> S) + Z, lo), hi),
+ *
+ * with 1 <= S <= 62: gives P, or NULL when e is not of it. */
+static const Expr *req_outer(const Expr *e, DType t, int64_t *hi, int64_t *lo, int64_t *Z, int64_t *S, int64_t *K)
+{
+    if (!is_bin(e, BIN_MIN) || e->dtype != t || !is_int(e->b, hi))
+        return NULL;
+    e = e->a;
+    if (!is_bin(e, BIN_MAX) || !is_int(e->b, lo))
+        return NULL;
+    e = e->a;
+    if (!is_bin(e, BIN_ADD) || !is_int(e->b, Z) || !is_cast(e->a, t))
+        return NULL;
+    e = e->a->a;
+    if (!is_bin(e, BIN_SHR) || e->dtype != DT_UINT64 || !is_int(e->b, S) || *S < 1 || *S > 62 ||
+        !is_cast(e->a, DT_UINT64))
+        return NULL;
+    e = e->a->a;
+    if (!is_bin(e, BIN_ADD) || e->dtype != DT_INT64 || !is_int(e->b, K))
+        return NULL;
+    return e->a;
+}
+
 static int epi_requant(const Kernel *k, const Expr *e, QEpi *q)
 {
     const Expr *m;
     int ok = 1;
-    if (!is_bin(e, BIN_MIN) || e->dtype != DT_INT32 || !is_int(e->b, &q->hi))
+    e = req_outer(e, DT_INT32, &q->hi, &q->lo, &q->Z, &q->S, &q->K);
+    if (!e || q->S < 32)
         return 0;
-    e = e->a;
-    if (!is_bin(e, BIN_MAX) || !is_int(e->b, &q->lo))
-        return 0;
-    e = e->a;
-    if (!is_bin(e, BIN_ADD) || !is_int(e->b, &q->Z) || !is_cast(e->a, DT_INT32))
-        return 0;
-    e = e->a->a;
-    if (!is_bin(e, BIN_SHR) || e->dtype != DT_UINT64 || !is_int(e->b, &q->S) || q->S < 32 || q->S > 62 ||
-        !is_cast(e->a, DT_UINT64))
-        return 0;
-    e = e->a->a;
-    if (!is_bin(e, BIN_ADD) || e->dtype != DT_INT64 || !is_int(e->b, &q->K))
-        return 0;
-    e = e->a;
     if (!is_bin(e, BIN_MUL) || e->dtype != DT_INT64 || !is_cast(e->a, DT_INT64))
         return 0;
     q->acc = e->a->a;
@@ -415,23 +427,10 @@ static int epi_residual(const Kernel *k, const Expr *v, DType ot, QEpi *q)
     int64_t m[2], z[2];
     DType t = v->dtype;
     int i, ok = 1, conv = -1;
-    if ((t != DT_INT32 && t != DT_INT64) || !is_bin(e, BIN_MIN) || !is_int(e->b, &q->hi2))
+    if (t != DT_INT32 && t != DT_INT64)
         return 0;
-    e = e->a;
-    if (!is_bin(e, BIN_MAX) || !is_int(e->b, &q->lo2))
-        return 0;
-    e = e->a;
-    if (!is_bin(e, BIN_ADD) || !is_int(e->b, &q->Z2) || !is_cast(e->a, t))
-        return 0;
-    e = e->a->a;
-    if (!is_bin(e, BIN_SHR) || e->dtype != DT_UINT64 || !is_int(e->b, &q->S2) || q->S2 < 1 || q->S2 > 62 ||
-        !is_cast(e->a, DT_UINT64))
-        return 0;
-    e = e->a->a;
-    if (!is_bin(e, BIN_ADD) || e->dtype != DT_INT64 || !is_int(e->b, &q->K2))
-        return 0;
-    p = e->a;
-    if (!is_bin(p, BIN_ADD) || p->dtype != DT_INT64)
+    p = req_outer(e, t, &q->hi2, &q->lo2, &q->Z2, &q->S2, &q->K2);
+    if (!p || !is_bin(p, BIN_ADD) || p->dtype != DT_INT64)
         return 0;
     op[0] = p->a;
     op[1] = p->b;
@@ -769,6 +768,31 @@ static void print_epi(Printer *pr, FILE *f, const Kernel *k, const QEpi *q, int 
     fprintf(f, "}\n");
 }
 
+/* A block that binds the loop variables vars (n of them) to 0 and sets
+ * each pointer names[i] to &buf[idx] of loads[i] (a load or a store's
+ * buffer and index): the first iteration's addresses. */
+static void print_bases(Printer *pr, FILE *f, const Kernel *k, int d, const int *vars, int nv,
+                        const char *const *names, const int *bufs, const Expr *const *idx, int n)
+{
+    int i;
+    indent(f, d);
+    fprintf(f, "{\n");
+    for (i = 0; i < nv; i++) {
+        indent(f, d + 1);
+        fprintf(f, "const int32_t %s = 0;\n", k->var_names[vars[i]]);
+        indent(f, d + 1);
+        fprintf(f, "(void)%s;\n", k->var_names[vars[i]]);
+    }
+    for (i = 0; i < n; i++) {
+        indent(f, d + 1);
+        fprintf(f, "%s = &%s[", names[i], k->bufs[bufs[i]].name);
+        emit_index(pr, f, k, idx[i], 0);
+        fprintf(f, "];\n");
+    }
+    indent(f, d);
+    fprintf(f, "}\n");
+}
+
 /* ---- the depthwise row (lower/tpl_qconv.c q_depthwise) ----
  *
  *   for ow < OWp (FOR_TENSORIZE):
@@ -876,7 +900,7 @@ static int dw_match(const Kernel *k, const Stmt *loop, int lanes, QDw *q)
 static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int depth, int lanes)
 {
     const char *P = lanes == 16 ? "_mm512" : "_mm256", *vt = lanes == 16 ? "__m512i" : "__m256i";
-    const char *si = lanes == 16 ? "si512" : "si256", *vn = k->var_names[q->loop->var];
+    const char *si = lanes == 16 ? "si512" : "si256";
     int64_t step = q->s == 1 ? 2 * lanes : lanes, b = q->off[q->first];
     int i, np = 0, d = depth + 1, h;
     indent(f, depth);
@@ -885,28 +909,20 @@ static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int de
     fprintf(f, "const int16_t *dx;\n");
     indent(f, d);
     fprintf(f, "int32_t *da;\n");
+    {
+        static const char *const nm[2] = {"dx", "da"};
+        int bb[2];
+        const Expr *ix[2];
+        bb[0] = q->x[q->first]->buf;
+        ix[0] = q->x[q->first]->a;
+        bb[1] = q->store->buf;
+        ix[1] = q->store->index;
+        print_bases(pr, f, k, d, &q->loop->var, 1, nm, bb, ix, 2);
+    }
     indent(f, d);
-    fprintf(f, "%s dinit;\n", vt);
-    indent(f, d);
-    fprintf(f, "{\n");
-    indent(f, d + 1);
-    fprintf(f, "const int32_t %s = 0;\n", vn);
-    indent(f, d + 1);
-    fprintf(f, "(void)%s;\n", vn);
-    indent(f, d + 1);
-    fprintf(f, "dx = &%s[", k->bufs[q->x[q->first]->buf].name);
-    emit_index(pr, f, k, q->x[q->first]->a, 0);
-    fprintf(f, "];\n");
-    indent(f, d + 1);
-    fprintf(f, "da = &%s[", k->bufs[q->store->buf].name);
-    emit_index(pr, f, k, q->store->index, 0);
-    fprintf(f, "];\n");
-    indent(f, d + 1);
-    fprintf(f, "dinit = %s_set1_epi32((int)(", P);
+    fprintf(f, "const %s dinit = %s_set1_epi32((int)(", vt, P);
     emit_expr(pr, f, k, q->init);
     fprintf(f, "));\n");
-    indent(f, d);
-    fprintf(f, "}\n");
     /* the weight pairs: the low half the first tap's, the high half its partner's */
     for (i = 0; i < q->n; i++) {
         if (!q->lead[i])
@@ -994,7 +1010,7 @@ static int copy_match(const Kernel *k, const Stmt *loop, const Expr **src)
 
 static void print_copy(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, const Expr *src, int depth, int lanes)
 {
-    const char *vn = k->var_names[loop->var], *ct = src->dtype == DT_INT8 ? "int8_t" : "uint8_t";
+    const char *ct = src->dtype == DT_INT8 ? "int8_t" : "uint8_t";
     const char *cvt = src->dtype == DT_INT8 ? "epi8" : "epu8";
     int64_t n = loop->extent, w = lanes * 2, i;
     int d = depth + 1;
@@ -1004,22 +1020,16 @@ static void print_copy(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, 
     fprintf(f, "const %s *cs;\n", ct);
     indent(f, d);
     fprintf(f, "int16_t *cd;\n");
-    indent(f, d);
-    fprintf(f, "{\n");
-    indent(f, d + 1);
-    fprintf(f, "const int32_t %s = 0;\n", vn);
-    indent(f, d + 1);
-    fprintf(f, "(void)%s;\n", vn);
-    indent(f, d + 1);
-    fprintf(f, "cs = &%s[", k->bufs[src->buf].name);
-    emit_index(pr, f, k, src->a, 0);
-    fprintf(f, "];\n");
-    indent(f, d + 1);
-    fprintf(f, "cd = &%s[", k->bufs[loop->body[0]->buf].name);
-    emit_index(pr, f, k, loop->body[0]->index, 0);
-    fprintf(f, "];\n");
-    indent(f, d);
-    fprintf(f, "}\n");
+    {
+        static const char *const nm[2] = {"cs", "cd"};
+        int bb[2];
+        const Expr *ix[2];
+        bb[0] = src->buf;
+        ix[0] = src->a;
+        bb[1] = loop->body[0]->buf;
+        ix[1] = loop->body[0]->index;
+        print_bases(pr, f, k, d, &loop->var, 1, nm, bb, ix, 2);
+    }
     for (i = 0; i + w <= n; i += w) {
         indent(f, d);
         if (lanes == 16)
@@ -1085,7 +1095,6 @@ static int ilv_match(const Kernel *k, const Stmt *loop, QIlv *q)
 
 static void print_ilv(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, const QIlv *q, int depth)
 {
-    const char *pn = k->var_names[loop->var], *jn = k->var_names[loop->body[0]->var];
     const char *ct = q->src->dtype == DT_INT8 ? "int8_t" : "uint8_t";
     int64_t n = loop->extent, R = q->R;
     int d = depth + 1;
@@ -1095,24 +1104,18 @@ static void print_ilv(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, c
     fprintf(f, "const %s *is;\n", ct);
     indent(f, d);
     fprintf(f, "uint8_t *id;\n");
-    indent(f, d);
-    fprintf(f, "{\n");
-    indent(f, d + 1);
-    fprintf(f, "const int32_t %s = 0, %s = 0;\n", pn, jn);
-    indent(f, d + 1);
-    fprintf(f, "(void)%s;\n", pn);
-    indent(f, d + 1);
-    fprintf(f, "(void)%s;\n", jn);
-    indent(f, d + 1);
-    fprintf(f, "is = &%s[", k->bufs[q->src->buf].name);
-    emit_index(pr, f, k, q->src->a, 0);
-    fprintf(f, "];\n");
-    indent(f, d + 1);
-    fprintf(f, "id = &%s[", k->bufs[q->st->buf].name);
-    emit_index(pr, f, k, q->st->index, 0);
-    fprintf(f, "];\n");
-    indent(f, d);
-    fprintf(f, "}\n");
+    {
+        static const char *const nm[2] = {"is", "id"};
+        int bb[2], vs[2];
+        const Expr *ix[2];
+        vs[0] = loop->var;
+        vs[1] = loop->body[0]->var;
+        bb[0] = q->src->buf;
+        ix[0] = q->src->a;
+        bb[1] = q->st->buf;
+        ix[1] = q->st->index;
+        print_bases(pr, f, k, d, vs, 2, nm, bb, ix, 2);
+    }
     indent(f, d);
     fprintf(f, "const __m128i ic = _mm_set1_epi8((char)%lld);\n", (long long)(q->c & 0xff));
     indent(f, d);
