@@ -901,10 +901,13 @@ static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int de
 {
     const char *P = lanes == 16 ? "_mm512" : "_mm256", *vt = lanes == 16 ? "__m512i" : "__m256i";
     const char *si = lanes == 16 ? "si512" : "si256";
-    int64_t step = q->s == 1 ? 2 * lanes : lanes, b = q->off[q->first];
+    /* single: stride 1 and a row of one vector: one tap per vpmaddwd, the
+     * data widened to int32 lanes (the high half the sign, weight 0) */
+    int single = q->s == 1 && q->loop->extent % (2 * lanes) != 0;
+    int64_t step = q->s == 1 && !single ? 2 * lanes : lanes, b = q->off[q->first];
     int i, np = 0, d = depth + 1, h;
     indent(f, depth);
-    fprintf(f, "{ /* depthwise row: %d taps in pairs, vpmaddwd, stride %lld */\n", q->n, (long long)q->s);
+    fprintf(f, "{ /* depthwise row: %d taps %s, vpmaddwd, stride %lld */\n", q->n, single ? "one by one" : "in pairs", (long long)q->s);
     indent(f, d);
     fprintf(f, "const int16_t *dx;\n");
     indent(f, d);
@@ -925,6 +928,13 @@ static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int de
     fprintf(f, "));\n");
     /* the weight pairs: the low half the first tap's, the high half its partner's */
     for (i = 0; i < q->n; i++) {
+        if (single) {
+            indent(f, d);
+            fprintf(f, "const %s dw%d = %s_set1_epi32((int)((uint32_t)(", vt, i, P);
+            emit_expr(pr, f, k, q->w[i]);
+            fprintf(f, ") & 0xffffu));\n");
+            continue;
+        }
         if (!q->lead[i])
             continue;
         indent(f, d);
@@ -939,7 +949,7 @@ static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int de
         fprintf(f, "));\n");
         np++;
     }
-    if (q->s == 1 && lanes == 16) {
+    if (q->s == 1 && lanes == 16 && !single) {
         indent(f, d);
         fprintf(f, "const __m512i dlo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);\n");
         indent(f, d);
@@ -947,12 +957,21 @@ static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int de
     }
     indent(f, d);
     fprintf(f, "for (int32_t dwo = 0; dwo < %lld; dwo += %lld) {\n", (long long)q->loop->extent, (long long)step);
-    for (h = 0; h < (q->s == 1 ? 2 : 1); h++) {
+    for (h = 0; h < (q->s == 1 && !single ? 2 : 1); h++) {
         indent(f, d + 1);
         fprintf(f, "%s s%d = dinit;\n", vt, h);
     }
+    for (i = 0; single && i < q->n; i++) {
+        indent(f, d + 1);
+        if (lanes == 16)
+            fprintf(f, "s0 = _mm512_add_epi32(s0, _mm512_madd_epi16(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const "
+                       "void *)(dx + dwo + %lld))), dw%d));\n", (long long)(q->off[i] - b), i);
+        else
+            fprintf(f, "s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_cvtepi16_epi32(_mm_loadu_si128((const "
+                       "void *)(dx + dwo + %lld))), dw%d));\n", (long long)(q->off[i] - b), i);
+    }
     np = 0;
-    for (i = 0; i < q->n; i++) {
+    for (i = 0; i < q->n && !single; i++) {
         if (!q->lead[i])
             continue;
         for (h = 0; h < (q->s == 1 ? 2 : 1); h++) {
@@ -962,7 +981,7 @@ static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int de
         }
         np++;
     }
-    if (q->s == 2) {
+    if (q->s == 2 || single) {
         indent(f, d + 1);
         fprintf(f, "%s_storeu_%s((void *)(da + dwo), s0);\n", P, si);
     } else if (lanes == 16) {
@@ -989,7 +1008,8 @@ static void print_dw(Printer *pr, FILE *f, const Kernel *k, const QDw *q, int de
  *   for iw < n (FOR_TENSORIZE): xp[a + iw] = int16(int32(x[b + iw]))
  *
  * with xp int16 and x int8 or uint8: vectors of 8-bit values sign- or
- * zero-extended to 16 bits (vpmovsxbw / vpmovzxbw), the rest scalar. */
+ * zero-extended to 16 bits (vpmovsxbw / vpmovzxbw; 32, then 16 and 8 at
+ * the end of the row), the last few scalar. */
 static int copy_match(const Kernel *k, const Stmt *loop, const Expr **src)
 {
     const Stmt *st = loop->body[0];
@@ -1038,6 +1058,18 @@ static void print_copy(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, 
         else
             fprintf(f, "_mm256_storeu_si256((void *)(cd + %lld), _mm256_cvt%s_epi16(_mm_loadu_si128((const void *)(cs + %lld))));\n",
                     (long long)i, cvt, (long long)i);
+    }
+    if (lanes == 16 && i + 16 <= n) {
+        indent(f, d);
+        fprintf(f, "_mm256_storeu_si256((void *)(cd + %lld), _mm256_cvt%s_epi16(_mm_loadu_si128((const void *)(cs + %lld))));\n",
+                (long long)i, cvt, (long long)i);
+        i += 16;
+    }
+    if (i + 8 <= n) {
+        indent(f, d);
+        fprintf(f, "_mm_storeu_si128((void *)(cd + %lld), _mm_cvt%s_epi16(_mm_loadl_epi64((const void *)(cs + %lld))));\n",
+                (long long)i, cvt, (long long)i);
+        i += 8;
     }
     if (i < n) {
         indent(f, d);
@@ -1173,7 +1205,7 @@ int emit_qtile_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int
             print_copy(pr, f, k, loop, src, depth, lanes);
             return 1;
         }
-        if (dw_match(k, loop, lanes, &w) && loop->extent % (w.s == 1 ? 2 * lanes : lanes) == 0) {
+        if (dw_match(k, loop, lanes, &w) && loop->extent % lanes == 0) {
             print_dw(pr, f, k, &w, depth, lanes);
             return 1;
         }

@@ -367,13 +367,14 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
         return 1;
     /* the row as tap pairs (emit_c/emit_qtile.c's depthwise row): unit
      * dilation along the row, stride 1 or 2, an init that does not vary
-     * along it; stride 1 computes 2 vectors of columns at a time */
+     * along it; stride 1 computes 2 vectors of columns at a time, or one
+     * vector of single taps when the row fits one */
     pairs = (lanes == 8 || lanes == 16) && d[1] == 1 && (s[1] == 1 || s[1] == 2) && KH * KW <= 64 &&
             (!c->init || !lq_uses_var(c->init, c->axes[3].var));
     /* the row computed and requantized in whole vectors: OWp columns, the
      * plane followed by `slack` zeros that the columns past OW read (the
      * tap pairs read up to s*OWp + KW columns from the last row's start) */
-    step = pairs && s[1] == 1 ? 2 * lanes : lanes;
+    step = pairs && s[1] == 1 && OW > lanes ? 2 * lanes : lanes;
     OWp = lanes >= 8 ? tpl_ceil_div(OW, step) * step : OW;
     slack = pairs ? s[1] * OWp + KW + 1 : (OWp - OW) * s[1];
     nv = lower_itervar(L, "n", N);
