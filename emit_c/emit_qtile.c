@@ -1155,23 +1155,23 @@ static void print_ilv(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, c
     indent(f, d);
     fprintf(f, "for (; ip + 16 <= %lld; ip += 16) {\n", (long long)n);
     indent(f, d + 1);
-    fprintf(f, "const __m128i r0 = _mm_loadu_si128((const void *)(is + ip)), r1 = _mm_loadu_si128((const void *)(is + "
+    fprintf(f, "const __m128i ya = _mm_loadu_si128((const void *)(is + ip)), yb = _mm_loadu_si128((const void *)(is + "
                "ip + %lld));\n", (long long)R);
     indent(f, d + 1);
-    fprintf(f, "const __m128i r2 = _mm_loadu_si128((const void *)(is + ip + %lld)), r3 = _mm_loadu_si128((const void "
+    fprintf(f, "const __m128i yc = _mm_loadu_si128((const void *)(is + ip + %lld)), yd = _mm_loadu_si128((const void "
                "*)(is + ip + %lld));\n", (long long)(2 * R), (long long)(3 * R));
     indent(f, d + 1);
-    fprintf(f, "const __m128i a0 = _mm_unpacklo_epi8(r0, r1), a1 = _mm_unpackhi_epi8(r0, r1);\n");
+    fprintf(f, "const __m128i ua = _mm_unpacklo_epi8(ya, yb), ub = _mm_unpackhi_epi8(ya, yb);\n");
     indent(f, d + 1);
-    fprintf(f, "const __m128i b0 = _mm_unpacklo_epi8(r2, r3), b1 = _mm_unpackhi_epi8(r2, r3);\n");
+    fprintf(f, "const __m128i uc = _mm_unpacklo_epi8(yc, yd), ud = _mm_unpackhi_epi8(yc, yd);\n");
     indent(f, d + 1);
-    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip), _mm_add_epi8(_mm_unpacklo_epi16(a0, b0), ic));\n");
+    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip), _mm_add_epi8(_mm_unpacklo_epi16(ua, uc), ic));\n");
     indent(f, d + 1);
-    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 16), _mm_add_epi8(_mm_unpackhi_epi16(a0, b0), ic));\n");
+    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 16), _mm_add_epi8(_mm_unpackhi_epi16(ua, uc), ic));\n");
     indent(f, d + 1);
-    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 32), _mm_add_epi8(_mm_unpacklo_epi16(a1, b1), ic));\n");
+    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 32), _mm_add_epi8(_mm_unpacklo_epi16(ub, ud), ic));\n");
     indent(f, d + 1);
-    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 48), _mm_add_epi8(_mm_unpackhi_epi16(a1, b1), ic));\n");
+    fprintf(f, "_mm_storeu_si128((void *)(id + 4 * ip + 48), _mm_add_epi8(_mm_unpackhi_epi16(ub, ud), ic));\n");
     indent(f, d);
     fprintf(f, "}\n");
     indent(f, d);

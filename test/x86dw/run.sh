@@ -5,7 +5,7 @@
 # QuantizeLinear of special values) compiled with -t c and with
 # -t x86-64-avx2 / x86-64-avx512, each built twice (with the target's own
 # flags, and with -march=native added, which turns on VNNI and VBMI where the
-# host has them), run on the same input: every output byte must be the
+# host has them; -Wall -Wextra -Wshadow -Werror), run on the same input: every output byte must be the
 # same. Each x86 build must also contain the vector form the model is for
 # (the depthwise row, the interleaved copy, the 8-bit quantizing store), so
 # a template that stops being taken fails here.
@@ -49,6 +49,10 @@ else
     echo "SKIP x86dw x86-64-avx512: the CPU has no AVX-512 F/BW/VL/DQ"
 fi
 
+# the x86 builds: warnings the printed code must not raise (test/qdq's and
+# qdq-build's flags)
+strict="-Wall -Wextra -Wshadow -Werror"
+
 # build DIR [EXTRA CFLAGS]: the compiled model with bench/timer.c
 build() {
     local d=$1 cf
@@ -89,7 +93,7 @@ for m in "$work"/models/*.onnx; do
             failed=$((failed + 1))
         fi
         for how in own native; do
-            if [ $how = own ]; then build "$d" -O2; else build "$d" -O2 -march=native; fi || {
+            if [ $how = own ]; then build "$d" -O2 $strict; else build "$d" -O2 -march=native $strict; fi || {
                 echo "FAIL $name $t $how: build: $(head -1 "$d/cc.log")"
                 failed=$((failed + 1))
                 continue
