@@ -150,7 +150,8 @@ static int vec_expr_ok(const Printer *pr, const Kernel *k, const Stmt *body, con
     case EX_UNARY:
         /* exp (and sigmoid through it) by tvmcc_exp16/8 below: within a
          * few ulp of expf, not bit-identical */
-        return (e->op == UN_EXP || e->op == UN_SIGMOID || e->op == UN_NEG) && vec_expr_ok(pr, k, body, e->a, var);
+        return (e->op == UN_EXP || e->op == UN_SIGMOID || e->op == UN_NEG || e->op == UN_ROUND) &&
+               vec_expr_ok(pr, k, body, e->a, var);
     case EX_SELECT:
         if (!lq_uses_var(e->a, var))
             return !lq_loads_stored(body, e->a) && vec_expr_ok(pr, k, body, e->b, var) &&
@@ -177,6 +178,25 @@ static const Stmt *lane_guard(const Stmt *body, const Stmt *s, int var)
     return s;
 }
 
+/* The float32 operand F of an 8-bit store's value int8(int32(F)) (casts
+ * to 8-bit types around it; each keeps the low byte), or NULL. */
+static const Expr *q8_float(const Kernel *k, const Stmt *s)
+{
+    const Expr *e = s->value;
+    DType t = k->bufs[s->buf].dtype;
+    if (t != DT_INT8 && t != DT_UINT8)
+        return NULL;
+    /* 8-bit casts of 8-bit values, then one cast of a float32 (an 8-bit
+     * one converts through int32_t, tvmrt.h) */
+    while (e->kind == EX_CAST && (e->dtype == DT_INT8 || e->dtype == DT_UINT8) &&
+           (e->a->dtype == DT_INT8 || e->a->dtype == DT_UINT8))
+        e = e->a;
+    if (e->kind != EX_CAST || (e->dtype != DT_INT32 && e->dtype != DT_INT8 && e->dtype != DT_UINT8) ||
+        e->a->dtype != DT_FLOAT32)
+        return NULL;
+    return e->a;
+}
+
 static int vec_stmt_ok(const Printer *pr, const Kernel *k, const Stmt *body, const Stmt *s, int var)
 {
     int i;
@@ -188,6 +208,10 @@ static int vec_stmt_ok(const Printer *pr, const Kernel *k, const Stmt *body, con
     }
     if (s->kind != ST_STORE)
         return 0;
+    if (q8_float(k, s))
+        /* a quantization to 8 bits (whole vectors only, emit_intrin_loop) */
+        return !k->bufs[s->buf].inplace && k->bufs[s->buf].scope != BUF_LOCAL && lq_unit_stride(s->index, var) &&
+               !lq_loads(q8_float(k, s), s->buf) && vec_expr_ok(pr, k, body, q8_float(k, s), var);
     if (k->bufs[s->buf].dtype != DT_FLOAT32 || (k->bufs[s->buf].inplace && !pr->intrin_single))
         return 0;
     if (k->bufs[s->buf].scope == BUF_LOCAL && k->bufs[s->buf].numel == 1)
@@ -414,6 +438,14 @@ static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const 
             fprintf(f, ")");
             return;
         }
+        if (e->op == UN_ROUND) {
+            /* nearbyintf: the current rounding mode, no inexact exception
+             * (the scalar code's vroundss $0xc) */
+            fprintf(f, x->lanes == 16 ? "_mm512_roundscale_ps(" : "_mm256_round_ps(");
+            vec_expr(pr, f, k, x, e->a, var);
+            fprintf(f, ", _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC)");
+            return;
+        }
         if (e->op == UN_NEG || e->op == UN_SIGMOID) {
             if (e->op == UN_SIGMOID)
                 fprintf(f, "%s_div_ps(%s_set1_ps(1.0f), %s_add_ps(%s_set1_ps(1.0f), %s(", x->p, x->p, x->p, x->p, ex);
@@ -489,6 +521,41 @@ static void vec_stmt(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const 
             vec_stmt(pr, f, k, x, s->body[i], var, depth);
         return;
     }
+    if (q8_float(k, s)) {
+        /* int32(F) as tvmrt_f32_to_i32 (truncation; NaN 0 and values
+         * below -2^31 give 0x80000000, whose low byte 0 is theirs; values
+         * from 2^31 up INT32_MAX), then the low bytes */
+        const int w = x->lanes == 16;
+        indent(f, depth);
+        fprintf(f, "{\n");
+        indent(f, depth + 1);
+        fprintf(f, "const %s qf = ", w ? "__m512" : "__m256");
+        vec_expr(pr, f, k, x, q8_float(k, s), var);
+        fprintf(f, ";\n");
+        indent(f, depth + 1);
+        if (w)
+            fprintf(f, "const __m512i qi = _mm512_mask_mov_epi32(_mm512_cvttps_epi32(qf), _mm512_cmp_ps_mask(qf, "
+                       "_mm512_set1_ps(2147483648.0f), _CMP_GE_OQ), _mm512_set1_epi32(INT32_MAX));\n");
+        else
+            fprintf(f, "const __m256i qi = _mm256_blendv_epi8(_mm256_cvttps_epi32(qf), _mm256_set1_epi32(INT32_MAX), "
+                       "_mm256_castps_si256(_mm256_cmp_ps(qf, _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ)));\n");
+        indent(f, depth + 1);
+        if (w) {
+            fprintf(f, "_mm_storeu_si128((__m128i *)(void *)&%s[", k->bufs[s->buf].name);
+            emit_index(pr, f, k, s->index, 0);
+            fprintf(f, "], _mm512_cvtepi32_epi8(qi));\n");
+        } else {
+            fprintf(f, "const __m256i qb = _mm256_shuffle_epi8(qi, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, "
+                       "-1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));\n");
+            indent(f, depth + 1);
+            fprintf(f, "_mm_storel_epi64((__m128i *)(void *)&%s[", k->bufs[s->buf].name);
+            emit_index(pr, f, k, s->index, 0);
+            fprintf(f, "], _mm_unpacklo_epi32(_mm256_castsi256_si128(qb), _mm256_extracti128_si256(qb, 1)));\n");
+        }
+        indent(f, depth);
+        fprintf(f, "}\n");
+        return;
+    }
     m = x->masked && !whole_vector(k, x, s->buf);
     indent(f, depth);
     if (m && !strcmp(x->p, "_mm512"))
@@ -514,6 +581,17 @@ static int has_store(const Stmt *s)
     return 0;
 }
 
+static int has_q8_store(const Kernel *k, const Stmt *s)
+{
+    int i;
+    if (s->kind == ST_STORE)
+        return q8_float(k, s) != NULL;
+    for (i = 0; i < s->n_body; i++)
+        if (s->body[i] && has_q8_store(k, s->body[i]))
+            return 1;
+    return 0;
+}
+
 int emit_intrin_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, int depth, int lanes)
 {
     Isa x;
@@ -527,6 +605,8 @@ int emit_intrin_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *loop, in
         body = guard->body[0];
     pr->intrin_single = body && body->kind == ST_STORE;
     if (!body || !has_store(body) || !vec_stmt_ok(pr, k, body, body, loop->var))
+        return 0;
+    if ((guard || loop->extent < lanes) && has_q8_store(k, body))
         return 0;
     x.p = lanes == 16 ? "_mm512" : "_mm256";
     x.masked = guard || loop->extent < lanes;

@@ -232,6 +232,17 @@ static int table_ok(const Lower *L, const Expr *e, int var)
     return table_ok(L, e->a, var) && table_ok(L, e->b, var) && table_ok(L, e->c, var);
 }
 
+/* A copy of a 256-entry 8-bit table followed by 3 zero bytes: the vector
+ * epilogue (emit_c/emit_qtile.c) gathers 4 bytes at each index and keeps
+ * the first. */
+static uint8_t *pad_tab(Lower *L, const uint8_t *tab)
+{
+    uint8_t *t = lower_alloc(L, 256 + 3);
+    memcpy(t, tab, 256);
+    t[256] = t[257] = t[258] = 0;
+    return t;
+}
+
 static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
 {
     Kernel *k = L->k;
@@ -246,16 +257,12 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
     if (!q || q == post || (out != DT_INT8 && out != DT_UINT8))
         return post;
     if (tab32) {
-        /* already a lookup in an 8-bit constant table: its int32 copy */
+        /* already a lookup in an 8-bit constant table: its padded copy */
         const Expr *e = post->kind == EX_CAST && post->dtype == out ? post->a : post;
         const Buffer *tb2 = e->kind == EX_LOAD ? &k->bufs[e->buf] : NULL;
         if (tb2 && (tb2->dtype == DT_INT8 || tb2->dtype == DT_UINT8) && tb2->scope == BUF_CONST && tb2->value >= 0 &&
             tb2->numel == 256 && L->g->values[tb2->value].data && e->a->kind == EX_BINARY && e->a->op == BIN_SUB) {
-            const uint8_t *src = L->g->values[tb2->value].data;
-            int32_t *t4 = lower_alloc(L, 256 * sizeof *t4);
-            for (i = 0; i < 256; i++)
-                t4[i] = tb2->dtype == DT_INT8 ? (int32_t)(int8_t)src[i] : (int32_t)src[i];
-            tb = new_const(L, "qconv_tab", DT_INT32, 256, t4);
+            tb = new_const(L, "qconv_tab", tb2->dtype, 256 + 3, pad_tab(L, L->g->values[tb2->value].data));
             return ex_cast(L, out, ex_load(L, tb, e->a));
         }
     }
@@ -302,16 +309,35 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
     {
         int t2;
         if (tab32) {
-            /* as int32 (the vector epilogue gathers it), stored as out */
-            int32_t *t4 = lower_alloc(L, 256 * sizeof *t4);
-            for (i = 0; i < 256; i++)
-                t4[i] = out == DT_INT8 ? (int32_t)(int8_t)tab[i] : (int32_t)tab[i];
-            t2 = new_const(L, "qconv_tab", DT_INT32, 256, t4);
+            /* padded for the vector epilogue's 4-byte gathers */
+            t2 = new_const(L, "qconv_tab", out, 256 + 3, pad_tab(L, tab));
             return ex_cast(L, out, ex_load(L, t2, ex_sub(L, ex_cast(L, DT_INT64, (Expr *)q), ex_int(L, qlo))));
         }
         t2 = new_const(L, "qconv_tab", out, 256, tab);
         return ex_load(L, t2, ex_sub(L, ex_cast(L, DT_INT64, (Expr *)q), ex_int(L, qlo)));
     }
+}
+
+/* Marks the copy's image rows of a one-channel plane (q_copy with Ci 1):
+ * `for iw: for cc < 1: xp[..iw..] = x[..iw..]` loses its unit loop and
+ * becomes FOR_TENSORIZE, which emit_c/emit_qtile.c prints as widening
+ * vector loads (a loop the C compiler leaves scalar: it cannot prove that
+ * the int16 plane and the 8-bit image do not overlap). */
+static Stmt *q_mark_rows(Lower *L, Stmt *s, int xp, int xbuf)
+{
+    int i;
+    if (!s)
+        return s;
+    if (s->kind == ST_FOR && s->n_body == 1 && s->body[0] && s->body[0]->kind == ST_FOR &&
+        s->body[0]->extent == 1 && s->body[0]->body[0] && s->body[0]->body[0]->kind == ST_STORE &&
+        s->body[0]->body[0]->buf == xp && lq_loads(s->body[0]->body[0]->value, xbuf)) {
+        Stmt *r = st_loop(L, s->var, s->extent, lq_stmt_subst_var(L, s->body[0]->body[0], s->body[0]->var, ex_int(L, 0)));
+        r->for_kind = FOR_TENSORIZE;
+        return r;
+    }
+    for (i = 0; i < s->n_body; i++)
+        s->body[i] = q_mark_rows(L, s->body[i], xp, xbuf);
+    return s;
 }
 
 /* A depthwise int8 conv (one input channel per output channel): per
@@ -327,8 +353,8 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
     int64_t KH = c->raxes[1].extent, KW = c->raxes[2].extent, H = xl->dims[2], W = xl->dims[3];
     int64_t s[2], d[2], lo[2], hi[2], Hp, Wp, kh, kw;
     IterVar nv, cv, ohv, owv, owv2, rv;
-    int64_t lanes = t->vector_bits / 32, OWp, slack;
-    int xp, acc;
+    int64_t lanes = t->vector_bits / 32, OWp, slack, step;
+    int xp, acc, pairs;
     Expr **map, *sum, *pst, *index;
     Stmt *copy, *row, *seq, *epi, *body;
     if (tpl_conv_window(L, c, xl, cond, H, W, s, d, lo, hi))
@@ -339,10 +365,18 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
     Wp = hi[1] - lo[1] + 1;
     if (Hp * Wp > 32768 || OW > 4096)
         return 1;
+    /* the row as tap pairs (emit_c/emit_qtile.c's depthwise row): unit
+     * dilation along the row, stride 1 or 2, an init that does not vary
+     * along it; stride 1 computes 2 vectors of columns at a time, or one
+     * vector of single taps when the row fits one */
+    pairs = (lanes == 8 || lanes == 16) && d[1] == 1 && (s[1] == 1 || s[1] == 2) && KH * KW <= 64 &&
+            (!c->init || !lq_uses_var(c->init, c->axes[3].var));
     /* the row computed and requantized in whole vectors: OWp columns, the
-     * plane followed by `slack` zeros that the columns past OW read */
-    OWp = lanes >= 8 ? tpl_ceil_div(OW, lanes) * lanes : OW;
-    slack = (OWp - OW) * s[1];
+     * plane followed by `slack` zeros that the columns past OW read (the
+     * tap pairs read up to s*OWp + KW columns from the last row's start) */
+    step = pairs && s[1] == 1 && OW > lanes ? 2 * lanes : lanes;
+    OWp = lanes >= 8 ? tpl_ceil_div(OW, step) * step : OW;
+    slack = pairs ? s[1] * OWp + KW + 1 : (OWp - OW) * s[1];
     nv = lower_itervar(L, "n", N);
     cv = lower_itervar(L, "c", C);
     ohv = lower_itervar(L, "oh", OH);
@@ -356,6 +390,8 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
     k->bufs[acc].scope = BUF_LOCAL;
     k->bufs[acc].no_init = 1;
     copy = q_copy(L, xp, xl, &nv, 1, 1, H, W, Hp, Wp, lo[0], lo[1], 0, 0, zx, ex_var(L, &cv), C);
+    if (pairs)
+        copy = q_mark_rows(L, copy, xp, xl->buf);
     if (slack) {
         IterVar sv = lower_itervar(L, "sl", slack);
         Stmt *s2 = st_seq(L, 2);
@@ -384,7 +420,7 @@ static int q_depthwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
         }
     row = st_store(L, acc, ex_var(L, &owv), sum);
     row = st_for(L, &owv, row);
-    row->for_kind = FOR_VECTORIZE;
+    row->for_kind = pairs ? FOR_TENSORIZE : FOR_VECTORIZE;
     map[c->axes[3].var] = ex_var(L, &owv2);
     index = lower_out_index(L, c);
     pst = c->post ? q8_post(L, c->post, k->bufs[c->out_buf].dtype, 1) : NULL;
@@ -497,7 +533,12 @@ static int q_pointwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
             v = ex_add(L, v, ex_const_int(L, DT_INT32, bias));
         if (Cq > Ci)
             v = ex_select(L, ex_lt(L, ch, ex_int(L, Ci)), v, ex_const_int(L, DT_INT32, 0));
-        s1 = st_for(L, &g2, st_for(L, &p2, st_for(L, &j2, st_store(L, xq, ix, v))));
+        s1 = st_for(L, &p2, st_for(L, &j2, st_store(L, xq, ix, v)));
+        /* four channel planes interleaved by emit_c/emit_qtile.c (whole
+         * groups of 4 channels only) */
+        if (Cq == Ci && (lanes == 8 || lanes == 16))
+            s1->for_kind = FOR_TENSORIZE;
+        s1 = st_for(L, &g2, s1);
         if (HWp > HW) {
             IterVar g3 = lower_itervar(L, "cg", G4), p3 = lower_itervar(L, "cp", (HWp - HW) * 4);
             Expr *iz = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &g3), ex_int(L, HWp * 4)), ex_int(L, HW * 4)),

@@ -7,7 +7,11 @@
  * shapes (dense, 1x1, strided, padded, depthwise; channels not multiples
  * of 4 or of the vector), scheduled by the AVX2 and AVX-512 targets'
  * template and by the naive schedule, run in the loop-IR interpreter: the
- * outputs must be identical, and the template must have been taken.
+ * outputs must be identical, and the template must have been taken; then
+ * a fixed grid of depthwise cases (3x3 and 5x5, strides 1 and 2, padding,
+ * widths around the vector widths, int8 and uint8 data), each of which
+ * must take the tap-pair rows (q_depthwise). The printed intrinsics are
+ * checked by test/x86dw/run.sh.
  *
  *   build/qconv_test [ITERATIONS]
  */
@@ -159,6 +163,26 @@ static int taken(const Kernel *k)
     return 0;
 }
 
+/* FOR_TENSORIZE loops of s whose body is one store into a local int32
+ * array: the depthwise row of tap pairs (q_depthwise) and the epilogues;
+ * and (*copies) those storing into a local int16 array: the plane copy. */
+static int tensorized_rows(const Kernel *k, const Stmt *s, int *copies)
+{
+    int i, n = 0;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && s->for_kind == FOR_TENSORIZE && s->n_body == 1 && s->body[0] &&
+        s->body[0]->kind == ST_STORE && k->bufs[s->body[0]->buf].scope == BUF_LOCAL) {
+        if (k->bufs[s->body[0]->buf].dtype == DT_INT32)
+            n++;
+        else if (k->bufs[s->body[0]->buf].dtype == DT_INT16)
+            ++*copies;
+    }
+    for (i = 0; i < s->n_body; i++)
+        n += tensorized_rows(k, s->body[i], copies);
+    return n;
+}
+
 static int run(const QShape *q, int vbits, int *was_taken)
 {
     Arena arena;
@@ -210,6 +234,12 @@ static int run(const QShape *q, int vbits, int *was_taken)
     }
     template_apply(&L[1], &t);
     *was_taken = taken(&k[1]) ? 1 + has_pt(&k[1]) : 0;
+    if (*was_taken && q->dw) {
+        /* 3: the depthwise rows as tap pairs, with the copy's rows */
+        int copies = 0;
+        if (tensorized_rows(&k[1], k[1].body, &copies) > 0 && copies > 0)
+            *was_taken = 3;
+    }
     for (i = 0; i < 2; i++) {
         bufs[i] = calloc((size_t)k[i].n_bufs, sizeof *bufs[i]);
         for (j = 0; j < k[i].n_bufs; j++) {
@@ -294,6 +324,47 @@ int main(int argc, char **argv)
     if (ntaken < iters / 2 || ndw == 0 || npw == 0) {
         printf("FAIL: too few cases reached the int8 template\n");
         failed++;
+    }
+    {
+        /* depthwise convs of every kind the tap-pair rows handle: 3x3 and
+         * 5x5, strides 1 and 2, without and with padding, channel counts
+         * and widths on both sides of the vector widths (a row of 2 vectors
+         * for stride 1), int8 and uint8 data, every tail; each must take
+         * the tap-pair rows */
+        static const int64_t ks[] = {3, 5}, cs[] = {3, 17}, ws[] = {7, 21, 40};
+        int a, b, cc, e, u, wv, vb, ndwp = 0, ncase = 0;
+        for (a = 0; a < 2; a++)
+            for (b = 1; b <= 2; b++)
+                for (e = 0; e < 2; e++)
+                    for (cc = 0; cc < 2; cc++)
+                        for (u = 0; u < 2; u++)
+                            for (wv = 0; wv < 3; wv++)
+                                for (vb = 0; vb < 2; vb++) {
+                                    QShape q;
+                                    memset(&q, 0, sizeof q);
+                                    q.n = 1;
+                                    q.dw = 1;
+                                    q.c = q.oc = cs[cc];
+                                    q.k = ks[a];
+                                    q.s = b;
+                                    q.pad = e ? ks[a] / 2 : 0;
+                                    q.h = q.k + 3 + wv;
+                                    q.w = ws[wv];
+                                    q.u8 = u;
+                                    q.zx = u ? 200 : -77;
+                                    q.tail = (int)((a + b + e + cc + u + wv) % 4);
+                                    ncase++;
+                                    if (run(&q, vb ? 512 : 256, &tk))
+                                        passed++;
+                                    else
+                                        failed++;
+                                    ndwp += tk == 3;
+                                }
+        printf("%d of %d depthwise cases took the tap-pair rows\n", ndwp, ncase);
+        if (ndwp != ncase) {
+            printf("FAIL: a depthwise case did not take the tap-pair rows\n");
+            failed++;
+        }
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
