@@ -15,6 +15,10 @@
 #                  channel blocks inside blocks of positions (a `qb` loop in
 #                  --dump-loops; g1_1x1_pb_odd's last block is partial with
 #                  x86-64-avx2, and not blocked with x86-64-avx512)
+#   rows/MODEL/TARGET  the rows_* models (group 1, 1 to 4 input channels,
+#                  NCHW output: first convs) take the row tile on the x86
+#                  targets (vectors along an output row, reduce loops rc,
+#                  rh, rw: `tensorized for rc` and `for rh` in --dump-loops)
 #   blocked/MODEL/TARGET  the chain_* models (RegNet-style blocks: 1x1 conv,
 #                  Relu, grouped 3x3 conv, Relu, 1x1 conv, residual Add,
 #                  Relu) run their grouped conv in blocked channels
@@ -63,6 +67,9 @@ g4_mult_batch2  2 16 32  8  8  4 3 1 1 1 1 relu
 gw16_dil2       1 32 32 12 12  2 3 1 2 2 1 add
 g1_1x1_pblock   1 160 36 30 29 1 1 1 0 1 1 relu
 g1_1x1_pb_odd   1 96 20 27 27  1 1 1 0 1 0 add
+rows_3c_s2      1 3 20 33 35   1 3 2 1 1 1 relu
+rows_1c_5x5_d2  1 1 12 20 40   1 5 1 2 2 0 add
+rows_4c_7x7_s2  2 4 36 30 38   1 7 2 3 1 1 none
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
@@ -198,6 +205,9 @@ while read -r name; do
             grep -q 'for qb' "$o.loops" && ok || bad "pblock/$name/$t" "no position blocks (qb) in $o.loops" ;;
         g1_1x1_pb_odd/x86-64-avx512)
             grep -q 'for qb' "$o.loops" && bad "pblock/$name/$t" "position blocks on a plane that fits" || ok ;;
+        rows_*/x86-64-*)
+            grep -q 'tensorized for rc' "$o.loops" && grep -q 'for rh' "$o.loops" && ok ||
+                bad "rows/$name/$t" "no row tile in $o.loops" ;;
         esac
         if ! runs $t; then
             echo "SKIP $name/$t: the host cannot run $t code"
