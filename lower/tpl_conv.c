@@ -101,6 +101,36 @@ int tpl_flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW)
     return tpl_flat_ok(L, e->a, oh, ow, OW) && tpl_flat_ok(L, e->b, oh, ow, OW) && tpl_flat_ok(L, e->c, oh, ow, OW);
 }
 
+/* The init nest of a tile whose vectors lie along the output positions
+ * (the positions and row tiles): acc[accidx] = init at the outputs map
+ * gives, for p, vo and vector lanes vi. */
+static Stmt *pos_tile_init(Lower *L, const Compute *c, Expr *const *map, int acc, Expr *accidx, const IterVar *pv,
+                           const IterVar *vo, const IterVar *vi)
+{
+    Stmt *s = st_store(L, acc, accidx, tpl_init_value(L, c, map));
+    s = st_for(L, vi, s);
+    s->for_kind = FOR_VECTORIZE;
+    s = st_for(L, vo, s);
+    return st_for(L, pv, s);
+}
+
+/* Its epilogue: post(accv) stored at the outputs map gives, whole vectors
+ * of one channel, under `pos_ok` (the tile's positions inside the plane)
+ * and `co_ok` (its channel real), each NULL when always true. */
+static Stmt *pos_tile_epilogue(Lower *L, const Compute *c, Expr *const *map, Expr *accv, Expr *pos_ok, Expr *co_ok,
+                               const IterVar *pv, const IterVar *vo, const IterVar *vi)
+{
+    Stmt *s = tpl_store_out(L, c, lower_out_index(L, c), map, accv);
+    if (pos_ok)
+        s = st_if(L, pos_ok, s);
+    s = st_for(L, vi, s);
+    s->for_kind = FOR_VECTORIZE;
+    s = st_for(L, vo, s);
+    if (co_ok)
+        s = st_if(L, co_ok, s);
+    return st_for(L, pv, s);
+}
+
 /* A 1x1 convolution over whole planes, Y[co][q] = sum_ci W[co][ci] X[ci][q],
  * with the vectors along the positions q (contiguous in X and Y): tiles of
  * R output channels (broadcast weights, packed [cb][ci][R]) x VL positions.
@@ -218,16 +248,10 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     map[c->axes[0].var] = ex_var(L, &nv);
     {
         Expr *qc = Qp != Q ? ex_binary(L, BIN_MIN, q, ex_int(L, Q - 1)) : q;
-        Expr *iv;
         map[c->axes[1].var] = Co % R ? ex_binary(L, BIN_MIN, co, ex_int(L, Co - 1)) : co;
         map[c->axes[2].var] = flat_sub ? ex_int(L, 0) : ex_binary(L, BIN_DIV, qc, ex_int(L, OW));
         map[c->axes[3].var] = flat_sub ? qc : ex_binary(L, BIN_MOD, qc, ex_int(L, OW));
-        iv = tpl_init_value(L, c, map);
-        init = st_store(L, acc, accidx, iv);
-        init = st_for(L, &vi, init);
-        init->for_kind = FOR_VECTORIZE;
-        init = st_for(L, &vo, init);
-        init = st_for(L, &pv, init);
+        init = pos_tile_init(L, c, map, acc, accidx, &pv, &vo, &vi);
     }
     {
         Expr *index, *accv = ex_load(L, acc, accidx);
@@ -251,17 +275,13 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
                 epi = st_if(L, ex_lt(L, qv, ex_int(L, Q)), epi);
             epi = st_for(L, &vv, epi);
             epi->for_kind = FOR_VECTORIZE;
+            if (Co % R)
+                epi = st_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
+            epi = st_for(L, &pv, epi);
         } else {
-            epi = tpl_store_out(L, c, index, map, accv);
-            if (Qp != Q)
-                epi = st_if(L, ex_lt(L, q, ex_int(L, Q)), epi);
-            epi = st_for(L, &vi, epi);
-            epi->for_kind = FOR_VECTORIZE;
-            epi = st_for(L, &vo, epi);
+            epi = pos_tile_epilogue(L, c, map, accv, Qp != Q ? ex_lt(L, q, ex_int(L, Q)) : NULL,
+                                    Co % R ? ex_lt(L, co, ex_int(L, Co)) : NULL, &pv, &vo, &vi);
         }
-        if (Co % R)
-            epi = st_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
-        epi = st_for(L, &pv, epi);
     }
     decl = tpl_acc_block(L, acc, init, tile, epi);
     if (nqb * TB != T)
@@ -379,32 +399,14 @@ static int conv_rows(Lower *L, const Target *t, Compute *c, Plan *pl, int xbuf, 
                     ex_var(L, &vi));
     map[c->axes[0].var] = ex_var(L, &nv);
     map[c->axes[2].var] = ex_var(L, &ohv);
-    {
-        Expr *iv;
-        map[c->axes[1].var] = Co % R ? ex_binary(L, BIN_MIN, co, ex_int(L, Co - 1)) : co;
-        map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
-        iv = tpl_init_value(L, c, map);
-        init = st_store(L, acc, accidx, iv);
-        init = st_for(L, &vi, init);
-        init->for_kind = FOR_VECTORIZE;
-        init = st_for(L, &vo, init);
-        init = st_for(L, &pv, init);
-    }
-    {
-        Expr *index, *accv = ex_load(L, acc, accidx);
-        map[c->axes[1].var] = co;
-        map[c->axes[3].var] = ow;
-        index = lower_out_index(L, c);
-        epi = tpl_store_out(L, c, index, map, accv);
-        if (T * VL != w->OW)
-            epi = st_if(L, ex_lt(L, ow, ex_int(L, w->OW)), epi);
-        epi = st_for(L, &vi, epi);
-        epi->for_kind = FOR_VECTORIZE;
-        epi = st_for(L, &vo, epi);
-        if (Co % R)
-            epi = st_if(L, ex_lt(L, co, ex_int(L, Co)), epi);
-        epi = st_for(L, &pv, epi);
-    }
+    map[c->axes[1].var] = Co % R ? ex_binary(L, BIN_MIN, co, ex_int(L, Co - 1)) : co;
+    map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
+    init = pos_tile_init(L, c, map, acc, accidx, &pv, &vo, &vi);
+    map[c->axes[1].var] = co;
+    map[c->axes[3].var] = ow;
+    epi = pos_tile_epilogue(L, c, map, ex_load(L, acc, accidx),
+                            T * VL != w->OW ? ex_lt(L, ow, ex_int(L, w->OW)) : NULL,
+                            Co % R ? ex_lt(L, co, ex_int(L, Co)) : NULL, &pv, &vo, &vi);
     decl = tpl_acc_block(L, acc, init, tile, epi);
     loops = st_for(L, &tv, decl);
     loops = st_for(L, &cbv, loops);
