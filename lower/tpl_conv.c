@@ -101,6 +101,19 @@ int tpl_flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW)
     return tpl_flat_ok(L, e->a, oh, ow, OW) && tpl_flat_ok(L, e->b, oh, ow, OW) && tpl_flat_ok(L, e->c, oh, ow, OW);
 }
 
+/* Packs the weights of a tile of R output channels (broadcast) x V
+ * vectors of positions: panels of R channels. */
+static int pack_channel_panels(Lower *L, Plan *pl, int64_t Co, int R, int V, int lanes)
+{
+    pl->V = V;
+    pl->lanes = lanes;
+    pl->P = R;
+    pl->VL = R; /* weight panels hold R channels */
+    pl->co = Co;
+    pl->ncb = tpl_ceil_div(Co, R);
+    return tpl_pack_weights(L, pl);
+}
+
 /* The init nest of a tile whose vectors lie along the output positions
  * (the positions and row tiles): acc[accidx] = init at the outputs map
  * gives, for p, vo and vector lanes vi. */
@@ -173,13 +186,7 @@ static int conv_positions(Lower *L, const Target *t, Compute *c, Plan *pl, int x
     VL = (int64_t)V * lanes;
     T = tpl_ceil_div(Q, VL);
     Qp = T * VL;
-    pl->V = V;
-    pl->lanes = lanes;
-    pl->P = R;
-    pl->VL = R; /* weight panels hold R channels */
-    pl->co = Co;
-    pl->ncb = tpl_ceil_div(Co, R);
-    if (tpl_pack_weights(L, pl))
+    if (pack_channel_panels(L, pl, Co, R, V, lanes))
         return 1;
     flat_sub = tpl_flat_ok(L, c->post, c->axes[2].var, c->axes[3].var, OW) &&
                tpl_flat_ok(L, c->init, c->axes[2].var, c->axes[3].var, OW) &&
@@ -347,13 +354,7 @@ static int conv_rows(Lower *L, const Target *t, Compute *c, Plan *pl, int xbuf, 
     T = tpl_ceil_div(w->OW, VL);
     Hp = (w->OH - 1) * w->s[0] + (w->KH - 1) * w->d[0] + 1;
     Wj = T * VL + (w->KW - 1) * w->d[1] / S;
-    pl->V = V;
-    pl->lanes = lanes;
-    pl->P = R;
-    pl->VL = R; /* weight panels hold R channels */
-    pl->co = Co;
-    pl->ncb = tpl_ceil_div(Co, R);
-    if (tpl_pack_weights(L, pl))
+    if (pack_channel_panels(L, pl, Co, R, V, lanes))
         return 1;
     nv = lower_itervar(L, "n", w->N);
     cbv = lower_itervar(L, "cb", pl->ncb);
