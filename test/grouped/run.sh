@@ -19,6 +19,9 @@
 #                  NCHW output: first convs) take the row tile on the x86
 #                  targets (vectors along an output row, reduce loops rc,
 #                  rh, rw: `tensorized for rc` and `for rh` in --dump-loops)
+#   dw_*           depthwise convs (groups = channels) whose row count is
+#                  not a multiple of the depthwise tile's rows (4 x 2 or
+#                  8 x 1 vectors with x86-64-avx2), strides 1 and 2
 #   blocked/MODEL/TARGET  the chain_* models (RegNet-style blocks: 1x1 conv,
 #                  Relu, grouped 3x3 conv, Relu, 1x1 conv, residual Add,
 #                  Relu) run their grouped conv in blocked channels
@@ -70,6 +73,8 @@ g1_1x1_pb_odd   1 96 20 27 27  1 1 1 0 1 0 add
 rows_3c_s2      1 3 20 33 35   1 3 2 1 1 1 relu
 rows_1c_5x5_d2  1 1 12 20 40   1 5 1 2 2 0 add
 rows_4c_7x7_s2  2 4 36 30 38   1 7 2 3 1 1 none
+dw_s1_rows      1 16 16 29 40 16 3 1 1 1 1 relu
+dw_s2_rows      1 8 8 31 50    8 3 2 1 1 0 add
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
