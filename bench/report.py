@@ -136,7 +136,9 @@ def main(raw, out):
     L.append("")
     L.append("Reproduce: `make bench` (full) or `bench/run.sh --quick [MODEL...]`; "
              "this run: `%s`%s. Raw per-run times: `build/bench/raw/`."
-             % (("bench/run.sh " + meta.get("args", "")).strip(), " with TARGET=%s" % target))
+             % (("bench/run.sh " + meta.get("args", "")).strip(), " with TARGET=%s%s%s" % (target,
+                 " MARCH=%s" % meta["march"] if meta.get("march", "-march=native") != "-march=native" else "",
+                 " OMP_WAIT=%s" % meta["omp_wait"] if meta.get("omp_wait") else "")))
     L.append("")
 
     # Main table, one thread.
@@ -160,8 +162,8 @@ def main(raw, out):
         L.append("## Two threads")
         L.append("")
         L.append("onnxruntime with intraOpNumThreads=2; tvmcc's `%s` C built with -fopenmp and run "
-                 "with OMP_NUM_THREADS=2 (it is only faster where the emitted C has `#pragma omp`)."
-                 % target)
+                 "with OMP_NUM_THREADS=2%s (it is only faster where the emitted C has `#pragma omp`)."
+                 % (target, " OMP_WAIT_POLICY=" + meta["omp_wait"] if meta.get("omp_wait") else ""))
         L.append("")
         L.append("| model | onnxruntime ms | tvmcc ms | ratio | `omp parallel` / `omp simd` pragmas in model.c |")
         L.append("| --- | ---: | ---: | ---: | ---: |")

@@ -35,7 +35,11 @@
 #              unfused"). A variant whose flags tvmcc rejects is skipped
 #              with the reason.
 #   ort-2t     onnxruntime-node, intraOpNumThreads=2   (only with 2 in --threads)
-#   tvm-2t     tvm-1t's C built with -fopenmp, OMP_NUM_THREADS=2
+#   tvm-2t     tvm-1t's C built with -fopenmp, OMP_NUM_THREADS=2 (and
+#              OMP_WAIT_POLICY=$OMP_WAIT when that is set: `passive` keeps
+#              libgomp's threads from spinning at every region's end, which
+#              on a host whose cores other jobs share made the 2-thread runs
+#              10-30 times slower than one thread)
 #
 # Writes bench/results.md (or --out FILE) and keeps the raw per-run times in
 # build/bench/raw/. --quick: 2 rounds, 300 ms budget, 1 warm-up. The FMA peak
@@ -46,6 +50,9 @@ root=$(cd "$here/.." && pwd)
 TVMCC=${TVMCC:-$root/tvmcc}
 PYTHON=${PYTHON:-/usr/bin/python3}
 CC=${CC:-cc}
+# MARCH: the -march of every timer build; -march=x86-64-v3 measures AVX2 code
+# on an AVX-512 host without letting cc widen the generic loops to AVX-512.
+MARCH=${MARCH:--march=native}
 NODE=${NODE:-node}
 bdir="$root/build/bench"
 all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 regnet_x_400mf resnext50_32x4d googlenet gemm1024 resnet18_bn mobilenet_v2_bn resnet18_int8 mobilenet_v2_int8"
@@ -118,6 +125,8 @@ log "FMA peak: 1 thread ${peak1% *}${peak2:+, 2 threads ${peak2% *}} (GFLOP/s is
     echo "isa=$(grep -m1 -ow -E 'avx512f|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
     echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
     echo "target=$TARGET"
+    echo "march=$MARCH"
+    echo "omp_wait=${OMP_WAIT:-}"
     echo "tvmcc=$("$TVMCC" --version 2>&1 | head -1)"
     echo "cc=$($CC --version | head -1)"
     echo "node=$("$NODE" --version)"
@@ -158,12 +167,12 @@ build_timer() {
     local flags
     flags=$(sed -n 's/^MODEL_CFLAGS := //p' "$d/out/model.mk" | sed "s|\$(MODEL_DIR)|$d/out|g")
     # shellcheck disable=SC2086
-    if ! $CC $flags -O3 -march=native "$@" -w "$d"/out/*.c "$here/timer.c" -lm -o "$bin" \
+    if ! $CC $flags -O3 $MARCH "$@" -w "$d"/out/*.c "$here/timer.c" -lm -o "$bin" \
             > "$bin.cc.log" 2>&1; then
         echo "cc: $(grep -m1 -E 'error|undefined' "$bin.cc.log")"
         return 1
     fi
-    echo "$CC $flags -O3 -march=native $* OUT/*.c bench/timer.c -lm" > "$bin.cmd"
+    echo "$CC $flags -O3 $MARCH $* OUT/*.c bench/timer.c -lm" > "$bin.cmd"
 }
 
 # ---- per model -------------------------------------------------------------
@@ -206,9 +215,9 @@ for m in "${models[@]}"; do
         echo "$(grep -c '#pragma omp parallel' "$w/tvm/out/model.c") / $(grep -c '#pragma omp simd' "$w/tvm/out/model.c")" > "$r/omp-pragmas"
         case " $threads " in *" 2 "*)
             if why2=$(build_timer "$w/tvm" "$w/tvm/timer-omp" -fopenmp); then
-                configs+=("tvm-2t|env OMP_NUM_THREADS=2 $w/tvm/timer-omp $bdir/$m.input.bin")
-                printf 'tvmcc build/bench/%s.onnx -t %s -o OUT --name model\n%s\nOMP_NUM_THREADS=2\n' \
-                    "$m" "$TARGET" "$(cat "$w/tvm/timer-omp.cmd")" > "$r/tvm-2t.cmd"
+                configs+=("tvm-2t|env OMP_NUM_THREADS=2 ${OMP_WAIT:+OMP_WAIT_POLICY=$OMP_WAIT }$w/tvm/timer-omp $bdir/$m.input.bin")
+                printf 'tvmcc build/bench/%s.onnx -t %s -o OUT --name model\n%s\nOMP_NUM_THREADS=2%s\n' \
+                    "$m" "$TARGET" "$(cat "$w/tvm/timer-omp.cmd")" "${OMP_WAIT:+ OMP_WAIT_POLICY=$OMP_WAIT}" > "$r/tvm-2t.cmd"
             else
                 echo "$why2" > "$r/tvm-2t.skip"
             fi ;;

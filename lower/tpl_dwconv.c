@@ -165,7 +165,13 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         return 0;
     V = w->OW > lanes && (w1 <= w2 || cvec) ? 2 : 1; /* the portable target: a 16-float
                                                         zmm row (AVX-512) */
-    pmax = (tpl_regs(t) * 3 / 8) / V;
+    /* 3/8 of the registers as accumulators; half of AVX2's 16 (8: 4 rows
+     * of two vectors, 8 of one), which covers the FMA latency where 3 rows
+     * of two did not: `tvmcc tune -t x86-64-avx2` on efficientnet_b0 chose
+     * 4x2 for the 112x112 3x3 depthwise conv (271 against 315 us) and 7 or
+     * 8 x1 for the stride-2 one (420-425 against 479 us), an AVX-512 host
+     * shared with other jobs */
+    pmax = (tpl_regs(t) <= 16 ? tpl_regs(t) / 2 : tpl_regs(t) * 3 / 8) / V;
     if (cvec)
         pmax = tpl_regs(t) * 3 / 8; /* the portable target: a row of 16
                                       floats is one zmm with AVX-512 (3 rows

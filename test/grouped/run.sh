@@ -10,6 +10,18 @@
 #                  channels take the template (a tensorized reduce loop in
 #                  --dump-loops); the others (group widths 3 and 4) keep
 #                  the generic schedule, also checked
+#   pblock/MODEL/TARGET  the g1_1x1_* models (group 1: 1x1 convs whose
+#                  input planes exceed half the target's L2) run their
+#                  channel blocks inside blocks of positions (a `qb` loop in
+#                  --dump-loops; g1_1x1_pb_odd's last block is partial with
+#                  x86-64-avx2, and not blocked with x86-64-avx512)
+#   rows/MODEL/TARGET  the rows_* models (group 1, 1 to 4 input channels,
+#                  NCHW output: first convs) take the row tile on the x86
+#                  targets (vectors along an output row, reduce loops rc,
+#                  rh, rw: `tensorized for rc` and `for rh` in --dump-loops)
+#   dw_*           depthwise convs (groups = channels) whose row count is
+#                  not a multiple of the depthwise tile's rows (4 x 2 or
+#                  8 x 1 vectors with x86-64-avx2), strides 1 and 2
 #   blocked/MODEL/TARGET  the chain_* models (RegNet-style blocks: 1x1 conv,
 #                  Relu, grouped 3x3 conv, Relu, 1x1 conv, residual Add,
 #                  Relu) run their grouped conv in blocked channels
@@ -56,6 +68,13 @@ g4_1x1_s2       1 64 32 12 12  4 1 2 0 1 1 none
 g2_5x5_nopad    1 16 24 11 11  2 5 1 0 1 0 none
 g4_mult_batch2  2 16 32  8  8  4 3 1 1 1 1 relu
 gw16_dil2       1 32 32 12 12  2 3 1 2 2 1 add
+g1_1x1_pblock   1 160 36 30 29 1 1 1 0 1 1 relu
+g1_1x1_pb_odd   1 96 20 27 27  1 1 1 0 1 0 add
+rows_3c_s2      1 3 20 33 35   1 3 2 1 1 1 relu
+rows_1c_5x5_d2  1 1 12 20 40   1 5 1 2 2 0 add
+rows_4c_7x7_s2  2 4 36 30 38   1 7 2 3 1 1 none
+dw_s1_rows      1 16 16 29 40 16 3 1 1 1 1 relu
+dw_s2_rows      1 8 8 31 50    8 3 2 1 1 0 add
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
@@ -185,6 +204,15 @@ while read -r name; do
         case $name in
         gw3_* | gw4_*) grep -q 'tensorized for' "$o.loops" && bad "tiled/$name/$t" "group width 3 tiled" || ok ;;
         *) grep -q 'tensorized for' "$o.loops" && ok || bad "tiled/$name/$t" "no packed tile in $o.loops" ;;
+        esac
+        case $name/$t in
+        g1_1x1_pblock/* | g1_1x1_pb_odd/x86-64-avx2)
+            grep -q 'for qb' "$o.loops" && ok || bad "pblock/$name/$t" "no position blocks (qb) in $o.loops" ;;
+        g1_1x1_pb_odd/x86-64-avx512)
+            grep -q 'for qb' "$o.loops" && bad "pblock/$name/$t" "position blocks on a plane that fits" || ok ;;
+        rows_*/x86-64-*)
+            grep -q 'tensorized for rc' "$o.loops" && grep -q 'for rh' "$o.loops" && ok ||
+                bad "rows/$name/$t" "no row tile in $o.loops" ;;
         esac
         if ! runs $t; then
             echo "SKIP $name/$t: the host cannot run $t code"

@@ -1208,12 +1208,14 @@ int main(int argc, char **argv)
         }
     }
     /* pointwise convs over planes larger than L1: the positions tile
-     * prefetches the input row two tiles ahead (tpl_packed.c
-     * conv_positions); not for planes that stay in L1 */
+     * prefetches the input row two tiles ahead (tpl_conv.c
+     * conv_positions); not for planes that stay in L1 (planes of at least
+     * 8 vectors: smaller ones take the channel tile, which prefetches its
+     * weights) */
     {
         static const int64_t pp[][4] = {
             /* c, oc, h (= w), prefetch wanted */
-            {64, 24, 20, 1}, {40, 33, 23, 1}, {4, 8, 9, 0}, {8, 16, 12, 0},
+            {64, 24, 20, 1}, {40, 33, 23, 1}, {4, 8, 13, 0}, {8, 16, 12, 0},
         };
         for (i = 0; i < (int)(sizeof pp / sizeof pp[0]); i++) {
             Shape sh;
