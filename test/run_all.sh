@@ -18,7 +18,7 @@
 #              conformance-onnx-1.20.1 emitted-c-warnings conformance-arm
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
-#              qdq qdq-m0-float-free qdq-build quantize quantize-trained control_fold
+#              qdq qdq-m0-float-free qdq-build x86dw quantize quantize-trained control_fold
 #              strings seq_io transformer types tune verify report-html x86_special_values nchwc_layout grouped determinism malformed conformance-asan fuzz
 #              fresh
 #
@@ -210,6 +210,9 @@ run_suite qdq-m0-float-free /usr/bin/python3 test/qdq/m0_float_free.py --tvmcc .
 # with the target's compiler: Cortex-M7, Cortex-M55 (no MVE in qemu 7.2) and
 # aarch64-dotprod are only built (test/qdq/build_targets.sh)
 run_suite qdq-build test/qdq/build_targets.sh
+# The x86 int8 kernels' vector forms (depthwise rows, copies, epilogues,
+# QuantizeLinear) byte-equal to the c target's (test/x86dw/run.sh)
+run_suite x86dw test/x86dw/run.sh
 # tvmcc quantize (issue 18): the QDQ models it writes from the float models
 # above (each range method, int8/uint8/int16, per tensor) against
 # onnxruntime on the host and (a sample) Cortex-M4 under qemu; determinism;
