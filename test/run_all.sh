@@ -18,7 +18,7 @@
 #              conformance-onnx-1.20.1 emitted-c-warnings conformance-arm
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
-#              qdq qdq-m0-float-free qdq-build x86dw quantize quantize-trained control_fold
+#              qdq qdq-m0-float-free qdq-build x86dw m4q quantize quantize-trained control_fold
 #              strings seq_io transformer types tune verify report-html x86_special_values nchwc_layout grouped determinism malformed conformance-asan fuzz
 #              fresh
 #
@@ -213,6 +213,9 @@ run_suite qdq-build test/qdq/build_targets.sh
 # The x86 int8 kernels' vector forms (depthwise rows, copies, epilogues,
 # QuantizeLinear) byte-equal to the c target's (test/x86dw/run.sh)
 run_suite x86dw test/x86dw/run.sh
+# The Cortex-M float QuantizeLinear form (VCVTR, QADD, SSAT) on special
+# inputs, host and Cortex-M4 under qemu via tvmcc verify (test/m4q/run.sh)
+run_suite m4q test/m4q/run.sh
 # tvmcc quantize (issue 18): the QDQ models it writes from the float models
 # above (each range method, int8/uint8/int16, per tensor) against
 # onnxruntime on the host and (a sample) Cortex-M4 under qemu; determinism;
