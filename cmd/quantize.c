@@ -434,12 +434,18 @@ static int calibrate(Session *s)
 
 /* Each tensor's range by method m on the activation type's grid, and on
  * the int16 grid as well when some layers may be int16 (--int16, or the
- * --max-loss search) */
+ * --max-loss search). On the int16 grid percentile gives way to mse: a
+ * step is 1/256 of the int8 one, and clipping a percentile's tail costs
+ * far more than the rounding it saves (PP-OCRv4 det, every activation
+ * int16: 22.40 dB with percentile ranges, 29.26 with mse). */
 static RangeTable *choose_ranges(Session *s, RangeMethod m)
 {
     RangeTable *r = arena_alloc(s->a, sizeof *r);
     QGrid grid, grid16;
+    RangeMethod m16 = m == RANGE_PERCENTILE ? RANGE_MSE : m;
     int i, want16 = (s->q->n_int16 > 0 || s->q->max_loss >= 0) && s->q->cfg.act != DT_INT16;
+    if (s->q->cfg.act == DT_INT16)
+        m = m16;
     range_grid(s->q->cfg.act, &grid);
     range_grid(DT_INT16, &grid16);
     r->n = s->needs.n;
@@ -450,7 +456,7 @@ static RangeTable *choose_ranges(Session *s, RangeMethod m)
         t->name = s->needs.names[i];
         t->chan_axis = -1;
         if (range_choose(&s->stats[i], m, s->q->percentile, grid, &t->rmin, &t->rmax) ||
-            (want16 && range_choose(&s->stats[i], m, s->q->percentile, grid16, &t->rmin16,
+            (want16 && range_choose(&s->stats[i], m16, s->q->percentile, grid16, &t->rmin16,
                                     &t->rmax16))) {
             diag_error(s->d, NULL, t->name, "no range could be chosen for this tensor");
             return NULL;
