@@ -37,6 +37,8 @@ typedef struct PtqConfig {
                                  * whose activation inputs and outputs are
                                  * int16 (symmetric) when act is 8-bit */
     int n_int16;
+    const struct HessianSet *hessians; /* Conv weights rounded by GPTQ
+                                 * (hessian.h); NULL: to nearest */
 } PtqConfig;
 
 /* The range chosen for one activation tensor, and what bias correction

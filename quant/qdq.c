@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "graph_edit.h"
+#include "hessian.h"
 #include "ptq.h"
 #include "ranges.h"
 
@@ -636,6 +637,7 @@ static void quantize_weight(Plan *p, int32_t wv, int axis, const double *min_sca
     const Value *v = &g->values[wv];
     const float *w = v->data;
     int64_t n = value_numel(v), outer = 1, inner = 1, ch = 1, i, c, o, k;
+    const HessianEntry *he;
     int j;
     if (axis >= 0) {
         ch = v->dims[axis];
@@ -669,6 +671,13 @@ static void quantize_weight(Plan *p, int32_t wv, int axis, const double *min_sca
     for (i = 0; i < n; i++) {
         int64_t cc = axis >= 0 ? (i / inner) % ch : 0;
         out->q[i] = (int8_t)clamp64(nearbyint((double)(w[i] / out->scale[cc])), -127, 127);
+    }
+    if ((he = hessian_find(p->cfg->hessians, v->name)) && he->ok && axis <= 0 && v->rank == 4 &&
+        he->k * v->dims[0] == n) {
+        int64_t ocpg = v->dims[0] / he->groups;
+        for (o = 0; o < v->dims[0]; o++)
+            hessian_round_row(he, o / ocpg, w + o * he->k, out->scale[axis < 0 ? 0 : o],
+                              out->q + o * he->k);
     }
     out->axis = axis;
     out->channels = ch;
