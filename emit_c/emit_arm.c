@@ -26,6 +26,8 @@
  */
 #include "emit_arm.h"
 
+#include <stdlib.h>
+
 #include "emit.h"
 #include "emit_a64q.h"
 #include "emit_loopq.h"
@@ -1413,6 +1415,41 @@ static int m4q_tile(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int de
  * zero point in all four bytes for the padding) split by SXTB16 (UXTB16
  * for uint8) into the even bytes (halfwords 0, 1: k0, k2) and the odd ones
  * (halfwords 2, 3: k1, k3). */
+/* A copy of index e without its clamps min(max(x, lo), hi) to constant
+ * bounds (x in their place), its new nodes taken from the pool; NULL when
+ * e has no clamp or the pool is too small. */
+typedef struct M4qPool {
+    Expr node[96];
+    int n;
+} M4qPool;
+
+static Expr *m4q_unclamp(M4qPool *p, const Expr *e)
+{
+    Expr *n, *a, *b, *c;
+    if (!e)
+        return NULL;
+    if (e->kind == EX_BINARY && (e->op == BIN_MIN || e->op == BIN_MAX) && e->b->kind == EX_INT &&
+        e->a->kind == EX_BINARY && e->a->op == (e->op == BIN_MIN ? BIN_MAX : BIN_MIN) && e->a->b->kind == EX_INT) {
+        /* a clamp to both bounds (a lone min, the last tile's position
+         * clamp, stays) */
+        a = m4q_unclamp(p, e->a->a);
+        return a ? a : (Expr *)e->a->a;
+    }
+    a = m4q_unclamp(p, e->a);
+    b = m4q_unclamp(p, e->b);
+    c = m4q_unclamp(p, e->c);
+    if ((!a && !b && !c) || p->n == (int)(sizeof p->node / sizeof p->node[0]))
+        return NULL;
+    n = &p->node[p->n++];
+    *n = *e;
+    n->nidx = 0;
+    n->idx = NULL;
+    n->a = a ? a : e->a;
+    n->b = b ? b : e->b;
+    n->c = c ? c : e->c;
+    return n;
+}
+
 static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     const Stmt *st = s->body[0] && s->body[0]->kind == ST_SEQ && s->body[0]->n_body == 4 ? s->body[0]->body[0] : NULL;
@@ -1454,7 +1491,20 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
         indent(f, depth + 2);
     }
     fprintf(f, "memcpy(&m4_w, &%s[", k->bufs[ld->buf].name);
-    emit_index(pr, f, k, ld->a, 0);
+    if (cond) {
+        /* inside the window the clamps to the image change nothing: the
+         * plain index, which the compiler strength-reduces */
+        M4qPool *pool = malloc(sizeof *pool);
+        const Expr *plain = NULL;
+        if (pool) {
+            pool->n = 0;
+            plain = m4q_unclamp(pool, ld->a);
+        }
+        emit_index(pr, f, k, plain ? plain : ld->a, 0);
+        free(pool);
+    } else {
+        emit_index(pr, f, k, ld->a, 0);
+    }
     fprintf(f, "], 4);\n");
     if (cond) {
         indent(f, depth + 1);
