@@ -50,7 +50,9 @@
 /* Smallest number of positions worth a tile of three. */
 #define M4Q_MIN_POSITIONS 3
 /* Fewest output channels for an im2col of single values (below). */
-#define M4Q_MIN_CHANNELS_BYTEWISE 32
+#define M4Q_MIN_CHANNELS_BYTEWISE 8
+/* Longest such reduction printed as one store per point. */
+#define M4Q_UNROLL_BYTEWISE 64
 
 /* The data operand: int32(8-bit load) or select(c, int32(8-bit load), k)
  * with k within int16. */
@@ -351,8 +353,27 @@ int tpl_qconv_m4(Lower *L, Compute *c)
                     ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, kk, ex_int(L, 2)), ex_int(L, 2)),
                            ex_binary(L, BIN_DIV, ex_binary(L, BIN_MOD, kk, ex_int(L, 4)), ex_int(L, 2))));
         im = st_store(L, xc, ix, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
-        for (i = last; i >= 0; i--)
-            im = st_for(L, &rv[i], im);
+        if (K <= M4Q_UNROLL_BYTEWISE) {
+            /* a short reduction (a first conv's 27 or 40 points): every
+             * point its own store, destination and window offsets
+             * constants (the divisions above folded) */
+            Stmt *all = st_seq(L, (int)K);
+            int64_t kk2;
+            for (kk2 = 0; kk2 < K; kk2++) {
+                int64_t rest = kk2;
+                Expr *ix2 = ex_add(L, ex_mul(L, ex_add(L, ex_int(L, kk2 / 4 * 3), ex_var(L, &colv)), ex_int(L, 4)),
+                                   ex_int(L, m4q_pos(kk2 % 4)));
+                for (i = last; i >= 0; i--) {
+                    map[c->raxes[i].var] = ex_int(L, rest % c->raxes[i].extent);
+                    rest /= c->raxes[i].extent;
+                }
+                all->body[kk2] = st_store(L, xc, ix2, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
+            }
+            im = all;
+        } else {
+            for (i = last; i >= 0; i--)
+                im = st_for(L, &rv[i], im);
+        }
     }
     im = st_for(L, &colv, im);
     im->for_kind = FOR_UNROLL;
