@@ -249,8 +249,11 @@ int tpl_qconv_m4(Lower *L, Compute *c)
         return 1;
     /* a reduction whose innermost extent is not a multiple of 4 (a first
      * conv's 1 or 3 input channels) widens value by value: worth it over
-     * enough channels only (bench/arm: DS-CNN's first conv, 64 channels,
-     * 4.9 -> 2.6 cycles/MAC; MobileNet's, 8 channels, 3.5 -> 6.7) */
+     * enough channels only (bench/arm, est. cycles/MAC against the quad
+     * forms of templates_arm.c: DS-CNN's first conv, 64 channels, 4.9 ->
+     * 1.8; ResNet-8's, 16, 3.9 -> 2.35; MobileNet's, 8, 3.5 -> 2.75; the
+     * loop form of the im2col, before the unrolled one for K <= 64, made
+     * the 8-channel one 6.7) */
     if (c->raxes[c->n_raxes - 1].extent % 4 && Co < M4Q_MIN_CHANNELS_BYTEWISE)
         return 1;
     KG = (K + 3) / 4;
