@@ -1535,6 +1535,22 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     return 1;
 }
 
+/* The epilogue store of output `at` of the row (the loop epi's body with
+ * its variable bound), printed right after the sum is stored, so that the
+ * compiler forwards the sum instead of reloading it and the row needs no
+ * second loop. */
+static void m4q_dw3_epilogue(Printer *pr, FILE *f, const Kernel *k, const Stmt *epi, const char *at, int depth,
+                             EmitStmtFn emit)
+{
+    indent(f, depth);
+    fprintf(f, "{\n");
+    indent(f, depth + 1);
+    fprintf(f, "const int32_t %s = %s;\n", k->var_names[epi->var], at);
+    emit(pr, f, k, epi->body[0], depth + 1);
+    indent(f, depth);
+    fprintf(f, "}\n");
+}
+
 /* The rows of tpl_qdw_m4's depthwise 3 x 3 (its comment has the scheme):
  * for oh: { for ow: { acc[ow] = init[c]; for kh: for kw: acc[ow] +=
  * int32(xw[..]) * int32(wq[c*9 + kh*3 + kw]) }; epilogue }. The weights of
@@ -1542,7 +1558,7 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
  * the epilogue printed as it is. */
 static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
-    const Stmt *seq = s->body[0], *row, *rb, *mac;
+    const Stmt *seq = s->body[0], *row, *rb, *mac, *epi;
     const Expr *ib, *xw, *wq, *prod;
     const char *oh = k->var_names[s->var];
     int64_t S = s->tz_arg[0], Wp = s->tz_arg[1], OW;
@@ -1565,6 +1581,9 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
         return 0;
     xw = prod->a->a;
     wq = prod->b->a;
+    epi = seq->body[1];
+    if (epi->kind != ST_FOR || !epi->body[0] || epi->body[0]->kind != ST_STORE)
+        return 0;
     fprintf(f, DSP_GUARD);
     indent(f, depth);
     fprintf(f, "{ /* depthwise 3 x 3 rows: weights paired per channel, SMLAD / SMLABT / SMLATB */\n");
@@ -1622,11 +1641,14 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
     }
     indent(f, depth + 3);
     fprintf(f, "%s[m4_ow] = m4_a0;\n", k->bufs[acc].name);
+    m4q_dw3_epilogue(pr, f, k, epi, "m4_ow", depth + 3, emit);
     indent(f, depth + 3);
-    if (S == 1)
+    if (S == 1) {
         fprintf(f, "%s[m4_ow + 1] = m4_a1;\n", k->bufs[acc].name);
-    else
+        m4q_dw3_epilogue(pr, f, k, epi, "m4_ow + 1", depth + 3, emit);
+    } else {
         fprintf(f, "(void)m4_a1;\n");
+    }
     indent(f, depth + 2);
     fprintf(f, "}\n");
     if (S == 1 && OW % 2) { /* the last output alone */
@@ -1644,10 +1666,10 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
         }
         indent(f, depth + 3);
         fprintf(f, "%s[m4_ow] = m4_a0;\n", k->bufs[acc].name);
+        m4q_dw3_epilogue(pr, f, k, epi, "m4_ow", depth + 3, emit);
         indent(f, depth + 2);
         fprintf(f, "}\n");
     }
-    emit(pr, f, k, seq->body[1], depth + 2);
     indent(f, depth + 1);
     fprintf(f, "}\n");
     indent(f, depth);
