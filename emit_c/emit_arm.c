@@ -1535,6 +1535,26 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     return 1;
 }
 
+/* The sums of output m4_ow (into m4_a0) and, when two, of m4_ow + 1 (into
+ * m4_a1, stride 1): per kernel row the words of int16 columns S*m4_ow and
+ * S*m4_ow + 2 (m4_p0, m4_p1) and two multiply-accumulates per output. */
+static void m4q_dw3_sums(FILE *f, int depth, int64_t Wp, int64_t S, int two)
+{
+    int r;
+    for (r = 0; r < 3; r++) {
+        indent(f, depth);
+        fprintf(f, "memcpy(&m4_p0, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp), (long long)S);
+        indent(f, depth);
+        fprintf(f, "memcpy(&m4_p1, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp + 2), (long long)S);
+        indent(f, depth);
+        fprintf(f, "m4_a0 = __smlabt(m4_p1, m4_wb%d, __smlad(m4_p0, m4_wa%d, m4_a0));\n", r, r);
+        if (two) {
+            indent(f, depth);
+            fprintf(f, "m4_a1 = __smlad(m4_p1, m4_wb%d, __smlatb(m4_p0, m4_wa%d, m4_a1));\n", r, r);
+        }
+    }
+}
+
 /* The epilogue store of output `at` of the row (the loop epi's body with
  * its variable bound), printed right after the sum is stored, so that the
  * compiler forwards the sum instead of reloading it and the row needs no
@@ -1562,7 +1582,7 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
     const Expr *ib, *xw, *wq, *prod;
     const char *oh = k->var_names[s->var];
     int64_t S = s->tz_arg[0], Wp = s->tz_arg[1], OW;
-    int acc, kh, r;
+    int acc, kh;
     if (!seq || seq->kind != ST_SEQ || seq->n_body != 2 || (row = seq->body[0])->kind != ST_FOR)
         return 0;
     rb = row->body[0];
@@ -1627,18 +1647,7 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
     fprintf(f, "int32_t m4_a0 = m4_i, m4_a1 = m4_i;\n");
     indent(f, depth + 3);
     fprintf(f, "int32_t m4_p0, m4_p1;\n");
-    for (r = 0; r < 3; r++) {
-        indent(f, depth + 3);
-        fprintf(f, "memcpy(&m4_p0, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp), (long long)S);
-        indent(f, depth + 3);
-        fprintf(f, "memcpy(&m4_p1, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp + 2), (long long)S);
-        indent(f, depth + 3);
-        fprintf(f, "m4_a0 = __smlabt(m4_p1, m4_wb%d, __smlad(m4_p0, m4_wa%d, m4_a0));\n", r, r);
-        if (S == 1) {
-            indent(f, depth + 3);
-            fprintf(f, "m4_a1 = __smlad(m4_p1, m4_wb%d, __smlatb(m4_p0, m4_wa%d, m4_a1));\n", r, r);
-        }
-    }
+    m4q_dw3_sums(f, depth + 3, Wp, S, S == 1);
     indent(f, depth + 3);
     fprintf(f, "%s[m4_ow] = m4_a0;\n", k->bufs[acc].name);
     m4q_dw3_epilogue(pr, f, k, epi, "m4_ow", depth + 3, emit);
@@ -1656,14 +1665,7 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
         fprintf(f, "{\n");
         indent(f, depth + 3);
         fprintf(f, "int32_t m4_a0 = m4_i, m4_p0, m4_p1;\n");
-        for (r = 0; r < 3; r++) {
-            indent(f, depth + 3);
-            fprintf(f, "memcpy(&m4_p0, m4_r0 + %lld + m4_ow, 4);\n", (long long)(r * Wp));
-            indent(f, depth + 3);
-            fprintf(f, "memcpy(&m4_p1, m4_r0 + %lld + m4_ow, 4);\n", (long long)(r * Wp + 2));
-            indent(f, depth + 3);
-            fprintf(f, "m4_a0 = __smlabt(m4_p1, m4_wb%d, __smlad(m4_p0, m4_wa%d, m4_a0));\n", r, r);
-        }
+        m4q_dw3_sums(f, depth + 3, Wp, S, 0);
         indent(f, depth + 3);
         fprintf(f, "%s[m4_ow] = m4_a0;\n", k->bufs[acc].name);
         m4q_dw3_epilogue(pr, f, k, epi, "m4_ow", depth + 3, emit);

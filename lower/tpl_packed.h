@@ -113,6 +113,9 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c);
 int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w);
 int tpl_matmul(Lower *L, const Target *t, Compute *c);
 int tpl_plane_sum(Lower *L, const Target *t, Compute *c);
+/* New rank-1 graph constant WHAT_KERNEL of n elements of type t holding
+ * data (tpl_qconv.c): a buffer of the kernel. */
+int tpl_new_const(Lower *L, const char *what, DType t, int64_t n, void *data);
 /* tpl_qconv_m4.c: int8 conv / matrix product (Arm cores with DSP) */
 int tpl_qconv_m4(Lower *L, Compute *c);
 int tpl_qdw_m4(Lower *L, Compute *c);

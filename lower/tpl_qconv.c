@@ -74,7 +74,7 @@ static int q_weights(const Lower *L, const Expr *e, const Expr **load)
 }
 
 /* New int32 or int8 graph constant of n elements holding data. */
-static int new_const(Lower *L, const char *what, DType t, int64_t n, void *data)
+int tpl_new_const(Lower *L, const char *what, DType t, int64_t n, void *data)
 {
     Graph *g = L->g;
     int32_t vi = graph_add_value(g, arena_printf(L->arena, "%s_%s", what, L->k->name ? L->k->name : "k"));
@@ -262,7 +262,7 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
         const Buffer *tb2 = e->kind == EX_LOAD ? &k->bufs[e->buf] : NULL;
         if (tb2 && (tb2->dtype == DT_INT8 || tb2->dtype == DT_UINT8) && tb2->scope == BUF_CONST && tb2->value >= 0 &&
             tb2->numel == 256 && L->g->values[tb2->value].data && e->a->kind == EX_BINARY && e->a->op == BIN_SUB) {
-            tb = new_const(L, "qconv_tab", tb2->dtype, 256 + 3, pad_tab(L, L->g->values[tb2->value].data));
+            tb = tpl_new_const(L, "qconv_tab", tb2->dtype, 256 + 3, pad_tab(L, L->g->values[tb2->value].data));
             return ex_cast(L, out, ex_load(L, tb, e->a));
         }
     }
@@ -310,10 +310,10 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
         int t2;
         if (tab32) {
             /* padded for the vector epilogue's 4-byte gathers */
-            t2 = new_const(L, "qconv_tab", out, 256 + 3, pad_tab(L, tab));
+            t2 = tpl_new_const(L, "qconv_tab", out, 256 + 3, pad_tab(L, tab));
             return ex_cast(L, out, ex_load(L, t2, ex_sub(L, ex_cast(L, DT_INT64, (Expr *)q), ex_int(L, qlo))));
         }
-        t2 = new_const(L, "qconv_tab", out, 256, tab);
+        t2 = tpl_new_const(L, "qconv_tab", out, 256, tab);
         return ex_load(L, t2, ex_sub(L, ex_cast(L, DT_INT64, (Expr *)q), ex_int(L, qlo)));
     }
 }
@@ -500,8 +500,8 @@ static int q_pointwise(Lower *L, const Target *t, Compute *c, const Expr *xl, co
                 wdst[(((ch / R) * G4 + ci / 4) * R + ch % R) * 4 + ci % 4] = w;
             }
     }
-    wq = new_const(L, "qconv_w", DT_INT8, ncb * G4 * R * 4, wdst);
-    corr = new_const(L, "qconv_corr", DT_INT32, Co, cdst);
+    wq = tpl_new_const(L, "qconv_w", DT_INT8, ncb * G4 * R * 4, wdst);
+    corr = tpl_new_const(L, "qconv_corr", DT_INT32, Co, cdst);
     nv = lower_itervar(L, "n", N);
     ptv = lower_itervar(L, "pt", T);
     cbv = lower_itervar(L, "cb", ncb);
@@ -756,8 +756,8 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
                                 wdst[((((cb * KH + kh) * KW + kw) * G4 + g) * VL + v) * 4 + j] = w;
                             }
     }
-    wq = new_const(L, "qconv_w", DT_INT8, ncb * KH * KW * G4 * VL * 4, wdst);
-    corr = new_const(L, "qconv_corr", DT_INT32, ncb * VL, cdst);
+    wq = tpl_new_const(L, "qconv_w", DT_INT8, ncb * KH * KW * G4 * VL * 4, wdst);
+    corr = tpl_new_const(L, "qconv_corr", DT_INT32, ncb * VL, cdst);
 
     nv = lower_itervar(L, "n", N);
     cbv = lower_itervar(L, "cb", ncb);

@@ -81,16 +81,19 @@ static const Expr *m4q_weights(const Lower *L, const Expr *e)
     return e->a;
 }
 
-static int m4q_const(Lower *L, const char *what, DType t, int64_t n, void *data)
+/* A sum of 8-bit data and int8 constant weights, int32 init: its data
+ * and weight operands, either order; nonzero when it is not one. */
+static int m4q_operands(const Lower *L, const Compute *c, const Expr **data, const Expr **wl)
 {
-    Graph *g = L->g;
-    int32_t vi = graph_add_value(g, arena_printf(L->arena, "%s_%s", what, L->k->name ? L->k->name : "k"));
-    Value *nv = &g->values[vi];
-    nv->dtype = t;
-    nv->rank = 1;
-    nv->dims[0] = n;
-    nv->data = data;
-    return lower_buf_value(L, vi);
+    if (c->init && c->init->dtype != DT_INT32)
+        return 1;
+    if ((*wl = m4q_weights(L, c->body->b)) && m4q_data(L->k, c->body->a))
+        *data = c->body->a;
+    else if ((*wl = m4q_weights(L, c->body->a)) && m4q_data(L->k, c->body->b))
+        *data = c->body->b;
+    else
+        return 1;
+    return 0;
 }
 
 /* Whether e uses no variable but var and loads only constants with data. */
@@ -210,13 +213,7 @@ int tpl_qconv_m4(Lower *L, Compute *c)
     if (c->rop != RED_SUM || c->n_raxes < 1 || !c->body || c->body->kind != EX_BINARY ||
         c->body->op != BIN_MUL || c->body->dtype != DT_INT32 || !L->g)
         return 1;
-    if (c->init && c->init->dtype != DT_INT32)
-        return 1;
-    if ((wl = m4q_weights(L, c->body->b)) && m4q_data(k, c->body->a))
-        data = c->body->a;
-    else if ((wl = m4q_weights(L, c->body->a)) && m4q_data(k, c->body->b))
-        data = c->body->b;
-    else
+    if (m4q_operands(L, c, &data, &wl))
         return 1;
     /* the weight index: affine in one output axis (co) and the reduce axes */
     if (!lq_affine(wl->a, &aw))
@@ -283,8 +280,8 @@ int tpl_qconv_m4(Lower *L, Compute *c)
     idst = lower_alloc(L, (size_t)(NP * 2) * sizeof *idst);
     if (m4q_eval_init(L, c, cov, Co, idst))
         return 1;
-    wp = m4q_const(L, "m4q_w", DT_INT32, NP * KG * 2, wdst);
-    ib = m4q_const(L, "m4q_init", DT_INT32, NP * 2, idst);
+    wp = tpl_new_const(L, "m4q_w", DT_INT32, NP * KG * 2, wdst);
+    ib = tpl_new_const(L, "m4q_init", DT_INT32, NP * 2, idst);
     xc = lower_buf_temp(L, "xc", DT_INT16, KG * 12);
     acc = lower_buf_temp(L, "acc", DT_INT32, NP * 6);
 
@@ -516,13 +513,7 @@ int tpl_qdw_m4(Lower *L, Compute *c)
     if (c->rop != RED_SUM || !win || win->nsp != 2 || c->n_axes != 4 || c->n_raxes != 3 || !c->body ||
         c->body->kind != EX_BINARY || c->body->op != BIN_MUL || c->body->dtype != DT_INT32 || !L->g)
         return 1;
-    if (c->init && c->init->dtype != DT_INT32)
-        return 1;
-    if ((wl = m4q_weights(L, c->body->b)) && m4q_data(k, c->body->a))
-        data = c->body->a;
-    else if ((wl = m4q_weights(L, c->body->a)) && m4q_data(k, c->body->b))
-        data = c->body->b;
-    else
+    if (m4q_operands(L, c, &data, &wl))
         return 1;
     if (data->kind == EX_SELECT) {
         zx = data->c->ival;
@@ -588,8 +579,8 @@ int tpl_qdw_m4(Lower *L, Compute *c)
     idst = lower_alloc(L, (size_t)C * sizeof *idst);
     if (m4q_eval_init(L, c, c->axes[3].var, C, idst))
         return 1;
-    wq = m4q_const(L, "m4dw_w", DT_INT8, C * 9, wdst);
-    ib = m4q_const(L, "m4dw_init", DT_INT32, C, idst);
+    wq = tpl_new_const(L, "m4dw_w", DT_INT8, C * 9, wdst);
+    ib = tpl_new_const(L, "m4dw_init", DT_INT32, C, idst);
     xw = lower_buf_temp(L, "xw", DT_INT16, Hp * Wp);
     acc = lower_buf_temp(L, "acc", DT_INT32, OW + 1);
 
