@@ -96,6 +96,15 @@ static int m4q_operands(const Lower *L, const Compute *c, const Expr **data, con
     return 0;
 }
 
+/* An int64 operand whose value is an int32: a cast of an int32 value, or
+ * a constant in range. */
+static int m4q_int32_operand(const Expr *e)
+{
+    if (e->kind == EX_INT)
+        return e->ival >= INT32_MIN && e->ival <= INT32_MAX;
+    return e->kind == EX_CAST && e->dtype == DT_INT64 && e->a->dtype == DT_INT32;
+}
+
 /* Whether e uses no variable but var and loads only constants with data. */
 static int m4q_const_of(const Lower *L, const Expr *e, int var)
 {
@@ -186,6 +195,46 @@ static void m4q_drop_unused(Kernel *k)
     for (i = 0; i < k->n_bufs; i++)
         if (k->bufs[i].scope == BUF_CONST && !lq_stmt_uses_buf(k->body, i))
             k->bufs[i].scope = BUF_UNUSED;
+}
+
+/* The requantization of op_quant.c's requant_int,
+ *   t = int32(uint64(acc * m + 2^62 + 2^(s-1)) >> s),
+ * with 33 <= s <= 62 and acc, m in int32, rewritten on the high word of
+ * the product, which Armv7E-M gets from one SMULL:
+ *   hi = int32(uint64(acc * m) >> 32)
+ *   t  = int32(uint32(hi + 2^31 + 2^(s-33)) >> (s-32)) - 2^(62-s).
+ * Exact: with acc * m = hi * 2^32 + lo (0 <= lo < 2^32), both are
+ * floor((acc * m + 2^(s-1)) / 2^s) + 2^(62-s), since lo / 2^32 < 1 adds
+ * nothing to floor((hi + 2^(s-33) + lo / 2^32) / 2^(s-32)), and 2^31 is a
+ * multiple of 2^(s-32); |hi| < 2^30 keeps the uint32 sum in range. The
+ * other nodes are kept (a copy where the rewrite is below them). */
+static Expr *m4q_requant(Lower *L, const Expr *e)
+{
+    Expr *a, *b, *c;
+    if (!e)
+        return NULL;
+    if (e->kind == EX_CAST && e->dtype == DT_INT32 && e->a->kind == EX_BINARY && e->a->op == BIN_SHR &&
+        e->a->b->kind == EX_INT && e->a->a->kind == EX_CAST && e->a->a->dtype == DT_UINT64 &&
+        e->a->a->a->kind == EX_BINARY && e->a->a->a->op == BIN_ADD && e->a->a->a->b->kind == EX_INT) {
+        int64_t sh = e->a->b->ival;
+        const Expr *prod = e->a->a->a->a;
+        if (sh >= 33 && sh <= 62 && e->a->a->a->b->ival == ((int64_t)1 << 62) + ((int64_t)1 << (sh - 1)) &&
+            prod->kind == EX_BINARY && prod->op == BIN_MUL && prod->dtype == DT_INT64 && m4q_int32_operand(prod->a) &&
+            m4q_int32_operand(prod->b)) {
+            Expr *hi = ex_cast(L, DT_INT32, ex_binary(L, BIN_SHR, ex_cast(L, DT_UINT64, (Expr *)prod),
+                                                      ex_const_int(L, DT_UINT64, 32)));
+            Expr *u = ex_binary(L, BIN_ADD, ex_cast(L, DT_UINT32, hi),
+                                ex_const_int(L, DT_UINT32, ((int64_t)1 << 31) + ((int64_t)1 << (sh - 33))));
+            u = ex_binary(L, BIN_SHR, u, ex_const_int(L, DT_UINT32, sh - 32));
+            return ex_binary(L, BIN_ADD, ex_cast(L, DT_INT32, u), ex_const_int(L, DT_INT32, -((int64_t)1 << (62 - sh))));
+        }
+    }
+    a = m4q_requant(L, e->a);
+    b = m4q_requant(L, e->b);
+    c = m4q_requant(L, e->c);
+    if (a == e->a && b == e->b && c == e->c)
+        return (Expr *)e;
+    return ex_with(L, e, a, b, c);
 }
 
 /* Halfword position of reduce point j (0..3) in its group: k0, k2, k1, k3
@@ -443,7 +492,7 @@ int tpl_qconv_m4(Lower *L, Compute *c)
                                                        ex_int(L, c->axes[i].extent));
         index = lower_out_index(L, c);
         es = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                      c->post ? lq_subst(L, c->post, map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
+                      c->post ? lq_subst(L, m4q_requant(L, c->post), map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
         s = st_seq(L, 2);
         for (n = 0; n < 2; n++) {
             int64_t ncol = n == 0 ? 3 : rem, j;
@@ -637,7 +686,7 @@ int tpl_qdw_m4(Lower *L, Compute *c)
         Expr *index = lower_out_index(L, c);
         Expr *a = ex_load(L, acc, ex_var(L, &ow2));
         epi = st_for(L, &ow2, st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                                       c->post ? lq_subst(L, c->post, map, a) : a));
+                                       c->post ? lq_subst(L, m4q_requant(L, c->post), map, a) : a));
     }
     s = st_seq(L, 2);
     s->body[0] = row;
