@@ -1475,6 +1475,9 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     u8 = k->bufs[ld->buf].dtype == DT_UINT8;
     if (!u8 && k->bufs[ld->buf].dtype != DT_INT8)
         return 0;
+    /* the padding value as one byte of the data's type (the zero point) */
+    if (cond && (u8 ? zx < 0 || zx > 255 : zx < -128 || zx > 127))
+        return 0;
     fprintf(f, DSP_GUARD);
     indent(f, depth);
     fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) { /* four bytes: one load, %s even and odd */\n", xv, xv,
