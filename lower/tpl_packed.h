@@ -116,6 +116,15 @@ int tpl_plane_sum(Lower *L, const Target *t, Compute *c);
 /* New rank-1 graph constant WHAT_KERNEL of n elements of type t holding
  * data (tpl_qconv.c): a buffer of the kernel. */
 int tpl_new_const(Lower *L, const char *what, DType t, int64_t n, void *data);
+/* The operands of an int8 sum (tpl_qconv.c): data int32(8-bit load) under
+ * an optional padding select (its load, condition, constant), weights
+ * int32(load of an int8 constant with data); nonzero when not. */
+int tpl_q_data(const Kernel *k, const Expr *e, const Expr **load, const Expr **cond, int64_t *zx);
+int tpl_q_weights(const Lower *L, const Expr *e, const Expr **load);
+/* Whether e is a function of var reading constants only (tpl_qconv.c). */
+int tpl_const_of(const Lower *L, const Expr *e, int var, int index_var);
+/* out[i] = f(iv = i) of type t through the interpreter (tpl_qconv.c). */
+int tpl_eval_over(Lower *L, const IterVar *iv, Expr *f, DType t, const char *name, void *out);
 /* tpl_qconv_m4.c: int8 conv / matrix product (Arm cores with DSP) */
 int tpl_qconv_m4(Lower *L, Compute *c);
 int tpl_qdw_m4(Lower *L, Compute *c);

@@ -38,7 +38,7 @@
 
 /* The data operand x of a product: int32(load) or select(c, int32(load),
  * zx); gives the load, the condition (or NULL) and zx. */
-static int q_data(const Kernel *k, const Expr *e, const Expr **load, const Expr **cond, int64_t *zx)
+int tpl_q_data(const Kernel *k, const Expr *e, const Expr **load, const Expr **cond, int64_t *zx)
 {
     *cond = NULL;
     *zx = 0;
@@ -61,7 +61,7 @@ static int q_data(const Kernel *k, const Expr *e, const Expr **load, const Expr 
 }
 
 /* The weight operand: int32(load of an int8 constant with data). */
-static int q_weights(const Lower *L, const Expr *e, const Expr **load)
+int tpl_q_weights(const Lower *L, const Expr *e, const Expr **load)
 {
     const Buffer *b;
     if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD || e->a->dtype != DT_INT8)
@@ -215,8 +215,9 @@ static Expr *replace_node(Lower *L, const Expr *e, const Expr *target, Expr *rep
 }
 
 /* Whether e uses no variable but var, no accumulator, and loads only
- * elements of constants with data at indices that use no variable. */
-static int table_ok(const Lower *L, const Expr *e, int var)
+ * elements of constants with data (at indices that use no variable unless
+ * index_var): a function of var that the interpreter can evaluate. */
+int tpl_const_of(const Lower *L, const Expr *e, int var, int index_var)
 {
     if (!e)
         return 1;
@@ -226,10 +227,34 @@ static int table_ok(const Lower *L, const Expr *e, int var)
         return e->var == var;
     if (e->kind == EX_LOAD) {
         const Buffer *b = &L->k->bufs[e->buf];
-        if (b->scope != BUF_CONST || b->value < 0 || !L->g->values[b->value].data || lq_uses_var(e->a, var))
+        if (b->scope != BUF_CONST || b->value < 0 || !L->g->values[b->value].data ||
+            (!index_var && lq_uses_var(e->a, var)))
             return 0;
     }
-    return table_ok(L, e->a, var) && table_ok(L, e->b, var) && table_ok(L, e->c, var);
+    return tpl_const_of(L, e->a, var, index_var) && tpl_const_of(L, e->b, var, index_var) &&
+           tpl_const_of(L, e->c, var, index_var);
+}
+
+/* out[i] = f at iv = i for every i of iv's extent, f stored as type t,
+ * through the loop-IR interpreter (the definition the scalar code prints);
+ * f reads only constants (tpl_const_of). Nonzero when a load went out of
+ * bounds. */
+int tpl_eval_over(Lower *L, const IterVar *iv, Expr *f, DType t, const char *name, void *out)
+{
+    Kernel *k = L->k;
+    int tb = lower_buf_temp(L, name, t, iv->extent), i, r;
+    void **bufs = lower_alloc(L, (size_t)k->n_bufs * sizeof *bufs);
+    Stmt *saved;
+    for (i = 0; i < k->n_bufs; i++)
+        if (k->bufs[i].scope == BUF_CONST && k->bufs[i].value >= 0)
+            bufs[i] = L->g->values[k->bufs[i].value].data;
+    bufs[tb] = out;
+    saved = k->body;
+    k->body = st_for(L, iv, st_store(L, tb, ex_var(L, iv), f));
+    r = lower_eval(k, bufs);
+    k->body = saved;
+    k->bufs[tb].scope = BUF_UNUSED;
+    return r;
 }
 
 /* A copy of a 256-entry 8-bit table followed by 3 zero bytes: the vector
@@ -249,10 +274,8 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
     const Expr *q = find_q8(post);
     IterVar iv;
     Expr *ph, *f;
-    int tb, i;
+    int tb;
     int64_t lo = 0, qlo, qhi, a = 0, b = 0;
-    void **bufs;
-    Stmt *saved;
     uint8_t *tab;
     if (!q || q == post || (out != DT_INT8 && out != DT_UINT8))
         return post;
@@ -271,21 +294,10 @@ static Expr *q8_post(Lower *L, Expr *post, DType out, int tab32)
     iv = lower_itervar(L, "q", 256);
     ph = ex_cast(L, q->dtype, ex_add(L, ex_var(L, &iv), ex_int(L, qlo)));
     f = replace_node(L, post, q, ph);
-    if (!table_ok(L, f, iv.var))
+    if (!tpl_const_of(L, f, iv.var, 0))
         return post;
-    tb = lower_buf_temp(L, "qtab", out, 256);
-    bufs = lower_alloc(L, (size_t)k->n_bufs * sizeof *bufs);
-    for (i = 0; i < k->n_bufs; i++)
-        if (k->bufs[i].scope == BUF_CONST && k->bufs[i].value >= 0)
-            bufs[i] = L->g->values[k->bufs[i].value].data;
     tab = lower_alloc(L, 256);
-    bufs[tb] = tab;
-    saved = k->body;
-    k->body = st_for(L, &iv, st_store(L, tb, ex_var(L, &iv), f));
-    i = lower_eval(k, bufs);
-    k->body = saved;
-    k->bufs[tb].scope = BUF_UNUSED;
-    if (i)
+    if (tpl_eval_over(L, &iv, f, out, "qtab", tab))
         return post;
     /* a clamp: tab[x] = min(max(x, a), b) in the output's type */
     {
@@ -641,7 +653,7 @@ int tpl_qconv(Lower *L, const Target *t, Compute *c)
         return 1;
     if (c->init && c->init->dtype != DT_INT32)
         return 1;
-    if (q_data(k, c->body->a, &xl, &cond, &zx) || q_weights(L, c->body->b, &wl))
+    if (tpl_q_data(k, c->body->a, &xl, &cond, &zx) || tpl_q_weights(L, c->body->b, &wl))
         return 1;
     if (xl->nidx != 4 || !xl->dims || xl->buf == c->out_buf)
         return 1;

@@ -54,31 +54,13 @@
 /* Longest such reduction printed as one store per point. */
 #define M4Q_UNROLL_BYTEWISE 64
 
-/* The data operand: int32(8-bit load) or select(c, int32(8-bit load), k)
- * with k within int16. */
+/* The data operand (tpl_q_data): an 8-bit load under a padding select
+ * whose constant fits int16. */
 static int m4q_data(const Kernel *k, const Expr *e)
 {
-    if (e->kind == EX_SELECT) {
-        if (e->c->kind != EX_INT || e->c->ival < -32768 || e->c->ival > 32767)
-            return 0;
-        e = e->b;
-    }
-    if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD)
-        return 0;
-    e = e->a;
-    return (e->dtype == DT_INT8 || e->dtype == DT_UINT8) && k->bufs[e->buf].dtype == e->dtype;
-}
-
-/* The weight operand: int32(load of an int8 constant with data). */
-static const Expr *m4q_weights(const Lower *L, const Expr *e)
-{
-    const Buffer *b;
-    if (e->kind != EX_CAST || e->dtype != DT_INT32 || e->a->kind != EX_LOAD || e->a->dtype != DT_INT8)
-        return NULL;
-    b = &L->k->bufs[e->a->buf];
-    if (b->dtype != DT_INT8 || b->scope != BUF_CONST || !L->g || b->value < 0 || !L->g->values[b->value].data)
-        return NULL;
-    return e->a;
+    const Expr *ld, *cond;
+    int64_t zx;
+    return !tpl_q_data(k, e, &ld, &cond, &zx) && zx >= -32768 && zx <= 32767;
 }
 
 /* A sum of 8-bit data and int8 constant weights, int32 init: its data
@@ -87,9 +69,9 @@ static int m4q_operands(const Lower *L, const Compute *c, const Expr **data, con
 {
     if (c->init && c->init->dtype != DT_INT32)
         return 1;
-    if ((*wl = m4q_weights(L, c->body->b)) && m4q_data(L->k, c->body->a))
+    if (!tpl_q_weights(L, c->body->b, wl) && m4q_data(L->k, c->body->a))
         *data = c->body->a;
-    else if ((*wl = m4q_weights(L, c->body->a)) && m4q_data(L->k, c->body->b))
+    else if (!tpl_q_weights(L, c->body->a, wl) && m4q_data(L->k, c->body->b))
         *data = c->body->b;
     else
         return 1;
@@ -105,52 +87,20 @@ static int m4q_int32_operand(const Expr *e)
     return e->kind == EX_CAST && e->dtype == DT_INT64 && e->a->dtype == DT_INT32;
 }
 
-/* Whether e uses no variable but var and loads only constants with data. */
-static int m4q_const_of(const Lower *L, const Expr *e, int var)
-{
-    if (!e)
-        return 1;
-    if (e->kind == EX_ACC)
-        return 0;
-    if (e->kind == EX_VAR)
-        return e->var == var;
-    if (e->kind == EX_LOAD) {
-        const Buffer *b = &L->k->bufs[e->buf];
-        if (b->scope != BUF_CONST || b->value < 0 || !L->g->values[b->value].data)
-            return 0;
-    }
-    return m4q_const_of(L, e->a, var) && m4q_const_of(L, e->b, var) && m4q_const_of(L, e->c, var);
-}
-
 /* init[co] for co < Co into out (zero when the stage has no init), through
  * the loop-IR interpreter: nonzero when init depends on more than co. */
 static int m4q_eval_init(Lower *L, const Compute *c, int cov, int64_t Co, int32_t *out)
 {
-    Kernel *k = L->k;
     IterVar iv;
     Expr **map;
-    void **bufs;
-    Stmt *saved;
-    int tb, i, r;
     if (!c->init)
         return 0;
-    if (!m4q_const_of(L, c->init, cov))
+    if (!tpl_const_of(L, c->init, cov, 1))
         return 1;
     iv = lower_itervar(L, "co", Co);
-    map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    map = lower_alloc(L, (size_t)(L->k->n_vars + 1) * sizeof *map);
     map[cov] = ex_var(L, &iv);
-    tb = lower_buf_temp(L, "m4q_init", DT_INT32, Co);
-    bufs = lower_alloc(L, (size_t)k->n_bufs * sizeof *bufs);
-    for (i = 0; i < k->n_bufs; i++)
-        if (k->bufs[i].scope == BUF_CONST && k->bufs[i].value >= 0)
-            bufs[i] = L->g->values[k->bufs[i].value].data;
-    bufs[tb] = out;
-    saved = k->body;
-    k->body = st_for(L, &iv, st_store(L, tb, ex_var(L, &iv), ex_cast(L, DT_INT32, lq_subst(L, c->init, map, NULL))));
-    r = lower_eval(k, bufs);
-    k->body = saved;
-    k->bufs[tb].scope = BUF_UNUSED;
-    return r;
+    return tpl_eval_over(L, &iv, ex_cast(L, DT_INT32, lq_subst(L, c->init, map, NULL)), DT_INT32, "m4q_init", out);
 }
 
 /* Whether index e is x + var with var absent from x, through additions
