@@ -311,16 +311,29 @@ int lower_QLinearConv(Lower *L, Node *n)
  * lowered by lower_quant_elemwise() instead of their op's function. */
 
 /* The requantization of ir/params.h: prod is acc * mult (or a sum of such
- * products) in int64; the result is clamped to [lo, hi] in int32 (int64
- * when shift < 32) and stored into the quantized type by the store. */
-static Expr *requant_int(Lower *L, const QuantParams *q, Expr *prod)
+ * products) in int64; the result is clamped to [lo, hi] in int32 and
+ * stored into the quantized type by the store. The shifted value is
+ * (prod + 2^62 + 2^(s-1)) >> s as uint64, that is 2^(62-s) above the
+ * rounded quotient; the int32 add of zy - 2^(62-s) wraps modulo 2^32,
+ * which is exact when the quotient itself fits in int32: always for
+ * s >= 32 (|prod| <= 2^62), and for smaller shifts when bound, a known
+ * maximum of |prod| (0: not known), is below 2^(s+30). Otherwise the add
+ * and the clamp stay in int64 (a Cortex-M4 pays a 64-bit compare chain for
+ * that, three times the instructions of an SSAT). */
+static Expr *requant_int(Lower *L, const QuantParams *q, Expr *prod, uint64_t bound)
 {
     int s = q->shift;
-    int64_t off = (int64_t)1 << (62 - s);
-    DType t = s >= 32 ? DT_INT32 : DT_INT64;
+    int64_t off = (int64_t)1 << (62 - s), add;
+    DType t = s >= 32 || (bound && bound < (UINT64_C(1) << (s + 30))) ? DT_INT32 : DT_INT64;
     Expr *v = ex_add(L, prod, ex_const_int(L, DT_INT64, ((int64_t)1 << 62) + ((int64_t)1 << (s - 1))));
     v = ex_binary(L, BIN_SHR, ex_cast(L, DT_UINT64, v), ex_const_int(L, DT_UINT64, s));
-    v = ex_add(L, ex_cast(L, t, v), ex_const_int(L, t, (int64_t)q->zy - off));
+    add = (int64_t)q->zy - off;
+    if (t == DT_INT32) { /* modulo 2^32 into int32's range, as the int32 add wraps */
+        add = (int64_t)((uint64_t)add & UINT64_C(0xffffffff));
+        if (add >= ((int64_t)1 << 31))
+            add -= (int64_t)1 << 32;
+    }
+    v = ex_add(L, ex_cast(L, t, v), ex_const_int(L, t, add));
     v = ex_binary(L, BIN_MAX, v, ex_const_int(L, t, q->lo));
     v = ex_binary(L, BIN_MIN, v, ex_const_int(L, t, q->hi));
     return v;
@@ -372,7 +385,12 @@ void lower_quant_sum(Lower *L, const Node *n, Compute *c, const IterVar *chan)
     }
     c->rop = RED_SUM;
     c->post = requant_int(L, q, ex_mul(L, ex_cast(L, DT_INT64, ex_acc(L, DT_INT32)),
-                                       mult_of(L, q, ch)));
+                                       mult_of(L, q, ch)), 0);
+}
+
+static uint64_t mag(int32_t m)
+{
+    return m < 0 ? (uint64_t)-(int64_t)m : (uint64_t)m;
 }
 
 static Expr *centered(Lower *L, Expr *v, int32_t z)
@@ -388,6 +406,7 @@ int lower_quant_elemwise(Lower *L, Node *n)
     const Value *a = &g->values[n->in[0]];
     Compute *c = lower_elemwise_stage(L, n, n->out[0]);
     Expr *va = ex_load_broadcast(L, lower_buf_value(L, n->in[0]), a->rank, a->dims, c), *vb, *p;
+    uint64_t span, bound;
     if (q->kind == QK_TABLE) {
         int64_t lo = a->dtype == DT_INT8 ? -128 : 0;
         Expr *i = ex_cast(L, DT_INT64, va);
@@ -396,9 +415,12 @@ int lower_quant_elemwise(Lower *L, Node *n)
         c->body = ex_load(L, lower_buf_value(L, q->table), i);
         return 0;
     }
+    /* the centred inputs' magnitude: 255 for 8-bit types, 65535 for 16 */
+    span = dtype_size((DType)q->xtype) == 1 ? 255 : dtype_size((DType)q->xtype) == 2 ? 65535 : 0;
     va = centered(L, va, q->zx);
     if (q->kind == QK_RESCALE) {
-        c->body = requant_int(L, q, ex_mul(L, ex_cast(L, DT_INT64, va), mult_of(L, q, NULL)));
+        c->body = requant_int(L, q, ex_mul(L, ex_cast(L, DT_INT64, va), mult_of(L, q, NULL)),
+                              span * mag(q->mult[0]));
         return 0;
     }
     {
@@ -406,12 +428,15 @@ int lower_quant_elemwise(Lower *L, Node *n)
         vb = centered(L, ex_load_broadcast(L, lower_buf_value(L, n->in[1]), b->rank, b->dims, c),
                       q->zx2);
     }
-    if (q->kind == QK_ADD)
+    if (q->kind == QK_ADD) {
         p = ex_add(L, ex_mul(L, ex_cast(L, DT_INT64, va), ex_const_int(L, DT_INT64, q->mult[0])),
                    ex_mul(L, ex_cast(L, DT_INT64, vb), ex_const_int(L, DT_INT64, q->mult2)));
-    else
+        bound = span * (mag(q->mult[0]) + mag(q->mult2));
+    } else {
         p = ex_mul(L, ex_cast(L, DT_INT64, ex_mul(L, va, vb)), mult_of(L, q, NULL));
-    c->body = requant_int(L, q, p);
+        bound = span * span * mag(q->mult[0]);
+    }
+    c->body = requant_int(L, q, p, bound);
     return 0;
 }
 
