@@ -610,6 +610,12 @@ int tpl_qdw_m4(Lower *L, Compute *c)
         xo = ex_add(L, ex_mul(L, ex_add(L, ex_var(L, &hv), ex_int(L, win->pad_begin[0])), ex_int(L, Wp)),
                     ex_add(L, ex_var(L, &wv), ex_int(L, win->pad_begin[1])));
         widen = st_for(L, &hv, st_for(L, &wv, st_store(L, xw, xo, ex_cast(L, DT_INT16, ex_load(L, xl->buf, xi)))));
+        /* printed two columns per word store (emit_c/emit_arm.c) */
+        widen->for_kind = FOR_TENSORIZE;
+        widen->tz = TZ_M4Q_PLANE;
+        widen->tz_arg[0] = win->pad_begin[1];
+        widen->tz_arg[1] = C;
+        widen->tz_arg[2] = zx;
     }
     /* a row of sums: acc[ow] = init[c] + sum xw[oh*S + kh][ow*S + kw] * wq[c][kh][kw] */
     {
