@@ -187,6 +187,97 @@ static Expr *m4q_requant(Lower *L, const Expr *e)
     return ex_with(L, e, a, b, c);
 }
 
+/* A copy of index e without its clamps min(max(x, lo), hi) (either
+ * nesting) to constant bounds; a lone min or max stays. */
+static Expr *m4q_unclamp(Lower *L, const Expr *e)
+{
+    Expr *a, *b, *c;
+    if (!e)
+        return NULL;
+    if (e->kind == EX_BINARY && (e->op == BIN_MIN || e->op == BIN_MAX) && e->b->kind == EX_INT &&
+        e->a->kind == EX_BINARY && e->a->op == (e->op == BIN_MIN ? BIN_MAX : BIN_MIN) && e->a->b->kind == EX_INT)
+        return m4q_unclamp(L, e->a->a);
+    a = m4q_unclamp(L, e->a);
+    b = m4q_unclamp(L, e->b);
+    c = m4q_unclamp(L, e->c);
+    if (a == e->a && b == e->b && c == e->c)
+        return (Expr *)e;
+    return ex_with(L, e, a, b, c);
+}
+
+/* The window tests of an unrolled im2col, merged: the conjunctions'
+ * atoms, an atom base + k < hi (base + k >= lo) kept once per base with
+ * the tightest bound, any other atom once. */
+typedef struct M4qAtoms {
+    const Expr *base[256];
+    int64_t bound[256];
+    int op[256]; /* BIN_LT, BIN_GE, or -1: the atom itself in base */
+    int n;
+} M4qAtoms;
+
+static int m4q_atom(M4qAtoms *t, const Expr *e)
+{
+    const Expr *base;
+    int64_t off = 0, bound;
+    int op = -1, i;
+    if (e->kind == EX_BINARY && e->op == BIN_AND)
+        return m4q_atom(t, e->a) || m4q_atom(t, e->b);
+    base = e;
+    if (e->kind == EX_BINARY && (e->op == BIN_LT || e->op == BIN_GE) && e->b->kind == EX_INT) {
+        base = e->a;
+        if (base->kind == EX_BINARY && base->op == BIN_ADD && base->b->kind == EX_INT) {
+            off = base->b->ival;
+            base = base->a;
+        }
+        op = e->op;
+        bound = e->b->ival - off;
+    } else {
+        bound = 0;
+    }
+    for (i = 0; i < t->n; i++)
+        if (t->op[i] == op && lq_same_expr(t->base[i], base)) {
+            if (op == BIN_LT && bound < t->bound[i])
+                t->bound[i] = bound;
+            if (op == BIN_GE && bound > t->bound[i])
+                t->bound[i] = bound;
+            return 0;
+        }
+    if (t->n == (int)(sizeof t->base / sizeof t->base[0]))
+        return 1;
+    t->base[t->n] = base;
+    t->bound[t->n] = bound;
+    t->op[t->n] = op;
+    t->n++;
+    return 0;
+}
+
+/* An unrolled im2col (each store int16(select(window test, x[..], zero
+ * point))) as: if (every test holds) fast, the stores of the plain loads
+ * (tpl_qconv_m4 makes them: their indices without the clamps to the image,
+ * which change nothing inside, as one base plus constant offsets); else
+ * the stores as they are. A first conv's window is inside the image at
+ * all but its edge positions. */
+static Stmt *m4q_interior(Lower *L, Stmt *all, Stmt *fast)
+{
+    M4qAtoms *t = lower_alloc(L, sizeof *t);
+    Expr *cond = NULL;
+    int i;
+    t->n = 0;
+    for (i = 0; i < all->n_body; i++) {
+        const Stmt *st = all->body[i];
+        const Expr *v = st->value->kind == EX_CAST ? st->value->a : NULL;
+        if (!v || v->kind != EX_SELECT || m4q_atom(t, v->a))
+            return all;
+    }
+    for (i = 0; i < t->n; i++) {
+        Expr *a = (Expr *)t->base[i];
+        if (t->op[i] >= 0)
+            a = ex_binary(L, (BinaryOp)t->op[i], a, ex_const_int(L, t->base[i]->dtype, t->bound[i]));
+        cond = cond ? ex_and(L, cond, a) : a;
+    }
+    return cond ? st_if_else(L, cond, fast, all) : all;
+}
+
 /* Halfword position of reduce point j (0..3) in its group: k0, k2, k1, k3
  * (the map is its own inverse). */
 static int64_t m4q_pos(int64_t j)
@@ -356,19 +447,40 @@ int tpl_qconv_m4(Lower *L, Compute *c)
             /* a short reduction (a first conv's 27 or 40 points): every
              * point its own store, destination and window offsets
              * constants (the divisions above folded) */
-            Stmt *all = st_seq(L, (int)K);
-            int64_t kk2;
+            Stmt *all = st_seq(L, (int)K), *fast = NULL;
+            int64_t kk2, rc[TVMCC_MAX_RANK + 1];
+            const Expr *ld = data->kind == EX_SELECT && data->b->kind == EX_CAST ? data->b->a : NULL;
+            Expr *base = NULL;
+            if (ld && ld->kind == EX_LOAD) {
+                /* inside the window: x[base + sum r_i * rc_i], base the
+                 * unclamped index at r = 0 */
+                Expr *u = m4q_unclamp(L, ld->a);
+                int ok = 1;
+                for (i = 0; i <= last; i++) {
+                    rc[i] = lq_coef(u, c->raxes[i].var, &ok);
+                    map[c->raxes[i].var] = ex_int(L, 0);
+                }
+                if (ok) {
+                    base = lq_subst(L, u, map, NULL);
+                    fast = st_seq(L, (int)K);
+                }
+            }
             for (kk2 = 0; kk2 < K; kk2++) {
-                int64_t rest = kk2;
+                int64_t rest = kk2, off = 0;
                 Expr *ix2 = ex_add(L, ex_mul(L, ex_add(L, ex_int(L, kk2 / 4 * 3), ex_var(L, &colv)), ex_int(L, 4)),
                                    ex_int(L, m4q_pos(kk2 % 4)));
                 for (i = last; i >= 0; i--) {
                     map[c->raxes[i].var] = ex_int(L, rest % c->raxes[i].extent);
+                    off += rest % c->raxes[i].extent * (fast ? rc[i] : 0);
                     rest /= c->raxes[i].extent;
                 }
                 all->body[kk2] = st_store(L, xc, ix2, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
+                if (fast)
+                    fast->body[kk2] = st_store(L, xc, ix2,
+                                               ex_cast(L, DT_INT16, ex_cast(L, data->b->dtype,
+                                                                            ex_load(L, ld->buf, ex_add(L, base, ex_int(L, off))))));
             }
-            im = all;
+            im = fast ? m4q_interior(L, all, fast) : all;
         } else {
             for (i = last; i >= 0; i--)
                 im = st_for(L, &rv[i], im);
