@@ -18,17 +18,11 @@
 #include <string.h>
 
 #include "emit.h"
-
-/* An int32 operand widened to int64 (a constant in int32's range). */
-static int int32_operand(const Expr *e)
-{
-    if (e->kind == EX_INT)
-        return e->ival >= INT32_MIN && e->ival <= INT32_MAX;
-    return e->kind == EX_CAST && e->dtype == DT_INT64 && e->a->dtype == DT_INT32;
-}
+#include "../lower/loopq.h"
 
 /* The requantization's last steps as lower/tpl_qconv_m4.c m4q_requant
- * writes them on the high word h of a product of two int32 (|h| <= 2^30):
+ * writes them on the high word h of an int64 X, a product of two int32 or
+ * a sum of products whose bound (lq_mag) is 2^62 at most (|h| <= 2^30):
  *   v = int32(uint32(h + 2^31 + c0) >> k) + d1 + d2 ...
  * With |c0| < 2^30 the uint32 sum does not wrap, so v is
  * floor((h + c0) / 2^k) + 2^(31-k) + d, d the sum of the d's, which is
@@ -57,11 +51,10 @@ static int requant_asr(const Expr *v, const Expr **h, int64_t *c, int64_t *sh)
         t->b->kind != EX_INT || t->a->kind != EX_CAST || t->a->a->dtype != DT_INT32)
         return 0;
     c0 = t->b->ival - ((int64_t)1 << 31);
-    p = t->a->a; /* h = int32(uint64(a * b) >> 32) */
+    p = t->a->a; /* h = int32(uint64(X) >> 32), |X| <= 2^62 */
     if (c0 <= -((int64_t)1 << 30) || c0 >= ((int64_t)1 << 30) || p->kind != EX_CAST || p->a->kind != EX_BINARY ||
         p->a->op != BIN_SHR || p->a->b->kind != EX_INT || p->a->b->ival != 32 || p->a->a->kind != EX_CAST ||
-        p->a->a->dtype != DT_UINT64 || p->a->a->a->kind != EX_BINARY || p->a->a->a->op != BIN_MUL ||
-        p->a->a->a->dtype != DT_INT64 || !int32_operand(p->a->a->a->a) || !int32_operand(p->a->a->a->b))
+        p->a->a->dtype != DT_UINT64 || p->a->a->a->dtype != DT_INT64 || lq_mag(p->a->a->a) > (UINT64_C(1) << 62))
         return 0;
     d += (int64_t)1 << (31 - kk);
     if (d <= -((int64_t)1 << 30) || d >= ((int64_t)1 << 30))

@@ -278,6 +278,80 @@ static Stmt *m4q_interior(Lower *L, Stmt *all, Stmt *fast)
     return cond ? st_if_else(L, cond, fast, all) : all;
 }
 
+/* A product term of requant_int's sum, mult * x with x scaled by 2^e
+ * (int32, x's bound permitting); NULL when it is not such a term. */
+static Expr *m4q_scaled_term(Lower *L, const Expr *t, int e)
+{
+    const Expr *x, *m;
+    if (t->kind != EX_BINARY || t->op != BIN_MUL || t->dtype != DT_INT64)
+        return NULL;
+    x = t->a;
+    m = t->b;
+    if (x->kind != EX_CAST || x->a->dtype != DT_INT32 || lq_mag(m) > ((uint64_t)1 << 31) ||
+        lq_mag(x->a) >= ((uint64_t)1 << (31 - e)))
+        return NULL;
+    return ex_binary(L, BIN_MUL,
+                     ex_cast(L, DT_INT64, ex_binary(L, BIN_MUL, x->a, ex_const_int(L, DT_INT32, (int64_t)1 << e))),
+                     (Expr *)m);
+}
+
+/* op_quant.c requant_int's form for a shift s < 32 with the add and clamp
+ * in int32 (a quantized Add, Mul or rescale),
+ *   t = int32(uint64(P + 2^62 + 2^(s-1)) >> s) + d,  d = zy - 2^(62-s) mod 2^32,
+ * P a product mult * x or a sum of two, rewritten on the high word of
+ * P * 2^(33-s) (each x scaled by 2^(33-s) in int32):
+ *   h = int32(uint64(P * 2^(33-s)) >> 32)
+ *   t = int32(uint32(h + 2^31 + 1) >> 1) - 2^30 + zy.
+ * Exact: (P + 2^(s-1)) / 2^s = (h + 1 + lo / 2^32) / 2 with lo the low
+ * word, and floor((n + f) / 2) = floor(n / 2) for an integer n and
+ * 0 <= f < 1; |P| * 2^(33-s) <= 2^62 keeps |h| <= 2^30. On Armv7E-M the
+ * products are one SMULL and an SMLAL, and the end one SSAT with its shift
+ * (emit_expr.c requant_asr): a Conv + Add epilogue 25 -> about 12
+ * instructions. The other nodes are kept (a copy where the rewrite is
+ * below them). */
+Expr *m4q_requant_narrow(Lower *L, const Expr *e)
+{
+    Expr *a, *b, *c;
+    if (!e)
+        return NULL;
+    if (e->kind == EX_BINARY && e->op == BIN_ADD && e->dtype == DT_INT32 && e->b->kind == EX_INT &&
+        e->a->kind == EX_CAST && e->a->a->kind == EX_BINARY && e->a->a->op == BIN_SHR && e->a->a->b->kind == EX_INT &&
+        e->a->a->a->kind == EX_CAST && e->a->a->a->dtype == DT_UINT64 && e->a->a->a->a->kind == EX_BINARY &&
+        e->a->a->a->a->op == BIN_ADD && e->a->a->a->a->b->kind == EX_INT) {
+        int64_t sh = e->a->a->b->ival;
+        const Expr *p = e->a->a->a->a->a;
+        if (sh >= 1 && sh < 32 && e->a->a->a->a->b->ival == ((int64_t)1 << 62) + ((int64_t)1 << (sh - 1)) &&
+            p->dtype == DT_INT64) {
+            int ex = 33 - (int)sh;
+            Expr *np = NULL;
+            if (p->kind == EX_BINARY && p->op == BIN_ADD) {
+                Expr *t0 = m4q_scaled_term(L, p->a, ex), *t1 = m4q_scaled_term(L, p->b, ex);
+                if (t0 && t1)
+                    np = ex_binary(L, BIN_ADD, t0, t1);
+            } else {
+                np = m4q_scaled_term(L, p, ex);
+            }
+            if (np && lq_mag(np) <= ((uint64_t)1 << 62)) {
+                int64_t zy = (e->b->ival + ((int64_t)1 << (62 - sh))) & INT64_C(0xffffffff);
+                Expr *h, *u;
+                if (zy >= ((int64_t)1 << 31))
+                    zy -= (int64_t)1 << 32;
+                h = ex_cast(L, DT_INT32, ex_binary(L, BIN_SHR, ex_cast(L, DT_UINT64, np), ex_const_int(L, DT_UINT64, 32)));
+                u = ex_binary(L, BIN_ADD, ex_cast(L, DT_UINT32, h), ex_const_int(L, DT_UINT32, ((int64_t)1 << 31) + 1));
+                u = ex_binary(L, BIN_SHR, u, ex_const_int(L, DT_UINT32, 1));
+                u = ex_binary(L, BIN_ADD, ex_cast(L, DT_INT32, u), ex_const_int(L, DT_INT32, -((int64_t)1 << 30)));
+                return ex_binary(L, BIN_ADD, u, ex_const_int(L, DT_INT32, zy));
+            }
+        }
+    }
+    a = m4q_requant_narrow(L, e->a);
+    b = m4q_requant_narrow(L, e->b);
+    c = m4q_requant_narrow(L, e->c);
+    if (a == e->a && b == e->b && c == e->c)
+        return (Expr *)e;
+    return ex_with(L, e, a, b, c);
+}
+
 /* Halfword position of reduce point j (0..3) in its group: k0, k2, k1, k3
  * (the map is its own inverse). */
 static int64_t m4q_pos(int64_t j)
@@ -554,7 +628,7 @@ int tpl_qconv_m4(Lower *L, Compute *c)
                                                        ex_int(L, c->axes[i].extent));
         index = lower_out_index(L, c);
         es = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                      c->post ? lq_subst(L, m4q_requant(L, c->post), map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
+                      c->post ? lq_subst(L, m4q_requant_narrow(L, m4q_requant(L, c->post)), map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
         s = st_seq(L, 2);
         for (n = 0; n < 2; n++) {
             int64_t ncol = n == 0 ? 3 : rem, j;
@@ -754,7 +828,7 @@ int tpl_qdw_m4(Lower *L, Compute *c)
         Expr *index = lower_out_index(L, c);
         Expr *a = ex_load(L, acc, ex_var(L, &ow2));
         epi = st_for(L, &ow2, st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                                       c->post ? lq_subst(L, m4q_requant(L, c->post), map, a) : a));
+                                       c->post ? lq_subst(L, m4q_requant_narrow(L, m4q_requant(L, c->post)), map, a) : a));
     }
     s = st_seq(L, 2);
     s->body[0] = row;
