@@ -1484,48 +1484,57 @@ static void m4q_widen_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s,
                            int u8, const Expr *cond, int unclamp, int64_t zx, int depth)
 {
     const char *xv = k->var_names[s->var];
+    int64_t n = s->extent, un = n <= 4 ? n : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1, i;
     indent(f, depth);
-    fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) { /* four bytes: one load, %s even and odd */\n", xv, xv,
-            (long long)s->extent, xv, u8 ? "UXTB16" : "SXTB16");
+    fprintf(f, "for (int32_t m4_u = 0; m4_u < %lld; m4_u += %lld) { /* four bytes: one load, %s even and odd */\n",
+            (long long)n, (long long)un, u8 ? "UXTB16" : "SXTB16");
     indent(f, depth + 1);
     fprintf(f, "uint32_t m4_w;\n");
     indent(f, depth + 1);
     fprintf(f, "int32_t m4_e, m4_o;\n");
-    indent(f, depth + 1);
-    if (cond) {
-        fprintf(f, "if (");
-        emit_expr(pr, f, k, cond);
-        fprintf(f, ")\n");
-        indent(f, depth + 2);
-    }
-    fprintf(f, "memcpy(&m4_w, &%s[", k->bufs[ld->buf].name);
-    if (unclamp) {
-        M4qPool *pool = malloc(sizeof *pool);
-        const Expr *plain = NULL;
-        if (pool) {
-            pool->n = 0;
-            plain = m4q_unclamp(pool, ld->a);
-        }
-        emit_index(pr, f, k, plain ? plain : ld->a, 0);
-        free(pool);
-    } else {
-        emit_index(pr, f, k, ld->a, 0);
-    }
-    fprintf(f, "], 4);\n");
-    if (cond) {
+    for (i = 0; i < un; i++) { /* unrolled: the loop's compare and branch cost as much as the copy */
         indent(f, depth + 1);
-        fprintf(f, "else\n");
+        fprintf(f, "{\n");
         indent(f, depth + 2);
-        fprintf(f, "m4_w = 0x%08lxu;\n", (unsigned long)((uint32_t)(uint8_t)zx * 0x01010101u));
+        fprintf(f, "const int32_t %s = m4_u + %lld;\n", xv, (long long)i);
+        indent(f, depth + 2);
+        if (cond) {
+            fprintf(f, "if (");
+            emit_expr(pr, f, k, cond);
+            fprintf(f, ")\n");
+            indent(f, depth + 3);
+        }
+        fprintf(f, "memcpy(&m4_w, &%s[", k->bufs[ld->buf].name);
+        if (unclamp) {
+            M4qPool *pool = malloc(sizeof *pool);
+            const Expr *plain = NULL;
+            if (pool) {
+                pool->n = 0;
+                plain = m4q_unclamp(pool, ld->a);
+            }
+            emit_index(pr, f, k, plain ? plain : ld->a, 0);
+            free(pool);
+        } else {
+            emit_index(pr, f, k, ld->a, 0);
+        }
+        fprintf(f, "], 4);\n");
+        if (cond) {
+            indent(f, depth + 2);
+            fprintf(f, "else\n");
+            indent(f, depth + 3);
+            fprintf(f, "m4_w = 0x%08lxu;\n", (unsigned long)((uint32_t)(uint8_t)zx * 0x01010101u));
+        }
+        indent(f, depth + 2);
+        if (u8)
+            fprintf(f, "m4_e = (int32_t)__uxtb16(m4_w);\n");
+        else
+            fprintf(f, "m4_e = (int32_t)__sxtb16((int32_t)m4_w);\n");
+        indent(f, depth + 2);
+        fprintf(f, "m4_o = tvmcc_%s_odd(m4_w);\n", u8 ? "uxtb16" : "sxtb16");
+        m4q_widen_store(pr, f, k, st, "m4_e", "m4_o", depth + 2);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
     }
-    indent(f, depth + 1);
-    if (u8)
-        fprintf(f, "m4_e = (int32_t)__uxtb16(m4_w);\n");
-    else
-        fprintf(f, "m4_e = (int32_t)__sxtb16((int32_t)m4_w);\n");
-    indent(f, depth + 1);
-    fprintf(f, "m4_o = tvmcc_%s_odd(m4_w);\n", u8 ? "uxtb16" : "sxtb16");
-    m4q_widen_store(pr, f, k, st, "m4_e", "m4_o", depth + 1);
     indent(f, depth);
     fprintf(f, "}\n");
 }
