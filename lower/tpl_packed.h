@@ -128,10 +128,11 @@ int tpl_eval_over(Lower *L, const IterVar *iv, Expr *f, DType t, const char *nam
 /* tpl_qconv_m4.c: int8 conv / matrix product (Arm cores with DSP) */
 int tpl_qconv_m4(Lower *L, Compute *c);
 int tpl_qdw_m4(Lower *L, Compute *c);
-/* A quantized Add / Mul / rescale's requantization (shift < 32) rewritten
- * on the high word of a product, for the Armv7E-M printers; e itself when
- * it has none. */
-Expr *m4q_requant_narrow(Lower *L, const Expr *e);
+/* The requantizations of op_quant.c's requant_int in e rewritten on the
+ * high word of a product, for the Armv7E-M printers (shifts 33..62: the
+ * sum's; below 32: a quantized Add / Mul / rescale's); e itself when it
+ * has none. An LqRewrite (ctx unused). */
+Expr *m4q_requant_all(Lower *L, const Expr *e, void *ctx);
 /* tpl_qconv.c: int8 conv (x86 targets) */
 int tpl_qconv(Lower *L, const Target *t, Compute *c);
 

@@ -309,7 +309,7 @@ static Expr *m4q_scaled_term(Lower *L, const Expr *t, int e)
  * (emit_expr.c requant_asr): a Conv + Add epilogue 25 -> about 12
  * instructions. The other nodes are kept (a copy where the rewrite is
  * below them). */
-Expr *m4q_requant_narrow(Lower *L, const Expr *e)
+static Expr *m4q_requant_narrow(Lower *L, const Expr *e)
 {
     Expr *a, *b, *c;
     if (!e)
@@ -350,6 +350,12 @@ Expr *m4q_requant_narrow(Lower *L, const Expr *e)
     if (a == e->a && b == e->b && c == e->c)
         return (Expr *)e;
     return ex_with(L, e, a, b, c);
+}
+
+Expr *m4q_requant_all(Lower *L, const Expr *e, void *ctx)
+{
+    (void)ctx;
+    return m4q_requant_narrow(L, m4q_requant(L, e));
 }
 
 /* Halfword position of reduce point j (0..3) in its group: k0, k2, k1, k3
@@ -628,7 +634,7 @@ int tpl_qconv_m4(Lower *L, Compute *c)
                                                        ex_int(L, c->axes[i].extent));
         index = lower_out_index(L, c);
         es = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                      c->post ? lq_subst(L, m4q_requant_narrow(L, m4q_requant(L, c->post)), map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
+                      c->post ? lq_subst(L, m4q_requant_all(L, c->post, NULL), map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
         s = st_seq(L, 2);
         for (n = 0; n < 2; n++) {
             int64_t ncol = n == 0 ? 3 : rem, j;
@@ -828,7 +834,7 @@ int tpl_qdw_m4(Lower *L, Compute *c)
         Expr *index = lower_out_index(L, c);
         Expr *a = ex_load(L, acc, ex_var(L, &ow2));
         epi = st_for(L, &ow2, st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                                       c->post ? lq_subst(L, m4q_requant_narrow(L, m4q_requant(L, c->post)), map, a) : a));
+                                       c->post ? lq_subst(L, m4q_requant_all(L, c->post, NULL), map, a) : a));
     }
     s = st_seq(L, 2);
     s->body[0] = row;
