@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The Cortex-M form of a float QuantizeLinear to 8 bits (VCVTR, QADD,
-# SSAT/USAT: emit_c/emit_arm.c m4_quantize_loop) against the definition on
-# special inputs (test/m4q/gen.py: NaN, infinities, values past int32,
-# ties), with `tvmcc verify` on the host (-t c) and on -t cortex-m4 under
+# The Cortex-M form of a float QuantizeLinear to 8 bits (x * (1 / scale)
+# to 16.16 fixed point, SSAT/USAT, the division form VDIV / VCVTR / QADD
+# where the result is in doubt: emit_c/emit_arm.c m4_quant_fixed) against
+# the definition on special inputs (test/m4q/gen.py: NaN, infinities,
+# values past int32, ties of x / scale and their ulp neighbours for
+# scales that are no power of two, scales without a normal reciprocal),
+# with `tvmcc verify` on the host (-t c) and on -t cortex-m4 under
 # qemu-system-arm; also that the cortex-m4 C has that form.
 # Prints PASS/FAIL/SKIP lines and "N passed, N failed".
 set -u
