@@ -1869,9 +1869,12 @@ static int m4_quant_fixed(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, 
         indent(f, d);
         fprintf(f, "m4_y%d += m4_c;\n", j);
         indent(f, d);
-        fprintf(f, "__asm__(\"vcvt.s32.f32 %%0, %%0, #16\" : \"+t\"(m4_y%d));\n", j);
+        fprintf(f, "__asm__(\"vcvt.s32.f32 %%0, %%0, #16\\n\\tvmov %%1, %%0\" : \"+t\"(m4_y%d), \"=r\"(m4_f%d));\n", j, j);
+        indent(f, d); /* before the test, so that m4_fj need not live across it */
+        fprintf(f, "int32_t m4_v%d;\n", j);
         indent(f, d);
-        fprintf(f, "memcpy(&m4_f%d, &m4_y%d, 4);\n", j, j);
+        fprintf(f, "__asm__(\"%s %%0, #8, %%1, asr #16\" : \"=r\"(m4_v%d) : \"r\"(m4_f%d));\n",
+                t == DT_INT8 ? "ssat" : "usat", j, j);
     }
     indent(f, d);
     fprintf(f, "if (__builtin_expect(");
@@ -1889,11 +1892,6 @@ static int m4_quant_fixed(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, 
     indent(f, d);
     fprintf(f, "} else {\n");
     for (j = 0; j < G; j++) {
-        indent(f, d + 1);
-        fprintf(f, "int32_t m4_v%d;\n", j);
-        indent(f, d + 1);
-        fprintf(f, "__asm__(\"%s %%0, #8, %%1, asr #16\" : \"=r\"(m4_v%d) : \"r\"(m4_f%d));\n",
-                t == DT_INT8 ? "ssat" : "usat", j, j);
         indent(f, d + 1);
         fprintf(f, "m4_o[%lld] = (%s)m4_v%d;\n", (long long)(j * os), t == DT_INT8 ? "int8_t" : "uint8_t", j);
     }
