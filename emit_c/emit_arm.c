@@ -1914,7 +1914,7 @@ static int m4_quant_fixed(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, 
  * point that changes in the nest, an int32 zero point, a computed x):
  * the division form per element (m4_quant_div; bench/arm's MobileNet
  * input: 89 cycles per element with the float clamps and conversion
- * calls, about 36 this way, about 12 with m4_quant_fixed). */
+ * calls, about 36 this way, about 13 with m4_quant_fixed). */
 static int m4_quantize_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     const Stmt *st = s->body[0];
