@@ -1911,7 +1911,7 @@ static int m4_quant_fixed(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, 
 
 /* A loop whose body is the store of a float QuantizeLinear to 8 bits
  * (m4_quant_store) that m4_quant_fixed does not take (a scale or zero
- * point that changes in the nest, an int32 zero point, a computed x):
+ * point that changes in this loop, an int32 zero point, a computed x):
  * the division form per element (m4_quant_div; bench/arm's MobileNet
  * input: 89 cycles per element with the float clamps and conversion
  * calls, about 36 this way, about 13 with m4_quant_fixed). */

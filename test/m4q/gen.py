@@ -99,6 +99,59 @@ def write_case(odir, name, scale, zp, u8, shape, x):
     print(f"{name}: {x.size} values, {ties} exact ties of x / scale")
 
 
+def extra_cases(odir, rng):
+    """A scale given at run time (a graph input: 1 / scale is taken once per
+    call, the fixed-point form stays) and per-channel scales and zero
+    points."""
+    shape = [1, 3, 20, 21]
+    s = np.float32(0.1)
+    x = tie_inputs(s, int(np.prod(shape)), rng).reshape(shape)
+    d = os.path.join(odir, "runtime_scale_s8")
+    os.makedirs(os.path.join(d, "data_0"), exist_ok=True)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q")]
+    g = helper.make_graph(nodes, "quant", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape),
+                                           helper.make_tensor_value_info("s", TensorProto.FLOAT, [])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT8, shape)],
+                          [numpy_helper.from_array(np.array(-1, np.int8), "z")])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="tvmcc-test-m4q"),
+              os.path.join(d, "model.onnx"))
+    for i, (name, v) in enumerate([("x", x), ("s", np.array(s, np.float32)), ("y", expected(x, s, -1, False))]):
+        kind = "output_0" if name == "y" else f"input_{i}"
+        with open(os.path.join(d, "data_0", kind + ".pb"), "wb") as f:
+            f.write(numpy_helper.from_array(v, name).SerializeToString())
+    with open(os.path.join(d, "form"), "w") as f:
+        f.write("vcvt.s32.f32 %0, %0, #16\n")
+    print(f"runtime_scale_s8: {x.size} values")
+
+    # per-channel scales and zero points: on axis 1 1 / scale is taken
+    # per channel, outside the nest of the fixed-point form; on the last
+    # axis they change in the innermost loop: the division per element
+    sc = np.array([0.1, 2.0 / 255.0, 1.0 / 3.0], np.float32)
+    zp = np.array([-1, 127, -128], np.int8)
+    for name, axis, shape, form in [("per_channel_s8", 1, [1, 3, 20, 21], "vcvt.s32.f32 %0, %0, #16"),
+                                    ("per_channel_last_s8", 3, [1, 20, 21, 3], "vcvtr.s32.f32")]:
+        d = os.path.join(odir, name)
+        os.makedirs(os.path.join(d, "data_0"), exist_ok=True)
+        nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q", axis=axis)]
+        g = helper.make_graph(nodes, "quant", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.INT8, shape)],
+                              [numpy_helper.from_array(sc, "s"), numpy_helper.from_array(zp, "z")])
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)],
+                                    producer_name="tvmcc-test-m4q"), os.path.join(d, "model.onnx"))
+        x = np.stack([tie_inputs(sc[c], 420, rng).reshape(20, 21) for c in range(3)])
+        y = np.stack([expected(x[c], sc[c], int(zp[c]), False) for c in range(3)])
+        if axis == 3:
+            x, y = x.transpose(1, 2, 0), y.transpose(1, 2, 0)
+        x, y = np.ascontiguousarray(x[None]), np.ascontiguousarray(y[None])
+        with open(os.path.join(d, "data_0", "input_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(x, "x").SerializeToString())
+        with open(os.path.join(d, "data_0", "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(y, "y").SerializeToString())
+        with open(os.path.join(d, "form"), "w") as f:
+            f.write(form + "\n")
+        print(f"{name}: {x.size} values")
+
+
 def main():
     odir = sys.argv[1]
     rng = np.random.default_rng(7)
@@ -114,7 +167,8 @@ def main():
     for name, scale, zp, u8, shape in TIES + EDGES:
         x = tie_inputs(scale, int(np.prod(shape)), rng).reshape(shape)
         write_case(odir, name, scale, zp, u8, shape, x)
-    print(f"wrote {3 + len(TIES) + len(EDGES)} models")
+    extra_cases(odir, rng)
+    print(f"wrote {6 + len(TIES) + len(EDGES)} models")
 
 
 if __name__ == "__main__":
