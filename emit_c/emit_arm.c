@@ -1770,8 +1770,8 @@ static void m4_quant_div(FILE *f, int depth, DType t, const char *out)
  *    |F v - (Q + c)| < 11.01 v < 16 v. If F mod 2^16 >= 32, with
  *    K = floor(F v): F v in [K + 32 v, K + 1), so Q + c lies in
  *    (K + 16 v, K + 1 + 16 v), i.e. Q + z in (K - 1/2, K + 1/2): Q is no tie,
- *    rint(Q) + z = K, and sat(K) = R. (A tie of Q gives F mod 2^16 within
- *    11 of 16 + 0, so it always takes the division.)
+ *    rint(Q) + z = K, and sat(K) = R. (A tie, Q + c = K' + 16 v for an
+ *    integer K', gives F mod 2^16 in (4, 28): always the division.)
  * 3. Case |y| >= 2^9, finite. The result saturates both ways: y >= 2^9
  *    gives w >= 2^9 - 128 + 1/2 (monotone rounding), F >> 16 >= 384 (or F
  *    saturated at 2^31 - 1: >> 16 is 32767), fast result hi; and
