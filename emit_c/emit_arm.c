@@ -160,9 +160,19 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                     * saturates (emit_expr.c prints a clamp to a type range so) */
                    "#if defined(__ARM_FEATURE_SAT) && defined(__GNUC__)\n"
                    SAT_ASM("ssat", 8) SAT_ASM("ssat", 16) SAT_ASM("usat", 8) SAT_ASM("usat", 16)
+                   /* x >> k saturated to b bits in one SSAT / USAT (x, k
+                    * int32, 1 <= k <= 30; GCC and Clang shift a negative
+                    * int right arithmetically) */
+                   "#define tvmcc_ssat_asr(x, k, b) ((int32_t)__builtin_arm_ssat((int32_t)(x) >> (k), b))\n"
+                   "#define tvmcc_usat_asr(x, k, b) ((int32_t)__builtin_arm_usat((int32_t)(x) >> (k), b))\n"
                    "#else\n"
                    SAT_C("ssat", 8, "-128", "127") SAT_C("ssat", 16, "-32768", "32767")
                    SAT_C("usat", 8, "0", "255") SAT_C("usat", 16, "0", "65535")
+                   /* floor(x / 2^k) without a signed right shift */
+                   "static inline TVMCC_UNUSED int32_t tvmcc_asr(int32_t x, int k)\n"
+                   "{\n    return x >= 0 ? x >> k : -1 - (int32_t)((uint32_t)(-1 - x) >> k);\n}\n"
+                   "#define tvmcc_ssat_asr(x, k, b) tvmcc_ssat##b(tvmcc_asr(x, k))\n"
+                   "#define tvmcc_usat_asr(x, k, b) tvmcc_usat##b(tvmcc_asr(x, k))\n"
                    "#endif\n"
                    M4Q_FUNCTION
                    "/* two int16 values in one word, lo in the low half (SMLAD's operand) */\n"
@@ -1450,6 +1460,85 @@ static Expr *m4q_unclamp(M4qPool *p, const Expr *e)
     return n;
 }
 
+/* The two stores of one group: the even halfwords (k0, k2) at the
+ * store's index, the odd ones (k1, k3) two halfwords on. */
+static void m4q_widen_store(Printer *pr, FILE *f, const Kernel *k, const Stmt *st, const char *e, const char *o,
+                            int depth)
+{
+    indent(f, depth);
+    fprintf(f, "memcpy(&%s[", k->bufs[st->buf].name);
+    emit_index(pr, f, k, st->index, 0);
+    fprintf(f, "], &%s, 4);\n", e);
+    indent(f, depth);
+    fprintf(f, "memcpy(&%s[(", k->bufs[st->buf].name);
+    emit_index(pr, f, k, st->index, 0);
+    fprintf(f, ") + 2], &%s, 4);\n", o);
+}
+
+/* The loop over the groups: per group one word of x, SXTB16 (UXTB16) even
+ * and odd. cond (NULL: none) is tested per group, the zero point in all
+ * four bytes where it fails; unclamp: the index without its clamps to the
+ * image (inside the window they change nothing and the plain index
+ * strength-reduces). */
+static void m4q_widen_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, const Stmt *st, const Expr *ld,
+                           int u8, const Expr *cond, int unclamp, int64_t zx, int depth)
+{
+    const char *xv = k->var_names[s->var];
+    int64_t n = s->extent, un = n <= 4 ? n : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1, i;
+    indent(f, depth);
+    fprintf(f, "for (int32_t m4_u = 0; m4_u < %lld; m4_u += %lld) { /* four bytes: one load, %s even and odd */\n",
+            (long long)n, (long long)un, u8 ? "UXTB16" : "SXTB16");
+    indent(f, depth + 1);
+    fprintf(f, "uint32_t m4_w;\n");
+    indent(f, depth + 1);
+    fprintf(f, "int32_t m4_e, m4_o;\n");
+    for (i = 0; i < un; i++) { /* unrolled: the loop's compare and branch cost as much as the copy */
+        indent(f, depth + 1);
+        fprintf(f, "{\n");
+        indent(f, depth + 2);
+        fprintf(f, "const int32_t %s = m4_u + %lld;\n", xv, (long long)i);
+        indent(f, depth + 2);
+        if (cond) {
+            fprintf(f, "if (");
+            emit_expr(pr, f, k, cond);
+            fprintf(f, ")\n");
+            indent(f, depth + 3);
+        }
+        fprintf(f, "memcpy(&m4_w, &%s[", k->bufs[ld->buf].name);
+        if (unclamp) {
+            M4qPool *pool = malloc(sizeof *pool);
+            const Expr *plain = NULL;
+            if (pool) {
+                pool->n = 0;
+                plain = m4q_unclamp(pool, ld->a);
+            }
+            emit_index(pr, f, k, plain ? plain : ld->a, 0);
+            free(pool);
+        } else {
+            emit_index(pr, f, k, ld->a, 0);
+        }
+        fprintf(f, "], 4);\n");
+        if (cond) {
+            indent(f, depth + 2);
+            fprintf(f, "else\n");
+            indent(f, depth + 3);
+            fprintf(f, "m4_w = 0x%08lxu;\n", (unsigned long)((uint32_t)(uint8_t)zx * 0x01010101u));
+        }
+        indent(f, depth + 2);
+        if (u8)
+            fprintf(f, "m4_e = (int32_t)__uxtb16(m4_w);\n");
+        else
+            fprintf(f, "m4_e = (int32_t)__sxtb16((int32_t)m4_w);\n");
+        indent(f, depth + 2);
+        fprintf(f, "m4_o = tvmcc_%s_odd(m4_w);\n", u8 ? "uxtb16" : "sxtb16");
+        m4q_widen_store(pr, f, k, st, "m4_e", "m4_o", depth + 2);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+    }
+    indent(f, depth);
+    fprintf(f, "}\n");
+}
+
 static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
 {
     const Stmt *st = s->body[0] && s->body[0]->kind == ST_SEQ && s->body[0]->n_body == 4 ? s->body[0]->body[0] : NULL;
@@ -1479,57 +1568,116 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     if (cond && (u8 ? zx < 0 || zx > 255 : zx < -128 || zx > 127))
         return 0;
     fprintf(f, DSP_GUARD);
-    indent(f, depth);
-    fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) { /* four bytes: one load, %s even and odd */\n", xv, xv,
-            (long long)s->extent, xv, u8 ? "UXTB16" : "SXTB16");
-    indent(f, depth + 1);
-    fprintf(f, "uint32_t m4_w;\n");
-    indent(f, depth + 1);
-    fprintf(f, "int32_t m4_e, m4_o;\n");
-    indent(f, depth + 1);
-    if (cond) {
+    if (cond && !lq_uses_var(cond, s->var)) {
+        /* the window test does not change over the four-byte groups:
+         * tested once, the padding's halfwords stored as constants */
+        uint32_t h = (uint32_t)(uint16_t)(int16_t)zx * 0x10001u;
+        indent(f, depth);
         fprintf(f, "if (");
         emit_expr(pr, f, k, cond);
-        fprintf(f, ")\n");
-        indent(f, depth + 2);
-    }
-    fprintf(f, "memcpy(&m4_w, &%s[", k->bufs[ld->buf].name);
-    if (cond) {
-        /* inside the window the clamps to the image change nothing: the
-         * plain index, which the compiler strength-reduces */
-        M4qPool *pool = malloc(sizeof *pool);
-        const Expr *plain = NULL;
-        if (pool) {
-            pool->n = 0;
-            plain = m4q_unclamp(pool, ld->a);
-        }
-        emit_index(pr, f, k, plain ? plain : ld->a, 0);
-        free(pool);
-    } else {
-        emit_index(pr, f, k, ld->a, 0);
-    }
-    fprintf(f, "], 4);\n");
-    if (cond) {
+        fprintf(f, ") {\n");
+        m4q_widen_loop(pr, f, k, s, st, ld, u8, NULL, 1, zx, depth + 1);
+        indent(f, depth);
+        fprintf(f, "} else {\n");
         indent(f, depth + 1);
-        fprintf(f, "else\n");
-        indent(f, depth + 2);
-        fprintf(f, "m4_w = 0x%08lxu;\n", (unsigned long)((uint32_t)(uint8_t)zx * 0x01010101u));
+        fprintf(f, "const int32_t m4_z = (int32_t)0x%08lxu;\n", (unsigned long)h);
+        indent(f, depth + 1);
+        fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) {\n", xv, xv, (long long)s->extent, xv);
+        m4q_widen_store(pr, f, k, st, "m4_z", "m4_z", depth + 2);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+        indent(f, depth);
+        fprintf(f, "}\n");
+    } else {
+        m4q_widen_loop(pr, f, k, s, st, ld, u8, cond, cond != NULL, zx, depth);
     }
+    pr->in_portable++;
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    pr->in_portable--;
+    return 1;
+}
+
+/* The widening of one channel into tpl_qdw_m4's int16 plane (TZ_M4Q_PLANE):
+ * for ih: for iw: xw[(ih + pt) * Wp + iw + pl] = int16(x[.. iw * C + c]).
+ * Printed two columns per word store (two byte loads and a pack), from an
+ * even plane column: when the first image column pl is odd, the first word
+ * is the zero point (the padding column pl - 1, which the plane already
+ * holds) and column 0; two words per loop step. */
+static int m4q_plane(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    const Stmt *wl = s->body[0], *st;
+    const Expr *v;
+    const char *ih = k->var_names[s->var], *iw, *xt;
+    int64_t pl = s->tz_arg[0], C = s->tz_arg[1], zx = s->tz_arg[2], n, j;
+    if (!wl || wl->kind != ST_FOR || !(st = wl->body[0]) || st->kind != ST_STORE ||
+        k->bufs[st->buf].dtype != DT_INT16)
+        return 0;
+    v = st->value;
+    if (v->kind != EX_CAST || v->a->kind != EX_LOAD)
+        return 0;
+    v = v->a;
+    if (k->bufs[v->buf].dtype != DT_INT8 && k->bufs[v->buf].dtype != DT_UINT8)
+        return 0;
+    xt = k->bufs[v->buf].dtype == DT_INT8 ? "int8_t" : "uint8_t";
+    iw = k->var_names[wl->var];
+    n = wl->extent;
+    fprintf(f, DSP_GUARD);
+    indent(f, depth);
+    fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) { /* two columns per word */\n", ih, ih, (long long)s->extent, ih);
     indent(f, depth + 1);
-    if (u8)
-        fprintf(f, "m4_e = (int32_t)__uxtb16(m4_w);\n");
-    else
-        fprintf(f, "m4_e = (int32_t)__sxtb16((int32_t)m4_w);\n");
+    fprintf(f, "const %s *m4_s;\n", xt);
     indent(f, depth + 1);
-    fprintf(f, "m4_o = tvmcc_%s_odd(m4_w);\n", u8 ? "uxtb16" : "sxtb16");
+    fprintf(f, "int16_t *m4_d;\n");
     indent(f, depth + 1);
-    fprintf(f, "memcpy(&%s[", k->bufs[st->buf].name);
+    fprintf(f, "int32_t m4_v;\n");
+    indent(f, depth + 1);
+    fprintf(f, "{\n");
+    indent(f, depth + 2);
+    fprintf(f, "const int32_t %s = 0;\n", iw);
+    indent(f, depth + 2);
+    fprintf(f, "m4_s = &%s[", k->bufs[v->buf].name);
+    emit_index(pr, f, k, v->a, 0);
+    fprintf(f, "];\n");
+    indent(f, depth + 2);
+    fprintf(f, "m4_d = &%s[", k->bufs[st->buf].name);
     emit_index(pr, f, k, st->index, 0);
-    fprintf(f, "], &m4_e, 4);\n");
+    fprintf(f, "];\n");
     indent(f, depth + 1);
-    fprintf(f, "memcpy(&%s[(", k->bufs[st->buf].name);
-    emit_index(pr, f, k, st->index, 0);
-    fprintf(f, ") + 2], &m4_o, 4);\n");
+    fprintf(f, "}\n");
+    if (pl % 2 && n > 0) {
+        indent(f, depth + 1);
+        fprintf(f, "m4_v = tvmcc_pk16(%lld, m4_s[0]);\n", (long long)zx);
+        indent(f, depth + 1);
+        fprintf(f, "memcpy(m4_d - 1, &m4_v, 4);\n");
+        indent(f, depth + 1);
+        fprintf(f, "m4_s += %lld;\n", (long long)C);
+        indent(f, depth + 1);
+        fprintf(f, "m4_d += 1;\n");
+        n--;
+    }
+    if (n >= 4) {
+        indent(f, depth + 1);
+        fprintf(f, "for (int32_t m4_j = 0; m4_j < %lld; m4_j += 4) {\n", (long long)(n / 4 * 4));
+        for (j = 0; j < 4; j += 2) {
+            indent(f, depth + 2);
+            fprintf(f, "m4_v = tvmcc_pk16(m4_s[(m4_j + %lld) * %lld], m4_s[(m4_j + %lld) * %lld]);\n", (long long)j,
+                    (long long)C, (long long)(j + 1), (long long)C);
+            indent(f, depth + 2);
+            fprintf(f, "memcpy(m4_d + m4_j + %lld, &m4_v, 4);\n", (long long)j);
+        }
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+    }
+    for (j = n / 4 * 4; j + 1 < n; j += 2) {
+        indent(f, depth + 1);
+        fprintf(f, "m4_v = tvmcc_pk16(m4_s[%lld], m4_s[%lld]);\n", (long long)(j * C), (long long)((j + 1) * C));
+        indent(f, depth + 1);
+        fprintf(f, "memcpy(m4_d + %lld, &m4_v, 4);\n", (long long)j);
+    }
+    if (n % 2) {
+        indent(f, depth + 1);
+        fprintf(f, "m4_d[%lld] = (int16_t)m4_s[%lld];\n", (long long)(n - 1), (long long)((n - 1) * C));
+    }
     indent(f, depth);
     fprintf(f, "}\n");
     pr->in_portable++;
@@ -1539,22 +1687,25 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
 }
 
 /* The sums of output m4_ow (into m4_a0) and, when two, of m4_ow + 1 (into
- * m4_a1, stride 1): per kernel row the words of int16 columns S*m4_ow and
- * S*m4_ow + 2 (m4_p0, m4_p1) and two multiply-accumulates per output. */
+ * m4_a1, stride 1): per kernel row r, m4_q<r> is the word of int16
+ * columns S*m4_ow, S*m4_ow + 1 (carried from the step before: its m4_p),
+ * m4_p the word two columns on, and two multiply-accumulates per output;
+ * m4_p is carried to the next step (two columns on at stride 1 with two
+ * outputs per step, and at stride 2 with one). */
 static void m4q_dw3_sums(FILE *f, int depth, int64_t Wp, int64_t S, int two)
 {
     int r;
     for (r = 0; r < 3; r++) {
         indent(f, depth);
-        fprintf(f, "memcpy(&m4_p0, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp), (long long)S);
+        fprintf(f, "memcpy(&m4_p, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp + 2), (long long)S);
         indent(f, depth);
-        fprintf(f, "memcpy(&m4_p1, m4_r0 + %lld + %lld * m4_ow, 4);\n", (long long)(r * Wp + 2), (long long)S);
-        indent(f, depth);
-        fprintf(f, "m4_a0 = __smlabt(m4_p1, m4_wb%d, __smlad(m4_p0, m4_wa%d, m4_a0));\n", r, r);
+        fprintf(f, "m4_a0 = __smlabt(m4_p, m4_wb%d, __smlad(m4_q%d, m4_wa%d, m4_a0));\n", r, r, r);
         if (two) {
             indent(f, depth);
-            fprintf(f, "m4_a1 = __smlad(m4_p1, m4_wb%d, __smlatb(m4_p0, m4_wa%d, m4_a1));\n", r, r);
+            fprintf(f, "m4_a1 = __smlad(m4_p, m4_wb%d, __smlatb(m4_q%d, m4_wa%d, m4_a1));\n", r, r, r);
         }
+        indent(f, depth);
+        fprintf(f, "m4_q%d = m4_p;\n", r);
     }
 }
 
@@ -1640,16 +1791,18 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
     indent(f, depth + 2);
     fprintf(f, "const int16_t *m4_r0 = &%s[%s * %lld];\n", k->bufs[xw->buf].name, oh, (long long)(S * Wp));
     indent(f, depth + 2);
-    fprintf(f, "int32_t m4_ow = 0;\n");
+    fprintf(f, "int32_t m4_ow = 0, m4_q0, m4_q1, m4_q2;\n");
+    for (kh = 0; kh < 3; kh++) {
+        indent(f, depth + 2);
+        fprintf(f, "memcpy(&m4_q%d, m4_r0 + %lld, 4);\n", kh, (long long)(kh * Wp));
+    }
     indent(f, depth + 2);
     if (S == 1)
         fprintf(f, "for (; m4_ow + 1 < %lld; m4_ow += 2) {\n", (long long)OW);
     else
         fprintf(f, "for (; m4_ow < %lld; m4_ow++) {\n", (long long)OW);
     indent(f, depth + 3);
-    fprintf(f, "int32_t m4_a0 = m4_i, m4_a1 = m4_i;\n");
-    indent(f, depth + 3);
-    fprintf(f, "int32_t m4_p0, m4_p1;\n");
+    fprintf(f, "int32_t m4_a0 = m4_i, m4_a1 = m4_i, m4_p;\n");
     m4q_dw3_sums(f, depth + 3, Wp, S, S == 1);
     indent(f, depth + 3);
     fprintf(f, "%s[m4_ow] = m4_a0;\n", k->bufs[acc].name);
@@ -1667,7 +1820,7 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
         indent(f, depth + 2);
         fprintf(f, "{\n");
         indent(f, depth + 3);
-        fprintf(f, "int32_t m4_a0 = m4_i, m4_p0, m4_p1;\n");
+        fprintf(f, "int32_t m4_a0 = m4_i, m4_p;\n");
         m4q_dw3_sums(f, depth + 3, Wp, S, 0);
         indent(f, depth + 3);
         fprintf(f, "%s[m4_ow] = m4_a0;\n", k->bufs[acc].name);
@@ -1965,6 +2118,8 @@ int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dept
         return m4q_widen(pr, f, k, s, depth, emit);
     if (pr->arm_dsp && s->for_kind == FOR_TENSORIZE && s->tz == TZ_M4Q_DW3)
         return m4q_dw3(pr, f, k, s, depth, emit);
+    if (pr->arm_dsp && s->for_kind == FOR_TENSORIZE && s->tz == TZ_M4Q_PLANE)
+        return m4q_plane(pr, f, k, s, depth, emit);
     if (pr->a64_dot && emit_a64q_stmt(pr, f, k, s, depth, emit))
         return 1;
     if (pr->arm_dsp && m4_quantize_loop(pr, f, k, s, depth, emit))

@@ -18,40 +18,90 @@
 #include <string.h>
 
 #include "emit.h"
+#include "../lower/loopq.h"
+
+/* The requantization's last steps as lower/tpl_qconv_m4.c m4q_requant
+ * writes them on the high word h of an int64 X, a product of two int32 or
+ * a sum of products whose bound (lq_mag) is 2^62 at most (|h| <= 2^30):
+ *   v = int32(uint32(h + 2^31 + c0) >> k) + d1 + d2 ...
+ * With |c0| < 2^30 the uint32 sum does not wrap, so v is
+ * floor((h + c0) / 2^k) + 2^(31-k) + d, d the sum of the d's, which is
+ * floor((h + c) / 2^k) for c = c0 + (2^(31-k) + d) * 2^k; when |c| < 2^30
+ * too, h + c fits in int32 and v is h + c shifted right arithmetically,
+ * which SSAT / USAT do in the same instruction (tvmcc_ssat_asr of
+ * emit_arm.c). Sets *h, *c, *sh and returns 1 on a match. */
+static int requant_asr(const Expr *v, const Expr **h, int64_t *c, int64_t *sh)
+{
+    const Expr *u, *t, *p;
+    int64_t d = 0, c0, kk;
+    while (v->kind == EX_BINARY && v->op == BIN_ADD && v->dtype == DT_INT32 && v->b->kind == EX_INT) {
+        d += v->b->ival;
+        if (d < INT32_MIN || d > INT32_MAX)
+            return 0;
+        v = v->a;
+    }
+    if (v->kind != EX_CAST || v->dtype != DT_INT32)
+        return 0;
+    u = v->a;
+    if (u->kind != EX_BINARY || u->op != BIN_SHR || u->dtype != DT_UINT32 || u->b->kind != EX_INT)
+        return 0;
+    kk = u->b->ival;
+    t = u->a;
+    if (kk < 1 || kk > 30 || t->kind != EX_BINARY || t->op != BIN_ADD || t->dtype != DT_UINT32 ||
+        t->b->kind != EX_INT || t->a->kind != EX_CAST || t->a->a->dtype != DT_INT32)
+        return 0;
+    c0 = t->b->ival - ((int64_t)1 << 31);
+    p = t->a->a; /* h = int32(uint64(X) >> 32), |X| <= 2^62 */
+    if (c0 <= -((int64_t)1 << 30) || c0 >= ((int64_t)1 << 30) || p->kind != EX_CAST || p->a->kind != EX_BINARY ||
+        p->a->op != BIN_SHR || p->a->b->kind != EX_INT || p->a->b->ival != 32 || p->a->a->kind != EX_CAST ||
+        p->a->a->dtype != DT_UINT64 || p->a->a->a->dtype != DT_INT64 || lq_mag(p->a->a->a) > (UINT64_C(1) << 62))
+        return 0;
+    d += (int64_t)1 << (31 - kk);
+    if (d <= -((int64_t)1 << 30) || d >= ((int64_t)1 << 30))
+        return 0;
+    *c = c0 + d * ((int64_t)1 << kk);
+    if (*c <= -((int64_t)1 << 30) || *c >= ((int64_t)1 << 30))
+        return 0;
+    *h = p;
+    *sh = kk;
+    return 1;
+}
 
 /* min(max(v, lo), hi) on int32 with hi = 2^(b-1) - 1 (lo >= -2^(b-1)) or
  * lo = 0 and hi = 2^b - 1, b 8 or 16, on the Arm DSP targets: SSAT / USAT
- * (tvmcc_ssat8... that emit_arm.c defines), a lower bound above the
+ * (tvmcc_ssat8... that emit_arm.c defines; tvmcc_ssat_asr... with the
+ * requantization's shift, see requant_asr), a lower bound above the
  * type's with a max. */
 static int emit_saturate(Printer *pr, FILE *f, const Kernel *k, const Expr *e)
 {
-    const Expr *mx = e->a, *v;
-    int64_t lo, hi;
-    int b;
+    const Expr *mx = e->a, *v, *h;
+    int64_t lo, hi, c, sh;
+    int b, asr;
     if (e->op != BIN_MIN || e->dtype != DT_INT32 || e->b->kind != EX_INT || mx->kind != EX_BINARY ||
         mx->op != BIN_MAX || mx->b->kind != EX_INT)
         return 0;
     v = mx->a;
     lo = mx->b->ival;
     hi = e->b->ival;
+    asr = requant_asr(v, &h, &c, &sh);
     for (b = 8; b <= 16; b += 8) {
-        if (lo == 0 && hi == ((int64_t)1 << b) - 1) {
-            fprintf(f, "tvmcc_usat%d(", b);
+        int tight = lo == -((int64_t)1 << (b - 1)), u = lo == 0 && hi == ((int64_t)1 << b) - 1;
+        if (!u && !(hi == ((int64_t)1 << (b - 1)) - 1 && lo >= -((int64_t)1 << (b - 1)) && lo <= hi))
+            continue;
+        if (!u && !tight)
+            fprintf(f, "tvmcc_imax(");
+        if (asr) {
+            fprintf(f, "tvmcc_%ssat_asr(", u ? "u" : "s");
+            emit_expr(pr, f, k, h);
+            fprintf(f, " + %lld, %d, %d)", (long long)c, (int)sh, b);
+        } else {
+            fprintf(f, "tvmcc_%ssat%d(", u ? "u" : "s", b);
             emit_expr(pr, f, k, v);
             fprintf(f, ")");
-            return 1;
         }
-        if (hi == ((int64_t)1 << (b - 1)) - 1 && lo >= -((int64_t)1 << (b - 1)) && lo <= hi) {
-            int tight = lo == -((int64_t)1 << (b - 1));
-            if (!tight)
-                fprintf(f, "tvmcc_imax(");
-            fprintf(f, "tvmcc_ssat%d(", b);
-            emit_expr(pr, f, k, v);
-            fprintf(f, ")");
-            if (!tight)
-                fprintf(f, ", %lld)", (long long)lo);
-            return 1;
-        }
+        if (!u && !tight)
+            fprintf(f, ", %lld)", (long long)lo);
+        return 1;
     }
     return 0;
 }

@@ -101,6 +101,60 @@ int lq_has_loop(const Stmt *s)
     return 0;
 }
 
+static uint64_t type_mag(DType t)
+{
+    if (t == DT_BOOL)
+        return 1;
+    if (dtype_is_signed_int(t))
+        return UINT64_C(1) << (8 * dtype_size(t) - 1);
+    if (dtype_is_unsigned_int(t))
+        return dtype_size(t) >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * dtype_size(t))) - 1;
+    return UINT64_MAX;
+}
+
+static uint64_t mag_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t mag_mul(uint64_t a, uint64_t b)
+{
+    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+uint64_t lq_mag(const Expr *e)
+{
+    uint64_t t = type_mag(e->dtype), r = t;
+    if (t == UINT64_MAX && !dtype_is_unsigned_int(e->dtype))
+        return UINT64_MAX; /* float */
+    switch (e->kind) {
+    case EX_INT:
+        return e->ival < 0 ? (uint64_t)(-(e->ival + 1)) + 1 : (uint64_t)e->ival;
+    case EX_CAST:
+        /* a signed integer type keeps a value its range holds */
+        if (dtype_is_signed_int(e->dtype) && (dtype_is_signed_int(e->a->dtype) || dtype_is_unsigned_int(e->a->dtype))) {
+            uint64_t a = lq_mag(e->a);
+            r = a <= t - 1 ? a : t;
+        }
+        break;
+    case EX_BINARY:
+        if (!dtype_is_signed_int(e->dtype))
+            break;
+        if (e->op == BIN_ADD || e->op == BIN_SUB)
+            r = mag_add(lq_mag(e->a), lq_mag(e->b));
+        else if (e->op == BIN_MUL)
+            r = mag_mul(lq_mag(e->a), lq_mag(e->b));
+        else if (e->op == BIN_MIN || e->op == BIN_MAX) {
+            uint64_t a = lq_mag(e->a), b = lq_mag(e->b);
+            r = a > b ? a : b;
+        }
+        break;
+    default:
+        break;
+    }
+    return r < t ? r : t;
+}
+
 int lq_same_expr(const Expr *a, const Expr *b)
 {
     if (a == b)

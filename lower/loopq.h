@@ -33,6 +33,10 @@ int lq_loads_stored(const Stmt *body, const Expr *e);
 int lq_has_loop(const Stmt *s);
 /* Structural equality of two expressions. */
 int lq_same_expr(const Expr *a, const Expr *b);
+/* An upper bound of |e| for an integer expression, from its constants,
+ * types and + - * (the range of its type where nothing better is known;
+ * UINT64_MAX for a float or uint64). */
+uint64_t lq_mag(const Expr *e);
 
 /* ---- affine index expressions ---- */
 

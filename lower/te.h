@@ -144,9 +144,12 @@ typedef enum ForKind { FOR_SERIAL, FOR_UNROLL, FOR_VECTORIZE, FOR_PARALLEL, FOR_
  * names one (the printers of the other nests match them by structure):
  * TZ_M4Q_2X3, lower/tpl_qconv_m4.c's 2 x 3 SMLAD tile, and TZ_M4Q_WIDEN4,
  * its im2col of four contiguous 8-bit values per step (one word load and
- * two SXTB16), and TZ_M4Q_DW3, its depthwise 3 x 3 rows (tz_arg: stride,
- * row length of the widened plane), printed by emit_c/emit_arm.c. */
-typedef enum TensorizeKind { TZ_NONE, TZ_M4Q_2X3, TZ_M4Q_WIDEN4, TZ_M4Q_DW3 } TensorizeKind;
+ * two SXTB16), TZ_M4Q_DW3, its depthwise 3 x 3 rows (tz_arg: stride, row
+ * length of the widened plane), and TZ_M4Q_PLANE, the widening of a
+ * channel into that plane (tz_arg: the plane's first image column, the
+ * image's stride between columns, the zero point), printed by
+ * emit_c/emit_arm.c. */
+typedef enum TensorizeKind { TZ_NONE, TZ_M4Q_2X3, TZ_M4Q_WIDEN4, TZ_M4Q_DW3, TZ_M4Q_PLANE } TensorizeKind;
 
 typedef struct Stmt Stmt;
 struct Stmt {
@@ -155,7 +158,7 @@ struct Stmt {
     int64_t extent;     /* ST_FOR */
     ForKind for_kind;   /* ST_FOR annotation set by schedules */
     TensorizeKind tz;   /* ST_FOR with FOR_TENSORIZE: the intrinsic, or TZ_NONE */
-    int64_t tz_arg[2];  /* the intrinsic's constants (TensorizeKind) */
+    int64_t tz_arg[3];  /* the intrinsic's constants (TensorizeKind) */
     int buf;            /* ST_STORE, ST_DECL */
     Expr *index;        /* ST_STORE */
     Expr *value;        /* ST_STORE */

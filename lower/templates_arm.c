@@ -529,6 +529,11 @@ void template_arm_apply(Lower *L, const ArmKnobs *k)
     if (k->dsp && !k->dot && L->k->n_stages >= 1 &&
         (!tpl_qconv_m4(L, &L->k->stages[0]) || !tpl_qdw_m4(L, &L->k->stages[0])))
         first = 1;
+    /* the elementwise requantizations on the product's high word */
+    if (k->dsp && !k->dot)
+        for (i = first; i < L->k->n_stages; i++)
+            if (L->k->stages[i].rop == RED_NONE && L->k->stages[i].body)
+                L->k->stages[i].body = m4q_requant_narrow(L, L->k->stages[i].body);
     sched_init(&s, L);
     for (i = first; i < L->k->n_stages; i++) {
         const Compute *c = &L->k->stages[i];

@@ -128,6 +128,10 @@ int tpl_eval_over(Lower *L, const IterVar *iv, Expr *f, DType t, const char *nam
 /* tpl_qconv_m4.c: int8 conv / matrix product (Arm cores with DSP) */
 int tpl_qconv_m4(Lower *L, Compute *c);
 int tpl_qdw_m4(Lower *L, Compute *c);
+/* A quantized Add / Mul / rescale's requantization (shift < 32) rewritten
+ * on the high word of a product, for the Armv7E-M printers; e itself when
+ * it has none. */
+Expr *m4q_requant_narrow(Lower *L, const Expr *e);
 /* tpl_qconv.c: int8 conv (x86 targets) */
 int tpl_qconv(Lower *L, const Target *t, Compute *c);
 

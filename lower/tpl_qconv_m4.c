@@ -187,6 +187,171 @@ static Expr *m4q_requant(Lower *L, const Expr *e)
     return ex_with(L, e, a, b, c);
 }
 
+/* A copy of index e without its clamps min(max(x, lo), hi) (either
+ * nesting) to constant bounds; a lone min or max stays. */
+static Expr *m4q_unclamp(Lower *L, const Expr *e)
+{
+    Expr *a, *b, *c;
+    if (!e)
+        return NULL;
+    if (e->kind == EX_BINARY && (e->op == BIN_MIN || e->op == BIN_MAX) && e->b->kind == EX_INT &&
+        e->a->kind == EX_BINARY && e->a->op == (e->op == BIN_MIN ? BIN_MAX : BIN_MIN) && e->a->b->kind == EX_INT)
+        return m4q_unclamp(L, e->a->a);
+    a = m4q_unclamp(L, e->a);
+    b = m4q_unclamp(L, e->b);
+    c = m4q_unclamp(L, e->c);
+    if (a == e->a && b == e->b && c == e->c)
+        return (Expr *)e;
+    return ex_with(L, e, a, b, c);
+}
+
+/* The window tests of an unrolled im2col, merged: the conjunctions'
+ * atoms, an atom base + k < hi (base + k >= lo) kept once per base with
+ * the tightest bound, any other atom once. */
+typedef struct M4qAtoms {
+    const Expr *base[256];
+    int64_t bound[256];
+    int op[256]; /* BIN_LT, BIN_GE, or -1: the atom itself in base */
+    int n;
+} M4qAtoms;
+
+static int m4q_atom(M4qAtoms *t, const Expr *e)
+{
+    const Expr *base;
+    int64_t off = 0, bound;
+    int op = -1, i;
+    if (e->kind == EX_BINARY && e->op == BIN_AND)
+        return m4q_atom(t, e->a) || m4q_atom(t, e->b);
+    base = e;
+    if (e->kind == EX_BINARY && (e->op == BIN_LT || e->op == BIN_GE) && e->b->kind == EX_INT) {
+        base = e->a;
+        if (base->kind == EX_BINARY && base->op == BIN_ADD && base->b->kind == EX_INT) {
+            off = base->b->ival;
+            base = base->a;
+        }
+        op = e->op;
+        bound = e->b->ival - off;
+    } else {
+        bound = 0;
+    }
+    for (i = 0; i < t->n; i++)
+        if (t->op[i] == op && lq_same_expr(t->base[i], base)) {
+            if (op == BIN_LT && bound < t->bound[i])
+                t->bound[i] = bound;
+            if (op == BIN_GE && bound > t->bound[i])
+                t->bound[i] = bound;
+            return 0;
+        }
+    if (t->n == (int)(sizeof t->base / sizeof t->base[0]))
+        return 1;
+    t->base[t->n] = base;
+    t->bound[t->n] = bound;
+    t->op[t->n] = op;
+    t->n++;
+    return 0;
+}
+
+/* An unrolled im2col (each store int16(select(window test, x[..], zero
+ * point))) as: if (every test holds) fast, the stores of the plain loads
+ * (tpl_qconv_m4 makes them: their indices without the clamps to the image,
+ * which change nothing inside, as one base plus constant offsets); else
+ * the stores as they are. A first conv's window is inside the image at
+ * all but its edge positions. */
+static Stmt *m4q_interior(Lower *L, Stmt *all, Stmt *fast)
+{
+    M4qAtoms *t = lower_alloc(L, sizeof *t);
+    Expr *cond = NULL;
+    int i;
+    t->n = 0;
+    for (i = 0; i < all->n_body; i++) {
+        const Stmt *st = all->body[i];
+        const Expr *v = st->value->kind == EX_CAST ? st->value->a : NULL;
+        if (!v || v->kind != EX_SELECT || m4q_atom(t, v->a))
+            return all;
+    }
+    for (i = 0; i < t->n; i++) {
+        Expr *a = (Expr *)t->base[i];
+        if (t->op[i] >= 0)
+            a = ex_binary(L, (BinaryOp)t->op[i], a, ex_const_int(L, t->base[i]->dtype, t->bound[i]));
+        cond = cond ? ex_and(L, cond, a) : a;
+    }
+    return cond ? st_if_else(L, cond, fast, all) : all;
+}
+
+/* A product term of requant_int's sum, mult * x with x scaled by 2^e
+ * (int32, x's bound permitting); NULL when it is not such a term. */
+static Expr *m4q_scaled_term(Lower *L, const Expr *t, int e)
+{
+    const Expr *x, *m;
+    if (t->kind != EX_BINARY || t->op != BIN_MUL || t->dtype != DT_INT64)
+        return NULL;
+    x = t->a;
+    m = t->b;
+    if (x->kind != EX_CAST || x->a->dtype != DT_INT32 || lq_mag(m) > ((uint64_t)1 << 31) ||
+        lq_mag(x->a) >= ((uint64_t)1 << (31 - e)))
+        return NULL;
+    return ex_binary(L, BIN_MUL,
+                     ex_cast(L, DT_INT64, ex_binary(L, BIN_MUL, x->a, ex_const_int(L, DT_INT32, (int64_t)1 << e))),
+                     (Expr *)m);
+}
+
+/* op_quant.c requant_int's form for a shift s < 32 with the add and clamp
+ * in int32 (a quantized Add, Mul or rescale),
+ *   t = int32(uint64(P + 2^62 + 2^(s-1)) >> s) + d,  d = zy - 2^(62-s) mod 2^32,
+ * P a product mult * x or a sum of two, rewritten on the high word of
+ * P * 2^(33-s) (each x scaled by 2^(33-s) in int32):
+ *   h = int32(uint64(P * 2^(33-s)) >> 32)
+ *   t = int32(uint32(h + 2^31 + 1) >> 1) - 2^30 + zy.
+ * Exact: (P + 2^(s-1)) / 2^s = (h + 1 + lo / 2^32) / 2 with lo the low
+ * word, and floor((n + f) / 2) = floor(n / 2) for an integer n and
+ * 0 <= f < 1; |P| * 2^(33-s) <= 2^62 keeps |h| <= 2^30. On Armv7E-M the
+ * products are one SMULL and an SMLAL, and the end one SSAT with its shift
+ * (emit_expr.c requant_asr): a Conv + Add epilogue 25 -> about 12
+ * instructions. The other nodes are kept (a copy where the rewrite is
+ * below them). */
+Expr *m4q_requant_narrow(Lower *L, const Expr *e)
+{
+    Expr *a, *b, *c;
+    if (!e)
+        return NULL;
+    if (e->kind == EX_BINARY && e->op == BIN_ADD && e->dtype == DT_INT32 && e->b->kind == EX_INT &&
+        e->a->kind == EX_CAST && e->a->a->kind == EX_BINARY && e->a->a->op == BIN_SHR && e->a->a->b->kind == EX_INT &&
+        e->a->a->a->kind == EX_CAST && e->a->a->a->dtype == DT_UINT64 && e->a->a->a->a->kind == EX_BINARY &&
+        e->a->a->a->a->op == BIN_ADD && e->a->a->a->a->b->kind == EX_INT) {
+        int64_t sh = e->a->a->b->ival;
+        const Expr *p = e->a->a->a->a->a;
+        if (sh >= 1 && sh < 32 && e->a->a->a->a->b->ival == ((int64_t)1 << 62) + ((int64_t)1 << (sh - 1)) &&
+            p->dtype == DT_INT64) {
+            int ex = 33 - (int)sh;
+            Expr *np = NULL;
+            if (p->kind == EX_BINARY && p->op == BIN_ADD) {
+                Expr *t0 = m4q_scaled_term(L, p->a, ex), *t1 = m4q_scaled_term(L, p->b, ex);
+                if (t0 && t1)
+                    np = ex_binary(L, BIN_ADD, t0, t1);
+            } else {
+                np = m4q_scaled_term(L, p, ex);
+            }
+            if (np && lq_mag(np) <= ((uint64_t)1 << 62)) {
+                int64_t zy = (e->b->ival + ((int64_t)1 << (62 - sh))) & INT64_C(0xffffffff);
+                Expr *h, *u;
+                if (zy >= ((int64_t)1 << 31))
+                    zy -= (int64_t)1 << 32;
+                h = ex_cast(L, DT_INT32, ex_binary(L, BIN_SHR, ex_cast(L, DT_UINT64, np), ex_const_int(L, DT_UINT64, 32)));
+                u = ex_binary(L, BIN_ADD, ex_cast(L, DT_UINT32, h), ex_const_int(L, DT_UINT32, ((int64_t)1 << 31) + 1));
+                u = ex_binary(L, BIN_SHR, u, ex_const_int(L, DT_UINT32, 1));
+                u = ex_binary(L, BIN_ADD, ex_cast(L, DT_INT32, u), ex_const_int(L, DT_INT32, -((int64_t)1 << 30)));
+                return ex_binary(L, BIN_ADD, u, ex_const_int(L, DT_INT32, zy));
+            }
+        }
+    }
+    a = m4q_requant_narrow(L, e->a);
+    b = m4q_requant_narrow(L, e->b);
+    c = m4q_requant_narrow(L, e->c);
+    if (a == e->a && b == e->b && c == e->c)
+        return (Expr *)e;
+    return ex_with(L, e, a, b, c);
+}
+
 /* Halfword position of reduce point j (0..3) in its group: k0, k2, k1, k3
  * (the map is its own inverse). */
 static int64_t m4q_pos(int64_t j)
@@ -356,19 +521,40 @@ int tpl_qconv_m4(Lower *L, Compute *c)
             /* a short reduction (a first conv's 27 or 40 points): every
              * point its own store, destination and window offsets
              * constants (the divisions above folded) */
-            Stmt *all = st_seq(L, (int)K);
-            int64_t kk2;
+            Stmt *all = st_seq(L, (int)K), *fast = NULL;
+            int64_t kk2, rc[TVMCC_MAX_RANK + 1];
+            const Expr *ld = data->kind == EX_SELECT && data->b->kind == EX_CAST ? data->b->a : NULL;
+            Expr *base = NULL;
+            if (ld && ld->kind == EX_LOAD) {
+                /* inside the window: x[base + sum r_i * rc_i], base the
+                 * unclamped index at r = 0 */
+                Expr *u = m4q_unclamp(L, ld->a);
+                int ok = 1;
+                for (i = 0; i <= last; i++) {
+                    rc[i] = lq_coef(u, c->raxes[i].var, &ok);
+                    map[c->raxes[i].var] = ex_int(L, 0);
+                }
+                if (ok) {
+                    base = lq_subst(L, u, map, NULL);
+                    fast = st_seq(L, (int)K);
+                }
+            }
             for (kk2 = 0; kk2 < K; kk2++) {
-                int64_t rest = kk2;
+                int64_t rest = kk2, off = 0;
                 Expr *ix2 = ex_add(L, ex_mul(L, ex_add(L, ex_int(L, kk2 / 4 * 3), ex_var(L, &colv)), ex_int(L, 4)),
                                    ex_int(L, m4q_pos(kk2 % 4)));
                 for (i = last; i >= 0; i--) {
                     map[c->raxes[i].var] = ex_int(L, rest % c->raxes[i].extent);
+                    off += rest % c->raxes[i].extent * (fast ? rc[i] : 0);
                     rest /= c->raxes[i].extent;
                 }
                 all->body[kk2] = st_store(L, xc, ix2, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
+                if (fast)
+                    fast->body[kk2] = st_store(L, xc, ix2,
+                                               ex_cast(L, DT_INT16, ex_cast(L, data->b->dtype,
+                                                                            ex_load(L, ld->buf, ex_add(L, base, ex_int(L, off))))));
             }
-            im = all;
+            im = fast ? m4q_interior(L, all, fast) : all;
         } else {
             for (i = last; i >= 0; i--)
                 im = st_for(L, &rv[i], im);
@@ -442,7 +628,7 @@ int tpl_qconv_m4(Lower *L, Compute *c)
                                                        ex_int(L, c->axes[i].extent));
         index = lower_out_index(L, c);
         es = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                      c->post ? lq_subst(L, m4q_requant(L, c->post), map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
+                      c->post ? lq_subst(L, m4q_requant_narrow(L, m4q_requant(L, c->post)), map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
         s = st_seq(L, 2);
         for (n = 0; n < 2; n++) {
             int64_t ncol = n == 0 ? 3 : rem, j;
@@ -610,6 +796,12 @@ int tpl_qdw_m4(Lower *L, Compute *c)
         xo = ex_add(L, ex_mul(L, ex_add(L, ex_var(L, &hv), ex_int(L, win->pad_begin[0])), ex_int(L, Wp)),
                     ex_add(L, ex_var(L, &wv), ex_int(L, win->pad_begin[1])));
         widen = st_for(L, &hv, st_for(L, &wv, st_store(L, xw, xo, ex_cast(L, DT_INT16, ex_load(L, xl->buf, xi)))));
+        /* printed two columns per word store (emit_c/emit_arm.c) */
+        widen->for_kind = FOR_TENSORIZE;
+        widen->tz = TZ_M4Q_PLANE;
+        widen->tz_arg[0] = win->pad_begin[1];
+        widen->tz_arg[1] = C;
+        widen->tz_arg[2] = zx;
     }
     /* a row of sums: acc[ow] = init[c] + sum xw[oh*S + kh][ow*S + kw] * wq[c][kh][kw] */
     {
@@ -636,7 +828,7 @@ int tpl_qdw_m4(Lower *L, Compute *c)
         Expr *index = lower_out_index(L, c);
         Expr *a = ex_load(L, acc, ex_var(L, &ow2));
         epi = st_for(L, &ow2, st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                                       c->post ? lq_subst(L, m4q_requant(L, c->post), map, a) : a));
+                                       c->post ? lq_subst(L, m4q_requant_narrow(L, m4q_requant(L, c->post)), map, a) : a));
     }
     s = st_seq(L, 2);
     s->body[0] = row;

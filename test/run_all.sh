@@ -196,12 +196,12 @@ run_suite c-target test/ctarget/run.sh
 run_suite torchvision test/models/check_torchvision.sh
 run_suite exporter_patterns test/models/exporter_patterns.sh
 # Generated QDQ models (quantized here, calibrated in onnxruntime-node) on the
-# host, Cortex-M4 and AArch64 against onnxruntime: within 1 LSB, 99% exact
+# host, Cortex-M4, Cortex-M0 and AArch64 against onnxruntime: within 1 LSB, 99% exact
 # (test/qdq/run.sh; SKIP without onnx/numpy or onnxruntime-node)
 # Then the bitexact step: the int8/uint8 models' outputs on host (-t c),
 # -t cortex-m4 built on the host, x86-64-avx2/avx512 (where the CPU runs
 # them) and every target that ran them (cortex-m4 under qemu) byte-equal.
-run_suite qdq test/qdq/run.sh --targets "${QDQ_TARGETS:-host,cortex-m4,aarch64}" -j "$jobs"
+run_suite qdq test/qdq/run.sh --targets "${QDQ_TARGETS:-host,cortex-m4,cortex-m0,aarch64}" -j "$jobs"
 # No soft-float call nor 64-bit division reachable from an integer kernel on
 # Cortex-M0 (objdump of model.c built with -fno-inline; needs the qdq models)
 run_suite qdq-m0-float-free /usr/bin/python3 test/qdq/m0_float_free.py --tvmcc ./tvmcc \

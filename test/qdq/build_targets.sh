@@ -67,7 +67,11 @@ for t in ${targets//,/ }; do
     done
     # the DSP cores: conv_odd's first conv is the 2 x 3 SMLAD tile with the
     # word-wise im2col, conv_first3's the tile with the single-value one
-    # (lower/tpl_qconv_m4.c); a change that loses them fails here
+    # (lower/tpl_qconv_m4.c), requantizations ending in SSAT with the shift
+    # (emit_expr.c requant_asr; an Add's too, on the product's high word:
+    # tpl_qconv_m4.c m4q_requant_narrow), conv_dw's depthwise rows with the plane
+    # widened two columns per store and the rows' words carried; a change
+    # that loses them fails here
     case $t in cortex-m4|cortex-m7|cortex-m55)
         if [ -z "$bad" ] && [ -f "$work/$t/conv_odd.s8/model.c" ]; then
             # (cortex-m55 keeps NCHW for integer convs: no contiguous channels)
@@ -76,6 +80,13 @@ for t in ${targets//,/ }; do
                 bad="conv_odd.s8: no 2 x 3 SMLAD tile or word-wise im2col in model.c"
             elif ! grep -q 'tvmcc_m4q_2x3(b' "$work/$t/conv_first3.u8/model.c"; then
                 bad="conv_first3.u8: no 2 x 3 SMLAD tile in model.c"
+            elif ! grep -q 'tvmcc_ssat_asr(' "$work/$t/conv_odd.s8/model.c"; then
+                bad="conv_odd.s8: the requantization's shift is not in the SSAT (tvmcc_ssat_asr)"
+            elif ! grep -q 'tvmcc_ssat_asr(.*, 1, 8)' "$work/$t/add_branches.s8/model.c"; then
+                bad="add_branches.s8: the Add's requantization is not on the product's high word (m4q_requant_narrow)"
+            elif [ "$t" != cortex-m55 ] && { ! grep -q 'two columns per word' "$work/$t/conv_dw.s8/model.c" ||
+                    ! grep -q 'm4_q0 = m4_p;' "$work/$t/conv_dw.s8/model.c"; }; then
+                bad="conv_dw.s8: no paired plane widening or carried row words in the depthwise rows"
             fi
         fi ;;
     esac
