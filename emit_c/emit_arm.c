@@ -1838,64 +1838,266 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
     return 1;
 }
 
-/* A loop whose body is the store of a float QuantizeLinear to 8 bits,
+/* The store of a float QuantizeLinear to 8 bits,
  *   y = T(min(max(round(q) + float(z), lo), hi)), T int8 [-128, 127] or
- *   uint8 [0, 255],
- * printed with the FPU's VCVTR (round to nearest, ties to even, in the
- * default rounding mode as the portable round; saturating to int32), a
- * saturating QADD of the zero point and SSAT / USAT: the same integer for
- * every input, NaN giving 0 as the portable conversion does (bench/arm's
- * MobileNet input: 89 cycles per element with the float clamps and
- * conversion calls, about 25 now). */
-static int m4_quantize_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+ *   uint8 [0, 255]:
+ * its type (0 when st is not one) and q, z. */
+static DType m4_quant_store(const Kernel *k, const Stmt *st, const Expr **q, const Expr **z)
 {
-    const Stmt *st = s->body[0];
-    const Expr *v, *mx, *ad, *q, *z;
+    const Expr *v, *mx, *ad;
     DType t;
-    const char *var = k->var_names[s->var];
     if (!st || st->kind != ST_STORE)
-        return 0;
+        return DT_UNDEF;
     t = k->bufs[st->buf].dtype;
     v = st->value;
     if (v->kind != EX_CAST || v->dtype != t || (t != DT_INT8 && t != DT_UINT8))
-        return 0;
+        return DT_UNDEF;
     v = v->a;
     if (v->kind != EX_BINARY || v->op != BIN_MIN || v->dtype != DT_FLOAT32 || v->b->kind != EX_FLOAT ||
         v->b->fval != (t == DT_INT8 ? 127.0 : 255.0))
-        return 0;
+        return DT_UNDEF;
     mx = v->a;
     if (mx->kind != EX_BINARY || mx->op != BIN_MAX || mx->b->kind != EX_FLOAT ||
         mx->b->fval != (t == DT_INT8 ? -128.0 : 0.0))
-        return 0;
+        return DT_UNDEF;
     ad = mx->a;
     if (ad->kind != EX_BINARY || ad->op != BIN_ADD || ad->a->kind != EX_UNARY || ad->a->op != UN_ROUND ||
         ad->a->dtype != DT_FLOAT32 || ad->b->kind != EX_CAST || ad->b->dtype != DT_FLOAT32 ||
         (ad->b->a->dtype != DT_INT8 && ad->b->a->dtype != DT_UINT8 && ad->b->a->dtype != DT_INT32))
-        return 0;
-    q = ad->a->a;
-    z = ad->b->a;
-    fprintf(f, "#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__ARM_FEATURE_SAT) && "
-               "defined(__ARM_FEATURE_QBIT) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)\n");
+        return DT_UNDEF;
+    *q = ad->a->a;
+    *z = ad->b->a;
+    return t;
+}
+
+#define M4Q_GUARD                                                                                            \
+    "#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__ARM_FEATURE_SAT) && "           \
+    "defined(__ARM_FEATURE_QBIT) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)\n"
+
+/* The division form of one element, the caller having declared
+ * float m4_q = x / s (VDIV) and int32_t m4_z: VCVTR (round to nearest, ties
+ * to even, in the default rounding mode as the portable round; saturating
+ * to int32), a saturating QADD of the zero point and SSAT / USAT into
+ * `out`; NaN gives 0 as the portable conversion does. */
+static void m4_quant_div(FILE *f, int depth, DType t, const char *out)
+{
     indent(f, depth);
-    fprintf(f, "for (int32_t %s = 0; %s < %lld; %s++) { /* QuantizeLinear: VCVTR, QADD, %s */\n", var, var,
-            (long long)s->extent, var, t == DT_INT8 ? "SSAT" : "USAT");
+    fprintf(f, "float m4_t;\n");
+    indent(f, depth);
+    fprintf(f, "int32_t m4_n;\n");
+    indent(f, depth);
+    fprintf(f, "__asm__(\"vcvtr.s32.f32 %%0, %%1\" : \"=t\"(m4_t) : \"t\"(m4_q));\n");
+    indent(f, depth);
+    fprintf(f, "memcpy(&m4_n, &m4_t, 4);\n");
+    indent(f, depth);
+    fprintf(f, "%s = (%s)(m4_q == m4_q ? tvmcc_%s8(__qadd(m4_n, m4_z)) : 0);\n", out,
+            t == DT_INT8 ? "int8_t" : "uint8_t", t == DT_INT8 ? "ssat" : "usat");
+}
+
+/* A perfect loop nest whose body is the store of a float QuantizeLinear
+ * (m4_quant_store) of x[...] / s with a scale s and zero point z that no
+ * loop of the nest changes (per-tensor; an 8-bit z), x a float32 load
+ * affine in the innermost loop of extent > 1 (the group loop, walked in
+ * groups of G = 3, 2 or 1 elements, whichever divides its extent). Printed
+ * without a division per element (VDIV: 14 cycles):
+ *
+ *   r = 1 / s once (NaN when |s| is outside [2^-125, 2^125]), c = z + 1/2 +
+ *   16/65536 (exact in float32 for |z| < 256), and per element
+ *   y = fl(x * r), w = fl(y + c), F = trunc(w * 2^16) saturated to int32
+ *   (VCVT to 16.16 fixed point: round toward zero, NaN -> 0), result
+ *   SSAT8 / USAT8 (F >> 16) (arithmetic shift: floor(F / 2^16)) unless
+ *   F mod 2^16 < 32 for an element of the group, when the group takes the
+ *   division form (m4_quant_div), which is the definition.
+ *
+ * Why the fast result is the reference R = sat(rint(Q) + z), Q = fl(x / s)
+ * (rint: half to even), in the default FPSCR mode (round to nearest, no
+ * flush to zero; the portable code and the division form assume it too).
+ * u = 2^-24, v = 2^-16. Let q = x / s exactly.
+ * 1. Error of y. 1/s lies in [2^-125, 2^125], so r = (1/s)(1 + d1), and
+ *    y = x r (1 + d2) + e2, Q = q (1 + d3) + e3, |di| <= u, |ei| <= 2^-150
+ *    (e: underflow). So |y - Q| <= (3u + u^2)|q| + 2^-149 and
+ *    |q| <= (|y| + 2^-150) / (1 - u)^2.
+ * 2. Case |y| < 2^9. Then |y - Q| < 3.0001 u 2^9 + 2^-148 < 6.01 v;
+ *    |y + c| < 2^10 so |w - (y + c)| <= u 2^10 = 4 v (rounding of a sum of
+ *    two floats); |w| < 2^15 so F is not saturated and |F v - w| < v. Hence
+ *    |F v - (Q + c)| < 11.01 v < 16 v. If F mod 2^16 >= 32, with
+ *    K = floor(F v): F v in [K + 32 v, K + 1), so Q + c lies in
+ *    (K + 16 v, K + 1 + 16 v), i.e. Q + z in (K - 1/2, K + 1/2): Q is no tie,
+ *    rint(Q) + z = K, and sat(K) = R. (A tie, Q + c = K' + 16 v for an
+ *    integer K', gives F mod 2^16 in (4, 28): always the division.)
+ * 3. Case |y| >= 2^9, finite. The result saturates both ways: y >= 2^9
+ *    gives w >= 2^9 - 128 + 1/2 (monotone rounding), F >> 16 >= 384 (or F
+ *    saturated at 2^31 - 1: >> 16 is 32767), fast result hi; and
+ *    Q >= 2^9 (1 - 4u) (step 1) so rint(Q) + z >= 511 - 128, R = hi.
+ *    y <= -2^9 gives w <= -2^9 + 255 + 1/2 + 16 v < -256, F v <= w + v
+ *    (toward zero), F >> 16 <= -256 (or F = -2^31), fast result lo; and
+ *    rint(Q) + z <= -511 + 255, R = lo.
+ * 4. y = +inf: F = 2^31 - 1, fast result hi; Q >= 2^127 (x r overflowed:
+ *    step 1 without e2), R = hi. y = -inf: F = -2^31, F mod 2^16 = 0:
+ *    division. y NaN (x NaN, or r NaN: every element): F = 0: division.
+ * The group's test: t_j = (F_j >> 5) & 2047 is 0 iff F_j mod 2^16 < 32;
+ * the product of at most three t_j (each below 2^11, so with at most 10
+ * factors 2 if nonzero) is 0 mod 2^32 iff one is 0.
+ * Cost on a Cortex-M4 per element: VLDR, VMUL, VADD, VCVT, VMOV, UBFX, a
+ * third of MUL and branch, SSAT, STRB, against about 36 cycles with VDIV
+ * (bench/arm's MobileNet input). */
+static int m4_quant_fixed(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    const Stmt *loops[TVMCC_MAX_RANK + 4];
+    const Stmt *st = s;
+    const Expr *q, *z, *x;
+    const char *it = pr->idx_type;
+    int n = 0, g = -1, i, j, ok = 1, d;
+    int64_t G, xs, os;
+    DType t;
+    char out[64];
+    while (st && st->kind == ST_FOR && st->n_body == 1 && st->for_kind != FOR_TENSORIZE &&
+           n < TVMCC_MAX_RANK + 4) {
+        loops[n++] = st;
+        st = st->body[0];
+    }
+    t = m4_quant_store(k, st, &q, &z);
+    if (!n || t == DT_UNDEF || q->kind != EX_BINARY || q->op != BIN_DIV || q->a->kind != EX_LOAD ||
+        q->a->dtype != DT_FLOAT32 || q->b->dtype != DT_FLOAT32 || (z->dtype != DT_INT8 && z->dtype != DT_UINT8))
+        return 0;
+    x = q->a;
+    for (i = 0; i < n; i++) {
+        if (lq_uses_var(q->b, loops[i]->var) || lq_uses_var(z, loops[i]->var))
+            return 0;
+        if (loops[i]->extent > 1)
+            g = i;
+    }
+    if (g < 0)
+        return 0;
+    xs = lq_coef(x->a, loops[g]->var, &ok);
+    os = lq_coef(st->index, loops[g]->var, &ok);
+    if (!ok)
+        return 0;
+    G = loops[g]->extent % 3 == 0 ? 3 : loops[g]->extent % 2 == 0 ? 2 : 1;
+    fprintf(f, M4Q_GUARD);
+    indent(f, depth);
+    fprintf(f, "{ /* QuantizeLinear: x * (1 / scale) + zero point + 1/2 to 16.16 fixed point (VMUL, VADD, "
+               "VCVT), %s of the integer part; the division where the fraction is within 2^-11 of 0 "
+               "(exact: emit_c/emit_arm.c m4_quant_fixed) */\n",
+            t == DT_INT8 ? "SSAT" : "USAT");
+    indent(f, depth + 1);
+    fprintf(f, "const float m4_s = ");
+    emit_expr(pr, f, k, q->b);
+    fprintf(f, ";\n");
+    indent(f, depth + 1);
+    fprintf(f, "const float m4_r = __builtin_fabsf(m4_s) >= 0x1p-125f && __builtin_fabsf(m4_s) <= 0x1p125f ? "
+               "1.0f / m4_s : __builtin_nanf(\"\");\n");
+    indent(f, depth + 1);
+    fprintf(f, "const int32_t m4_z = (int32_t)");
+    emit_expr(pr, f, k, z);
+    fprintf(f, ";\n");
+    indent(f, depth + 1);
+    fprintf(f, "const float m4_c = (float)m4_z + 0x1.002p-1f; /* z + 1/2 + 16/65536 */\n");
+    for (i = 0, d = depth + 1; i < n; i++, d++) {
+        const char *v = k->var_names[loops[i]->var];
+        indent(f, d);
+        if (loops[i]->extent == 1 || (i == g && loops[i]->extent == G))
+            fprintf(f, "{\n%*sconst %s %s = 0;\n%*s(void)%s;\n", 4 * (d + 1), "", it, v, 4 * (d + 1), "", v);
+        else if (i == g)
+            fprintf(f, "for (%s %s = 0; %s < %lld; %s += %lld) {\n", it, v, v, (long long)loops[i]->extent, v,
+                    (long long)G);
+        else
+            fprintf(f, "for (%s %s = 0; %s < %lld; %s++) {\n", it, v, v, (long long)loops[i]->extent, v);
+    }
+    indent(f, d);
+    fprintf(f, "const float *m4_x = &%s[", k->bufs[x->buf].name);
+    emit_index(pr, f, k, x->a, 0);
+    fprintf(f, "];\n");
+    indent(f, d);
+    fprintf(f, "%s *m4_o = &%s[", t == DT_INT8 ? "int8_t" : "uint8_t", k->bufs[st->buf].name);
+    emit_index(pr, f, k, st->index, 0);
+    fprintf(f, "];\n");
+    for (j = 0; j < G; j++) {
+        indent(f, d);
+        fprintf(f, "float m4_y%d = m4_x[%lld] * m4_r;\n", j, (long long)(j * xs));
+        indent(f, d);
+        fprintf(f, "int32_t m4_f%d;\n", j);
+        indent(f, d); /* no fused multiply-add: VFMA costs 3 cycles, VMUL and VADD 1 each */
+        fprintf(f, "__asm__(\"\" : \"+t\"(m4_y%d));\n", j);
+        indent(f, d);
+        fprintf(f, "m4_y%d += m4_c;\n", j);
+        indent(f, d);
+        fprintf(f, "__asm__(\"vcvt.s32.f32 %%0, %%0, #16\\n\\tvmov %%1, %%0\" : \"+t\"(m4_y%d), \"=r\"(m4_f%d));\n", j, j);
+        indent(f, d); /* before the test, so that m4_fj need not live across it */
+        fprintf(f, "int32_t m4_v%d;\n", j);
+        indent(f, d);
+        fprintf(f, "__asm__(\"%s %%0, #8, %%1, asr #16\" : \"=r\"(m4_v%d) : \"r\"(m4_f%d));\n",
+                t == DT_INT8 ? "ssat" : "usat", j, j);
+    }
+    indent(f, d);
+    fprintf(f, "if (__builtin_expect(");
+    for (j = 0; j < G; j++)
+        fprintf(f, "%s((uint32_t)m4_f%d >> 5 & 2047u)", j ? " * " : "", j);
+    fprintf(f, " == 0u, 0)) {\n");
+    indent(f, d + 1);
+    fprintf(f, "for (int32_t m4_j = 0; m4_j < %lld; m4_j++) {\n", (long long)G);
+    indent(f, d + 2);
+    fprintf(f, "float m4_q = m4_x[m4_j * %lld] / m4_s;\n", (long long)xs);
+    snprintf(out, sizeof out, "m4_o[m4_j * %lld]", (long long)os);
+    m4_quant_div(f, d + 2, t, out);
+    indent(f, d + 1);
+    fprintf(f, "}\n");
+    indent(f, d);
+    fprintf(f, "} else {\n");
+    for (j = 0; j < G; j++) {
+        indent(f, d + 1);
+        fprintf(f, "m4_o[%lld] = (%s)m4_v%d;\n", (long long)(j * os), t == DT_INT8 ? "int8_t" : "uint8_t", j);
+    }
+    indent(f, d);
+    fprintf(f, "}\n");
+    for (i = n - 1; i >= 0; i--) {
+        indent(f, --d);
+        fprintf(f, "}\n");
+    }
+    indent(f, depth);
+    fprintf(f, "}\n");
+    pr->in_portable++; /* the portable nest: plain loops all through */
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    pr->in_portable--;
+    return 1;
+}
+
+/* A loop whose body is the store of a float QuantizeLinear to 8 bits
+ * (m4_quant_store) that m4_quant_fixed does not take (a scale or zero
+ * point that changes in this loop, an int32 zero point, a computed x):
+ * the division form per element (m4_quant_div; bench/arm's MobileNet
+ * input: 89 cycles per element with the float clamps and conversion
+ * calls, about 36 this way, about 13 with m4_quant_fixed). */
+static int m4_quantize_loop(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    const Stmt *st = s->body[0];
+    const Expr *q, *z;
+    const char *var = k->var_names[s->var];
+    DType t;
+    if (pr->in_portable)
+        return 0;
+    if (m4_quant_fixed(pr, f, k, s, depth, emit))
+        return 1;
+    t = m4_quant_store(k, st, &q, &z);
+    if (t == DT_UNDEF)
+        return 0;
+    fprintf(f, M4Q_GUARD);
+    indent(f, depth);
+    fprintf(f, "for (%s %s = 0; %s < %lld; %s++) { /* QuantizeLinear: VDIV, VCVTR, QADD, %s */\n", pr->idx_type,
+            var, var, (long long)s->extent, var, t == DT_INT8 ? "SSAT" : "USAT");
+    indent(f, depth + 1);
+    fprintf(f, "const int32_t m4_z = (int32_t)");
+    emit_expr(pr, f, k, z);
+    fprintf(f, ";\n");
+    indent(f, depth + 1);
+    fprintf(f, "%s *m4_o = &%s[", t == DT_INT8 ? "int8_t" : "uint8_t", k->bufs[st->buf].name);
+    emit_index(pr, f, k, st->index, 0);
+    fprintf(f, "];\n");
     indent(f, depth + 1);
     fprintf(f, "float m4_q = ");
     emit_expr(pr, f, k, q);
-    fprintf(f, ", m4_t;\n");
-    indent(f, depth + 1);
-    fprintf(f, "int32_t m4_r;\n");
-    indent(f, depth + 1);
-    fprintf(f, "__asm__(\"vcvtr.s32.f32 %%0, %%1\" : \"=t\"(m4_t) : \"t\"(m4_q));\n");
-    indent(f, depth + 1);
-    fprintf(f, "memcpy(&m4_r, &m4_t, 4);\n");
-    indent(f, depth + 1);
-    fprintf(f, "%s[", k->bufs[st->buf].name);
-    emit_index(pr, f, k, st->index, 0);
-    fprintf(f, "] = (%s)(m4_q == m4_q ? tvmcc_%s8(__qadd(m4_r, (int32_t)", t == DT_INT8 ? "int8_t" : "uint8_t",
-            t == DT_INT8 ? "ssat" : "usat");
-    emit_expr(pr, f, k, z);
-    fprintf(f, ")) : 0);\n");
+    fprintf(f, ";\n");
+    m4_quant_div(f, depth + 1, t, "*m4_o");
     indent(f, depth);
     fprintf(f, "}\n");
     lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
