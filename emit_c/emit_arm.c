@@ -142,6 +142,9 @@ void emit_arm_begin(Printer *pr, FILE *f, const Target *t)
                    "#if defined(__GNUC__)\n#define TVMCC_UNUSED __attribute__((unused))\n"
                    "#else\n#define TVMCC_UNUSED\n#endif\n"
                    DSP_GUARD "#include <arm_acle.h>\n"
+                   /* the integer Helium instructions (the MVE form of the
+                    * int8 tile) */
+                   "#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)\n#include <arm_mve.h>\n#endif\n"
                    "/* SXTB16 of the word rotated by 8 (the odd bytes): one instruction; ACLE\n"
                    " * has no rotate operand, so GCC and Clang get it as inline assembly */\n"
                    "#if defined(__GNUC__)\n"
@@ -1419,6 +1422,79 @@ static int m4q_tile(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int de
     return 1;
 }
 
+/* The Helium form of tpl_qconv_m4.c's tile (TZ_MVE_2X3): for pr: { for rr,
+ * cc: acc[(2pr + rr)*3 + cc] = init[2pr + rr]; for k < Kp: for rr, cc:
+ * acc += int32(xm[cc*Kp + k]) * int32(wm[(2pr + rr)*Kp + k]) }. Per step of
+ * 16 reduce points three column vectors and the pair's two weight vectors
+ * (VLDRB.8) and six VMLADAVA.S8 into scalar sums. */
+static int mve_tile(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    const Stmt *seq = s->body[0], *in, *up;
+    const Expr *prod, *xm, *wm, *ib;
+    int64_t Kp = s->tz_arg[0];
+    int acc, r, c;
+    if (!seq || seq->kind != ST_SEQ || seq->n_body != 2 || Kp % 16)
+        return 0;
+    for (in = seq->body[0]; in && in->kind == ST_FOR; in = in->body[0])
+        ;
+    for (up = seq->body[1]; up && up->kind == ST_FOR; up = up->body[0])
+        ;
+    if (!in || !up || in->kind != ST_STORE || up->kind != ST_STORE || in->value->kind != EX_LOAD ||
+        up->value->kind != EX_BINARY || up->value->op != BIN_ADD)
+        return 0;
+    acc = in->buf;
+    ib = in->value;
+    prod = up->value->b;
+    if (prod->kind != EX_BINARY || prod->op != BIN_MUL || prod->a->kind != EX_CAST || prod->b->kind != EX_CAST ||
+        prod->a->a->kind != EX_LOAD || prod->b->a->kind != EX_LOAD)
+        return 0;
+    xm = prod->a->a;
+    wm = prod->b->a;
+    if (k->bufs[xm->buf].dtype != DT_INT8 || k->bufs[wm->buf].dtype != DT_INT8)
+        return 0;
+    fprintf(f, "#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)\n");
+    indent(f, depth);
+    fprintf(f, "for (int32_t m4_p = 0; m4_p < %lld; m4_p++) { /* Helium: VMLADAVA.S8, 2 x 3 sums */\n",
+            (long long)s->extent);
+    indent(f, depth + 1);
+    fprintf(f, "const int8_t *m4_w0 = &%s[m4_p * %lld], *m4_w1 = m4_w0 + %lld;\n", k->bufs[wm->buf].name,
+            (long long)(2 * Kp), (long long)Kp);
+    for (r = 0; r < 2; r++) {
+        indent(f, depth + 1);
+        fprintf(f, "int32_t m4_a%d0 = %s[m4_p * 2 + %d], m4_a%d1 = m4_a%d0, m4_a%d2 = m4_a%d0;\n", r,
+                k->bufs[ib->buf].name, r, r, r, r, r);
+    }
+    indent(f, depth + 1);
+    fprintf(f, "for (int32_t m4_k = 0; m4_k < %lld; m4_k += 16) {\n", (long long)Kp);
+    for (c = 0; c < 3; c++) {
+        indent(f, depth + 2);
+        fprintf(f, "const int8x16_t m4_x%d = vldrbq_s8(&%s[%lld + m4_k]);\n", c, k->bufs[xm->buf].name,
+                (long long)(c * Kp));
+    }
+    for (r = 0; r < 2; r++) {
+        indent(f, depth + 2);
+        fprintf(f, "const int8x16_t m4_v%d = vldrbq_s8(m4_w%d + m4_k);\n", r, r);
+    }
+    for (r = 0; r < 2; r++)
+        for (c = 0; c < 3; c++) {
+            indent(f, depth + 2);
+            fprintf(f, "m4_a%d%d = vmladavaq_s8(m4_a%d%d, m4_x%d, m4_v%d);\n", r, c, r, c, c, r);
+        }
+    indent(f, depth + 1);
+    fprintf(f, "}\n");
+    for (r = 0; r < 2; r++)
+        for (c = 0; c < 3; c++) {
+            indent(f, depth + 1);
+            fprintf(f, "%s[(m4_p * 2 + %d) * 3 + %d] = m4_a%d%d;\n", k->bufs[acc].name, r, c, r, c);
+        }
+    indent(f, depth);
+    fprintf(f, "}\n");
+    pr->in_portable++;
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    pr->in_portable--;
+    return 1;
+}
+
 /* The im2col step of tpl_qconv_m4.c: for c4: four stores xc[i0 + pos] =
  * int16(D) of the bytes x[j0 .. j0+3] (D: int32 of the load, under a
  * padding select with the zero point). Printed as one 32-bit load (the
@@ -2120,6 +2196,8 @@ int emit_arm_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dept
         return m4q_dw3(pr, f, k, s, depth, emit);
     if (pr->arm_dsp && s->for_kind == FOR_TENSORIZE && s->tz == TZ_M4Q_PLANE)
         return m4q_plane(pr, f, k, s, depth, emit);
+    if (pr->arm_dsp && s->for_kind == FOR_TENSORIZE && s->tz == TZ_MVE_2X3)
+        return mve_tile(pr, f, k, s, depth, emit);
     if (pr->a64_dot && emit_a64q_stmt(pr, f, k, s, depth, emit))
         return 1;
     if (pr->arm_dsp && m4_quantize_loop(pr, f, k, s, depth, emit))

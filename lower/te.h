@@ -147,9 +147,10 @@ typedef enum ForKind { FOR_SERIAL, FOR_UNROLL, FOR_VECTORIZE, FOR_PARALLEL, FOR_
  * two SXTB16), TZ_M4Q_DW3, its depthwise 3 x 3 rows (tz_arg: stride, row
  * length of the widened plane), and TZ_M4Q_PLANE, the widening of a
  * channel into that plane (tz_arg: the plane's first image column, the
- * image's stride between columns, the zero point), printed by
+ * image's stride between columns, the zero point), and TZ_MVE_2X3, the
+ * Helium form of the tile (tz_arg: the padded reduction), printed by
  * emit_c/emit_arm.c. */
-typedef enum TensorizeKind { TZ_NONE, TZ_M4Q_2X3, TZ_M4Q_WIDEN4, TZ_M4Q_DW3, TZ_M4Q_PLANE } TensorizeKind;
+typedef enum TensorizeKind { TZ_NONE, TZ_M4Q_2X3, TZ_M4Q_WIDEN4, TZ_M4Q_DW3, TZ_M4Q_PLANE, TZ_MVE_2X3 } TensorizeKind;
 
 typedef struct Stmt Stmt;
 struct Stmt {

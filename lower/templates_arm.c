@@ -78,6 +78,8 @@ void template_arm(Lower *L, const Target *t)
     k.int_lanes = t->knobs.int_lanes;
     k.vec = t->knobs.vec;
     k.dot = t->knobs.dot;
+    /* Helium: the Armv8.1-M cores with vectors (the float lanes knob) */
+    k.mve = t->isa && strcmp(t->isa, "armv8.1-m") == 0 && k.vec > 0;
     template_arm_apply(L, &k);
 }
 
@@ -527,7 +529,7 @@ void template_arm_apply(Lower *L, const ArmKnobs *k)
      * and the 2 x 3 SMLAD tile, or the depthwise 3 x 3 rows
      * (tpl_qconv_m4.c); the other stages as below */
     if (k->dsp && !k->dot && L->k->n_stages >= 1 &&
-        (!tpl_qconv_m4(L, &L->k->stages[0]) || !tpl_qdw_m4(L, &L->k->stages[0])))
+        (!tpl_qconv_m4(L, &L->k->stages[0], k->mve) || !tpl_qdw_m4(L, &L->k->stages[0])))
         first = 1;
     sched_init(&s, L);
     for (i = first; i < L->k->n_stages; i++) {

@@ -28,6 +28,8 @@ typedef struct ArmKnobs {
                        intrinsics); the tile is rows x vec, rows = acc / vec */
     int dot;        /* AArch64: 8-bit integer sums as NEON dot products
                        (lower/templates_a64q.c) */
+    int mve;        /* Armv8.1-M with Helium: 8-bit integer sums as MVE
+                       VMLADAVA (lower/tpl_qconv_m4.c's MVE form) */
 } ArmKnobs;
 
 /* (template_arm(L, t), the arm family's schedule hook, is declared in

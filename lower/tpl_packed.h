@@ -126,7 +126,7 @@ int tpl_const_of(const Lower *L, const Expr *e, int var, int index_var);
 /* out[i] = f(iv = i) of type t through the interpreter (tpl_qconv.c). */
 int tpl_eval_over(Lower *L, const IterVar *iv, Expr *f, DType t, const char *name, void *out);
 /* tpl_qconv_m4.c: int8 conv / matrix product (Arm cores with DSP) */
-int tpl_qconv_m4(Lower *L, Compute *c);
+int tpl_qconv_m4(Lower *L, Compute *c, int mve);
 int tpl_qdw_m4(Lower *L, Compute *c);
 /* The requantizations of op_quant.c's requant_int in e rewritten on the
  * high word of a product, for the Armv7E-M printers (shifts 33..62: the

@@ -365,12 +365,120 @@ static int64_t m4q_pos(int64_t j)
     return (j & 1) * 2 + (j >> 1);
 }
 
-int tpl_qconv_m4(Lower *L, Compute *c)
+/* ---- the Helium (MVE) form, Armv8.1-M (Cortex-M55) ----
+ *
+ * The same sums as the SMLAD tile, with int8 operands as VMLADAVA.S8
+ * takes them (16 products summed into a scalar per instruction): per
+ * tile of three positions the columns xm[col][Kp] as int8 (uint8 data
+ * less 128, the 128 * sum of the channel's weights added to its init),
+ * weights wm[co][Kp] int8, K padded to Kp, a multiple of 16, with zeros;
+ * the tile (TZ_MVE_2X3, tz_arg[0] = Kp) two channels by three columns per
+ * step, the five vectors of a step loaded once. emit_c/emit_arm.c prints
+ * it with <arm_mve.h> under __ARM_FEATURE_MVE's integer bit, the loops
+ * otherwise. */
+static int64_t m4q_kp(int64_t K)
+{
+    return (K + 15) / 16 * 16;
+}
+
+static int m4q_mve_pack(Lower *L, Compute *c, const LqAffine *aw, int cov, int64_t Co, int64_t K,
+                        const int64_t *wr, int u8, int *xm, int *wm, int *ib, int *acc)
+{
+    Kernel *k = L->k;
+    const Buffer *wb;
+    const Expr *wl;
+    int64_t Kp = m4q_kp(K), NP = (Co + 1) / 2, co, kk, wco = lq_aff_coef(aw, cov);
+    const int8_t *wsrc;
+    int8_t *wdst = lower_alloc(L, (size_t)(NP * 2 * Kp));
+    int32_t *idst = lower_alloc(L, (size_t)(NP * 2) * sizeof *idst);
+    const Expr *data;
+    int i;
+    if (m4q_operands(L, c, &data, &wl))
+        return 1;
+    wb = &k->bufs[wl->buf];
+    wsrc = L->g->values[wb->value].data;
+    if (m4q_eval_init(L, c, cov, Co, idst))
+        return 1;
+    for (co = 0; co < Co; co++)
+        for (kk = 0; kk < K; kk++) {
+            int64_t rest = kk, off = aw->c0 + co * wco;
+            for (i = c->n_raxes - 1; i >= 0; i--) {
+                off += rest % c->raxes[i].extent * wr[i];
+                rest /= c->raxes[i].extent;
+            }
+            if (off < 0 || off >= wb->numel)
+                return 1;
+            wdst[co * Kp + kk] = wsrc[off];
+            if (u8)
+                idst[co] += 128 * (int32_t)wsrc[off];
+        }
+    *wm = tpl_new_const(L, "mve_w", DT_INT8, NP * 2 * Kp, wdst);
+    *ib = tpl_new_const(L, "mve_init", DT_INT32, NP * 2, idst);
+    *xm = lower_buf_temp(L, "xm", DT_INT8, 3 * Kp);
+    *acc = lower_buf_temp(L, "acc", DT_INT32, NP * 6);
+    return 0;
+}
+
+/* The im2col (value by value: xm[col*Kp + kk] = int8(D - off)), the
+ * padding's zeros (once) and the tile nest of the MVE form; map holds the
+ * output axes' expressions of the column's position. */
+static void m4q_mve_nests(Lower *L, Compute *c, Expr **map, const IterVar *colv, int64_t K, int64_t Co, int u8,
+                          int xm, int wm, int ib, int acc, Stmt **im, Stmt **mm, Stmt **zero)
+{
+    int64_t Kp = m4q_kp(K), NP = (Co + 1) / 2;
+    IterVar rv[TVMCC_MAX_RANK + 1], prv, rrv, ccv, kv;
+    const Expr *data, *wl;
+    Expr *kk = ex_int(L, 0), *v;
+    Stmt *st;
+    int i;
+    m4q_operands(L, c, &data, &wl);
+    for (i = 0; i < c->n_raxes; i++) {
+        rv[i] = lower_itervar(L, "rk", c->raxes[i].extent);
+        kk = ex_add(L, ex_mul(L, kk, ex_int(L, c->raxes[i].extent)), ex_var(L, &rv[i]));
+        map[c->raxes[i].var] = ex_var(L, &rv[i]);
+    }
+    v = ex_cast(L, DT_INT32, lq_subst(L, data, map, NULL));
+    if (u8)
+        v = ex_sub(L, v, ex_const_int(L, DT_INT32, 128));
+    st = st_store(L, xm, ex_add(L, ex_mul(L, ex_var(L, colv), ex_int(L, Kp)), kk), ex_cast(L, DT_INT8, v));
+    for (i = c->n_raxes - 1; i >= 0; i--)
+        st = st_for(L, &rv[i], st);
+    *im = st_for(L, colv, st);
+    *zero = NULL;
+    if (Kp > K) {
+        IterVar zc = lower_itervar(L, "col", 3), zj = lower_itervar(L, "j", Kp - K);
+        Expr *ix = ex_add(L, ex_mul(L, ex_var(L, &zc), ex_int(L, Kp)), ex_add(L, ex_var(L, &zj), ex_int(L, K)));
+        *zero = st_for(L, &zc, st_for(L, &zj, st_store(L, xm, ix, ex_const_int(L, DT_INT8, 0))));
+    }
+    prv = lower_itervar(L, "pr", NP);
+    rrv = lower_itervar(L, "rr", 2);
+    ccv = lower_itervar(L, "cc", 3);
+    kv = lower_itervar(L, "k", Kp);
+    {
+        Expr *row = ex_add(L, ex_mul(L, ex_var(L, &prv), ex_int(L, 2)), ex_var(L, &rrv));
+        Expr *ai = ex_add(L, ex_mul(L, row, ex_int(L, 3)), ex_var(L, &ccv));
+        Expr *xi = ex_add(L, ex_mul(L, ex_var(L, &ccv), ex_int(L, Kp)), ex_var(L, &kv));
+        Expr *wi = ex_add(L, ex_mul(L, row, ex_int(L, Kp)), ex_var(L, &kv));
+        Expr *prod = ex_mul(L, ex_cast(L, DT_INT32, ex_load(L, xm, xi)), ex_cast(L, DT_INT32, ex_load(L, wm, wi)));
+        Stmt *init = st_for(L, &rrv, st_for(L, &ccv, st_store(L, acc, ai, ex_load(L, ib, row))));
+        Stmt *upd = st_for(L, &kv, st_for(L, &rrv, st_for(L, &ccv, st_store(L, acc, ai,
+                                                                             ex_add(L, ex_load(L, acc, ai), prod)))));
+        Stmt *b = st_seq(L, 2);
+        b->body[0] = init;
+        b->body[1] = upd;
+        *mm = st_for(L, &prv, b);
+        (*mm)->for_kind = FOR_TENSORIZE;
+        (*mm)->tz = TZ_MVE_2X3;
+        (*mm)->tz_arg[0] = Kp;
+    }
+}
+
+int tpl_qconv_m4(Lower *L, Compute *c, int mve)
 {
     Kernel *k = L->k;
     const Expr *data, *wl;
     LqAffine aw;
-    int vars[TVMCC_MAX_RANK * 2], nv = 0, i, cov = -1, coi = -1, last;
+    int vars[TVMCC_MAX_RANK * 2], nv = 0, i, cov = -1, coi = -1, last, u8;
     int64_t P = 1, K = 1, Co, KG, NP, T, wco, wr[TVMCC_MAX_RANK], stride[TVMCC_MAX_RANK];
     const int8_t *wsrc;
     const Buffer *wb;
@@ -421,40 +529,52 @@ int tpl_qconv_m4(Lower *L, Compute *c)
      * 1.8; ResNet-8's, 16, 3.9 -> 2.35; MobileNet's, 8, 3.5 -> 2.75; the
      * loop form of the im2col, before the unrolled one for K <= 64, made
      * the 8-channel one 6.7) */
-    if (c->raxes[c->n_raxes - 1].extent % 4 && Co < M4Q_MIN_CHANNELS_BYTEWISE)
+    if (!mve && c->raxes[c->n_raxes - 1].extent % 4 && Co < M4Q_MIN_CHANNELS_BYTEWISE)
         return 1;
+    {
+        /* uint8 data: the MVE form takes it less 128 */
+        const Expr *e = data->kind == EX_SELECT ? data->b : data;
+        while (e->kind == EX_CAST)
+            e = e->a;
+        u8 = e->kind == EX_LOAD && k->bufs[e->buf].dtype == DT_UINT8;
+    }
     KG = (K + 3) / 4;
     NP = (Co + 1) / 2;
     T = tpl_ceil_div(P, 3);
 
-    /* packed weights and the init constant */
-    wb = &k->bufs[wl->buf];
-    wsrc = L->g->values[wb->value].data;
-    wdst = lower_alloc(L, (size_t)(NP * KG * 2) * sizeof *wdst);
-    {
-        int64_t co, kk;
-        for (co = 0; co < Co; co++)
-            for (kk = 0; kk < K; kk++) {
-                int64_t rest = kk, off = aw.c0 + co * wco;
-                uint32_t byte;
-                for (i = c->n_raxes - 1; i >= 0; i--) {
-                    off += rest % c->raxes[i].extent * wr[i];
-                    rest /= c->raxes[i].extent;
+    if (mve) {
+        if (m4q_mve_pack(L, c, &aw, cov, Co, K, wr, u8, &xc, &wp, &ib, &acc))
+            return 1;
+    } else {
+        /* packed weights and the init constant */
+        wb = &k->bufs[wl->buf];
+        wsrc = L->g->values[wb->value].data;
+        wdst = lower_alloc(L, (size_t)(NP * KG * 2) * sizeof *wdst);
+        {
+            int64_t co, kk;
+            for (co = 0; co < Co; co++)
+                for (kk = 0; kk < K; kk++) {
+                    int64_t rest = kk, off = aw.c0 + co * wco;
+                    uint32_t byte;
+                    for (i = c->n_raxes - 1; i >= 0; i--) {
+                        off += rest % c->raxes[i].extent * wr[i];
+                        rest /= c->raxes[i].extent;
+                    }
+                    if (off < 0 || off >= wb->numel)
+                        return 1;
+                    byte = (uint32_t)(uint8_t)wsrc[off];
+                    wdst[((co / 2) * KG + kk / 4) * 2 + co % 2] |= (int32_t)(byte << (8 * (kk % 4)));
                 }
-                if (off < 0 || off >= wb->numel)
-                    return 1;
-                byte = (uint32_t)(uint8_t)wsrc[off];
-                wdst[((co / 2) * KG + kk / 4) * 2 + co % 2] |= (int32_t)(byte << (8 * (kk % 4)));
-            }
-    }
-    idst = lower_alloc(L, (size_t)(NP * 2) * sizeof *idst);
-    if (m4q_eval_init(L, c, cov, Co, idst))
-        return 1;
-    wp = tpl_new_const(L, "m4q_w", DT_INT32, NP * KG * 2, wdst);
-    ib = tpl_new_const(L, "m4q_init", DT_INT32, NP * 2, idst);
-    xc = lower_buf_temp(L, "xc", DT_INT16, KG * 12);
-    acc = lower_buf_temp(L, "acc", DT_INT32, NP * 6);
+        }
+        idst = lower_alloc(L, (size_t)(NP * 2) * sizeof *idst);
+        if (m4q_eval_init(L, c, cov, Co, idst))
+            return 1;
+        wp = tpl_new_const(L, "m4q_w", DT_INT32, NP * KG * 2, wdst);
+        ib = tpl_new_const(L, "m4q_init", DT_INT32, NP * 2, idst);
+        xc = lower_buf_temp(L, "xc", DT_INT16, KG * 12);
+        acc = lower_buf_temp(L, "acc", DT_INT32, NP * 6);
 
+    }
     /* positions: the output axes but co, row-major; pos axis i of the flat
      * position q is (q / stride[i]) % extent */
     {
@@ -475,148 +595,152 @@ int tpl_qconv_m4(Lower *L, Compute *c)
             map[c->axes[i].var] = ex_binary(L, BIN_MOD, ex_binary(L, BIN_DIV, qc, ex_int(L, stride[i])),
                                             ex_int(L, c->axes[i].extent));
 
-    /* im2col of column col: xc[(g*3 + col)*4 + pos(j)] = D(q, r) for the
-     * reduce point kk = 4g + j; when the last reduce extent is a multiple
-     * of 4 it is split into (g, j) with j unrolled, so every index is
-     * affine */
-    last = c->n_raxes - 1;
-    for (i = 0; i < c->n_raxes; i++)
-        rv[i] = lower_itervar(L, "rk", c->raxes[i].extent);
-    if (c->raxes[last].extent % 4 == 0) {
-        IterVar c4 = lower_itervar(L, "rg", c->raxes[last].extent / 4);
-        Stmt *quad = st_seq(L, 4);
-        Expr *outer = ex_int(L, 0), *g;
-        for (i = 0; i < last; i++) {
-            outer = ex_add(L, ex_mul(L, outer, ex_int(L, c->raxes[i].extent)), ex_var(L, &rv[i]));
-            map[c->raxes[i].var] = ex_var(L, &rv[i]);
-        }
-        g = ex_add(L, ex_mul(L, outer, ex_int(L, c->raxes[last].extent / 4)), ex_var(L, &c4));
-        for (i = 0; i < 4; i++) {
-            Expr *ix = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, g, ex_int(L, 3)), ex_var(L, &colv)), ex_int(L, 4)),
-                              ex_int(L, m4q_pos(i)));
-            map[c->raxes[last].var] = ex_add(L, ex_mul(L, ex_var(L, &c4), ex_int(L, 4)), ex_int(L, i));
-            quad->body[i] = st_store(L, xc, ix, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
-        }
-        im = st_for(L, &c4, quad);
-        {
-            /* four contiguous bytes of x per step: one word, two SXTB16
-             * (emit_c/emit_arm.c) */
-            const Expr *ld = data->kind == EX_SELECT ? data->b->a : data->a;
-            if (m4q_unit(ld->a, c->raxes[last].var)) {
-                im->for_kind = FOR_TENSORIZE;
-                im->tz = TZ_M4Q_WIDEN4;
-            }
-        }
-        for (i = last - 1; i >= 0; i--)
-            im = st_for(L, &rv[i], im);
+    if (mve) {
+        m4q_mve_nests(L, c, map, &colv, K, Co, u8, xc, wp, ib, acc, &im, &mm, &zero);
     } else {
-        Expr *kk = ex_int(L, 0), *ix;
-        for (i = 0; i <= last; i++) {
-            kk = ex_add(L, ex_mul(L, kk, ex_int(L, c->raxes[i].extent)), ex_var(L, &rv[i]));
-            map[c->raxes[i].var] = ex_var(L, &rv[i]);
-        }
-        /* (kk/4*3 + col)*4 + pos(kk%4), pos(j) = (j%2)*2 + j/2 */
-        ix = ex_add(L,
-                    ex_mul(L, ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, kk, ex_int(L, 4)), ex_int(L, 3)),
-                                     ex_var(L, &colv)),
-                           ex_int(L, 4)),
-                    ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, kk, ex_int(L, 2)), ex_int(L, 2)),
-                           ex_binary(L, BIN_DIV, ex_binary(L, BIN_MOD, kk, ex_int(L, 4)), ex_int(L, 2))));
-        im = st_store(L, xc, ix, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
-        if (K <= M4Q_UNROLL_BYTEWISE) {
-            /* a short reduction (a first conv's 27 or 40 points): every
-             * point its own store, destination and window offsets
-             * constants (the divisions above folded) */
-            Stmt *all = st_seq(L, (int)K), *fast = NULL;
-            int64_t kk2, rc[TVMCC_MAX_RANK + 1];
-            const Expr *ld = data->kind == EX_SELECT && data->b->kind == EX_CAST ? data->b->a : NULL;
-            Expr *base = NULL;
-            if (ld && ld->kind == EX_LOAD) {
-                /* inside the window: x[base + sum r_i * rc_i], base the
-                 * unclamped index at r = 0 */
-                Expr *u = m4q_unclamp(L, ld->a);
-                int ok = 1;
-                for (i = 0; i <= last; i++) {
-                    rc[i] = lq_coef(u, c->raxes[i].var, &ok);
-                    map[c->raxes[i].var] = ex_int(L, 0);
-                }
-                if (ok) {
-                    base = lq_subst(L, u, map, NULL);
-                    fast = st_seq(L, (int)K);
+        /* im2col of column col: xc[(g*3 + col)*4 + pos(j)] = D(q, r) for the
+         * reduce point kk = 4g + j; when the last reduce extent is a multiple
+         * of 4 it is split into (g, j) with j unrolled, so every index is
+         * affine */
+        last = c->n_raxes - 1;
+        for (i = 0; i < c->n_raxes; i++)
+            rv[i] = lower_itervar(L, "rk", c->raxes[i].extent);
+        if (c->raxes[last].extent % 4 == 0) {
+            IterVar c4 = lower_itervar(L, "rg", c->raxes[last].extent / 4);
+            Stmt *quad = st_seq(L, 4);
+            Expr *outer = ex_int(L, 0), *g;
+            for (i = 0; i < last; i++) {
+                outer = ex_add(L, ex_mul(L, outer, ex_int(L, c->raxes[i].extent)), ex_var(L, &rv[i]));
+                map[c->raxes[i].var] = ex_var(L, &rv[i]);
+            }
+            g = ex_add(L, ex_mul(L, outer, ex_int(L, c->raxes[last].extent / 4)), ex_var(L, &c4));
+            for (i = 0; i < 4; i++) {
+                Expr *ix = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, g, ex_int(L, 3)), ex_var(L, &colv)), ex_int(L, 4)),
+                                  ex_int(L, m4q_pos(i)));
+                map[c->raxes[last].var] = ex_add(L, ex_mul(L, ex_var(L, &c4), ex_int(L, 4)), ex_int(L, i));
+                quad->body[i] = st_store(L, xc, ix, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
+            }
+            im = st_for(L, &c4, quad);
+            {
+                /* four contiguous bytes of x per step: one word, two SXTB16
+                 * (emit_c/emit_arm.c) */
+                const Expr *ld = data->kind == EX_SELECT ? data->b->a : data->a;
+                if (m4q_unit(ld->a, c->raxes[last].var)) {
+                    im->for_kind = FOR_TENSORIZE;
+                    im->tz = TZ_M4Q_WIDEN4;
                 }
             }
-            for (kk2 = 0; kk2 < K; kk2++) {
-                int64_t rest = kk2, off = 0;
-                Expr *ix2 = ex_add(L, ex_mul(L, ex_add(L, ex_int(L, kk2 / 4 * 3), ex_var(L, &colv)), ex_int(L, 4)),
-                                   ex_int(L, m4q_pos(kk2 % 4)));
-                for (i = last; i >= 0; i--) {
-                    map[c->raxes[i].var] = ex_int(L, rest % c->raxes[i].extent);
-                    off += rest % c->raxes[i].extent * (fast ? rc[i] : 0);
-                    rest /= c->raxes[i].extent;
-                }
-                all->body[kk2] = st_store(L, xc, ix2, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
-                if (fast)
-                    fast->body[kk2] = st_store(L, xc, ix2,
-                                               ex_cast(L, DT_INT16, ex_cast(L, data->b->dtype,
-                                                                            ex_load(L, ld->buf, ex_add(L, base, ex_int(L, off))))));
-            }
-            im = fast ? m4q_interior(L, all, fast) : all;
-        } else {
-            for (i = last; i >= 0; i--)
+            for (i = last - 1; i >= 0; i--)
                 im = st_for(L, &rv[i], im);
+        } else {
+            Expr *kk = ex_int(L, 0), *ix;
+            for (i = 0; i <= last; i++) {
+                kk = ex_add(L, ex_mul(L, kk, ex_int(L, c->raxes[i].extent)), ex_var(L, &rv[i]));
+                map[c->raxes[i].var] = ex_var(L, &rv[i]);
+            }
+            /* (kk/4*3 + col)*4 + pos(kk%4), pos(j) = (j%2)*2 + j/2 */
+            ix = ex_add(L,
+                        ex_mul(L, ex_add(L, ex_mul(L, ex_binary(L, BIN_DIV, kk, ex_int(L, 4)), ex_int(L, 3)),
+                                         ex_var(L, &colv)),
+                               ex_int(L, 4)),
+                        ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, kk, ex_int(L, 2)), ex_int(L, 2)),
+                               ex_binary(L, BIN_DIV, ex_binary(L, BIN_MOD, kk, ex_int(L, 4)), ex_int(L, 2))));
+            im = st_store(L, xc, ix, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
+            if (K <= M4Q_UNROLL_BYTEWISE) {
+                /* a short reduction (a first conv's 27 or 40 points): every
+                 * point its own store, destination and window offsets
+                 * constants (the divisions above folded) */
+                Stmt *all = st_seq(L, (int)K), *fast = NULL;
+                int64_t kk2, rc[TVMCC_MAX_RANK + 1];
+                const Expr *ld = data->kind == EX_SELECT && data->b->kind == EX_CAST ? data->b->a : NULL;
+                Expr *base = NULL;
+                if (ld && ld->kind == EX_LOAD) {
+                    /* inside the window: x[base + sum r_i * rc_i], base the
+                     * unclamped index at r = 0 */
+                    Expr *u = m4q_unclamp(L, ld->a);
+                    int ok = 1;
+                    for (i = 0; i <= last; i++) {
+                        rc[i] = lq_coef(u, c->raxes[i].var, &ok);
+                        map[c->raxes[i].var] = ex_int(L, 0);
+                    }
+                    if (ok) {
+                        base = lq_subst(L, u, map, NULL);
+                        fast = st_seq(L, (int)K);
+                    }
+                }
+                for (kk2 = 0; kk2 < K; kk2++) {
+                    int64_t rest = kk2, off = 0;
+                    Expr *ix2 = ex_add(L, ex_mul(L, ex_add(L, ex_int(L, kk2 / 4 * 3), ex_var(L, &colv)), ex_int(L, 4)),
+                                       ex_int(L, m4q_pos(kk2 % 4)));
+                    for (i = last; i >= 0; i--) {
+                        map[c->raxes[i].var] = ex_int(L, rest % c->raxes[i].extent);
+                        off += rest % c->raxes[i].extent * (fast ? rc[i] : 0);
+                        rest /= c->raxes[i].extent;
+                    }
+                    all->body[kk2] = st_store(L, xc, ix2, ex_cast(L, DT_INT16, lq_subst(L, data, map, NULL)));
+                    if (fast)
+                        fast->body[kk2] = st_store(L, xc, ix2,
+                                                   ex_cast(L, DT_INT16, ex_cast(L, data->b->dtype,
+                                                                                ex_load(L, ld->buf, ex_add(L, base, ex_int(L, off))))));
+                }
+                im = fast ? m4q_interior(L, all, fast) : all;
+            } else {
+                for (i = last; i >= 0; i--)
+                    im = st_for(L, &rv[i], im);
+            }
         }
-    }
-    im = st_for(L, &colv, im);
-    im->for_kind = FOR_UNROLL;
-    if (KG * 4 > K) {
-        /* the reduce points past K: 0 in every column, once */
-        IterVar zc = lower_itervar(L, "col", 3), zj = lower_itervar(L, "j", KG * 4 - K);
-        Expr *kk = ex_add(L, ex_var(L, &zj), ex_int(L, K));
-        Expr *ix = ex_add(L,
-                          ex_mul(L, ex_add(L, ex_mul(L, ex_int(L, KG - 1), ex_int(L, 3)), ex_var(L, &zc)),
-                                 ex_int(L, 4)),
-                          ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, kk, ex_int(L, 2)), ex_int(L, 2)),
-                                 ex_binary(L, BIN_DIV, ex_binary(L, BIN_MOD, kk, ex_int(L, 4)), ex_int(L, 2))));
-        zero = st_for(L, &zc, st_for(L, &zj, st_store(L, xc, ix, ex_const_int(L, DT_INT16, 0))));
-    }
+        im = st_for(L, &colv, im);
+        im->for_kind = FOR_UNROLL;
+        if (KG * 4 > K) {
+            /* the reduce points past K: 0 in every column, once */
+            IterVar zc = lower_itervar(L, "col", 3), zj = lower_itervar(L, "j", KG * 4 - K);
+            Expr *kk = ex_add(L, ex_var(L, &zj), ex_int(L, K));
+            Expr *ix = ex_add(L,
+                              ex_mul(L, ex_add(L, ex_mul(L, ex_int(L, KG - 1), ex_int(L, 3)), ex_var(L, &zc)),
+                                     ex_int(L, 4)),
+                              ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, kk, ex_int(L, 2)), ex_int(L, 2)),
+                                     ex_binary(L, BIN_DIV, ex_binary(L, BIN_MOD, kk, ex_int(L, 4)), ex_int(L, 2))));
+            zero = st_for(L, &zc, st_for(L, &zj, st_store(L, xc, ix, ex_const_int(L, DT_INT16, 0))));
+        }
 
-    /* the tile: for each pair of channels, acc = init, then the groups */
-    prv = lower_itervar(L, "pr", NP);
-    rrv = lower_itervar(L, "rr", 2);
-    ccv = lower_itervar(L, "cc", 3);
-    gv = lower_itervar(L, "g", KG);
-    hv = lower_itervar(L, "h", 4);
-    {
-        Expr *row = ex_add(L, ex_mul(L, ex_var(L, &prv), ex_int(L, 2)), ex_var(L, &rrv));
-        Expr *ai = ex_add(L, ex_mul(L, row, ex_int(L, 3)), ex_var(L, &ccv));
-        Expr *xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &gv), ex_int(L, 3)), ex_var(L, &ccv)),
-                                    ex_int(L, 4)),
-                          ex_var(L, &hv));
-        Expr *wi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &prv), ex_int(L, KG)), ex_var(L, &gv)),
-                                    ex_int(L, 2)),
-                          ex_var(L, &rrv));
-        /* the weight byte at position h: byte pos(h) of the word */
-        Expr *sh = ex_mul(L,
-                          ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, ex_var(L, &hv), ex_int(L, 2)), ex_int(L, 2)),
-                                 ex_binary(L, BIN_DIV, ex_var(L, &hv), ex_int(L, 2))),
-                          ex_int(L, 8));
-        Expr *wv = ex_cast(L, DT_INT32,
-                           ex_cast(L, DT_INT8,
-                                   ex_binary(L, BIN_SHR, ex_cast(L, DT_UINT32, ex_load(L, wp, wi)),
-                                             ex_cast(L, DT_UINT32, sh))));
-        Expr *prod = ex_mul(L, ex_cast(L, DT_INT32, ex_load(L, xc, xi)), wv);
-        Stmt *init = st_store(L, acc, ai, ex_load(L, ib, row));
-        Stmt *upd = st_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), prod));
-        init = st_for(L, &rrv, st_for(L, &ccv, init));
-        upd = st_for(L, &gv, st_for(L, &rrv, st_for(L, &ccv, st_for(L, &hv, upd))));
-        s = st_seq(L, 2);
-        s->body[0] = init;
-        s->body[1] = upd;
-        mm = st_for(L, &prv, s);
-        mm->for_kind = FOR_TENSORIZE;
-        mm->tz = TZ_M4Q_2X3;
-    }
+        /* the tile: for each pair of channels, acc = init, then the groups */
+        prv = lower_itervar(L, "pr", NP);
+        rrv = lower_itervar(L, "rr", 2);
+        ccv = lower_itervar(L, "cc", 3);
+        gv = lower_itervar(L, "g", KG);
+        hv = lower_itervar(L, "h", 4);
+        {
+            Expr *row = ex_add(L, ex_mul(L, ex_var(L, &prv), ex_int(L, 2)), ex_var(L, &rrv));
+            Expr *ai = ex_add(L, ex_mul(L, row, ex_int(L, 3)), ex_var(L, &ccv));
+            Expr *xi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &gv), ex_int(L, 3)), ex_var(L, &ccv)),
+                                        ex_int(L, 4)),
+                              ex_var(L, &hv));
+            Expr *wi = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &prv), ex_int(L, KG)), ex_var(L, &gv)),
+                                        ex_int(L, 2)),
+                              ex_var(L, &rrv));
+            /* the weight byte at position h: byte pos(h) of the word */
+            Expr *sh = ex_mul(L,
+                              ex_add(L, ex_mul(L, ex_binary(L, BIN_MOD, ex_var(L, &hv), ex_int(L, 2)), ex_int(L, 2)),
+                                     ex_binary(L, BIN_DIV, ex_var(L, &hv), ex_int(L, 2))),
+                              ex_int(L, 8));
+            Expr *wv = ex_cast(L, DT_INT32,
+                               ex_cast(L, DT_INT8,
+                                       ex_binary(L, BIN_SHR, ex_cast(L, DT_UINT32, ex_load(L, wp, wi)),
+                                                 ex_cast(L, DT_UINT32, sh))));
+            Expr *prod = ex_mul(L, ex_cast(L, DT_INT32, ex_load(L, xc, xi)), wv);
+            Stmt *init = st_store(L, acc, ai, ex_load(L, ib, row));
+            Stmt *upd = st_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), prod));
+            init = st_for(L, &rrv, st_for(L, &ccv, init));
+            upd = st_for(L, &gv, st_for(L, &rrv, st_for(L, &ccv, st_for(L, &hv, upd))));
+            s = st_seq(L, 2);
+            s->body[0] = init;
+            s->body[1] = upd;
+            mm = st_for(L, &prv, s);
+            mm->for_kind = FOR_TENSORIZE;
+            mm->tz = TZ_M4Q_2X3;
+        }
 
+    }
     /* epilogue: out = post(acc) per channel, the tile's columns unrolled
      * (each an index of constants and pt); the full tiles in a loop, a
      * last partial one after it with its real columns only */

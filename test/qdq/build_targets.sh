@@ -65,7 +65,8 @@ for t in ${targets//,/ }; do
         fi
         n=$((n + 1))
     done
-    # the DSP cores: conv_odd's first conv is the 2 x 3 SMLAD tile with the
+    # the DSP cores: conv_odd's first conv is the 2 x 3 SMLAD tile (Cortex-M55:
+    # its Helium form) with the
     # word-wise im2col, conv_first3's the tile with the single-value one
     # (lower/tpl_qconv_m4.c), requantizations ending in SSAT with the shift
     # (emit_expr.c requant_asr; an Add's too, on the product's high word:
@@ -75,11 +76,14 @@ for t in ${targets//,/ }; do
     case $t in cortex-m4|cortex-m7|cortex-m55)
         if [ -z "$bad" ] && [ -f "$work/$t/conv_odd.s8/model.c" ]; then
             # (cortex-m55 keeps NCHW for integer convs: no contiguous channels)
-            if ! grep -q 'tvmcc_m4q_2x3(b' "$work/$t/conv_odd.s8/model.c" ||
+            # (the Cortex-M55 the Helium form: VMLADAVA.S8)
+            tile='tvmcc_m4q_2x3(b'
+            [ "$t" = cortex-m55 ] && tile='Helium: VMLADAVA.S8'
+            if ! grep -q "$tile" "$work/$t/conv_odd.s8/model.c" ||
                { [ "$t" != cortex-m55 ] && ! grep -q 'four bytes: one load, SXTB16' "$work/$t/conv_odd.s8/model.c"; }; then
-                bad="conv_odd.s8: no 2 x 3 SMLAD tile or word-wise im2col in model.c"
-            elif ! grep -q 'tvmcc_m4q_2x3(b' "$work/$t/conv_first3.u8/model.c"; then
-                bad="conv_first3.u8: no 2 x 3 SMLAD tile in model.c"
+                bad="conv_odd.s8: no 2 x 3 tile ($tile) or word-wise im2col in model.c"
+            elif ! grep -q "$tile" "$work/$t/conv_first3.u8/model.c"; then
+                bad="conv_first3.u8: no 2 x 3 tile ($tile) in model.c"
             elif ! grep -q 'tvmcc_ssat_asr(' "$work/$t/conv_odd.s8/model.c"; then
                 bad="conv_odd.s8: the requantization's shift is not in the SSAT (tvmcc_ssat_asr)"
             elif ! grep -q 'tvmcc_ssat_asr(.*, 1, 8)' "$work/$t/add_branches.s8/model.c"; then

@@ -30,7 +30,8 @@ Then (with host among the targets, unless --no-bitexact) the bit-exactness
 of the integer kernels across targets, see bitexact() below: each
 int8/uint8 QDQ model (variants s8, u8, pt, fuse) is also built from
 `-t cortex-m4` on the host (`cortex-m4@host`, the portable branches of the
-DSP code) and with x86-64-avx2 / x86-64-avx512 when the CPU has them
+DSP code), from `-t cortex-m55` (`cortex-m55@host`, the portable form of the
+Helium tile) and with x86-64-avx2 / x86-64-avx512 when the CPU has them
 (reported against onnxruntime like the others); one line `NAME bitexact`
 then requires the outputs of all of these and of every target that ran the
 model (cortex-m4 under qemu: the SMLAD/SXTB16 branches) to be equal byte
@@ -271,13 +272,15 @@ def bitexact(args, targets, names, models, one, counts, expected):
     each int8/uint8 QDQ model (BITEXACT_VARIANTS), the outputs of the host
     build of the default target c, of the host build of -t cortex-m4's C
     (`cortex-m4@host`: the portable #else branches of the DSP code), of
+    -t cortex-m55's (`cortex-m55@host`: the portable form of the Helium
+    tile, whose int8 columns take uint8 data less 128), of
     x86-64-avx2 and x86-64-avx512 where the host runs them, and of every
     target this run ran the model on (cortex-m4 under qemu: the SMLAD and
     SXTB16 branches; aarch64, ...) must be equal byte for byte. Independent
     of the 1-LSB rule against onnxruntime: any difference fails. The extra
     builds are reported like the others (against onnxruntime) first."""
     flags = host_cpu_flags()
-    extra = ["cortex-m4@host"]
+    extra = ["cortex-m4@host", "cortex-m55@host"]
     for t, need in sorted(X86_FLAGS.items()):
         if need <= flags:
             extra.append(t)
