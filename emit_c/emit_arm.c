@@ -1389,6 +1389,16 @@ static const Expr *m4q_load(const Kernel *k, const Expr *e, DType t, int skip)
     return m4q_load(k, e->c, t, skip);
 }
 
+/* The #else branch of an intrinsic form: the nest's portable loops (not a
+ * miss of the printers); 1, for the printer to return. */
+static int m4_portable_else(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int depth, EmitStmtFn emit)
+{
+    pr->in_portable++;
+    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
+    pr->in_portable--;
+    return 1;
+}
+
 /* The nest of tpl_qconv_m4.c: for pr: { for rr: for cc: acc[..] = init[..];
  * for g: for rr: for cc: for h: acc[..] += xc[..] * byte of wp[..] },
  * printed as one call of tvmcc_m4q_2x3 at the nest's start (every index
@@ -1416,11 +1426,9 @@ static int m4q_tile(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int de
     indent(f, depth);
     fprintf(f, "tvmcc_m4q_2x3(%s, %s, %s, %s, %lld, %lld);\n", k->bufs[wp->buf].name, k->bufs[xc->buf].name,
             k->bufs[acc].name, k->bufs[ib->buf].name, (long long)seq->body[1]->extent, (long long)s->extent);
-    pr->in_portable++; /* the loops are the nest's portable form, not a miss */
-    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
-    pr->in_portable--;
-    return 1;
+    return m4_portable_else(pr, f, k, s, depth, emit);
 }
+
 
 /* The Helium form of tpl_qconv_m4.c's tile (TZ_MVE_2X3): for pr: { for rr,
  * cc: acc[(2pr + rr)*3 + cc] = init[2pr + rr]; for k < Kp: for rr, cc:
@@ -1489,10 +1497,7 @@ static int mve_tile(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int de
         }
     indent(f, depth);
     fprintf(f, "}\n");
-    pr->in_portable++;
-    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
-    pr->in_portable--;
-    return 1;
+    return m4_portable_else(pr, f, k, s, depth, emit);
 }
 
 /* The im2col step of tpl_qconv_m4.c: for c4: four stores xc[i0 + pos] =
@@ -1667,10 +1672,7 @@ static int m4q_widen(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     } else {
         m4q_widen_loop(pr, f, k, s, st, ld, u8, cond, cond != NULL, zx, depth);
     }
-    pr->in_portable++;
-    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
-    pr->in_portable--;
-    return 1;
+    return m4_portable_else(pr, f, k, s, depth, emit);
 }
 
 /* The widening of one channel into tpl_qdw_m4's int16 plane (TZ_M4Q_PLANE):
@@ -1756,10 +1758,7 @@ static int m4q_plane(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int d
     }
     indent(f, depth);
     fprintf(f, "}\n");
-    pr->in_portable++;
-    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
-    pr->in_portable--;
-    return 1;
+    return m4_portable_else(pr, f, k, s, depth, emit);
 }
 
 /* The sums of output m4_ow (into m4_a0) and, when two, of m4_ow + 1 (into
@@ -1908,10 +1907,7 @@ static int m4q_dw3(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int dep
     fprintf(f, "}\n");
     indent(f, depth);
     fprintf(f, "}\n");
-    pr->in_portable++;
-    lq_print_else(pr, f, k, s, depth, emit, &pr->arm_fallback);
-    pr->in_portable--;
-    return 1;
+    return m4_portable_else(pr, f, k, s, depth, emit);
 }
 
 /* The store of a float QuantizeLinear to 8 bits,
