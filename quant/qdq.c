@@ -814,17 +814,17 @@ static int float_node_weights(Plan *p, int32_t ni, const RangeTable *r)
     Graph *g = p->g;
     Node *n = &g->nodes[ni];
     Weight w;
+    int bias;
     if (n->dead || p->quantized[ni] || n->n_in < 2 || n->in[0] < 0 || !p->have[n->in[0]] ||
         (n->op != OP_Conv && n->op != OP_ConvTranspose && n->op != OP_Gemm) ||
         (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx")) ||
         !is_float_const(g, n->in[1]))
         return 0;
+    bias = int_bias(g, n); /* before the weights become a DequantizeLinear's output */
     memset(&w, 0, sizeof w);
     quantize_weight(p, n->in[1], weight_axis(p, n), bias_min_scale(p, n, &w), DT_INT16, &w);
     g->nodes[ni].in[1] = w.dq;
-    if (int_bias(g, &g->nodes[ni]))
-        return quantize_bias(p, ni, &w, 1, r);
-    return 0;
+    return bias ? quantize_bias(p, ni, &w, 1, r) : 0;
 }
 
 /* a constant operand in the activation type, with its own range */
