@@ -8,7 +8,8 @@
 #    per-operator models and the bench/arm networks) are quantized by
 #    `tvmcc quantize --calib random:16` in several configurations (VARIANTS
 #    below: each range method, int8/uint8/int16 activations, per-tensor
-#    weights, with and without equalization and bias correction), two
+#    weights, with and without equalization and bias correction, a Conv
+#    kept float), two
 #    models at opsets 9 and 11, a hard-swish written out and a Conv with
 #    Mul/Add by per-channel constants (test/quantize/old_opset.py). Each
 #    quantize run must exit 0 and write MODEL.onnx and MODEL.json.
@@ -180,8 +181,9 @@ fi
 # written QDQ model in onnxruntime against the original float model in
 # onnxruntime (not against tvmcc's prepared float model, which the report
 # uses) on random inputs, >= 25 dB
-for m in opset9 opset11 hardswish affine clip_offset convtranspose; do
-    "$PYTHON" - "$floats/$m.onnx" "$d/prep_$m" <<'EOF'
+# eight samples uniform in [-1, 1] for FLOAT.onnx's first input, in DIR
+random_inputs() {
+    "$PYTHON" - "$1" "$2" <<'EOF'
 import os, sys, numpy as np, onnx
 from onnx import numpy_helper
 m = onnx.load(sys.argv[1])
@@ -193,6 +195,9 @@ for k in range(8):
     t = numpy_helper.from_array(rng.uniform(-1, 1, shape).astype(np.float32), inp.name)
     open("%s/s%d/input_0.pb" % (sys.argv[2], k), "wb").write(t.SerializeToString())
 EOF
+}
+for m in opset9 opset11 hardswish affine clip_offset convtranspose; do
+    random_inputs "$floats/$m.onnx" "$d/prep_$m"
     if node "$here/ort_eval.js" "$floats/$m.onnx" "$work/models/$m.mse.onnx" "$d/prep_$m" \
             > "$d/prep_$m.log" 2>&1; then
         db=$(sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$d/prep_$m.log" | head -1)
@@ -215,18 +220,7 @@ done
 # weights. (test/qdq/run.py above compares both models with tvmcc's build.)
 for m in convtranspose.mse resnet8.kf; do
     base=${m%%.*}
-    [ -d "$d/prep_$base" ] || "$PYTHON" - "$floats/$base.onnx" "$d/prep_$base" <<'EOF'
-import os, sys, numpy as np, onnx
-from onnx import numpy_helper
-m = onnx.load(sys.argv[1])
-inp = m.graph.input[0]
-shape = [x.dim_value for x in inp.type.tensor_type.shape.dim]
-rng = np.random.default_rng(2)
-for k in range(8):
-    os.makedirs("%s/s%d" % (sys.argv[2], k), exist_ok=True)
-    t = numpy_helper.from_array(rng.uniform(-1, 1, shape).astype(np.float32), inp.name)
-    open("%s/s%d/input_0.pb" % (sys.argv[2], k), "wb").write(t.SerializeToString())
-EOF
+    [ -d "$d/prep_$base" ] || random_inputs "$floats/$base.onnx" "$d/prep_$base"
     for lv in all disabled; do
         node "$here/ort_eval.js" "$floats/$base.onnx" "$work/models/$m.onnx" "$d/prep_$base" \
             --opt-level $lv > "$d/opt_$m.$lv.log" 2>/dev/null
