@@ -240,7 +240,7 @@ for n in m.graph.node:
     if p is None or p.op_type != "DequantizeLinear":
         continue
     if inits.get(n.input[1]) == onnx.TensorProto.FLOAT:
-        fl.append(n.name)
+        fl.append(n.name or n.op_type)
     w = prod.get(n.input[1])
     if w is not None and inits.get(w.input[0]) == onnx.TensorProto.INT16:
         n16 += 1
