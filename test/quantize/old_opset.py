@@ -16,7 +16,10 @@ constants, folded into the Conv) and OUT_DIR/clip_offset.onnx (a Conv
 followed by Clip(0.5, 6): the QuantizeLinear's range, widened to hold 0,
 would not clamp below 0.5, so the Clip stays a node) and
 OUT_DIR/dead_channel.onnx (a Conv with an output channel of near-zero
-weights and a bias of 3: its int32 bias must not saturate).
+weights and a bias of 3: its int32 bias must not saturate) and
+OUT_DIR/convtranspose.onnx (a ConvTranspose with a bias, and a grouped one
+without, between quantized Convs: computed in float, with weights that
+onnxruntime would quantize itself if they were left float).
 """
 import os
 import sys
@@ -149,13 +152,45 @@ def dead_channel(rng):
     return m
 
 
+def convtranspose(rng):
+    """Conv -> Relu -> ConvTranspose (bias) -> Conv -> ConvTranspose (2
+    groups) -> Conv: tvmcc quantize has no integer ConvTranspose, so both
+    stay float between Q/DQ pairs; onnxruntime would quantize their float
+    weights per tensor to int8 (its WeightBiasQuantization) unless they
+    are written quantized."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("ConvTranspose", ["r", "wt", "bt"], ["t"], strides=[2, 2],
+                         kernel_shape=[2, 2]),
+        helper.make_node("Conv", ["t", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("ConvTranspose", ["c2", "wt2"], ["t2"], strides=[2, 2],
+                         kernel_shape=[2, 2], group=2),
+        helper.make_node("Conv", ["t2", "w3"], ["y"]),
+    ]
+    # weights of very different sizes per output channel: one scale for all
+    # of them (onnxruntime's own quantization) would lose the small ones
+    wt = rng.normal(0, 0.5, (8, 6, 2, 2)) * np.array([1, 0.02, 1, 0.05, 1, 1])[None, :, None, None]
+    g = helper.make_graph(nodes, "convtranspose",
+                          [helper.make_tensor_value_info("x", F, [1, 4, 6, 6])],
+                          [helper.make_tensor_value_info("y", F, [1, 4, 24, 24])],
+                          [init("w", rng.normal(0, 0.5, (8, 4, 3, 3))), init("wt", wt),
+                           init("bt", rng.normal(0, 0.5, 6)),
+                           init("w2", rng.normal(0, 0.3, (4, 6, 3, 3))),
+                           init("wt2", rng.normal(0, 0.5, (4, 2, 2, 2))),
+                           init("w3", rng.normal(0, 0.3, (4, 4, 1, 1)))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(3)
     for name, fn in (("opset9", opset9), ("opset11", opset11), ("hardswish", hardswish),
                      ("affine", affine), ("clip_offset", clip_offset),
-                     ("dead_channel", dead_channel)):
+                     ("dead_channel", dead_channel), ("convtranspose", convtranspose)):
         m = fn(rng)
         onnx.checker.check_model(m)
         onnx.save(m, os.path.join(out, name + ".onnx"))

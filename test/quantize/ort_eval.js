@@ -4,6 +4,8 @@
 //   node ort_eval.js FLOAT.onnx QUANT.onnx DATADIR [--json OUT.json] [--save-ref]
 //   node ort_eval.js --ref-outputs QUANT.onnx DATADIR [--json OUT.json]
 //   node ort_eval.js --quant-outputs QDIR FLOAT.onnx DATADIR [--json OUT.json]
+//   (each also [--opt-level disabled|basic|extended|all]: onnxruntime's graph
+//   optimization level for the models it runs, default all)
 //
 // DATADIR/<sample>/input_K.pb holds one TensorProto per graph input, K in
 // the graph's input order (float32, int64, int32, uint8, int8). Both models
@@ -177,19 +179,24 @@ function argmaxRows(x, width) {
 function usage() {
     console.error('usage: node ort_eval.js FLOAT.onnx QUANT.onnx DATADIR [--json OUT.json] [--save-ref]\n' +
                   '       node ort_eval.js --ref-outputs QUANT.onnx DATADIR [--json OUT.json]\n' +
-                  '       node ort_eval.js --quant-outputs QDIR FLOAT.onnx DATADIR [--json OUT.json]');
+                  '       node ort_eval.js --quant-outputs QDIR FLOAT.onnx DATADIR [--json OUT.json]\n' +
+                  '       (each with [--opt-level disabled|basic|extended|all])');
     process.exit(2);
 }
 
 async function main() {
     const args = process.argv.slice(2);
     const pos = [];
-    let jsonOut = null, refOutputs = false, saveRef = false, quantDir = null;
+    let jsonOut = null, refOutputs = false, saveRef = false, quantDir = null, optLevel = 'all';
     for (let i = 0; i < args.length; i++) {
         if (args[i] === '--json') { if (++i >= args.length) usage(); jsonOut = args[i]; }
         else if (args[i] === '--ref-outputs') refOutputs = true;
         else if (args[i] === '--save-ref') saveRef = true;
         else if (args[i] === '--quant-outputs') { if (++i >= args.length) usage(); quantDir = args[i]; }
+        else if (args[i] === '--opt-level') {
+            if (++i >= args.length || !['disabled', 'basic', 'extended', 'all'].includes(args[i])) usage();
+            optLevel = args[i];
+        }
         else if (args[i].startsWith('--')) usage();
         else pos.push(args[i]);
     }
@@ -198,7 +205,7 @@ async function main() {
     const floatPath = refOutputs ? null : pos[0];
     const quantPath = quantDir ? quantDir : refOutputs ? pos[0] : pos[1];
     const dataDir = pos[pos.length - 1];
-    const opts = { intraOpNumThreads: 1, interOpNumThreads: 1 };
+    const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: optLevel };
     const ref = floatPath ? await ort.InferenceSession.create(floatPath, opts) : null;
     // the side that is run (QUANT, or FLOAT with --quant-outputs)
     const quant = quantDir ? ref : await ort.InferenceSession.create(quantPath, opts);
