@@ -70,7 +70,8 @@ typedef struct TensorStat {
 typedef struct OutputStat {
     const char *name;
     double sqnr_mean, sqnr_min;
-    double top1;                /* agreement of the argmax over the last axis; -1: n/a */
+    double top1;                /* agreement of the argmax over the last axis (a
+                                 * position where both rows reach their maximum); -1: n/a */
     int64_t rows;
     double ref_sqnr_float, ref_sqnr_quant; /* against output_K.pb; NAN without */
 } OutputStat;
@@ -517,6 +518,18 @@ static int64_t argmax_row(const float *x, int64_t row, int64_t len)
     return best;
 }
 
+/* Whether row `row` of f and q share a top-1 position: one where both
+ * rows reach their maximum (a saturated output ties at it, in either). */
+static int top1_agree(const float *f, const float *q, int64_t row, int64_t len)
+{
+    float mf = f[row * len + argmax_row(f, row, len)], mq = q[row * len + argmax_row(q, row, len)];
+    int64_t k;
+    for (k = 0; k < len; k++)
+        if (f[row * len + k] == mf && q[row * len + k] == mq)
+            return 1;
+    return 0;
+}
+
 static int eval_sample(void *ctx, int sample, void *const *fo, void *const *qo)
 {
     EvalCtx *c = ctx;
@@ -562,7 +575,7 @@ static int eval_sample(void *ctx, int sample, void *const *fo, void *const *qo)
             for (k = 0; k < rows; k++) {
                 e->rows++;
                 o->rows++;
-                if (argmax_row(f, k, len) == argmax_row(q, k, len)) {
+                if (top1_agree(f, q, k, len)) {
                     e->agree++;
                     o->top1 += 1;
                 }

@@ -26,8 +26,9 @@
 //   worst: the lowest per-sample dB value and its sample;
 //   top-1 agreement: the output seen as rows of its last axis (every
 //   leading axis flattened), argmax of each row (the first index on ties)
-//   in f and in q; the fraction of rows, over all samples, whose argmax is
-//   equal.
+//   in f and in q; the fraction of rows, over all samples, where some
+//   position holds the maximum of both rows (the same argmax, or, where a
+//   saturated row ties at its maximum, a shared one).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -263,7 +264,11 @@ async function main() {
             if (db < st.worst) { st.worst = db; st.worstSample = s; }
             const width = f.dims.length ? f.dims[f.dims.length - 1] : 1;
             const af = argmaxRows(fd, width), aq = argmaxRows(qd, width);
-            for (let r = 0; r < af.length; r++) if (af[r] === aq[r]) st.agree++;
+            for (let r = 0; r < af.length; r++) {
+                const mf = fd[r * width + af[r]], mq = qd[r * width + aq[r]];
+                for (let k = 0; k < width; k++)
+                    if (fd[r * width + k] === mf && qd[r * width + k] === mq) { st.agree++; break; }
+            }
             st.rows += af.length;
         });
     }
