@@ -539,9 +539,8 @@ void template_arm_apply(Lower *L, const ArmKnobs *k)
         else if (c->rop == RED_NONE && c->n_axes > 0)
             sched_vectorize(&s, c->axes[c->n_axes - 1].var);
     }
-    /* every requantization of the nest on a product's high word (an
-     * elementwise Add / Mul / rescale, an epilogue the templates above did
-     * not build) */
+    /* every requantization of the nest on a product's high word (the
+     * templates' epilogues, an elementwise Add / Mul / rescale) */
     if (k->dsp && !k->dot && L->k->body)
         L->k->body = lq_stmt_rewrite(L, L->k->body, m4q_requant_all, NULL);
 }

@@ -365,6 +365,22 @@ static int64_t m4q_pos(int64_t j)
     return (j & 1) * 2 + (j >> 1);
 }
 
+/* The offset of weight (co, reduce point kk) in its buffer (kk flat over
+ * the reduce axes, row-major), from the weight index's affine form: its
+ * constant, co's coefficient wco and the reduce axes' wr; -1 when outside
+ * the buffer's numel values. */
+static int64_t m4q_weight_at(const Compute *c, const LqAffine *aw, int64_t wco, const int64_t *wr, int64_t numel,
+                             int64_t co, int64_t kk)
+{
+    int64_t rest = kk, off = aw->c0 + co * wco;
+    int i;
+    for (i = c->n_raxes - 1; i >= 0; i--) {
+        off += rest % c->raxes[i].extent * wr[i];
+        rest /= c->raxes[i].extent;
+    }
+    return off >= 0 && off < numel ? off : -1;
+}
+
 /* ---- the Helium (MVE) form, Armv8.1-M (Cortex-M55) ----
  *
  * The same sums as the SMLAD tile, with int8 operands as VMLADAVA.S8
@@ -381,32 +397,20 @@ static int64_t m4q_kp(int64_t K)
     return (K + 15) / 16 * 16;
 }
 
-static int m4q_mve_pack(Lower *L, Compute *c, const LqAffine *aw, int cov, int64_t Co, int64_t K,
-                        const int64_t *wr, int u8, int *xm, int *wm, int *ib, int *acc)
+static int m4q_mve_pack(Lower *L, Compute *c, const Expr *wl, const LqAffine *aw, int cov, int64_t wco, int64_t Co,
+                        int64_t K, const int64_t *wr, int u8, int *xm, int *wm, int *ib, int *acc)
 {
-    Kernel *k = L->k;
-    const Buffer *wb;
-    const Expr *wl;
-    int64_t Kp = m4q_kp(K), NP = (Co + 1) / 2, co, kk, wco = lq_aff_coef(aw, cov);
-    const int8_t *wsrc;
+    const Buffer *wb = &L->k->bufs[wl->buf];
+    const int8_t *wsrc = L->g->values[wb->value].data;
+    int64_t Kp = m4q_kp(K), NP = (Co + 1) / 2, co, kk;
     int8_t *wdst = lower_alloc(L, (size_t)(NP * 2 * Kp));
     int32_t *idst = lower_alloc(L, (size_t)(NP * 2) * sizeof *idst);
-    const Expr *data;
-    int i;
-    if (m4q_operands(L, c, &data, &wl))
-        return 1;
-    wb = &k->bufs[wl->buf];
-    wsrc = L->g->values[wb->value].data;
     if (m4q_eval_init(L, c, cov, Co, idst))
         return 1;
     for (co = 0; co < Co; co++)
         for (kk = 0; kk < K; kk++) {
-            int64_t rest = kk, off = aw->c0 + co * wco;
-            for (i = c->n_raxes - 1; i >= 0; i--) {
-                off += rest % c->raxes[i].extent * wr[i];
-                rest /= c->raxes[i].extent;
-            }
-            if (off < 0 || off >= wb->numel)
+            int64_t off = m4q_weight_at(c, aw, wco, wr, wb->numel, co, kk);
+            if (off < 0)
                 return 1;
             wdst[co * Kp + kk] = wsrc[off];
             if (u8)
@@ -422,16 +426,14 @@ static int m4q_mve_pack(Lower *L, Compute *c, const LqAffine *aw, int cov, int64
 /* The im2col (value by value: xm[col*Kp + kk] = int8(D - off)), the
  * padding's zeros (once) and the tile nest of the MVE form; map holds the
  * output axes' expressions of the column's position. */
-static void m4q_mve_nests(Lower *L, Compute *c, Expr **map, const IterVar *colv, int64_t K, int64_t Co, int u8,
-                          int xm, int wm, int ib, int acc, Stmt **im, Stmt **mm, Stmt **zero)
+static void m4q_mve_nests(Lower *L, Compute *c, const Expr *data, Expr **map, const IterVar *colv, int64_t K,
+                          int64_t Co, int u8, int xm, int wm, int ib, int acc, Stmt **im, Stmt **mm, Stmt **zero)
 {
     int64_t Kp = m4q_kp(K), NP = (Co + 1) / 2;
     IterVar rv[TVMCC_MAX_RANK + 1], prv, rrv, ccv, kv;
-    const Expr *data, *wl;
     Expr *kk = ex_int(L, 0), *v;
     Stmt *st;
     int i;
-    m4q_operands(L, c, &data, &wl);
     for (i = 0; i < c->n_raxes; i++) {
         rv[i] = lower_itervar(L, "rk", c->raxes[i].extent);
         kk = ex_add(L, ex_mul(L, kk, ex_int(L, c->raxes[i].extent)), ex_var(L, &rv[i]));
@@ -543,7 +545,7 @@ int tpl_qconv_m4(Lower *L, Compute *c, int mve)
     T = tpl_ceil_div(P, 3);
 
     if (mve) {
-        if (m4q_mve_pack(L, c, &aw, cov, Co, K, wr, u8, &xc, &wp, &ib, &acc))
+        if (m4q_mve_pack(L, c, wl, &aw, cov, wco, Co, K, wr, u8, &xc, &wp, &ib, &acc))
             return 1;
     } else {
         /* packed weights and the init constant */
@@ -554,13 +556,9 @@ int tpl_qconv_m4(Lower *L, Compute *c, int mve)
             int64_t co, kk;
             for (co = 0; co < Co; co++)
                 for (kk = 0; kk < K; kk++) {
-                    int64_t rest = kk, off = aw.c0 + co * wco;
+                    int64_t off = m4q_weight_at(c, &aw, wco, wr, wb->numel, co, kk);
                     uint32_t byte;
-                    for (i = c->n_raxes - 1; i >= 0; i--) {
-                        off += rest % c->raxes[i].extent * wr[i];
-                        rest /= c->raxes[i].extent;
-                    }
-                    if (off < 0 || off >= wb->numel)
+                    if (off < 0)
                         return 1;
                     byte = (uint32_t)(uint8_t)wsrc[off];
                     wdst[((co / 2) * KG + kk / 4) * 2 + co % 2] |= (int32_t)(byte << (8 * (kk % 4)));
@@ -573,7 +571,6 @@ int tpl_qconv_m4(Lower *L, Compute *c, int mve)
         ib = tpl_new_const(L, "m4q_init", DT_INT32, NP * 2, idst);
         xc = lower_buf_temp(L, "xc", DT_INT16, KG * 12);
         acc = lower_buf_temp(L, "acc", DT_INT32, NP * 6);
-
     }
     /* positions: the output axes but co, row-major; pos axis i of the flat
      * position q is (q / stride[i]) % extent */
@@ -596,7 +593,7 @@ int tpl_qconv_m4(Lower *L, Compute *c, int mve)
                                             ex_int(L, c->axes[i].extent));
 
     if (mve) {
-        m4q_mve_nests(L, c, map, &colv, K, Co, u8, xc, wp, ib, acc, &im, &mm, &zero);
+        m4q_mve_nests(L, c, data, map, &colv, K, Co, u8, xc, wp, ib, acc, &im, &mm, &zero);
     } else {
         /* im2col of column col: xc[(g*3 + col)*4 + pos(j)] = D(q, r) for the
          * reduce point kk = 4g + j; when the last reduce extent is a multiple
@@ -758,7 +755,7 @@ int tpl_qconv_m4(Lower *L, Compute *c, int mve)
                                                        ex_int(L, c->axes[i].extent));
         index = lower_out_index(L, c);
         es = st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                      c->post ? lq_subst(L, m4q_requant_all(L, c->post, NULL), map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
+                      c->post ? lq_subst(L, c->post, map, ex_load(L, acc, ai)) : ex_load(L, acc, ai));
         s = st_seq(L, 2);
         for (n = 0; n < 2; n++) {
             int64_t ncol = n == 0 ? 3 : rem, j;
@@ -958,7 +955,7 @@ int tpl_qdw_m4(Lower *L, Compute *c)
         Expr *index = lower_out_index(L, c);
         Expr *a = ex_load(L, acc, ex_var(L, &ow2));
         epi = st_for(L, &ow2, st_store(L, c->out_buf, lq_subst(L, index, map, NULL),
-                                       c->post ? lq_subst(L, m4q_requant_all(L, c->post, NULL), map, a) : a));
+                                       c->post ? lq_subst(L, c->post, map, a) : a));
     }
     s = st_seq(L, 2);
     s->body[0] = row;
