@@ -118,7 +118,9 @@ def main(raw, out):
     L.append("| tvmcc | %s, target `%s` (and `c`) |" % (meta.get("tvmcc", "?"), target))
     L.append("| C compiler | %s |" % meta.get("cc", "?"))
     L.append("| onnxruntime | onnxruntime-node %s on node %s, graphOptimizationLevel `all`, "
-             "sequential, interOpNumThreads 1 |" % (meta.get("ort", "?"), meta.get("node", "?")))
+             "sequential, interOpNumThreads 1%s |" % (meta.get("ort", "?"), meta.get("node", "?"),
+                 "; **AVX-512 hidden** (ORT_ISA=avx2: CPUID faulting, `bench/isa_mask.c`), so it "
+                 "runs the kernels an AVX2-only host gets" if meta.get("ort_isa") == "avx2" else ""))
     L.append("| method | %s interleaved rounds; per round every configuration is one process: "
              "up to %s warm-up runs (at most %s ms), then timed runs until %s ms are spent "
              "(at most %s, at least 1); configuration order rotates each round%s |"
@@ -136,8 +138,9 @@ def main(raw, out):
     L.append("")
     L.append("Reproduce: `make bench` (full) or `bench/run.sh --quick [MODEL...]`; "
              "this run: `%s`%s. Raw per-run times: `build/bench/raw/`."
-             % (("bench/run.sh " + meta.get("args", "")).strip(), " with TARGET=%s%s%s" % (target,
+             % (("bench/run.sh " + meta.get("args", "")).strip(), " with TARGET=%s%s%s%s" % (target,
                  " MARCH=%s" % meta["march"] if meta.get("march", "-march=native") != "-march=native" else "",
+                 " ORT_ISA=%s" % meta["ort_isa"] if meta.get("ort_isa", "host") != "host" else "",
                  " OMP_WAIT=%s" % meta["omp_wait"] if meta.get("omp_wait") else "")))
     L.append("")
 
@@ -145,8 +148,8 @@ def main(raw, out):
     if "1" in threads:
         L.append("## One thread")
         L.append("")
-        L.append("| model | onnxruntime ms | tvmcc `%s` ms | ratio | tvmcc `c` -O3 -march=native ms "
-                 "| ratio | max rel. error `%s` / `c` |" % (target, target))
+        L.append("| model | onnxruntime ms | tvmcc `%s` ms | ratio | tvmcc `c` -O3 %s ms "
+                 "| ratio | max rel. error `%s` / `c` |" % (target, meta.get("march", "-march=native"), target))
         L.append("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
         for m in models:
             L.append("| %s | %s | %s | %s | %s | %s | %s / %s |" % (
@@ -187,7 +190,7 @@ def main(raw, out):
         L.append("| configuration | median ms | GFLOP/s | % of FMA peak | per round: % of the peak next to it |")
         L.append("| --- | ---: | ---: | ---: | ---: |")
         rows = [("onnxruntime, 1 thread", "ort-1t", peak1), ("tvmcc `%s`, 1 thread" % target, "tvm-1t", peak1),
-                ("tvmcc `c` -O3 -march=native, 1 thread", "c-1t", peak1),
+                ("tvmcc `c` -O3 %s, 1 thread" % meta.get("march", "-march=native"), "c-1t", peak1),
                 ("onnxruntime, 2 threads", "ort-2t", peak2), ("tvmcc `%s`, 2 threads" % target, "tvm-2t", peak2)]
         for label, cid, peak in rows:
             v = med.get((GEMM, cid))

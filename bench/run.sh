@@ -50,9 +50,14 @@ root=$(cd "$here/.." && pwd)
 TVMCC=${TVMCC:-$root/tvmcc}
 PYTHON=${PYTHON:-/usr/bin/python3}
 CC=${CC:-cc}
-# MARCH: the -march of every timer build; -march=x86-64-v3 measures AVX2 code
-# on an AVX-512 host without letting cc widen the generic loops to AVX-512.
-MARCH=${MARCH:--march=native}
+# ORT_ISA: `avx2` hides AVX-512 (and AVX-VNNI, AMX) from onnxruntime, so
+# that it picks the kernels an AVX2-only host gets (bench/isa_mask.c, an
+# LD_PRELOAD library: CPUID faulting, Linux's cpuid_fault); `host` lets it
+# see this machine. Default: avx2 for TARGET=x86-64-avx2 on a host with
+# avx512f, else host.
+# MARCH: the -march of every timer build and of bench/peak.c; default
+# -march=x86-64-v3 when ORT_ISA=avx2 (an AVX2-only host: cc may not widen
+# the generic loops to AVX-512 either), else -march=native.
 NODE=${NODE:-node}
 bdir="$root/build/bench"
 all_models="resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 efficientnet_b0 regnet_x_400mf resnext50_32x4d googlenet gemm1024 resnet18_bn mobilenet_v2_bn resnet18_int8 mobilenet_v2_int8"
@@ -95,6 +100,15 @@ done
 if [ -z "${TARGET:-}" ]; then
     if grep -qw avx512f /proc/cpuinfo; then TARGET=x86-64-avx512; else TARGET=x86-64-avx2; fi
 fi
+if [ -z "${ORT_ISA:-}" ]; then
+    ORT_ISA=host
+    [ "$TARGET" = x86-64-avx2 ] && grep -qw avx512f /proc/cpuinfo && ORT_ISA=avx2
+fi
+case $ORT_ISA in
+host) MARCH=${MARCH:--march=native} ;;
+avx2) MARCH=${MARCH:--march=x86-64-v3} ;;
+*) die "ORT_ISA=$ORT_ISA: one of host, avx2" ;;
+esac
 
 # ---- prerequisites ---------------------------------------------------------
 [ -x "$TVMCC" ] || die "$TVMCC not built (make)"
@@ -108,8 +122,19 @@ rm -rf "$raw"
 mkdir -p "$raw" "$bdir/work"
 log() { echo "bench: $*" >&2; }
 
+# ---- onnxruntime without AVX-512 (ORT_ISA=avx2) ----------------------------
+ort_env=""
+if [ "$ORT_ISA" = avx2 ]; then
+    $CC -std=c99 -O2 -shared -fPIC "$here/isa_mask.c" -o "$bdir/isa_mask.so" -ldl 2>"$raw/isa_mask.cc.log" ||
+        die "cannot build bench/isa_mask.c: $(head -1 "$raw/isa_mask.cc.log")"
+    probe=$(LD_PRELOAD="$bdir/isa_mask.so" "$NODE" -e \
+        'console.log(require("os").cpus().length > 0 ? "ok" : "")' 2>&1) && [ "$probe" = ok ] ||
+        die "ORT_ISA=avx2: cannot hide AVX-512 from node here ($probe); ORT_ISA=host measures against onnxruntime's AVX-512 kernels"
+    ort_env="env LD_PRELOAD=$bdir/isa_mask.so "
+fi
+
 # ---- the machine's FMA peak ------------------------------------------------
-$CC -std=c99 -O2 -march=native -fopenmp "$here/peak.c" -o "$bdir/peak" 2>"$raw/peak.cc.log" ||
+$CC -std=c99 -O2 $MARCH -fopenmp "$here/peak.c" -o "$bdir/peak" 2>"$raw/peak.cc.log" ||
     die "cannot build bench/peak.c: $(head -1 "$raw/peak.cc.log")"
 peak1=$(OMP_NUM_THREADS=1 "$bdir/peak" 0.2) || die "peak failed"
 peak2=""
@@ -126,6 +151,7 @@ log "FMA peak: 1 thread ${peak1% *}${peak2:+, 2 threads ${peak2% *}} (GFLOP/s is
     echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
     echo "target=$TARGET"
     echo "march=$MARCH"
+    echo "ort_isa=$ORT_ISA"
     echo "omp_wait=${OMP_WAIT:-}"
     echo "tvmcc=$("$TVMCC" --version 2>&1 | head -1)"
     echo "cc=$($CC --version | head -1)"
@@ -204,8 +230,8 @@ for m in "${models[@]}"; do
     mkdir -p "$w" "$r"
     configs=() # id|command, command run with eval in a subshell
 
-    configs+=("ort-1t|$NODE $here/ort_timer.js $bdir/$m.onnx $bdir/$m.input.bin --shape $shape --threads 1")
-    echo "node bench/ort_timer.js build/bench/$m.onnx build/bench/$m.input.bin --shape $shape --threads 1" > "$r/ort-1t.cmd"
+    configs+=("ort-1t|$ort_env$NODE $here/ort_timer.js $bdir/$m.onnx $bdir/$m.input.bin --shape $shape --threads 1")
+    echo "${ort_env:+LD_PRELOAD=build/bench/isa_mask.so (bench/isa_mask.c) }node bench/ort_timer.js build/bench/$m.onnx build/bench/$m.input.bin --shape $shape --threads 1" > "$r/ort-1t.cmd"
 
     log "$m: tvmcc -t $TARGET"
     if why=$(compile_model "$m" "$w/tvm" "$TARGET") && why=$(build_timer "$w/tvm" "$w/tvm/timer"); then
@@ -259,8 +285,8 @@ for m in "${models[@]}"; do
     esac
 
     case " $threads " in *" 2 "*)
-        configs+=("ort-2t|$NODE $here/ort_timer.js $bdir/$m.onnx $bdir/$m.input.bin --shape $shape --threads 2")
-        echo "node bench/ort_timer.js build/bench/$m.onnx build/bench/$m.input.bin --shape $shape --threads 2" > "$r/ort-2t.cmd" ;;
+        configs+=("ort-2t|$ort_env$NODE $here/ort_timer.js $bdir/$m.onnx $bdir/$m.input.bin --shape $shape --threads 2")
+        echo "${ort_env:+LD_PRELOAD=build/bench/isa_mask.so (bench/isa_mask.c) }node bench/ort_timer.js build/bench/$m.onnx build/bench/$m.input.bin --shape $shape --threads 2" > "$r/ort-2t.cmd" ;;
     esac
     case " $threads " in *" 1 "*) ;; *)
         # Only 2 threads asked for: drop the 1-thread timings (builds were needed anyway).

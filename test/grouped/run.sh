@@ -42,6 +42,9 @@
 #   native/hook/F   under TVMCC_TEST_CPU_FLAGS=F (avx512f+bw+vl+dq, avx2+fma,
 #                   avx2 without fma, sse2 only) the target named is the
 #                   one F gives (x86-64 hosts only)
+#   native/isa_mask on an AVX-512 host with cpuid_fault, under
+#                   LD_PRELOAD=bench/isa_mask.c's library (AVX-512 hidden
+#                   from cpuid) the target named is x86-64-avx2
 # Ends with "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -274,6 +277,20 @@ if [ "$(uname -m)" = x86_64 ]; then
         got=$(native_json TVMCC_TEST_CPU_FLAGS="${f%%:*}")
         [ "$got" = "${f#*:}" ] && ok || bad "native/hook/${f%%:*}" "NAME.json names '$got', expected ${f#*:}"
     done
+    # the cpuid of an AVX2-only host: bench/isa_mask.c hides AVX-512 by
+    # CPUID faulting (how bench/run.sh runs onnxruntime with ORT_ISA=avx2)
+    if [ -z "${TVMCC_TEST_CPU_FLAGS+set}" ] && host_has avx512f && host_has cpuid_fault; then
+        if $CC -std=c99 -O2 -shared -fPIC "$root/bench/isa_mask.c" -o "$work/isa_mask.so" -ldl \
+                > "$work/isa_mask.log" 2>&1; then
+            got=$(native_json LD_PRELOAD="$work/isa_mask.so")
+            [ "$got" = x86-64-avx2 ] && ok ||
+                bad native/isa_mask "with AVX-512 hidden (bench/isa_mask.c) NAME.json names '$got', expected x86-64-avx2"
+        else
+            bad native/isa_mask "cannot build bench/isa_mask.c: $(head -1 "$work/isa_mask.log")"
+        fi
+    else
+        echo "SKIP native/isa_mask: needs a host with avx512f and cpuid_fault (and no TVMCC_TEST_CPU_FLAGS)"
+    fi
 else
     got=$(native_json X=1)
     case $got in
