@@ -536,25 +536,6 @@ int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co,
     return 0;
 }
 
-/* Kernels with fewer multiply-accumulates run their tile loops serially
- * even when built with OpenMP. A depthwise kernel does one FMA per loaded
- * vector and copies its input: its channels are worth a parallel region
- * from 16 times fewer (mobilenet_v2's 14x14 and 7x7 ones, 0.25-1.4 M,
- * take 30-60 us on one thread). */
-#define PARALLEL_MIN_MACS ((int64_t)1 << 21)
-#define DW_PARALLEL_MIN_MACS (PARALLEL_MIN_MACS / 16)
-
-static void serial_all(Stmt *s)
-{
-    int i;
-    if (!s)
-        return;
-    if (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL)
-        s->for_kind = FOR_SERIAL;
-    for (i = 0; i < s->n_body; i++)
-        serial_all(s->body[i]);
-}
-
 int template_packed(Lower *L, const Target *t)
 {
     Compute *c;
@@ -585,8 +566,8 @@ int template_packed(Lower *L, const Target *t)
     if (t && !strcmp(t->family->name, "x86") && t->fma_tile && t->vector_bits >= 256 && L->g && L->k->n_stages == 1 &&
         !tpl_qconv(L, t, &L->k->stages[0])) {
         /* an int8 conv (tpl_qconv.c) */
-        if (L->k->macs < PARALLEL_MIN_MACS)
-            serial_all(L->k->body);
+        if (tpl_small_kernel(L, 0))
+            tpl_serial_all(L->k->body);
         return 0;
     }
     if (!t || !t->fma_tile || t->vector_bits < 256 || !L->g)
@@ -606,8 +587,8 @@ int template_packed(Lower *L, const Target *t)
         L->k->knobs = NULL; /* no tile of this template, no knobs */
         return 1;
     }
-    /* a parallel region costs microseconds: not worth it for small kernels */
-    if (L->k->macs < (dw ? DW_PARALLEL_MIN_MACS : PARALLEL_MIN_MACS))
-        serial_all(L->k->body);
+    /* small kernels serial, the parallel loop widened, the copies split
+     * across the threads (tpl_threads.c) */
+    tpl_threads(L, t, dw);
     return 0;
 }

@@ -11,6 +11,8 @@
  *   tpl_dwconv.c  depthwise conv
  *   tpl_matmul.c  MatMul / Gemm
  *   tpl_sum.c     plane sums (global average pooling)
+ *   tpl_threads.c the parallel loops (small kernels serial, even splits,
+ *                 parallel copies)
  */
 #ifndef TVMCC_TPL_PACKED_H
 #define TVMCC_TPL_PACKED_H
@@ -113,6 +115,14 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c);
 int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w);
 int tpl_matmul(Lower *L, const Target *t, Compute *c);
 int tpl_plane_sum(Lower *L, const Target *t, Compute *c);
+
+/* ---- tpl_threads.c: the parallel loops ---- */
+void tpl_serial_all(Stmt *s);
+/* whether the kernel is too small for a parallel region */
+int tpl_small_kernel(const Lower *L, int depthwise);
+/* after a template: small kernels serial, the parallel loop widened to
+ * enough even iterations, large input copies parallel */
+void tpl_threads(Lower *L, const Target *t, int depthwise);
 /* New rank-1 graph constant WHAT_KERNEL of n elements of type t holding
  * data (tpl_qconv.c): a buffer of the kernel. */
 int tpl_new_const(Lower *L, const char *what, DType t, int64_t n, void *data);

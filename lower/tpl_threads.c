@@ -1,0 +1,192 @@
+/*
+ * The parallel loops of the packed templates (issue 19: two threads).
+ *
+ * Each template (tpl_conv.c, tpl_nchwc.c, tpl_dwconv.c, tpl_matmul.c)
+ * marks one loop of its tile nest FOR_PARALLEL: the emitted C prints it as
+ * `#pragma omp parallel for` under `#ifdef _OPENMP`, so a build without
+ * OpenMP is single-threaded and unchanged. After the template, this pass
+ * decides for the whole kernel:
+ *
+ *   - small kernels run serially: a parallel region costs microseconds
+ *     (the threads' wake-up and the barrier at its end), more than half of
+ *     a kernel of a few tens of microseconds;
+ *   - the parallel loop gets enough even iterations: a loop of few
+ *     iterations, or an odd number, leaves one thread idle for a share of
+ *     the kernel (5 position blocks of mobilenet_v2's 14x14 1x1 convs: 3
+ *     and 2 per thread, 1.2 times faster instead of 2). Such a loop is
+ *     fused with the loop directly inside it (sched_fuse: one loop over
+ *     both, each iteration the same work as before, in the same order);
+ *   - the data copy that runs before the tiles (the zero-padded input of
+ *     the conv tiles, tpl_copy_phased) gets a parallel loop of its own when
+ *     it is large: serial, it was a tenth of a 2-thread conv's time
+ *     (resnet18's stride-2 1x1 downsample convs did not get faster at all).
+ *     The copy's rows are independent; the region's end is the barrier
+ *     after which the tiles read them.
+ *
+ * The results do not change: a parallel loop's iterations write disjoint
+ * elements (sched_parallel checks it), and each element is computed by one
+ * thread in the same order as by one thread alone, so the 2-thread output
+ * equals the 1-thread output bit for bit (test/threads checks it).
+ */
+#include "tpl_packed.h"
+#include "sched.h"
+
+/* Kernels with fewer multiply-accumulates run their tile loops serially
+ * even when built with OpenMP. A depthwise kernel does one FMA per loaded
+ * vector and copies its input: its channels are worth a parallel region
+ * from 16 times fewer (mobilenet_v2's 14x14 and 7x7 ones, 0.25-1.4 M,
+ * take 30-60 us on one thread). */
+#define PARALLEL_MIN_MACS ((int64_t)1 << 21)
+#define DW_PARALLEL_MIN_MACS (PARALLEL_MIN_MACS / 16)
+
+/* Iterations a parallel loop should have: at least PAR_MIN_ITERS, and an
+ * even number below PAR_EVEN_ITERS (an odd count n leaves one thread of
+ * two idle for 1/(n+1) of the loop). */
+#define PAR_MIN_ITERS 4
+#define PAR_EVEN_ITERS 32
+
+/* Elements a copy before the tiles stores before it gets a parallel loop
+ * of its own (128 KB of floats: a few microseconds on one thread). */
+#define COPY_PARALLEL_MIN ((int64_t)1 << 15)
+
+void tpl_serial_all(Stmt *s)
+{
+    int i;
+    if (!s)
+        return;
+    if (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL)
+        s->for_kind = FOR_SERIAL;
+    for (i = 0; i < s->n_body; i++)
+        tpl_serial_all(s->body[i]);
+}
+
+int tpl_small_kernel(const Lower *L, int depthwise)
+{
+    return L->k->macs < (depthwise ? DW_PARALLEL_MIN_MACS : PARALLEL_MIN_MACS);
+}
+
+static int has_parallel(const Stmt *s)
+{
+    int i;
+    if (!s)
+        return 0;
+    if (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL)
+        return 1;
+    for (i = 0; i < s->n_body; i++)
+        if (has_parallel(s->body[i]))
+            return 1;
+    return 0;
+}
+
+/* Elements stored by one execution of s (an if counts its larger branch). */
+static int64_t stores_of(const Stmt *s)
+{
+    int64_t n = 0, b;
+    int i;
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case ST_STORE:
+        return 1;
+    case ST_FOR:
+        return s->extent * stores_of(s->body[0]);
+    case ST_IF:
+        n = stores_of(s->body[0]);
+        b = s->n_body > 1 ? stores_of(s->body[1]) : 0;
+        return n > b ? n : b;
+    default:
+        for (i = 0; i < s->n_body; i++)
+            n += stores_of(s->body[i]);
+        return n;
+    }
+}
+
+static int few_iters(int64_t n)
+{
+    return n < PAR_MIN_ITERS || (n % 2 && n < PAR_EVEN_ITERS);
+}
+
+/* Fuses the loop over var with the loops directly inside it while it has
+ * too few (or an odd number of) iterations; returns the variable of the
+ * resulting loop. */
+static int widen(Sched *s, int var)
+{
+    for (;;) {
+        Stmt **slot = sched_find_loop(&s->L->k->body, var);
+        Stmt *in;
+        int f;
+        if (!slot || !few_iters((*slot)->extent))
+            return var;
+        in = (*slot)->body[0];
+        if ((*slot)->n_body != 1 || !in || in->kind != ST_FOR || in->for_kind != FOR_SERIAL ||
+            sched_fuse(s, var, in->var, &f))
+            return var;
+        var = f;
+    }
+}
+
+/* The first parallel loop under *slot (depth first). */
+static Stmt **find_parallel(Stmt **slot)
+{
+    Stmt *s = *slot;
+    int i;
+    if (!s)
+        return NULL;
+    if (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL)
+        return slot;
+    for (i = 0; i < s->n_body; i++) {
+        Stmt **r = find_parallel(&s->body[i]);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* A sequence that holds the tiles' parallel loop and, before it, loops
+ * without one (the copies): each large copy loop made parallel. */
+static void copies_parallel(Sched *s, Stmt *st)
+{
+    int i, j;
+    if (!st || (st->kind == ST_FOR && st->for_kind == FOR_PARALLEL))
+        return;
+    if (st->kind == ST_SEQ) {
+        for (i = 0; i < st->n_body && !has_parallel(st->body[i]); i++)
+            ;
+        if (i < st->n_body) {
+            for (j = 0; j < i; j++) {
+                Stmt *c = st->body[j];
+                int var;
+                if (!c || c->kind != ST_FOR || stores_of(c) < COPY_PARALLEL_MIN)
+                    continue;
+                var = widen(s, c->var);
+                sched_parallel(s, var); /* refused when iterations overlap */
+            }
+        }
+    }
+    for (i = 0; i < st->n_body; i++)
+        copies_parallel(s, st->body[i]);
+}
+
+void tpl_threads(Lower *L, const Target *t, int depthwise)
+{
+    Sched s;
+    Stmt **p;
+    (void)t;
+    if (tpl_small_kernel(L, depthwise)) {
+        tpl_serial_all(L->k->body);
+        return;
+    }
+    p = find_parallel(&L->k->body);
+    if (!p)
+        return;
+    sched_init(&s, L);
+    {
+        int var = (*p)->var, w;
+        (*p)->for_kind = FOR_SERIAL;
+        w = widen(&s, var);
+        p = sched_find_loop(&L->k->body, w);
+        if (p)
+            (*p)->for_kind = FOR_PARALLEL;
+    }
+    copies_parallel(&s, L->k->body);
+}
