@@ -1,0 +1,158 @@
+#!/bin/sh
+# Two threads (issue 19): the emitted C built with -fopenmp and run with
+# OMP_NUM_THREADS=2 (and 3, more threads than iterations of some loops)
+# must give the same bytes as the same C built without OpenMP, on x86 conv
+# and matmul shapes of the bench models, covering the parallel loops of
+# lower/tpl_threads.c:
+#   par/MODEL      the kernel has the expected `omp parallel for` pragmas: the
+#                  large input copies before the tiles have their own
+#                  parallel loop (resnet18-like 3x3 and stride-2 1x1 convs,
+#                  the 7x7 first conv's row copy, mobilenet_v2's 14x14 1x1
+#                  conv over 576 channels) and small kernels none
+#   ref/MODEL      the 1-thread output against a float64 numpy reference
+#                  (rtol 1e-4, atol 1e-4 of the output's scale)
+#   omp/MODEL/N    the -fopenmp build at OMP_NUM_THREADS=N (2, 3) equals
+#                  the 1-thread build byte for byte (a copy racing its
+#                  tiles, or iterations split across threads that overlap,
+#                  show up here)
+# Needs python3 with onnx and numpy and a C compiler with OpenMP; a host
+# without AVX2+FMA compiles only (SKIP). Ends with "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+TVMCC=${TVMCC:-$root/tvmcc}
+CC=${CC:-cc}
+T=x86-64-avx2
+work=$root/build/threads
+rm -rf "$work" && mkdir -p "$work"
+. "$root/test/hostcpu.sh"
+pass=0 failed=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+finish() { echo "$pass passed, $failed failed"; [ $failed = 0 ]; exit $?; }
+# name C Co H W groups k stride pad post pragmas (post: relu, add, none; pragmas:
+# `omp parallel for` lines expected in the kernel; gemm: C = K, Co = N, H = W = 1)
+cat > "$work/cases.txt" <<'CASES'
+r18_3x3        64  64 56 56  1 3 1 1 relu 2
+r18_3x3_odd    64  48 28 28  1 3 1 1 add  2
+r18_down       64 128 56 56  1 1 2 0 none 2
+first_7x7_s2    3  64 224 224 1 7 2 3 relu 2
+mb2_1x1_14    576 160 14 14  1 1 1 0 none 2
+mb2_dw_112     32  32 112 112 32 3 1 1 relu 1
+regnet_gw16    96  96 28 28  6 3 1 1 relu 2
+small_1x1      16  16  8  8  1 1 1 0 relu 0
+gemm_fc      2048 1024 1 1   1 0 0 0 none 1
+CASES
+if ! /usr/bin/python3 - "$work" <<'PY'
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+out = sys.argv[1]
+def conv64(x, w, b, g, s, p):
+    """float64 grouped 2-D convolution, NCHW"""
+    N, C, H, W = x.shape
+    Co, Cg, KH, KW = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    OH, OW = (H + 2 * p - KH) // s + 1, (W + 2 * p - KW) // s + 1
+    y = np.zeros((N, Co, OH, OW))
+    mg = Co // g
+    for gi in range(g):
+        xs, ws = xp[:, gi * Cg:(gi + 1) * Cg], w[gi * mg:(gi + 1) * mg]
+        for kh in range(KH):
+            for kw in range(KW):
+                win = xs[:, :, kh:kh + s * (OH - 1) + 1:s, kw:kw + s * (OW - 1) + 1:s]
+                y[:, gi * mg:(gi + 1) * mg] += np.einsum("nchw,oc->nohw", win, ws[:, :, kh, kw])
+    return y + b[None, :, None, None]
+rng = np.random.default_rng(1902)
+names = []
+for line in open(f"{out}/cases.txt"):
+    f = line.split()
+    name = f[0]
+    C, Co, H, W, g, k, s, p = map(int, f[1:9])
+    post = f[9]
+    b = (rng.standard_normal(Co) * 0.1).astype(np.float32)
+    if k == 0:  # Gemm: x[1, C] times w[C, Co] plus b
+        w = (rng.standard_normal((C, Co)) / np.sqrt(C)).astype(np.float32)
+        x = rng.standard_normal((1, C)).astype(np.float32)
+        y = x.astype(np.float64) @ w.astype(np.float64) + b
+        node = helper.make_node("Gemm", ["x", "w", "b"], ["c"], name="fc")
+    else:
+        w = (rng.standard_normal((Co, C // g, k, k)) / np.sqrt(C // g * k * k)).astype(np.float32)
+        x = rng.standard_normal((1, C, H, W)).astype(np.float32)
+        y = conv64(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), g, s, p)
+        node = helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", group=g, kernel_shape=[k, k],
+                                strides=[s, s], pads=[p, p, p, p])
+    nodes = [node]
+    gin = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))]
+    x.tofile(f"{out}/{name}.in0.bin")
+    last = "c"
+    if post == "add":
+        r = rng.standard_normal(y.shape).astype(np.float32)
+        gin.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, list(y.shape)))
+        nodes.append(helper.make_node("Add", ["c", "r"], ["a"], name="add"))
+        r.tofile(f"{out}/{name}.in1.bin")
+        y = y + r
+        last = "a"
+    if post == "relu":
+        nodes.append(helper.make_node("Relu", [last], ["y"], name="relu"))
+        y = np.maximum(y, 0)
+    else:
+        nodes.append(helper.make_node("Identity", [last], ["y"], name="id"))
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]
+    graph = helper.make_graph(nodes, name, gin, [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y.shape))],
+                              inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/{name}.onnx")
+    y.astype(np.float32).tofile(f"{out}/{name}.ref.bin")
+    names.append(name)
+PY
+then
+    bad models "cannot build the test models (python3-onnx, numpy missing?)"
+    finish
+fi
+if ! echo 'int main(void){return 0;}' > "$work/omp.c" || ! $CC -fopenmp "$work/omp.c" -o "$work/omp" 2> /dev/null; then
+    echo "SKIP omp: $CC has no -fopenmp"
+    finish
+fi
+runs=1
+{ [ "$(uname -m)" = x86_64 ] && host_has avx2 && host_has fma; } || runs=0
+while read -r name C Co H W g k s p post want; do
+    o=$work/$name
+    if ! "$TVMCC" "$work/$name.onnx" -t $T --name model -o "$o" > "$o.log" 2>&1; then
+        bad "$name" "tvmcc failed: $(tail -n 1 "$o.log")"
+        continue
+    fi
+    # in the conv's or gemm's kernel (k0; the output's layout transform
+    # is a kernel of its own)
+    n=$(awk '/^static void k/ { k = ($3 ~ /^k0_/) } k && /#pragma omp parallel for/ { n++ } END { print n + 0 }' \
+        "$o/model.c")
+    [ "$n" = "$want" ] && ok || bad "par/$name" "$n parallel loops in its kernel, expected $want"
+    if [ $runs = 0 ]; then
+        echo "SKIP $name: the host cannot run $T code"
+        continue
+    fi
+    ins=$work/$name.in0.bin
+    [ -f "$work/$name.in1.bin" ] && ins="$ins $work/$name.in1.bin"
+    flags=$(sed -n 's/^MODEL_CFLAGS := -I[^ ]* //p' "$o/model.mk")
+    # shellcheck disable=SC2086
+    if ! $CC -I"$o" -std=c99 -O2 $flags "$o"/*.c "$root/bench/timer.c" -lm -o "$o/timer1" 2> "$o/cc1.log" ||
+        ! $CC -I"$o" -std=c99 -O2 $flags -fopenmp "$o"/*.c "$root/bench/timer.c" -lm -o "$o/timer2" 2> "$o/cc2.log" ||
+        ! "$o/timer1" $ins -w 0 -n 1 -o "$o/out1.bin" > /dev/null 2>&1; then
+        bad "$name" "build or run failed ($o/cc1.log, $o/cc2.log)"
+        continue
+    fi
+    if /usr/bin/python3 -c '
+import sys, numpy as np
+a = np.fromfile(sys.argv[1], np.float32); b = np.fromfile(sys.argv[2], np.float32)
+ok = a.size == b.size and a.size > 0 and np.allclose(a, b, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(b).max())))
+sys.exit(0 if ok else 1)
+' "$o/out1.bin" "$work/$name.ref.bin"; then ok; else bad "ref/$name" "1-thread output differs from the reference"; fi
+    for nt in 2 3; do
+        # shellcheck disable=SC2086
+        if ! OMP_NUM_THREADS=$nt "$o/timer2" $ins -w 1 -n 3 -o "$o/out$nt.bin" > /dev/null 2>&1; then
+            bad "omp/$name/$nt" "the -fopenmp build failed to run"
+        elif cmp -s "$o/out1.bin" "$o/out$nt.bin"; then
+            ok
+        else
+            bad "omp/$name/$nt" "OMP_NUM_THREADS=$nt output differs from the 1-thread build"
+        fi
+    done
+done < "$work/cases.txt"
+finish
