@@ -368,7 +368,7 @@ static int flatten_inner(Sched *s, const Compute *c, const Target *t, int64_t *e
     int in = c->axes[c->n_axes - 1].var, i, f;
     *extent = c->axes[c->n_axes - 1].extent;
     *merged = 1;
-    if (loop_lanes(t) < 16) /* (AVX-512: masks make the last vector cheap) */
+    if (loop_lanes(t) < 8)
         return in;
     for (i = c->n_axes - 2; i >= 0 && *extent < (int64_t)t->vector_bits / 32 * 64; i--) {
         if (sched_fuse_flat(s, c->axes[i].var, in, &f))
@@ -396,7 +396,7 @@ static void vectorize_injective(Sched *s, const Compute *c, const Target *t)
         int whole = in;
         const int64_t lanes = t->vector_bits / 32;
         int64_t f = pick_factor(ext, lanes);
-        if (t->vector_bits >= 512 && (ext + lanes - 1) / lanes < ext / f)
+        if ((ext + lanes - 1) / lanes < ext / f)
             f = lanes;
         if (sched_split(s, in, f, &o, &in)) {
             in = whole;
@@ -562,4 +562,5 @@ void template_generic(Lower *L, const Target *t)
         else if (c->rop == RED_NONE)
             vectorize_injective(&s, c, t);
     }
+    template_serial_small(L, t);
 }

@@ -39,6 +39,19 @@
 #define PARALLEL_MIN_MACS ((int64_t)1 << 21)
 #define DW_PARALLEL_MIN_MACS (PARALLEL_MIN_MACS / 16)
 
+/* Weights from which a kernel under PARALLEL_MIN_MACS still gets a
+ * parallel loop: a matrix-vector product (the classifier's Gemm) streams
+ * its weights from memory, and two cores fetch them faster than one
+ * (shufflenet_v2's 1024 x 1000: 134 us on one thread). */
+#define PARALLEL_MIN_WEIGHTS ((int64_t)1 << 18)
+
+/* Element operations (stores and loads of reductions) below which a kernel
+ * of template_generic runs serially (x86): a parallel region costs a few
+ * microseconds on a quiet machine and more where other processes share
+ * the cores; a 116 x 28 x 28 Concat (90 K elements, 29 us) took 45 us on
+ * two threads, a 7x7 global average pool 9 us and 20 us. */
+#define GENERIC_PARALLEL_MIN ((int64_t)1 << 17)
+
 /* Iterations a parallel loop should have: at least PAR_MIN_ITERS, and an
  * even number below PAR_EVEN_ITERS (an odd count n leaves one thread of
  * two idle for 1/(n+1) of the loop). */
@@ -60,9 +73,44 @@ void tpl_serial_all(Stmt *s)
         tpl_serial_all(s->body[i]);
 }
 
+/* Floats of the kernel's constants (weights). */
+static int64_t const_numel(const Kernel *k)
+{
+    int64_t n = 0;
+    int i;
+    for (i = 0; i < k->n_bufs; i++)
+        if (k->bufs[i].scope == BUF_CONST)
+            n += k->bufs[i].numel;
+    return n;
+}
+
 int tpl_small_kernel(const Lower *L, int depthwise)
 {
-    return L->k->macs < (depthwise ? DW_PARALLEL_MIN_MACS : PARALLEL_MIN_MACS);
+    if (L->k->macs >= (depthwise ? DW_PARALLEL_MIN_MACS : PARALLEL_MIN_MACS))
+        return 0;
+    return const_numel(L->k) < PARALLEL_MIN_WEIGHTS;
+}
+
+void template_serial_small(Lower *L, const Target *t)
+{
+    const Kernel *k = L->k;
+    int64_t work = 0;
+    int i, j;
+    if (!t || !t->fma_tile)
+        return;
+    for (i = 0; i < k->n_stages; i++) {
+        const Compute *c = &k->stages[i];
+        int64_t n = 1;
+        if (k->bufs[c->out_buf].scope == BUF_UNUSED)
+            continue;
+        for (j = 0; j < c->n_axes; j++)
+            n *= c->axes[j].extent;
+        for (j = 0; j < c->n_raxes; j++)
+            n *= c->raxes[j].extent;
+        work += n;
+    }
+    if (work < GENERIC_PARALLEL_MIN)
+        tpl_serial_all(k->body);
 }
 
 static int has_parallel(const Stmt *s)
