@@ -60,7 +60,7 @@
 
 /* Elements a copy before the tiles stores before it gets a parallel loop
  * of its own (128 KB of floats: a few microseconds on one thread). */
-#define COPY_PARALLEL_MIN ((int64_t)1 << 15)
+#define COPY_PARALLEL_MIN ((int64_t)1 << 17)
 
 void tpl_serial_all(Stmt *s)
 {
@@ -113,17 +113,21 @@ void template_serial_small(Lower *L, const Target *t)
         tpl_serial_all(k->body);
 }
 
-static int has_parallel(const Stmt *s)
+/* The first parallel loop under *slot (depth first). */
+static Stmt **find_parallel(Stmt **slot)
 {
+    Stmt *s = *slot;
     int i;
     if (!s)
-        return 0;
+        return NULL;
     if (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL)
-        return 1;
-    for (i = 0; i < s->n_body; i++)
-        if (has_parallel(s->body[i]))
-            return 1;
-    return 0;
+        return slot;
+    for (i = 0; i < s->n_body; i++) {
+        Stmt **r = find_parallel(&s->body[i]);
+        if (r)
+            return r;
+    }
+    return NULL;
 }
 
 /* Elements stored by one execution of s (an if counts its larger branch). */
@@ -173,23 +177,6 @@ static int widen(Sched *s, int var)
     }
 }
 
-/* The first parallel loop under *slot (depth first). */
-static Stmt **find_parallel(Stmt **slot)
-{
-    Stmt *s = *slot;
-    int i;
-    if (!s)
-        return NULL;
-    if (s->kind == ST_FOR && s->for_kind == FOR_PARALLEL)
-        return slot;
-    for (i = 0; i < s->n_body; i++) {
-        Stmt **r = find_parallel(&s->body[i]);
-        if (r)
-            return r;
-    }
-    return NULL;
-}
-
 /* A sequence that holds the tiles' parallel loop and, before it, loops
  * without one (the copies): each large copy loop made parallel. */
 static void copies_parallel(Sched *s, Stmt *st)
@@ -198,7 +185,7 @@ static void copies_parallel(Sched *s, Stmt *st)
     if (!st || (st->kind == ST_FOR && st->for_kind == FOR_PARALLEL))
         return;
     if (st->kind == ST_SEQ) {
-        for (i = 0; i < st->n_body && !has_parallel(st->body[i]); i++)
+        for (i = 0; i < st->n_body && !find_parallel(&st->body[i]); i++)
             ;
         if (i < st->n_body) {
             for (j = 0; j < i; j++) {
