@@ -42,6 +42,8 @@
 #   native/hook/F   under TVMCC_TEST_CPU_FLAGS=F (avx512f+bw+vl+dq, avx2+fma,
 #                   avx2 without fma, sse2 only) the target named is the
 #                   one F gives (x86-64 hosts only)
+#   tile7/CASE      a 7-wide output row takes one 7 x 1-vector tile with
+#                   AVX2 (not two of 5 x 2 vectors), 7 rows with AVX-512
 #   native/isa_mask on an AVX-512 host with cpuid_fault, under
 #                   LD_PRELOAD=bench/isa_mask.c's library (AVX-512 hidden
 #                   from cpuid) the target named is x86-64-avx2
@@ -78,6 +80,8 @@ rows_1c_5x5_d2  1 1 12 20 40   1 5 1 2 2 0 add
 rows_4c_7x7_s2  2 4 36 30 38   1 7 2 3 1 1 none
 dw_s1_rows      1 16 16 29 40 16 3 1 1 1 1 relu
 dw_s2_rows      1 8 8 31 50    8 3 2 1 1 0 add
+g1_7wide_v1     1 32 48 7 7    1 3 1 1 1 1 relu
+g1_7wide_s2     1 16 32 13 14  1 3 2 1 1 0 add
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
@@ -213,6 +217,13 @@ while read -r name; do
             grep -q 'for qb' "$o.loops" && ok || bad "pblock/$name/$t" "no position blocks (qb) in $o.loops" ;;
         g1_1x1_pb_odd/x86-64-avx512)
             grep -q 'for qb' "$o.loops" && bad "pblock/$name/$t" "position blocks on a plane that fits" || ok ;;
+        g1_7wide_*/x86-64-avx2)
+            # a 7-wide output row: one tile of 7 x 1 vector, not two of
+            # 5 x 2 (10 positions for 7; lower/tpl_packed.c plan_cost)
+            grep -q 'fma_tile 7x8' "$o/model.c" && ! grep -q 'fma_tile [0-9]*x16' "$o/model.c" && ok ||
+                bad "tile7/$name/$t" "no 7x8 tile (or a 2-vector one) in $o/model.c" ;;
+        g1_7wide_*/x86-64-avx512)
+            grep -q 'fma_tile 7x' "$o/model.c" && ok || bad "tile7/$name/$t" "no 7-row tile in $o/model.c" ;;
         rows_*/x86-64-*)
             grep -q 'tensorized for rc' "$o.loops" && grep -q 'for rh' "$o.loops" && ok ||
                 bad "rows/$name/$t" "no row tile in $o.loops" ;;
