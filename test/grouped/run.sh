@@ -28,7 +28,9 @@
 #                  (tvmcc.layout NCHW8c / NCHW16c after the layout pass,
 #                  reading the blocked output of the 1x1 conv before it)
 #                  where its group width is a multiple of the block (gw 8
-#                  with 16-float blocks stays NCHW, and so the graph)
+#                  with 16-float blocks stays NCHW, and so the graph);
+#                  a group width of 4 (ResNeXt) stays NCHW but the 1x1
+#                  convs around it take blocked channels
 # Models (batch, channels in -> out, plane, groups, kernel, stride, pad,
 # dilation, then fused ops): groups 2 to 16, group widths 3, 4, 8, 16,
 # strides 1 and 2, padding and none, 1x1, 3x3 and 5x5, Relu and Add fused;
@@ -87,6 +89,7 @@ cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
 chain_gw16_s2   32 16  2 2
 chain_gw8_s1    32 12  4 1
+chain_gw4_s1    32 10  8 1
 CASES
 if ! /usr/bin/python3 - "$work" <<'PY'
 import sys, numpy as np, onnx
@@ -258,6 +261,15 @@ for name in chain_gw16_s1 chain_gw16_s2 chain_gw8_s1; do
         n=$("$TVMCC" "$work/$name.onnx" -t $t --dump-ir=layout 2>&1 | grep -c "group=[0-9]*.*tvmcc.layout=\"NCHW[0-9]*c\"")
         [ "$n" = $want ] && ok || bad "blocked/$name/$t" "$n grouped convs in blocked channels, expected $want"
     done
+done
+# a ResNeXt-style block (group width 4, no blocked form): the grouped conv
+# stays NCHW while the graph's 1x1 convs take blocked channels
+for t in x86-64-avx2 x86-64-avx512; do
+    ir=$("$TVMCC" "$work/chain_gw4_s1.onnx" -t $t --dump-ir=layout 2>&1)
+    ng=$(printf '%s\n' "$ir" | grep -c "group=[0-9]*.*tvmcc.layout=\"NCHW[0-9]*c\"")
+    nb=$(printf '%s\n' "$ir" | grep "Conv" | grep -v "group=" | grep -c "tvmcc.layout=\"NCHW[0-9]*c\"")
+    [ "$ng" = 0 ] && [ "$nb" = 2 ] && ok ||
+        bad "blocked/chain_gw4_s1/$t" "$ng grouped and $nb group-1 convs blocked, expected 0 and 2"
 done
 # -t native
 expect_native() { # the target test/hostcpu.sh's flags give on an x86-64 host
