@@ -44,6 +44,11 @@
 # Writes bench/results.md (or --out FILE) and keeps the raw per-run times in
 # build/bench/raw/. --quick: 2 rounds, 300 ms budget, 1 warm-up. The FMA peak
 # (bench/peak.c) is measured at the start and the end; the larger is kept.
+#
+# Environment: TARGET; ORT_ISA=avx2|host (avx2: onnxruntime with AVX-512
+# hidden from cpuid, bench/isa_mask.c; the default for TARGET=x86-64-avx2
+# on an AVX-512 host); MARCH (default -march=x86-64-v3 with ORT_ISA=avx2,
+# else -march=native); OMP_WAIT; TVMCC, PYTHON, CC, NODE, QUANTIZE.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)

@@ -24,6 +24,13 @@ int knobs_regs(const Target *t)
     return t->vector_bits >= 512 ? 32 : 16;
 }
 
+/* Most vectors per tile row: the target's declared tile (its v axis), 2
+ * when the space does not say, never more than 4. */
+int knobs_vmax(const TileSpace *sp)
+{
+    return sp->vmax <= 0 ? 2 : sp->vmax > 4 ? 4 : sp->vmax;
+}
+
 int knobs_legal(const TileSpace *sp, const TileKnobs *kn, const char **why)
 {
     int64_t VL = (int64_t)kn->V * sp->lanes;
@@ -37,8 +44,8 @@ int knobs_legal(const TileSpace *sp, const TileKnobs *kn, const char **why)
             return *why = "P row accumulators and 3 operands exceed the vector registers", 0;
         return 1;
     }
-    if (kn->V != 1 && kn->V != 2)
-        return *why = "V must be 1 or 2", 0;
+    if (kn->V < 1 || kn->V > knobs_vmax(sp))
+        return *why = knobs_vmax(sp) == 2 ? "V must be 1 or 2" : "V must be in 1..4", 0;
     if (kn->P < 1 || kn->P > MAX_P)
         return *why = "P must be in 1..28", 0;
     if ((int64_t)kn->P > sp->rows)
@@ -70,7 +77,7 @@ int knobs_enumerate(const TileSpace *sp, TileKnobs *out, int max)
     static const int64_t kcs[] = {64, 96, 128, 192, 256, 384, 512};
     int n = 0, P, V;
     const char *why;
-    for (V = 1; V <= 2; V++)
+    for (V = 1; V <= knobs_vmax(sp); V++)
         for (P = 1; P <= MAX_P && !(sp->shape == TS_GENERIC && V > 1); P++) {
             TileKnobs k;
             int64_t T, G;

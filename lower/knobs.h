@@ -42,6 +42,7 @@ typedef struct TileSpace {
     int64_t K;       /* reduction length per output */
     int64_t macs;    /* multiply-accumulates of the kernel */
     int64_t l1_bytes, l2_bytes; /* of the target (defaults when unknown) */
+    int vmax;        /* most vectors per tile row the target's tile takes (0: 2) */
 } TileSpace;
 
 /* What knobs_choose() leaves in the kernel (Kernel.knobs). */
@@ -73,6 +74,7 @@ void knobs_choose(Lower *L, const Target *t, const char *op, const char *desc, c
                   TileKnobs *kn);
 
 /* 1 if kn is legal for the workload; else 0 with a reason in *why. */
+int knobs_vmax(const TileSpace *sp);
 int knobs_legal(const TileSpace *sp, const TileKnobs *kn, const char **why);
 
 /* Every legal knob setting of the workload (at most max), in a fixed order;

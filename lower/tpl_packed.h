@@ -53,6 +53,7 @@ static inline int64_t tpl_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / 
 Stmt *tpl_tile(Lower *L, int acc, Expr *ai, Expr *a, Expr *b, const IterVar *rv,
                const IterVar *pv, const IterVar *vv);
 int tpl_regs(const Target *t);
+int tpl_vmax(const Target *t);
 int64_t tpl_l2_budget(const Target *t);
 int tpl_pick_rows(int64_t n, int pmax);
 void tpl_plan_tile(Plan *pl, const Target *t, int64_t co, int64_t rows);

@@ -28,7 +28,9 @@
 #                  (tvmcc.layout NCHW8c / NCHW16c after the layout pass,
 #                  reading the blocked output of the 1x1 conv before it)
 #                  where its group width is a multiple of the block (gw 8
-#                  with 16-float blocks stays NCHW, and so the graph)
+#                  with 16-float blocks stays NCHW, and so the graph);
+#                  a group width of 4 (ResNeXt) stays NCHW but the 1x1
+#                  convs around it take blocked channels
 # Models (batch, channels in -> out, plane, groups, kernel, stride, pad,
 # dilation, then fused ops): groups 2 to 16, group widths 3, 4, 8, 16,
 # strides 1 and 2, padding and none, 1x1, 3x3 and 5x5, Relu and Add fused;
@@ -42,6 +44,8 @@
 #   native/hook/F   under TVMCC_TEST_CPU_FLAGS=F (avx512f+bw+vl+dq, avx2+fma,
 #                   avx2 without fma, sse2 only) the target named is the
 #                   one F gives (x86-64 hosts only)
+#   tile7/CASE      a 7-wide output row takes one 7 x 1-vector tile with
+#                   AVX2 (not two of 5 x 2 vectors), 7 rows with AVX-512
 #   native/isa_mask on an AVX-512 host with cpuid_fault, under
 #                   LD_PRELOAD=bench/isa_mask.c's library (AVX-512 hidden
 #                   from cpuid) the target named is x86-64-avx2
@@ -78,11 +82,14 @@ rows_1c_5x5_d2  1 1 12 20 40   1 5 1 2 2 0 add
 rows_4c_7x7_s2  2 4 36 30 38   1 7 2 3 1 1 none
 dw_s1_rows      1 16 16 29 40 16 3 1 1 1 1 relu
 dw_s2_rows      1 8 8 31 50    8 3 2 1 1 0 add
+g1_7wide_v1     1 32 48 7 7    1 3 1 1 1 1 relu
+g1_7wide_s2     1 16 32 13 14  1 3 2 1 1 0 add
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
 chain_gw16_s2   32 16  2 2
 chain_gw8_s1    32 12  4 1
+chain_gw4_s1    32 10  8 1
 CASES
 if ! /usr/bin/python3 - "$work" <<'PY'
 import sys, numpy as np, onnx
@@ -213,6 +220,13 @@ while read -r name; do
             grep -q 'for qb' "$o.loops" && ok || bad "pblock/$name/$t" "no position blocks (qb) in $o.loops" ;;
         g1_1x1_pb_odd/x86-64-avx512)
             grep -q 'for qb' "$o.loops" && bad "pblock/$name/$t" "position blocks on a plane that fits" || ok ;;
+        g1_7wide_*/x86-64-avx2)
+            # a 7-wide output row: one tile of 7 x 1 vector, not two of
+            # 5 x 2 (10 positions for 7; lower/tpl_packed.c plan_cost)
+            grep -q 'fma_tile 7x8' "$o/model.c" && ! grep -q 'fma_tile [0-9]*x16' "$o/model.c" && ok ||
+                bad "tile7/$name/$t" "no 7x8 tile (or a 2-vector one) in $o/model.c" ;;
+        g1_7wide_*/x86-64-avx512)
+            grep -q 'fma_tile 7x' "$o/model.c" && ok || bad "tile7/$name/$t" "no 7-row tile in $o/model.c" ;;
         rows_*/x86-64-*)
             grep -q 'tensorized for rc' "$o.loops" && grep -q 'for rh' "$o.loops" && ok ||
                 bad "rows/$name/$t" "no row tile in $o.loops" ;;
@@ -247,6 +261,15 @@ for name in chain_gw16_s1 chain_gw16_s2 chain_gw8_s1; do
         n=$("$TVMCC" "$work/$name.onnx" -t $t --dump-ir=layout 2>&1 | grep -c "group=[0-9]*.*tvmcc.layout=\"NCHW[0-9]*c\"")
         [ "$n" = $want ] && ok || bad "blocked/$name/$t" "$n grouped convs in blocked channels, expected $want"
     done
+done
+# a ResNeXt-style block (group width 4, no blocked form): the grouped conv
+# stays NCHW while the graph's 1x1 convs take blocked channels
+for t in x86-64-avx2 x86-64-avx512; do
+    ir=$("$TVMCC" "$work/chain_gw4_s1.onnx" -t $t --dump-ir=layout 2>&1)
+    ng=$(printf '%s\n' "$ir" | grep -c "group=[0-9]*.*tvmcc.layout=\"NCHW[0-9]*c\"")
+    nb=$(printf '%s\n' "$ir" | grep "Conv" | grep -v "group=" | grep -c "tvmcc.layout=\"NCHW[0-9]*c\"")
+    [ "$ng" = 0 ] && [ "$nb" = 2 ] && ok ||
+        bad "blocked/chain_gw4_s1/$t" "$ng grouped and $nb group-1 convs blocked, expected 0 and 2"
 done
 # -t native
 expect_native() { # the target test/hostcpu.sh's flags give on an x86-64 host

@@ -178,6 +178,46 @@ if "$T" "$work/model.onnx" -t "$target" --tuning-log "$work/illegal.json" -o "$w
     ok "illegal knobs in a log: warning, defaults"
 else bad "illegal knobs"; cat "$work/illegal.err"; fi
 
+# 6b. V (vectors per tile row) up to what the target's tile declares:
+# x86-64-avx2's fma_tile takes 4 (compiled only: the knobs need not be
+# measured to be legal)
+printf '#!/bin/sh\nfor a; do case $a in bench.c) exit 1;; esac; done\nexec %s "$@"\n' "$CC" > "$work/nocand"
+chmod +x "$work/nocand"
+if TVMCC_TUNE_CC="$work/nocand" "$T" tune "$work/model.onnx" -t x86-64-avx2 --log "$work/avx2.json" --trials 1 \
+        2> "$work/avx2.err" &&
+    "$PYTHON" - "$work/avx2.json" "$work/v4.json" "$work/v5.json" <<'PY'
+import json, sys
+log = json.load(open(sys.argv[1]))
+ws = [w for w in log["workloads"] if w["key"].startswith("conv2d")]
+assert ws, [w["key"] for w in log["workloads"]]
+for v, path in ((4, sys.argv[2]), (5, sys.argv[3])):
+    json.dump({"target": "x86-64-avx2", "workloads": [{"key": w["key"], "knobs": {"P": 2, "V": v, "G": 0, "kc": 0}}
+                                                       for w in ws]}, open(path, "w"))
+PY
+then
+    if "$T" "$work/model.onnx" -t x86-64-avx2 --tuning-log "$work/v4.json" -o "$work/v4" 2> "$work/v4.err" &&
+        ! grep -q "not legal" "$work/v4.err" &&
+        "$PYTHON" -c 'import json,sys; ks = json.load(open(sys.argv[1]))["kernels"]
+sys.exit(0 if any(k.get("tuned", {}).get("knobs", {}).get("V") == 4 for k in ks) else 1)' "$work/v4/model.json" &&
+        grep -q 'fma_tile 2x32' "$work/v4/model.c"; then
+        ok "V = 4 legal on x86-64-avx2 (a 2 x 4-vector tile)"
+    else bad "V = 4 on x86-64-avx2"; cat "$work/v4.err"; fi
+    if host_has avx2 && host_has fma; then
+        saved="$target|$cflags"
+        target=x86-64-avx2
+        cflags=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["cflags"])' "$root/targets/$target.json")
+        run_model v4run --tuning-log "$work/v4.json" && ok "V = 4 tiles give the reference's results" ||
+            bad "V = 4 tiles: results"
+        target=${saved%%|*} cflags=${saved#*|}
+    else
+        echo "SKIP tune: V = 4 run: the host has no AVX2+FMA"
+    fi
+    if "$T" "$work/model.onnx" -t x86-64-avx2 --tuning-log "$work/v5.json" -o "$work/v5" 2> "$work/v5.err" &&
+        grep -q "not legal (V must be in 1..4)" "$work/v5.err" && ! grep -q '"tuned"' "$work/v5/model.json"; then
+        ok "V = 5 on x86-64-avx2: warning, defaults"
+    else bad "V = 5 on x86-64-avx2"; cat "$work/v5.err"; fi
+else bad "tune -t x86-64-avx2 (workload keys)"; cat "$work/avx2.err"; fi
+
 # 7. no compiler: clear error, exit 1, no log
 TVMCC_TUNE_CC="$work/no-such-cc" "$T" tune "$work/model.onnx" -t "$target" --log "$work/nocc.json" 2> "$work/nocc.err"
 if [ $? = 1 ] && grep -q "no-such-cc.*not found" "$work/nocc.err" && [ ! -e "$work/nocc.json" ]; then

@@ -779,6 +779,26 @@ static void test_knobs(void)
             dup |= all[i].P == all[j].P && all[i].V == all[j].V;
     }
     CHECK(legal && !dup);
+    {
+        /* a target whose tile takes 4 vectors (x86-64-avx2: 16 registers,
+         * 8 lanes): V up to 4 within the registers, never 5 */
+        TileSpace s4 = sp;
+        s4.vmax = 4;
+        s4.regs = 16;
+        s4.lanes = 8;
+        memset(&k, 0, sizeof k);
+        k.P = 2;
+        k.V = 4; /* 8 + 4 + 2 = 14 registers */
+        CHECK(knobs_legal(&s4, &k, &why));
+        k.P = 3; /* 12 + 4 + 2 = 18 */
+        CHECK(!knobs_legal(&s4, &k, &why) && strstr(why, "registers"));
+        k.P = 1;
+        k.V = 5;
+        CHECK(!knobs_legal(&s4, &k, &why) && strstr(why, "1..4"));
+        n = knobs_enumerate(&s4, all, 4096);
+        /* V=1: P 1..8 (one vector of rows); V=2: P 1..6; V=3: P 1..3; V=4: P 1..2 */
+        CHECK(n == 8 + 6 + 3 + 2);
+    }
     mm = sp;
     mm.shape = TS_MATMUL;
     mm.rows = 1024;
