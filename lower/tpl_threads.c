@@ -206,11 +206,15 @@ void tpl_threads(Lower *L, const Target *t, int depthwise)
 {
     Sched s;
     Stmt **p;
-    (void)t;
     if (tpl_small_kernel(L, depthwise)) {
         tpl_serial_all(L->k->body);
         return;
     }
+    /* the portable target keeps the template's loops: its C tiles are
+     * vectorized by the C compiler, which a fused loop's divisions could
+     * disturb, and it is not measured with threads */
+    if (t->family->portable)
+        return;
     p = find_parallel(&L->k->body);
     if (!p)
         return;
