@@ -618,7 +618,7 @@ int template_packed(Lower *L, const Target *t)
         return 1;
     c = &L->k->stages[0];
     b = c->body;
-    if (t->vector_bits >= 512 && !tpl_plane_sum(L, t, c))
+    if (t->vector_bits >= 256 && !tpl_plane_sum(L, t, c))
         return 0;
     if (c->rop != RED_SUM || !b || b->kind != EX_BINARY || b->op != BIN_MUL || b->dtype != DT_FLOAT32 ||
         L->k->bufs[c->out_buf].dtype != DT_FLOAT32)

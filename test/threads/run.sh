@@ -13,6 +13,7 @@
 #                  120K, keeps its copy serial), odd loops fused (3 channel
 #                  blocks x 28 row groups) and small kernels none
 #   ref/MODEL      the 1-thread output against a float64 numpy reference
+#                  (a GlobalAveragePool's plane sums included)
 #                  (rtol 1e-4, atol 1e-4 of the output's scale)
 #   omp/MODEL/N    the -fopenmp build at OMP_NUM_THREADS=N (2, 3) equals
 #                  the 1-thread build byte for byte (a copy racing its
@@ -33,7 +34,8 @@ ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 finish() { echo "$pass passed, $failed failed"; [ $failed = 0 ]; exit $?; }
 # name C Co H W groups k stride pad post pragmas (post: relu, add, none; pragmas:
-# `omp parallel for` lines expected in the kernel; gemm: C = K, Co = N, H = W = 1)
+# `omp parallel for` lines expected in the kernel; gemm (k 0): C = K, Co = N, H = W = 1;
+# k -1: GlobalAveragePool (the plane sums of tpl_sum.c) and a 1x1 conv to Co)
 cat > "$work/cases.txt" <<'CASES'
 r18_3x3        64  64 56 56  1 3 1 1 relu 2
 r18_3x3_odd    64  48 56 56  1 3 1 1 add  2
@@ -45,6 +47,7 @@ mb2_dw_112     32  32 112 112 32 3 1 1 relu 1
 regnet_gw16    64  64 56 56  4 3 1 1 relu 2
 small_1x1      16  16  8  8  1 1 1 0 relu 0
 gemm_fc      2048 1024 1 1   1 0 0 0 none 1
+gap_56        144  16 56 56  1 -1 0 0 none 1
 CASES
 if ! /usr/bin/python3 - "$work" <<'PY'
 import sys, numpy as np, onnx
@@ -73,7 +76,14 @@ for line in open(f"{out}/cases.txt"):
     C, Co, H, W, g, k, s, p = map(int, f[1:9])
     post = f[9]
     b = (rng.standard_normal(Co) * 0.1).astype(np.float32)
-    if k == 0:  # Gemm: x[1, C] times w[C, Co] plus b
+    if k < 0:  # GlobalAveragePool, then a 1x1 conv (a kernel of its own, as in a squeeze-excitation)
+        w = (rng.standard_normal((Co, C, 1, 1)) / np.sqrt(C)).astype(np.float32)
+        x = rng.standard_normal((1, C, H, W)).astype(np.float32)
+        m = x.astype(np.float64).mean(axis=(2, 3), keepdims=True)
+        y = conv64(m, w.astype(np.float64), b.astype(np.float64), 1, 1, 0)
+        nodes = [helper.make_node("GlobalAveragePool", ["x"], ["m"], name="gap")]
+        node = helper.make_node("Conv", ["m", "w", "b"], ["c"], name="conv")
+    elif k == 0:  # Gemm: x[1, C] times w[C, Co] plus b
         w = (rng.standard_normal((C, Co)) / np.sqrt(C)).astype(np.float32)
         x = rng.standard_normal((1, C)).astype(np.float32)
         y = x.astype(np.float64) @ w.astype(np.float64) + b
@@ -84,7 +94,7 @@ for line in open(f"{out}/cases.txt"):
         y = conv64(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), g, s, p)
         node = helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", group=g, kernel_shape=[k, k],
                                 strides=[s, s], pads=[p, p, p, p])
-    nodes = [node]
+    nodes = (nodes if k < 0 else []) + [node]
     gin = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))]
     x.tofile(f"{out}/{name}.in0.bin")
     last = "c"
