@@ -40,7 +40,7 @@
  * (products that the naive schedule's padding select zeroes read a zero of
  * the padded copy instead).
  *
- * With AVX-512 the template also takes single-stage float32 sums over the
+ * On x86 the template also takes single-stage float32 sums over the
  * innermost contiguous axes of their loads (tpl_plane_sum: global average
  * pooling), with the vectors along the plane instead of across channels;
  * that sum is reassociated (rtol 1e-4), not bit-identical.

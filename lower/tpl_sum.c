@@ -1,5 +1,5 @@
 /*
- * Plane sums of the packed-panel template (tpl_packed.c), AVX-512 only:
+ * Plane sums of the packed-panel template (tpl_packed.c), AVX2 and AVX-512:
  * single-stage float32 sums over the innermost contiguous axes of their
  * loads (global average pooling, ReduceMean over a plane), with the
  * vectors along the plane instead of across the output channels. The sum
