@@ -44,6 +44,8 @@
 #   native/hook/F   under TVMCC_TEST_CPU_FLAGS=F (avx512f+bw+vl+dq, avx2+fma,
 #                   avx2 without fma, sse2 only) the target named is the
 #                   one F gives (x86-64 hosts only)
+#   nocopy/CASE     a 1x1 conv over a 28x28 plane takes tiles of 4
+#                   positions with AVX2 (a divisor of 784: no padded copy)
 #   tile7/CASE      a 7-wide output row takes one 7 x 1-vector tile with
 #                   AVX2 (not two of 5 x 2 vectors), 7 rows with AVX-512
 #   native/isa_mask on an AVX-512 host with cpuid_fault, under
@@ -84,6 +86,7 @@ dw_s1_rows      1 16 16 29 40 16 3 1 1 1 1 relu
 dw_s2_rows      1 8 8 31 50    8 3 2 1 1 0 add
 g1_7wide_v1     1 32 48 7 7    1 3 1 1 1 1 relu
 g1_7wide_s2     1 16 32 13 14  1 3 2 1 1 0 add
+g1_1x1_nocopy   1 96 32 28 28  1 1 1 0 1 1 relu
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
@@ -225,6 +228,11 @@ while read -r name; do
             # 5 x 2 (10 positions for 7; lower/tpl_packed.c plan_cost)
             grep -q 'fma_tile 7x8' "$o/model.c" && ! grep -q 'fma_tile [0-9]*x16' "$o/model.c" && ok ||
                 bad "tile7/$name/$t" "no 7x8 tile (or a 2-vector one) in $o/model.c" ;;
+        g1_1x1_nocopy/x86-64-avx2)
+            # 784 positions: tiles of 4 (a divisor), no padded copy of
+            # the input (tiles of 5 or 6 would need one)
+            grep -q 'fma_tile 4x16' "$o/model.c" && ! grep -q 'float32\[[0-9]*\] temp' "$o.loops" && ok ||
+                bad "nocopy/$name/$t" "not 4-row tiles without a copy ($o/model.c, $o.loops)" ;;
         g1_7wide_*/x86-64-avx512)
             grep -q 'fma_tile 7x' "$o/model.c" && ok || bad "tile7/$name/$t" "no 7-row tile in $o/model.c" ;;
         rows_*/x86-64-*)
