@@ -4,9 +4,15 @@
  * along the output columns (or, for a small plane, along the flattened
  * padded plane), each channel's weight broadcast, the input copied with
  * its padding per channel, per band of rows or per image.
+ *
+ * A max pool (tpl_pool.c) takes the same row tiles without weights: the
+ * copy's padding is -inf instead of 0 and each tap updates the tile as
+ * acc = max(acc, x) (tvmrt_maxf's rule, which emit_intrin.c prints lane-wise)
+ * instead of acc += w * x, the taps in the window's order.
  */
 #include "tpl_packed.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Largest padded plane a depthwise kernel copies into a local array (on
@@ -90,7 +96,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     k->bufs[xp].scope = BUF_LOCAL;
     k->bufs[xp].no_init = 1; /* copy_phased writes every row and column */
     cp = tpl_copy_phased(L, xp, xbuf, &nv, G, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], tpl_copy_lanes(t),
-                     ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), C);
+                     ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), C, 0.0);
     /* channel cg*G + g; its accumulators at g*NV*lanes, its copy at g*Hp*Wr */
     ch = ex_add(L, ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), ex_var(L, &gv));
     acc0 = ex_mul(L, ex_var(L, &gv), ex_int(L, NV * lanes));
@@ -146,6 +152,33 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     return 0;
 }
 
+/* A max pool's tile, the shape of tpl_tile without the weights: for r0,
+ * r1, r2: acc[ai] = max(acc[ai], b) for each row p and each of the V
+ * vectors of the row (unrolled here, one vector loop of `lanes` each: the
+ * emitter prints each as one vector max, and with the tile's P*V
+ * accumulators at constant places the C compiler keeps them in
+ * registers). ai and b are in terms of pv and vv (VL = V*lanes). */
+static Stmt *max_tile(Lower *L, int acc, Expr *ai, Expr *b, const IterVar *rv, const IterVar *pv,
+                      const IterVar *vv, int V, int lanes)
+{
+    Stmt *u = st_store(L, acc, ai, ex_binary(L, BIN_MAX, ex_load(L, acc, ai), b));
+    Stmt *seq = st_seq(L, (int)pv->extent * V);
+    int p, vo, i, n = 0;
+    for (p = 0; p < pv->extent; p++)
+        for (vo = 0; vo < V; vo++) {
+            IterVar vi = lower_itervar(L, "vi", lanes);
+            Stmt *s = lq_stmt_subst_var(L, u, pv->var, ex_int(L, p));
+            s = lq_stmt_subst_var(L, s, vv->var, ex_add(L, ex_int(L, (int64_t)vo * lanes), ex_var(L, &vi)));
+            s = st_for(L, &vi, s);
+            s->for_kind = FOR_VECTORIZE;
+            seq->body[n++] = s;
+        }
+    u = seq;
+    for (i = 2; i >= 0; i--)
+        u = st_for(L, &rv[i], u);
+    return u;
+}
+
 /* Depthwise convolution (one input channel per output channel): vectors
  * along the output columns, tiles of P output rows x VL columns of one
  * channel, the channel's weight broadcast. The input plane is copied with
@@ -156,12 +189,13 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
 {
     Kernel *k = L->k;
     int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, band, cvec = t->family->portable;
+    double fill = pl ? 0.0 : -HUGE_VAL; /* the padding: what a tap outside the image adds nothing to */
     int64_t VL, T, OT, S = w->s[1], Hp, Hb, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
     Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
     int64_t w1 = tpl_ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = tpl_ceil_div(w->OW, lanes) * lanes - w->OW;
-    if (!conv_depthwise_flat(L, t, c, pl, xbuf, w))
+    if (pl && !conv_depthwise_flat(L, t, c, pl, xbuf, w))
         return 0;
     V = w->OW > lanes && (w1 <= w2 || cvec) ? 2 : 1; /* the portable target: a 16-float
                                                         zmm row (AVX-512) */
@@ -179,7 +213,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
                                       latency-bound: mobilenet_v2's first
                                       depthwise conv took 6x AVX-512's time) */
     P = dw_rows(w->OH, pmax);
-    {
+    if (pl) {
         TileKnobs kn = tpl_choose_knobs(L, t, TS_DWCONV, "dwconv2d",
                                     tpl_conv_desc(L, w->N, C, w->H, w->W, C, w->KH, w->KW, w->s, w->d, w->lo, w->hi),
                                     w->OH, w->OW, w->KH * w->KW, P, V, 0, 0);
@@ -223,16 +257,17 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         k->bufs[xp].no_init = 1; /* copy_phased_at writes every row, phase and column */
         cp = tpl_copy_phased_at(L, xp, xbuf, &nv, 1, w->H, w->W, Hb, S, Wj, w->lo[0],
                             ex_mul(L, ex_var(L, &otv), ex_int(L, (int64_t)P * w->s[0])), w->lo[1], tpl_copy_lanes(t),
-                            ex_var(L, &cv), C);
+                            ex_var(L, &cv), C, fill);
     } else if (per_chan) {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
         k->bufs[xp].scope = BUF_LOCAL;
         k->bufs[xp].no_init = 1; /* copy_phased writes every row, phase and column */
         cp = tpl_copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], tpl_copy_lanes(t),
-                         ex_var(L, &cv), C);
+                         ex_var(L, &cv), C, fill);
     } else {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, C * Hp * S * Wj);
-        cp = tpl_copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], tpl_copy_lanes(t), NULL, 0);
+        cp = tpl_copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], tpl_copy_lanes(t), NULL, 0,
+                             fill);
     }
     /* update: acc[p*VL + v] += w[c, kh, kw] * xp[c][(ot*P + p)*s0 + kh*d0][(kw*d1) % S][qt*VL + v + (kw*d1) / S] */
     {
@@ -243,17 +278,20 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         Expr *phase = S > 1 ? ex_binary(L, BIN_MOD, kwd, ex_int(L, S)) : ex_int(L, 0);
         Expr *shift = S > 1 ? ex_binary(L, BIN_DIV, kwd, ex_int(L, S)) : kwd;
         accix2 = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
-        aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
-                                ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
-                      ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
         bidx = ex_add(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, per_chan ? ex_int(L, 0) : ex_var(L, &cv), ex_int(L, Hp)), row),
                                                              ex_int(L, S)),
                                                    phase),
                                          ex_int(L, Wj)),
                                 ex_add(L, ex_mul(L, ex_var(L, &qtv), ex_int(L, VL)), shift)),
                       ex_var(L, &vv));
-        tile = tpl_tile(L, acc, accix2, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv,
-                       &vv);
+        if (pl) {
+            aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
+                                    ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
+                          ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
+            tile = tpl_tile(L, acc, accix2, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
+        } else {
+            tile = max_tile(L, acc, accix2, ex_load(L, xp, bidx), rv, &pv, &vv, V, lanes);
+        }
     }
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     oh = ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
@@ -274,7 +312,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         Expr *iv;
         map[c->axes[2].var] = OT * P != w->OH ? ex_binary(L, BIN_MIN, oh, ex_int(L, w->OH - 1)) : oh;
         map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
-        iv = tpl_init_value(L, c, map);
+        iv = pl || c->init ? tpl_init_value(L, c, map) : ex_float(L, DT_FLOAT32, -HUGE_VAL);
         init = st_store(L, acc, accidx, iv);
         init = st_for(L, cvec ? &vv : &vi, init);
         init->for_kind = FOR_VECTORIZE;
