@@ -152,33 +152,6 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     return 0;
 }
 
-/* A max pool's tile, the shape of tpl_tile without the weights: for r0,
- * r1, r2: acc[ai] = max(acc[ai], b) for each row p and each of the V
- * vectors of the row (unrolled here, one vector loop of `lanes` each: the
- * emitter prints each as one vector max, and with the tile's P*V
- * accumulators at constant places the C compiler keeps them in
- * registers). ai and b are in terms of pv and vv (VL = V*lanes). */
-static Stmt *max_tile(Lower *L, int acc, Expr *ai, Expr *b, const IterVar *rv, const IterVar *pv,
-                      const IterVar *vv, int V, int lanes)
-{
-    Stmt *u = st_store(L, acc, ai, ex_binary(L, BIN_MAX, ex_load(L, acc, ai), b));
-    Stmt *seq = st_seq(L, (int)pv->extent * V);
-    int p, vo, i, n = 0;
-    for (p = 0; p < pv->extent; p++)
-        for (vo = 0; vo < V; vo++) {
-            IterVar vi = lower_itervar(L, "vi", lanes);
-            Stmt *s = lq_stmt_subst_var(L, u, pv->var, ex_int(L, p));
-            s = lq_stmt_subst_var(L, s, vv->var, ex_add(L, ex_int(L, (int64_t)vo * lanes), ex_var(L, &vi)));
-            s = st_for(L, &vi, s);
-            s->for_kind = FOR_VECTORIZE;
-            seq->body[n++] = s;
-        }
-    u = seq;
-    for (i = 2; i >= 0; i--)
-        u = st_for(L, &rv[i], u);
-    return u;
-}
-
 /* Depthwise convolution (one input channel per output channel): vectors
  * along the output columns, tiles of P output rows x VL columns of one
  * channel, the channel's weight broadcast. The input plane is copied with
@@ -290,7 +263,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
                           ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
             tile = tpl_tile(L, acc, accix2, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
         } else {
-            tile = max_tile(L, acc, accix2, ex_load(L, xp, bidx), rv, &pv, &vv, V, lanes);
+            tile = tpl_max_tile(L, acc, accix2, ex_load(L, xp, bidx), rv, &pv, &vv, V, lanes);
         }
     }
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);

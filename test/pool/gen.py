@@ -7,8 +7,10 @@ of two, planes narrower than a vector, a dilated window, a fused Relu
 after the pool and a pool with Indices. Each input holds NaN of several
 payloads and both signs, -inf, +inf, +0 and -0 and repeated values (ties),
 so that the results are only byte-identical when the reduction keeps
-tvmrt_maxf's rule and the order of the window. Each model NAME.onnx comes
-with NAME.in.bin (the input's bytes).
+tvmrt_maxf's rule and the order of the window. The blk_* models put a
+conv before the pool so that the x86 targets lay it out in channel blocks.
+Each model NAME.onnx comes with NAME.in.bin (the input's bytes; the blk_*
+models also NAME.in2.bin, their second input).
 
     gen.py OUTDIR
 """
@@ -17,7 +19,7 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 F = TensorProto.FLOAT
 
@@ -59,6 +61,32 @@ def model(outdir, name, shape, seed=1, relu=False, indices=False, **attrs):
     special_input(shape, seed).tofile(os.path.join(outdir, name + ".in.bin"))
 
 
+def model_blocked(outdir, name, shape, seed=1, **attrs):
+    """x * Conv(z, 0, 1) then MaxPool: the conv (of the second input z,
+    all ones, zero weights and a bias of one: exactly 1) makes the x86
+    targets block the graph (NCHW8c / NCHW16c, passes/layout.c), so the
+    pool takes the blocked template; x times 1 keeps every bit of x. The
+    pool's output is both an output and a Relu's input, so no layout
+    transform joins the pool's kernel as a second stage."""
+    n, c, h, w = shape
+    W = numpy_helper.from_array(np.zeros((c, c, 1, 1), np.float32), "w")
+    B = numpy_helper.from_array(np.ones(c, np.float32), "b")
+    nodes = [helper.make_node("Conv", ["z", "w", "b"], ["one"], name="conv", kernel_shape=[1, 1]),
+
+             helper.make_node("Mul", ["x", "one"], ["xb"], name="mul"),
+             helper.make_node("MaxPool", ["xb"], ["y"], name="pool", **attrs),
+             helper.make_node("Relu", ["y"], ["y2"], name="relu")]
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", F, list(shape)),
+                                        helper.make_tensor_value_info("z", F, list(shape))],
+                          [helper.make_tensor_value_info("y", F, None), helper.make_tensor_value_info("y2", F, None)],
+                          [W, B])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.save(m, os.path.join(outdir, name + ".onnx"))
+    special_input(shape, seed).tofile(os.path.join(outdir, name + ".in.bin"))
+    np.ones(shape, np.float32).tofile(os.path.join(outdir, name + ".in2.bin"))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -84,6 +112,13 @@ def main():
     model(out, "k3s2_indices", (1, 3, 20, 20), 16, indices=True, kernel_shape=[3, 3], strides=[2, 2],
           pads=[1, 1, 1, 1])
     model(out, "k3s2p1_wide", (1, 2, 9, 230), 17, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    # blocked layout: resnet18's pool, squeezenet1_1's, googlenet's 3x3 stride 1
+    model_blocked(out, "blk_k3s2p1", (1, 32, 30, 30), 18, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    model_blocked(out, "blk_k3s2_ceil", (2, 16, 27, 27), 19, kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    model_blocked(out, "blk_k3s1p1", (1, 16, 13, 13), 20, kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])
+    model_blocked(out, "blk_k2s2", (1, 16, 11, 9), 21, kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
+    model_blocked(out, "blk_k3s2_asym_tall", (1, 16, 61, 7), 22, kernel_shape=[3, 3], strides=[2, 2],
+                  pads=[2, 0, 1, 1])
 
 
 if __name__ == "__main__":

@@ -63,13 +63,14 @@ build() {
         > "$d/cc.log" 2>&1
 }
 
-# run DIR NAME: the build's outputs into DIR/out.bin (and DIR/out1.bin for
-# a pool with Indices)
+# run DIR NAME: the build's outputs into DIR/out.bin and DIR/out1.bin (a
+# pool's Indices, a blocked model's Relu of the pool; else empty)
 run() {
-    local d=$1 name=$2
+    local d=$1 name=$2 in="$work/models/$name.in.bin"
     case $name in
-        *_indices) "$d/timer" "$work/models/$name.in.bin" -w 0 -n 1 -o "$d/out.bin" "$d/out1.bin" ;;
-        *) "$d/timer" "$work/models/$name.in.bin" -w 0 -n 1 -o "$d/out.bin" && : > "$d/out1.bin" ;;
+        *_indices) "$d/timer" "$in" -w 0 -n 1 -o "$d/out.bin" "$d/out1.bin" ;;
+        blk_*) "$d/timer" "$in" "$work/models/$name.in2.bin" -w 0 -n 1 -o "$d/out.bin" "$d/out1.bin" ;;
+        *) "$d/timer" "$in" -w 0 -n 1 -o "$d/out.bin" && : > "$d/out1.bin" ;;
     esac > /dev/null 2>&1
 }
 
@@ -91,11 +92,18 @@ for m in "$work"/models/*.onnx; do
             failed=$((failed + 1))
             continue
         fi
-        # the template's form: vector maxima (AVX2's blend, AVX-512's
-        # masked max), no scalar tvmrt_maxf, and the row tiles' loop over
-        # the tiles of a row (qt: a name only tpl_dwconv.c gives)
-        if grep -q "_mm256_blendv_ps\|_mm512_mask_max_ps" "$d/model.c" && ! grep -q "tvmrt_maxf" "$d/model.c" &&
-            grep -q "int32_t qt[0-9]* = 0" "$d/model.c"; then
+        # the template's form in the pool's kernel: vector maxima (AVX2's
+        # blend, AVX-512's masked max), no scalar tvmrt_maxf, and the loop over the tiles
+        # of a row (qt in tpl_dwconv.c's row tiles, ot in the blocked
+        # pool's, with its bands of rows rt: names the generic schedule
+        # does not give)
+        case $name in
+            blk_*) loop="int32_t rt[0-9]* = 0" ;;
+            *) loop="int32_t qt[0-9]* = 0" ;;
+        esac
+        awk '/^static void k[0-9]+_maxpool\(/,/^}/' "$d/model.c" > "$d/pool.c"
+        if grep -q "_mm256_blendv_ps\|_mm512_mask_max_ps" "$d/pool.c" && ! grep -q "tvmrt_maxf" "$d/pool.c" &&
+            grep -q "$loop" "$d/pool.c"; then
             used=1
         else
             used=0
