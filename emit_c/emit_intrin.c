@@ -110,6 +110,18 @@ static int lane_cond_ok(const Stmt *body, const Expr *c, int var)
     return ok;
 }
 
+/* Whether select e is (a > b) ? a : b or (a < b) ? a : b of float32
+ * operands: exactly _mm*_max_ps(a, b) / _mm*_min_ps(a, b), a NaN in either
+ * giving b (the max pool template's path for data without NaN,
+ * lower/tpl_pool.c). */
+static int is_plain_minmax(const Expr *e)
+{
+    const Expr *c = e->a;
+    return e->kind == EX_SELECT && e->dtype == DT_FLOAT32 && c->kind == EX_BINARY &&
+           (c->op == BIN_GT || c->op == BIN_LT) && c->a->dtype == DT_FLOAT32 && lq_same_expr(c->a, e->b) &&
+           lq_same_expr(c->b, e->c);
+}
+
 /* (pr->intrin_lanes: lane-wise selects need AVX-512; pr->intrin_single:
  * the body is one store, and buffers sharing memory (in-place reuse, see
  * fuse_inplace_pair()) are then fine: the input is read only at the
@@ -154,6 +166,8 @@ static int vec_expr_ok(const Printer *pr, const Kernel *k, const Stmt *body, con
         return (e->op == UN_EXP || e->op == UN_SIGMOID || e->op == UN_NEG || e->op == UN_ROUND) &&
                vec_expr_ok(pr, k, body, e->a, var);
     case EX_SELECT:
+        if (is_plain_minmax(e))
+            return vec_expr_ok(pr, k, body, e->b, var) && vec_expr_ok(pr, k, body, e->c, var);
         if (!lq_uses_var(e->a, var))
             return !lq_loads_stored(body, e->a) && vec_expr_ok(pr, k, body, e->b, var) &&
                    vec_expr_ok(pr, k, body, e->c, var);
@@ -445,6 +459,14 @@ static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const 
         return;
     }
     case EX_SELECT:
+        if (is_plain_minmax(e)) {
+            fprintf(f, "%s_%s_ps(", x->p, e->a->op == BIN_GT ? "max" : "min");
+            vec_expr(pr, f, k, x, e->b, var);
+            fprintf(f, ", ");
+            vec_expr(pr, f, k, x, e->c, var);
+            fprintf(f, ")");
+            return;
+        }
         if (lq_uses_var(e->a, var)) {
             Isa in = *x;
             char *mtext = NULL;

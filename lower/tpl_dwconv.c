@@ -166,7 +166,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
     int64_t VL, T, OT, S = w->s[1], Hp, Hb, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
-    Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
+    Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops, *tile2 = NULL, *loops2 = NULL;
     int64_t w1 = tpl_ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = tpl_ceil_div(w->OW, lanes) * lanes - w->OW;
     if (pl && !conv_depthwise_flat(L, t, c, pl, xbuf, w))
         return 0;
@@ -263,7 +263,9 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
                           ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
             tile = tpl_tile(L, acc, accix2, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
         } else {
-            tile = tpl_max_tile(L, acc, accix2, ex_load(L, xp, bidx), rv, &pv, &vv, V, lanes);
+            tile = tpl_max_tile(L, acc, accix2, ex_load(L, xp, bidx), rv, &pv, &vv, V, lanes, 0);
+            if (!c->init) /* the same without NaN in the copy (tpl_nan_guard) */
+                tile2 = tpl_max_tile(L, acc, accix2, ex_load(L, xp, bidx), rv, &pv, &vv, V, lanes, 1);
         }
     }
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
@@ -311,10 +313,13 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
     }
     decl = tpl_acc_block(L, acc, init, tile, epi);
     loops = st_for(L, &qtv, decl);
+    if (tile2)
+        loops2 = st_for(L, &qtv, tpl_acc_block(L, acc, lq_stmt_subst_var(L, init, -1, NULL), tile2,
+                                               lq_stmt_subst_var(L, epi, -1, NULL)));
     if (band) {
         seq = st_seq(L, 2);
         seq->body[0] = cp;
-        seq->body[1] = loops;
+        seq->body[1] = tile2 ? tpl_nan_guard(L, xp, Hb * S * Wj, lanes, loops, loops2) : loops;
         loops = st_for(L, &cv, st_for(L, &otv, st_decl(L, xp, seq)));
         if (C > 1)
             loops->for_kind = FOR_PARALLEL;
@@ -322,10 +327,12 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         return 0;
     }
     loops = st_for(L, &otv, loops);
+    if (tile2)
+        loops2 = st_for(L, &otv, loops2);
     if (per_chan) {
         seq = st_seq(L, 2);
         seq->body[0] = cp;
-        seq->body[1] = loops;
+        seq->body[1] = tile2 ? tpl_nan_guard(L, xp, Hp * S * Wj, lanes, loops, loops2) : loops;
         loops = st_for(L, &cv, st_decl(L, xp, seq));
         if (C > 1)
             loops->for_kind = FOR_PARALLEL;
@@ -335,6 +342,12 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
     loops = st_for(L, &cv, loops);
     if (C > 1)
         loops->for_kind = FOR_PARALLEL;
+    if (tile2) {
+        loops2 = st_for(L, &cv, loops2);
+        if (C > 1)
+            loops2->for_kind = FOR_PARALLEL;
+        loops = tpl_nan_guard(L, xp, C * Hp * S * Wj, lanes, loops, loops2);
+    }
     seq = st_seq(L, 2);
     seq->body[0] = cp;
     seq->body[1] = loops;

@@ -121,7 +121,8 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c);
 int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w);
 int tpl_maxpool(Lower *L, const Target *t, Compute *c);
 Stmt *tpl_max_tile(Lower *L, int acc, Expr *ai, Expr *b, const IterVar *rv, const IterVar *pv, const IterVar *vv,
-                   int V, int lanes);
+                   int V, int lanes, int plain);
+Stmt *tpl_nan_guard(Lower *L, int xp, int64_t n, int lanes, Stmt *exact, Stmt *fast);
 int tpl_matmul(Lower *L, const Target *t, Compute *c);
 int tpl_plane_sum(Lower *L, const Target *t, Compute *c);
 /* New rank-1 graph constant WHAT_KERNEL of n elements of type t holding

@@ -46,11 +46,14 @@ static int64_t band_budget(const Target *t)
  * vectors of the row (unrolled here, one vector loop of `lanes` each: the
  * emitter prints each as one vector max, and with the tile's P*V
  * accumulators at constant places the C compiler keeps them in
- * registers). ai and b are in terms of pv and vv (VL = V*lanes). */
+ * registers). ai and b are in terms of pv and vv (VL = V*lanes). With
+ * plain, max is (acc > b) ? acc : b, one vector instruction (emit_intrin.c),
+ * which is tvmrt_maxf(acc, b) where neither is NaN (tpl_nan_guard). */
 Stmt *tpl_max_tile(Lower *L, int acc, Expr *ai, Expr *b, const IterVar *rv, const IterVar *pv, const IterVar *vv,
-                   int V, int lanes)
+                   int V, int lanes, int plain)
 {
-    Stmt *u = st_store(L, acc, ai, ex_binary(L, BIN_MAX, ex_load(L, acc, ai), b));
+    Expr *a = ex_load(L, acc, ai);
+    Stmt *u = st_store(L, acc, ai, plain ? ex_select(L, ex_binary(L, BIN_GT, a, b), a, b) : ex_binary(L, BIN_MAX, a, b));
     Stmt *seq = st_seq(L, (int)pv->extent * V);
     int p, vo, i, n = 0;
     for (p = 0; p < pv->extent; p++)
@@ -84,6 +87,52 @@ static int index_is_axis(const Expr *e, const IterVar *axis)
     if (!lq_affine(e, &a) || a.c0 != 0 || !lq_aff_only(&a, &v, 1))
         return 0;
     return axis->extent == 1 || lq_aff_coef(&a, v) == 1;
+}
+
+/* Accumulators of the NaN test (tpl_nan_guard): independent vector sums,
+ * so that the adds are not one chain of dependent ones. */
+#define NAN_SUMS 4
+
+/* if (xp[0 .. n) holds a NaN) exact; else fast: the test adds the n floats
+ * up in NAN_SUMS vectors and then into one float, which is NaN when one
+ * of them is (or when +inf and -inf meet: then the exact path runs, with
+ * the same result). The max pool's tiles read only the copy xp, so where
+ * it has no NaN, tvmrt_maxf(acc, x) is (acc > x) ? acc : x: one vector max
+ * instead of AVX2's three operations (AVX-512's two) per tap. */
+Stmt *tpl_nan_guard(Lower *L, int xp, int64_t n, int lanes, Stmt *exact, Stmt *fast)
+{
+    Kernel *k = L->k;
+    int sum = lower_buf_temp(L, "nansum", DT_FLOAT32, (int64_t)NAN_SUMS * lanes), u, m = 0;
+    int64_t nb = n / ((int64_t)NAN_SUMS * lanes), rest = n - nb * NAN_SUMS * lanes;
+    IterVar iv = lower_itervar(L, "i", nb > 0 ? nb : 1), tv = lower_itervar(L, "i", rest > 0 ? rest : 1);
+    IterVar sv = lower_itervar(L, "v", NAN_SUMS * lanes - 1), zv = lower_itervar(L, "v", lanes);
+    Stmt *seq = st_seq(L, NAN_SUMS + 4), *add = st_seq(L, NAN_SUMS), *st;
+    Expr *s0 = ex_load(L, sum, ex_int(L, 0));
+    k->bufs[sum].scope = BUF_LOCAL;
+    k->bufs[sum].no_init = 1; /* the zero vectors below */
+    for (u = 0; u < NAN_SUMS; u++) {
+        IterVar v = lower_itervar(L, "v", lanes);
+        Expr *si = ex_add(L, ex_int(L, (int64_t)u * lanes), ex_var(L, &v));
+        Expr *xi = ex_add(L, ex_mul(L, ex_var(L, &iv), ex_int(L, (int64_t)NAN_SUMS * lanes)), si);
+        st = st_for(L, &zv, st_store(L, sum, ex_add(L, ex_int(L, (int64_t)u * lanes), ex_var(L, &zv)),
+                                     ex_float(L, DT_FLOAT32, 0.0)));
+        st->for_kind = FOR_VECTORIZE;
+        seq->body[m++] = st;
+        st = st_for(L, &v, st_store(L, sum, si, ex_add(L, ex_load(L, sum, si), ex_load(L, xp, xi))));
+        st->for_kind = FOR_VECTORIZE;
+        add->body[u] = st;
+    }
+    if (nb > 0)
+        seq->body[m++] = st_for(L, &iv, add);
+    if (rest > 0)
+        seq->body[m++] = st_for(L, &tv, st_store(L, sum, ex_int(L, 0),
+                                                 ex_add(L, s0, ex_load(L, xp, ex_add(L, ex_int(L, nb * NAN_SUMS * lanes),
+                                                                                       ex_var(L, &tv))))));
+    seq->body[m++] = st_for(L, &sv, st_store(L, sum, ex_int(L, 0),
+                                             ex_add(L, s0, ex_load(L, sum, ex_add(L, ex_var(L, &sv), ex_int(L, 1))))));
+    seq->body[m++] = st_if_else(L, ex_binary(L, BIN_NE, s0, s0), exact, fast);
+    seq->n_body = m;
+    return st_decl(L, sum, seq);
 }
 
 /* The data load of a max pool stage of n_axes axes and 2 reduce axes:
@@ -127,9 +176,9 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
     int64_t s[2], d[2], lo[2], hi[2], N, CB, H, W, OH, OW, KH, KW, b, OT, Wp, R, RT, Hb;
     IterVar nv, cbv, rtv, rv0, otv, pv, vv, vi, rv[3];
     Expr **map, *oh, *ow, *accidx, *iv, *bidx;
-    Stmt *cp, *init, *tile, *epi, *seq;
+    Stmt *cp, *init, *epi, *seq, *tiles[2];
     LqAffine a4;
-    int v4;
+    int v4, plain;
     if (!xl || c->axes[4].extent != lanes || xl->dims[4] != lanes)
         return 1;
     v4 = c->axes[4].var;
@@ -190,8 +239,6 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
                                             ex_mul(L, ex_var(L, &rv[2]), ex_int(L, d[1]))),
                                    ex_int(L, b)),
                          ex_var(L, &vv)));
-    tile = tpl_max_tile(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, b)), ex_var(L, &vv)),
-                        ex_load(L, xp, bidx), rv, &pv, &vv, 1, lanes);
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     oh = ex_add(L, ex_mul(L, ex_var(L, &rtv), ex_int(L, R)), ex_var(L, &rv0));
     ow = ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
@@ -213,12 +260,18 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
     if (OT * P != OW)
         epi = st_if(L, ex_lt(L, ow, ex_int(L, OW)), epi);
     epi = st_for(L, &pv, epi);
+    for (plain = 0; plain < (c->init ? 1 : 2); plain++) {
+        Stmt *t1 = tpl_max_tile(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, b)), ex_var(L, &vv)),
+                                ex_load(L, xp, bidx), rv, &pv, &vv, 1, lanes, plain);
+        t1 = st_for(L, &otv, tpl_acc_block(L, acc, lq_stmt_subst_var(L, init, -1, NULL), t1,
+                                           lq_stmt_subst_var(L, epi, -1, NULL)));
+        if (RT * R != OH)
+            t1 = st_if(L, ex_lt(L, oh, ex_int(L, OH)), t1);
+        tiles[plain] = st_for(L, &rv0, t1);
+    }
     seq = st_seq(L, 2);
     seq->body[0] = cp;
-    tile = st_for(L, &otv, tpl_acc_block(L, acc, init, tile, epi));
-    if (RT * R != OH)
-        tile = st_if(L, ex_lt(L, oh, ex_int(L, OH)), tile);
-    seq->body[1] = st_for(L, &rv0, tile);
+    seq->body[1] = c->init ? tiles[0] : tpl_nan_guard(L, xp, Hb * Wp * b, lanes, tiles[0], tiles[1]);
     seq = st_for(L, &cbv, st_for(L, &rtv, st_decl(L, xp, seq)));
     if (CB > 1)
         seq->for_kind = FOR_PARALLEL;

@@ -7,7 +7,8 @@ of two, planes narrower than a vector, a dilated window, a fused Relu
 after the pool and a pool with Indices. Each input holds NaN of several
 payloads and both signs, -inf, +inf, +0 and -0 and repeated values (ties),
 so that the results are only byte-identical when the reduction keeps
-tvmrt_maxf's rule and the order of the window. The blk_* models put a
+tvmrt_maxf's rule and the order of the window; a second input
+NAME.fast.in.bin has no NaN and no +inf (the template's faster path). The blk_* models put a
 conv before the pool so that the x86 targets lay it out in channel blocks.
 Each model NAME.onnx comes with NAME.in.bin (the input's bytes; the blk_*
 models also NAME.in2.bin, their second input).
@@ -24,21 +25,24 @@ from onnx import TensorProto, helper, numpy_helper
 F = TensorProto.FLOAT
 
 
-def special_input(shape, seed):
+def special_input(shape, seed, nan=True):
     """Values in steps of 0.5 (many ties), +0 and -0, and about 2% each of
-    +inf, -inf and NaNs with distinct payloads and signs."""
+    +inf, -inf and NaNs with distinct payloads and signs; without nan, no
+    NaN and no +inf (the template's path for data without NaN, which
+    +inf next to the -inf padding would also leave)."""
     rng = np.random.default_rng(seed)
     x = (rng.integers(-6, 7, shape) * 0.5).astype(np.float32)
     bits = x.view(np.uint32)
     u = rng.random(shape)
     bits[u < 0.10] = 0x80000000  # -0
     bits[(u >= 0.10) & (u < 0.15)] = 0  # +0
-    x[(u >= 0.15) & (u < 0.17)] = np.inf
+    x[(u >= 0.15) & (u < 0.17)] = np.inf if nan else 7.0
     x[(u >= 0.17) & (u < 0.19)] = -np.inf
-    nan = (u >= 0.19) & (u < 0.21)
+    where = (u >= 0.19) & (u < 0.21)
     payload = rng.integers(1, 1 << 22, shape).astype(np.uint32)
     sign = rng.integers(0, 2, shape).astype(np.uint32) << 31
-    bits[nan] = (0x7fc00000 | payload | sign)[nan]
+    if nan:
+        bits[where] = (0x7fc00000 | payload | sign)[where]
     # a plane of -inf only: windows that see nothing else
     if shape[1] > 1:
         x[0, 1] = -np.inf
@@ -59,6 +63,7 @@ def model(outdir, name, shape, seed=1, relu=False, indices=False, **attrs):
     m.ir_version = 7
     onnx.save(m, os.path.join(outdir, name + ".onnx"))
     special_input(shape, seed).tofile(os.path.join(outdir, name + ".in.bin"))
+    special_input(shape, seed, nan=False).tofile(os.path.join(outdir, name + ".fast.in.bin"))
 
 
 def model_blocked(outdir, name, shape, seed=1, **attrs):
@@ -84,6 +89,7 @@ def model_blocked(outdir, name, shape, seed=1, **attrs):
     m.ir_version = 7
     onnx.save(m, os.path.join(outdir, name + ".onnx"))
     special_input(shape, seed).tofile(os.path.join(outdir, name + ".in.bin"))
+    special_input(shape, seed, nan=False).tofile(os.path.join(outdir, name + ".fast.in.bin"))
     np.ones(shape, np.float32).tofile(os.path.join(outdir, name + ".in2.bin"))
 
 
