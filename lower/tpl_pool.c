@@ -93,46 +93,72 @@ static int index_is_axis(const Expr *e, const IterVar *axis)
  * so that the adds are not one chain of dependent ones. */
 #define NAN_SUMS 4
 
+/* sum[lo] + ... + sum[hi - 1] as a balanced tree of scalar adds. */
+static Expr *lane_sum(Lower *L, int sum, int lo, int hi)
+{
+    int mid = (lo + hi) / 2;
+    if (hi - lo == 1)
+        return ex_load(L, sum, ex_int(L, lo));
+    return ex_add(L, lane_sum(L, sum, lo, mid), lane_sum(L, sum, mid, hi));
+}
+
 /* if (xp[0 .. n) holds a NaN) exact; else fast: the test adds the n floats
- * up in NAN_SUMS vectors and then into one float, which is NaN when one
- * of them is (or when +inf and -inf meet: then the exact path runs, with
- * the same result). The max pool's tiles read only the copy xp, so where
- * it has no NaN, tvmrt_maxf(acc, x) is (acc > x) ? acc : x: one vector max
- * instead of AVX2's three operations (AVX-512's two) per tap. */
+ * up in NAN_SUMS vectors (the last, partial vectors masked), those into
+ * one vector tot and its lanes into one float (a tree of adds), which is NaN
+ * when one of them is (or when +inf and -inf meet: then the exact path
+ * runs, with the same result). The max pool's tiles read only the copy
+ * xp, so where it has no NaN, tvmrt_maxf(acc, x) is (acc > x) ? acc : x:
+ * one vector max instead of AVX2's three operations (AVX-512's two) per
+ * tap. */
 Stmt *tpl_nan_guard(Lower *L, int xp, int64_t n, int lanes, Stmt *exact, Stmt *fast)
 {
     Kernel *k = L->k;
     int sum = lower_buf_temp(L, "nansum", DT_FLOAT32, (int64_t)NAN_SUMS * lanes), u, m = 0;
     int64_t nb = n / ((int64_t)NAN_SUMS * lanes), rest = n - nb * NAN_SUMS * lanes;
-    IterVar iv = lower_itervar(L, "i", nb > 0 ? nb : 1), tv = lower_itervar(L, "i", rest > 0 ? rest : 1);
-    IterVar sv = lower_itervar(L, "v", NAN_SUMS * lanes - 1), zv = lower_itervar(L, "v", lanes);
-    Stmt *seq = st_seq(L, NAN_SUMS + 4), *add = st_seq(L, NAN_SUMS), *st;
-    Expr *s0 = ex_load(L, sum, ex_int(L, 0));
+    IterVar iv = lower_itervar(L, "i", nb > 0 ? nb : 1), v;
+    Stmt *seq = st_seq(L, 2 * NAN_SUMS + 4), *add = st_seq(L, NAN_SUMS), *st;
+    int tot = lower_buf_temp(L, "nantot", DT_FLOAT32, lanes);
+    Expr *t0 = ex_load(L, tot, ex_int(L, 0)), *si, *xi, *e;
     k->bufs[sum].scope = BUF_LOCAL;
     k->bufs[sum].no_init = 1; /* the zero vectors below */
+    k->bufs[tot].scope = BUF_LOCAL;
+    k->bufs[tot].no_init = 1; /* written before it is read */
     for (u = 0; u < NAN_SUMS; u++) {
-        IterVar v = lower_itervar(L, "v", lanes);
-        Expr *si = ex_add(L, ex_int(L, (int64_t)u * lanes), ex_var(L, &v));
-        Expr *xi = ex_add(L, ex_mul(L, ex_var(L, &iv), ex_int(L, (int64_t)NAN_SUMS * lanes)), si);
-        st = st_for(L, &zv, st_store(L, sum, ex_add(L, ex_int(L, (int64_t)u * lanes), ex_var(L, &zv)),
-                                     ex_float(L, DT_FLOAT32, 0.0)));
+        v = lower_itervar(L, "v", lanes);
+        st = st_for(L, &v, st_store(L, sum, ex_add(L, ex_int(L, (int64_t)u * lanes), ex_var(L, &v)),
+                                    ex_float(L, DT_FLOAT32, 0.0)));
         st->for_kind = FOR_VECTORIZE;
         seq->body[m++] = st;
+        v = lower_itervar(L, "v", lanes);
+        si = ex_add(L, ex_int(L, (int64_t)u * lanes), ex_var(L, &v));
+        xi = ex_add(L, ex_mul(L, ex_var(L, &iv), ex_int(L, (int64_t)NAN_SUMS * lanes)), si);
         st = st_for(L, &v, st_store(L, sum, si, ex_add(L, ex_load(L, sum, si), ex_load(L, xp, xi))));
         st->for_kind = FOR_VECTORIZE;
         add->body[u] = st;
     }
     if (nb > 0)
         seq->body[m++] = st_for(L, &iv, add);
-    if (rest > 0)
-        seq->body[m++] = st_for(L, &tv, st_store(L, sum, ex_int(L, 0),
-                                                 ex_add(L, s0, ex_load(L, xp, ex_add(L, ex_int(L, nb * NAN_SUMS * lanes),
-                                                                                       ex_var(L, &tv))))));
-    seq->body[m++] = st_for(L, &sv, st_store(L, sum, ex_int(L, 0),
-                                             ex_add(L, s0, ex_load(L, sum, ex_add(L, ex_var(L, &sv), ex_int(L, 1))))));
-    seq->body[m++] = st_if_else(L, ex_binary(L, BIN_NE, s0, s0), exact, fast);
+    /* the rest: up to NAN_SUMS vectors, the last one partial */
+    for (u = 0; (int64_t)u * lanes < rest; u++) {
+        v = lower_itervar(L, "v", rest - (int64_t)u * lanes < lanes ? rest - (int64_t)u * lanes : lanes);
+        si = ex_add(L, ex_int(L, (int64_t)u * lanes), ex_var(L, &v));
+        xi = ex_add(L, ex_int(L, nb * NAN_SUMS * lanes + (int64_t)u * lanes), ex_var(L, &v));
+        st = st_for(L, &v, st_store(L, sum, si, ex_add(L, ex_load(L, sum, si), ex_load(L, xp, xi))));
+        st->for_kind = FOR_VECTORIZE;
+        seq->body[m++] = st;
+    }
+    /* the sums into one vector, its lanes into tot[0] */
+    v = lower_itervar(L, "v", lanes);
+    e = ex_load(L, sum, ex_var(L, &v));
+    for (u = 1; u < NAN_SUMS; u++)
+        e = ex_add(L, e, ex_load(L, sum, ex_add(L, ex_int(L, (int64_t)u * lanes), ex_var(L, &v))));
+    st = st_for(L, &v, st_store(L, tot, ex_var(L, &v), e));
+    st->for_kind = FOR_VECTORIZE;
+    seq->body[m++] = st;
+    seq->body[m++] = st_store(L, tot, ex_int(L, 0), lane_sum(L, tot, 0, lanes));
+    seq->body[m++] = st_if_else(L, ex_binary(L, BIN_NE, t0, t0), exact, fast);
     seq->n_body = m;
-    return st_decl(L, sum, seq);
+    return st_decl(L, sum, st_decl(L, tot, seq));
 }
 
 /* The data load of a max pool stage of n_axes axes and 2 reduce axes:
@@ -287,10 +313,20 @@ int tpl_maxpool(Lower *L, const Target *t, Compute *c)
     Window w;
     if (t->family->portable || t->vector_bits < 256)
         return 1;
+    /* AVX-512's generic pooling loads a stride-2 window column as two
+     * vectors and a permute and takes the NaN rule in two operations; the
+     * copies cost more there than they save (squeezenet1_1's pools 1.35x
+     * the time, googlenet's stride-2 ones 1.3-1.8x) */
+    if (t->vector_bits >= 512 && c->window && (c->window->strides[0] > 1 || c->window->strides[1] > 1))
+        return 1;
     if (c->n_axes == 5)
         return maxpool_nchwc(L, t, c);
     xl = pool_load(k, c, 4, &cond);
     if (!xl || tpl_window(L, c, xl, cond, 0, xl->dims[2], xl->dims[3], s, d, lo, hi))
+        return 1;
+    /* rows shorter than half a vector: most lanes would be computed for
+     * nothing (googlenet's 7x7 pools with AVX-512: 1.4x the time) */
+    if (c->axes[3].extent * 2 < t->vector_bits / 32)
         return 1;
     w = tpl_window_make(c->axes[0].extent, c->axes[1].extent, xl->dims[2], xl->dims[3], c->axes[2].extent,
                         c->axes[3].extent, c->raxes[0].extent, c->raxes[1].extent, s, d, lo, hi);

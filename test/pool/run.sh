@@ -127,6 +127,11 @@ for m in "$work"/models/*.onnx; do
             *" $name "*) want=0 ;;
             *) want=1 ;;
         esac
+        # AVX-512 keeps the generic schedule for strides above 1 and rows
+        # shorter than half a vector (lower/tpl_pool.c)
+        case $t:$name in
+            x86-64-avx512:*s2*|x86-64-avx512:*s3*|x86-64-avx512:*narrow*) want=0 ;;
+        esac
         if [ $used != $want ]; then
             echo "FAIL $name $t: the max-pool template was $([ $want = 1 ] && echo "not ")taken"
             failed=$((failed + 1))
