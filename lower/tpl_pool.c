@@ -38,7 +38,7 @@
  * 2R + 1 input rows for R output rows). */
 static int64_t band_budget(const Target *t)
 {
-    return tpl_l1_budget(t);
+    return tpl_l1_budget(t) / 2;
 }
 
 /* A max pool's tile, the shape of tpl_tile without the weights: for r0,
