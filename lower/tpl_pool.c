@@ -41,6 +41,11 @@ static int64_t band_budget(const Target *t)
     return tpl_l1_budget(t) / 2;
 }
 
+/* Largest band a blocked pool copies into a local array (on the stack):
+ * a wider image (rows of more than 5K positions) keeps the generic
+ * schedule. */
+#define POOL_LOCAL_BYTES ((int64_t)128 << 10)
+
 /* A max pool's tile, the shape of tpl_tile without the weights: for r0,
  * r1, r2: acc[ai] = max(acc[ai], b) for each row p and each of the V
  * vectors of the row (unrolled here, one vector loop of `lanes` each: the
@@ -235,6 +240,8 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
     R = tpl_ceil_div(OH, tpl_ceil_div(OH, R));
     RT = tpl_ceil_div(OH, R);
     Hb = (R - 1) * s[0] + (KH - 1) * d[0] + 1;
+    if (Hb * Wp * b * 4 > POOL_LOCAL_BYTES)
+        return 1;
     nv = lower_itervar(L, "n", N);
     cbv = lower_itervar(L, "cb", CB);
     rtv = lower_itervar(L, "rt", RT);
