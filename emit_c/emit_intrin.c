@@ -110,6 +110,18 @@ static int lane_cond_ok(const Stmt *body, const Expr *c, int var)
     return ok;
 }
 
+/* Whether select e is (a > b) ? a : b or (a < b) ? a : b of float32
+ * operands: exactly _mm*_max_ps(a, b) / _mm*_min_ps(a, b), a NaN in either
+ * giving b (the max pool template's path for data without NaN,
+ * lower/tpl_pool.c). */
+static int is_plain_minmax(const Expr *e)
+{
+    const Expr *c = e->a;
+    return e->kind == EX_SELECT && e->dtype == DT_FLOAT32 && c->kind == EX_BINARY &&
+           (c->op == BIN_GT || c->op == BIN_LT) && c->a->dtype == DT_FLOAT32 && lq_same_expr(c->a, e->b) &&
+           lq_same_expr(c->b, e->c);
+}
+
 /* (pr->intrin_lanes: lane-wise selects need AVX-512; pr->intrin_single:
  * the body is one store, and buffers sharing memory (in-place reuse, see
  * fuse_inplace_pair()) are then fine: the input is read only at the
@@ -127,10 +139,11 @@ static int vec_expr_ok(const Printer *pr, const Kernel *k, const Stmt *body, con
         if (k->bufs[e->buf].dtype != DT_FLOAT32 || (k->bufs[e->buf].inplace && !pr->intrin_single))
             return 0;
         if (!lq_unit_stride(e->a, var)) {
-            /* strided (a convolution's stride): AVX-512 permute or gather */
+            /* strided (a convolution's stride): AVX-512 permute or gather,
+             * AVX2 stride 2 only (two loads and two shuffles, or a gather) */
             int ok = 1;
             int64_t c = lq_coef(e->a, var, &ok);
-            if (!ok || pr->intrin_lanes != 16 || c < 2 || c > 64 ||
+            if (!ok || (pr->intrin_lanes != 16 && !(pr->intrin_lanes == 8 && c == 2)) || c < 2 || c > 64 ||
                 (k->bufs[e->buf].scope == BUF_LOCAL && k->bufs[e->buf].numel == 1) ||
                 lq_stored_at(body, e->buf, &sidx))
                 return 0;
@@ -153,6 +166,8 @@ static int vec_expr_ok(const Printer *pr, const Kernel *k, const Stmt *body, con
         return (e->op == UN_EXP || e->op == UN_SIGMOID || e->op == UN_NEG || e->op == UN_ROUND) &&
                vec_expr_ok(pr, k, body, e->a, var);
     case EX_SELECT:
+        if (is_plain_minmax(e))
+            return vec_expr_ok(pr, k, body, e->b, var) && vec_expr_ok(pr, k, body, e->c, var);
         if (!lq_uses_var(e->a, var))
             return !lq_loads_stored(body, e->a) && vec_expr_ok(pr, k, body, e->b, var) &&
                    vec_expr_ok(pr, k, body, e->c, var);
@@ -326,6 +341,51 @@ static void mask_expr(Printer *pr, FILE *f, const Kernel *k, const Expr *c, int 
     fprintf(f, ")), _mm512_setzero_si512(), %s)", cmp);
 }
 
+/* An AVX2 load of 8 lanes reading every second element of e's buffer
+ * from e's index (m: under the loop's lane mask). With the lanes run a
+ * constant n, elements 0 .. 2n-2 only: a = elements 0..7 and b = 7..14
+ * (each load masked where it would pass 2n-2), their even and odd lanes
+ * picked by one shuffle and put in order by one permute; else a gather
+ * under the mask. */
+static void stride2_avx2(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const Expr *e, int m)
+{
+    const char *name = k->bufs[e->buf].name;
+    int64_t last = 2 * ((m ? x->fixed : 8) - 1);
+    int half, l;
+    if (m && !x->fixed) {
+        fprintf(f, "_mm256_mask_i32gather_ps(_mm256_setzero_ps(), &%s[", name);
+        emit_index(pr, f, k, e->a, 0);
+        fprintf(f, "], _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14), _mm256_castsi256_ps(vmask), 4)");
+        return;
+    }
+    fprintf(f, "_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(");
+    for (half = 0; half < 2; half++) {
+        int64_t first = half ? 7 : 0, n = last - first + 1; /* elements this load may read */
+        if (half)
+            fprintf(f, ", ");
+        if (n <= 0) {
+            fprintf(f, "_mm256_setzero_ps()");
+            continue;
+        }
+        if (n >= 8)
+            fprintf(f, "_mm256_loadu_ps(&%s[", name);
+        else
+            fprintf(f, "_mm256_maskload_ps(&%s[", name);
+        emit_index(pr, f, k, e->a, 0);
+        fprintf(f, half ? " + 7]" : "]");
+        if (n < 8) {
+            fprintf(f, ", _mm256_setr_epi32(");
+            for (l = 0; l < 8; l++)
+                fprintf(f, "%s%d", l ? ", " : "", l < n ? -1 : 0);
+            fprintf(f, ")");
+        }
+        fprintf(f, ")");
+    }
+    /* per 128-bit half: a's elements 0, 2 and b's 1, 3 (elements 8, 10 of
+     * the row); then the 64-bit pairs in the order 0, 2, 1, 3 */
+    fprintf(f, ", _MM_SHUFFLE(3, 1, 2, 0))), _MM_SHUFFLE(3, 1, 2, 0)))");
+}
+
 static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const Expr *e, int var)
 {
     static const char *const names[] = {"add", "sub", "mul", "div"};
@@ -345,6 +405,10 @@ static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const 
              * second load stops at the last element read; under a select's
              * lane mask each load reads only the even elements of the lanes
              * it keeps, tvmcc_even16), else a gather under the lane mask */
+            if (x->lanes == 8) {
+                stride2_avx2(pr, f, k, x, e, m);
+                return;
+            }
             if (c == 2 && (!m || x->fixed)) {
                 /* elements 0 .. 2 * (lanes run - 1) */
                 int64_t last = 2 * ((m ? x->fixed : 16) - 1);
@@ -395,6 +459,14 @@ static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const 
         return;
     }
     case EX_SELECT:
+        if (is_plain_minmax(e)) {
+            fprintf(f, "%s_%s_ps(", x->p, e->a->op == BIN_GT ? "max" : "min");
+            vec_expr(pr, f, k, x, e->b, var);
+            fprintf(f, ", ");
+            vec_expr(pr, f, k, x, e->c, var);
+            fprintf(f, ")");
+            return;
+        }
         if (lq_uses_var(e->a, var)) {
             Isa in = *x;
             char *mtext = NULL;
@@ -469,7 +541,6 @@ static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const 
     case EX_BINARY:
         if (e->op == BIN_MIN || e->op == BIN_MAX) {
             /* tvmrt_maxf(a, b) = (a > b || a != a) ? a : b, lane-wise */
-            const char *cmp = e->op == BIN_MIN ? "_CMP_LT_OQ" : "_CMP_GT_OQ";
             if (!strcmp(x->p, "_mm512")) {
                 /* _mm512_max_ps(a, b) is (a > b) ? a : b, the rule itself
                  * but for a NaN a, whose lanes the mask keeps as a */
@@ -484,21 +555,21 @@ static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const 
                 fprintf(f, ", ");
                 vec_expr(pr, f, k, x, e->b, var);
                 fprintf(f, ")");
-                (void)cmp;
             } else {
-                fprintf(f, "_mm256_blendv_ps(");
+                /* _mm256_max_ps(a, b) likewise, and a where a is NaN:
+                 * three operations (a compare of a with b, a compare of
+                 * a with itself, an or and a blend were four) */
+                fprintf(f, "_mm256_blendv_ps(_mm256_%s_ps(", e->op == BIN_MIN ? "min" : "max");
+                vec_expr(pr, f, k, x, e->a, var);
+                fprintf(f, ", ");
                 vec_expr(pr, f, k, x, e->b, var);
-                fprintf(f, ", ");
+                fprintf(f, "), ");
                 vec_expr(pr, f, k, x, e->a, var);
-                fprintf(f, ", _mm256_or_ps(_mm256_cmp_ps(");
-                vec_expr(pr, f, k, x, e->a, var);
-                fprintf(f, ", ");
-                vec_expr(pr, f, k, x, e->b, var);
-                fprintf(f, ", %s), _mm256_cmp_ps(", cmp);
+                fprintf(f, ", _mm256_cmp_ps(");
                 vec_expr(pr, f, k, x, e->a, var);
                 fprintf(f, ", ");
                 vec_expr(pr, f, k, x, e->a, var);
-                fprintf(f, ", _CMP_UNORD_Q)))");
+                fprintf(f, ", _CMP_UNORD_Q))");
             }
             return;
         }

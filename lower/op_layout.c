@@ -151,6 +151,7 @@ int lower_maxpool_nchwc(Lower *L, Node *n)
     xv = ex_load_nd(L, xb, 5, x->dims, xi);
     c->rop = RED_MAX;
     c->body = cond ? ex_select(L, cond, xv, ex_float(L, x->dtype, -HUGE_VAL)) : xv;
+    c->window = win; /* the x86 max-pool template reads it (lower/tpl_pool.c) */
     return 0;
 }
 

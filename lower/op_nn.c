@@ -235,6 +235,7 @@ int lower_MaxPool(Lower *L, Node *n)
     xv = ex_load_nd(L, xb, x->rank, x->dims, xi);
     c->rop = RED_MAX;
     c->body = cond->kind != EX_INT ? ex_select(L, cond, xv, lowest_of(L, x->dtype)) : xv;
+    c->window = win; /* the x86 max-pool template reads it (lower/tpl_pool.c) */
     if (n->n_out > 1 && n->out[1] >= 0) {
         /* Indices: the first window position (in scan order) holding the max */
         int col = win->storage_order;

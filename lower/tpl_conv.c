@@ -372,7 +372,7 @@ static int conv_rows(Lower *L, const Target *t, Compute *c, Plan *pl, int xbuf, 
     k->bufs[acc].no_init = 1; /* the init loop below writes all of it */
     xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Ci * Hp * S * Wj);
     cp = tpl_copy_phased(L, xp, xbuf, &nv, Ci, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], tpl_copy_lanes(t), NULL,
-                         0);
+                         0, 0.0);
     /* update: acc[p*VL + v] += wp[(((cb*Ci + ci)*KH + kh)*KW + kw)*R + p]
      *                          * xp[((ci*Hp + oh*s0 + kh*d0)*S + (kw*d1) % S)*Wj + ot*VL + (kw*d1) / S + v] */
     {
@@ -466,12 +466,14 @@ void tpl_conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, i
  * tagged it with (Compute.window: ir/params.h). The data load xl must read
  * that window: its indices 2 and 3 (rows and columns, possibly clamped to
  * the plane) are checked to be output axis 2+i times the stride plus
- * reduce axis 1+i times the dilation minus the leading pad, and every
- * bound that can fail must be tested by cond (the padding select, which
- * then gives 0 there). Returns 1 when c has no 2-d window, xl does not
- * read it, or an axis of one output position has a stride other than 1. */
-int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int64_t H, int64_t W,
-                    int64_t *s, int64_t *d, int64_t *lo, int64_t *hi)
+ * reduce axis r0+i (the window's rows; 1 for a conv, after the input
+ * channels) times the dilation minus the leading pad, and every bound
+ * that can fail must be tested by cond (the padding select, which then
+ * gives its padding value there). Returns 1 when c has no 2-d window, xl
+ * does not read it, or an axis of one output position has a stride other
+ * than 1. */
+int tpl_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int r0, int64_t H, int64_t W,
+               int64_t *s, int64_t *d, int64_t *lo, int64_t *hi)
 {
     const Expr *pos[2];
     const ConvWindow *win = c->window;
@@ -483,7 +485,7 @@ int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond
         int vars[2];
         int64_t ext = i ? W : H;
         vars[0] = c->axes[2 + i].var;
-        vars[1] = c->raxes[1 + i].var;
+        vars[1] = c->raxes[r0 + i].var;
         s[i] = win->strides[i];
         d[i] = win->dilations[i];
         lo[i] = -win->pad_begin[i];
@@ -495,7 +497,7 @@ int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond
         /* (an axis of one output position is tiled only at stride 1) */
         if (s[i] < 1 || d[i] < 1 || (c->axes[2 + i].extent == 1 && s[i] != 1))
             return 1;
-        hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[1 + i].extent - 1);
+        hi[i] = ap[i].c0 + s[i] * (c->axes[2 + i].extent - 1) + d[i] * (c->raxes[r0 + i].extent - 1);
         if (lo[i] < 0 || hi[i] >= ext)
             need |= (lo[i] < 0 ? 1 : 0) << (2 * i) | (hi[i] >= ext ? 2 : 0) << (2 * i);
     }
@@ -507,6 +509,12 @@ int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond
             return 1;
     }
     return (need & ~bits) != 0;
+}
+
+int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int64_t H, int64_t W,
+                    int64_t *s, int64_t *d, int64_t *lo, int64_t *hi)
+{
+    return tpl_window(L, c, xl, cond, 1, H, W, s, d, lo, hi);
 }
 
 /* The reduce loops of a dense conv tile (tpl_conv, tpl_conv_nchwc) over R
@@ -638,8 +646,8 @@ void tpl_conv_tile_nest(Lower *L, const Plan *pl, int acc, Stmt *copy, Stmt *ini
 #define GROUP_MIN_WIDTH 8
 
 /* The window the depthwise and row tiles take. */
-static Window conv_window(int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
-                          int64_t KW, const int64_t *s, const int64_t *d, const int64_t *lo, const int64_t *hi)
+Window tpl_window_make(int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
+                       int64_t KW, const int64_t *s, const int64_t *d, const int64_t *lo, const int64_t *hi)
 {
     Window wn;
     int i;
@@ -748,7 +756,7 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
     }
     pl.wbuf = wl->buf;
     if (dw) {
-        Window wn = conv_window(N, c->axes[1].extent, H, W, OH, OW, KH, KW, s, d, lo, hi);
+        Window wn = tpl_window_make(N, c->axes[1].extent, H, W, OH, OW, KH, KW, s, d, lo, hi);
         *depthwise = 1;
         return tpl_conv_depthwise(L, t, c, &pl, xl->buf, &wn);
     }
@@ -768,7 +776,7 @@ int tpl_conv(Lower *L, const Target *t, Compute *c, int *depthwise)
         return conv_positions(L, t, c, &pl, xl->buf, N, Ci, OH, OW);
     if (!flat && ng == 1 && Ci <= ROWS_MAX_CHANNELS && !t->family->portable && OW >= t->vector_bits / 32 &&
         Cx == Ci) {
-        Window wn = conv_window(N, Co, H, W, OH, OW, KH, KW, s, d, lo, hi);
+        Window wn = tpl_window_make(N, Co, H, W, OH, OW, KH, KW, s, d, lo, hi);
         return conv_rows(L, t, c, &pl, xl->buf, &wn);
     }
     /* a grouped conv: the tiles of one group (Co / ng output channels

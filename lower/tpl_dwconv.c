@@ -4,9 +4,15 @@
  * along the output columns (or, for a small plane, along the flattened
  * padded plane), each channel's weight broadcast, the input copied with
  * its padding per channel, per band of rows or per image.
+ *
+ * A max pool (tpl_pool.c) takes the same row tiles without weights: the
+ * copy's padding is -inf instead of 0 and each tap updates the tile as
+ * acc = max(acc, x) (tvmrt_maxf's rule, which emit_intrin.c prints lane-wise)
+ * instead of acc += w * x, the taps in the window's order.
  */
 #include "tpl_packed.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Largest padded plane a depthwise kernel copies into a local array (on
@@ -90,7 +96,7 @@ static int conv_depthwise_flat(Lower *L, const Target *t, Compute *c, const Plan
     k->bufs[xp].scope = BUF_LOCAL;
     k->bufs[xp].no_init = 1; /* copy_phased writes every row and column */
     cp = tpl_copy_phased(L, xp, xbuf, &nv, G, w->H, w->W, Hp, 1, Wr, w->lo[0], w->lo[1], tpl_copy_lanes(t),
-                     ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), C);
+                     ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), C, 0.0);
     /* channel cg*G + g; its accumulators at g*NV*lanes, its copy at g*Hp*Wr */
     ch = ex_add(L, ex_mul(L, ex_var(L, &cgv), ex_int(L, G)), ex_var(L, &gv));
     acc0 = ex_mul(L, ex_var(L, &gv), ex_int(L, NV * lanes));
@@ -156,12 +162,13 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
 {
     Kernel *k = L->k;
     int lanes = t->vector_bits / 32, V, P, pmax, acc, xp, per_chan, band, cvec = t->family->portable;
+    double fill = pl ? 0.0 : -HUGE_VAL; /* the padding: what a tap outside the image adds nothing to */
     int64_t VL, T, OT, S = w->s[1], Hp, Hb, Wj, C = w->C;
     IterVar nv, cv, otv, qtv, pv, vv, vo, vi, rv[3];
     Expr **map, *aidx, *bidx, *oh, *ow, *accidx, *accix2;
-    Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops;
+    Stmt *cp, *tile, *init, *epi, *seq, *decl, *loops, *tile2 = NULL, *loops2 = NULL;
     int64_t w1 = tpl_ceil_div(w->OW, 2 * lanes) * 2 * lanes - w->OW, w2 = tpl_ceil_div(w->OW, lanes) * lanes - w->OW;
-    if (!conv_depthwise_flat(L, t, c, pl, xbuf, w))
+    if (pl && !conv_depthwise_flat(L, t, c, pl, xbuf, w))
         return 0;
     V = w->OW > lanes && (w1 <= w2 || cvec) ? 2 : 1; /* the portable target: a 16-float
                                                         zmm row (AVX-512) */
@@ -179,7 +186,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
                                       latency-bound: mobilenet_v2's first
                                       depthwise conv took 6x AVX-512's time) */
     P = dw_rows(w->OH, pmax);
-    {
+    if (pl) {
         TileKnobs kn = tpl_choose_knobs(L, t, TS_DWCONV, "dwconv2d",
                                     tpl_conv_desc(L, w->N, C, w->H, w->W, C, w->KH, w->KW, w->s, w->d, w->lo, w->hi),
                                     w->OH, w->OW, w->KH * w->KW, P, V, 0, 0);
@@ -223,16 +230,17 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         k->bufs[xp].no_init = 1; /* copy_phased_at writes every row, phase and column */
         cp = tpl_copy_phased_at(L, xp, xbuf, &nv, 1, w->H, w->W, Hb, S, Wj, w->lo[0],
                             ex_mul(L, ex_var(L, &otv), ex_int(L, (int64_t)P * w->s[0])), w->lo[1], tpl_copy_lanes(t),
-                            ex_var(L, &cv), C);
+                            ex_var(L, &cv), C, fill);
     } else if (per_chan) {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, Hp * S * Wj);
         k->bufs[xp].scope = BUF_LOCAL;
         k->bufs[xp].no_init = 1; /* copy_phased writes every row, phase and column */
         cp = tpl_copy_phased(L, xp, xbuf, &nv, 1, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], tpl_copy_lanes(t),
-                         ex_var(L, &cv), C);
+                         ex_var(L, &cv), C, fill);
     } else {
         xp = lower_buf_temp(L, "xpad", DT_FLOAT32, C * Hp * S * Wj);
-        cp = tpl_copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], tpl_copy_lanes(t), NULL, 0);
+        cp = tpl_copy_phased(L, xp, xbuf, &nv, C, w->H, w->W, Hp, S, Wj, w->lo[0], w->lo[1], tpl_copy_lanes(t), NULL, 0,
+                             fill);
     }
     /* update: acc[p*VL + v] += w[c, kh, kw] * xp[c][(ot*P + p)*s0 + kh*d0][(kw*d1) % S][qt*VL + v + (kw*d1) / S] */
     {
@@ -243,17 +251,22 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         Expr *phase = S > 1 ? ex_binary(L, BIN_MOD, kwd, ex_int(L, S)) : ex_int(L, 0);
         Expr *shift = S > 1 ? ex_binary(L, BIN_DIV, kwd, ex_int(L, S)) : kwd;
         accix2 = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, VL)), ex_var(L, &vv));
-        aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
-                                ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
-                      ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
         bidx = ex_add(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, per_chan ? ex_int(L, 0) : ex_var(L, &cv), ex_int(L, Hp)), row),
                                                              ex_int(L, S)),
                                                    phase),
                                          ex_int(L, Wj)),
                                 ex_add(L, ex_mul(L, ex_var(L, &qtv), ex_int(L, VL)), shift)),
                       ex_var(L, &vv));
-        tile = tpl_tile(L, acc, accix2, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv,
-                       &vv);
+        if (pl) {
+            aidx = ex_add(L, ex_add(L, ex_add(L, ex_int(L, pl->wc0), ex_mul(L, ex_var(L, &cv), ex_int(L, pl->wco))),
+                                    ex_mul(L, ex_var(L, &rv[1]), ex_int(L, pl->wr[1]))),
+                          ex_mul(L, ex_var(L, &rv[2]), ex_int(L, pl->wr[2])));
+            tile = tpl_tile(L, acc, accix2, ex_load(L, pl->wbuf, aidx), ex_load(L, xp, bidx), rv, &pv, &vv);
+        } else {
+            tile = tpl_max_tile(L, acc, accix2, ex_load(L, xp, bidx), rv, &pv, &vv, V, lanes, 0);
+            if (!c->init) /* the same without NaN in the copy (tpl_nan_guard) */
+                tile2 = tpl_max_tile(L, acc, accix2, ex_load(L, xp, bidx), rv, &pv, &vv, V, lanes, 1);
+        }
     }
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
     oh = ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
@@ -274,7 +287,7 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         Expr *iv;
         map[c->axes[2].var] = OT * P != w->OH ? ex_binary(L, BIN_MIN, oh, ex_int(L, w->OH - 1)) : oh;
         map[c->axes[3].var] = T * VL != w->OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, w->OW - 1)) : ow;
-        iv = tpl_init_value(L, c, map);
+        iv = pl || c->init ? tpl_init_value(L, c, map) : ex_float(L, DT_FLOAT32, -HUGE_VAL);
         init = st_store(L, acc, accidx, iv);
         init = st_for(L, cvec ? &vv : &vi, init);
         init->for_kind = FOR_VECTORIZE;
@@ -300,10 +313,13 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
     }
     decl = tpl_acc_block(L, acc, init, tile, epi);
     loops = st_for(L, &qtv, decl);
+    if (tile2)
+        loops2 = st_for(L, &qtv, tpl_acc_block(L, acc, lq_stmt_subst_var(L, init, -1, NULL), tile2,
+                                               lq_stmt_subst_var(L, epi, -1, NULL)));
     if (band) {
         seq = st_seq(L, 2);
         seq->body[0] = cp;
-        seq->body[1] = loops;
+        seq->body[1] = tile2 ? tpl_nan_guard(L, xp, Hb * S * Wj, lanes, loops, loops2) : loops;
         loops = st_for(L, &cv, st_for(L, &otv, st_decl(L, xp, seq)));
         if (C > 1)
             loops->for_kind = FOR_PARALLEL;
@@ -311,10 +327,12 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
         return 0;
     }
     loops = st_for(L, &otv, loops);
+    if (tile2)
+        loops2 = st_for(L, &otv, loops2);
     if (per_chan) {
         seq = st_seq(L, 2);
         seq->body[0] = cp;
-        seq->body[1] = loops;
+        seq->body[1] = tile2 ? tpl_nan_guard(L, xp, Hp * S * Wj, lanes, loops, loops2) : loops;
         loops = st_for(L, &cv, st_decl(L, xp, seq));
         if (C > 1)
             loops->for_kind = FOR_PARALLEL;
@@ -324,6 +342,12 @@ int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, in
     loops = st_for(L, &cv, loops);
     if (C > 1)
         loops->for_kind = FOR_PARALLEL;
+    if (tile2) {
+        loops2 = st_for(L, &cv, loops2);
+        if (C > 1)
+            loops2->for_kind = FOR_PARALLEL;
+        loops = tpl_nan_guard(L, xp, C * Hp * S * Wj, lanes, loops, loops2);
+    }
     seq = st_seq(L, 2);
     seq->body[0] = cp;
     seq->body[1] = loops;

@@ -205,7 +205,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     if (copy) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, ng * R1 * Hp * Wp * e);
         body = tpl_copy_phased(L, src, xbuf, &nv, ng * R1, flat ? 1 : H, (flat ? H * W : W) * e, Hp, 1, Wp * e,
-                           flat ? 0 : lo[0], flat ? 0 : lo[1] * e, t->vector_bits / 32, NULL, 0);
+                           flat ? 0 : lo[0], flat ? 0 : lo[1] * e, t->vector_bits / 32, NULL, 0, 0.0);
     } else {
         src = xbuf;
         body = NULL;

@@ -363,11 +363,11 @@ int tpl_const_load(const Lower *L, const Expr *e)
  * one padded row (a third of a depthwise kernel's time). */
 #define VEC_ROW_UNROLL 8
 
-/* xp[dst + z] = x[src + S*z] (x < 0: = 0) for z in [0, n): whole vectors
+/* xp[dst + z] = x[src + S*z] (x < 0: = fill) for z in [0, n): whole vectors
  * of `lanes` (a stride-2 source is two loads and a permute in
  * emit_intrin.c), unrolled up to VEC_ROW_UNROLL of them, and a shorter
  * masked vector for the rest. */
-static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, int64_t n, int lanes)
+static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, int64_t n, int lanes, double fill)
 {
     int64_t nv, unroll, j;
     Stmt *seq, *st;
@@ -380,7 +380,7 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
     for (j = 0; j < nv; j += unroll ? 1 : nv) {
         IterVar zo = lower_itervar(L, "iw", unroll ? 1 : nv), zi = lower_itervar(L, "iw", lanes);
         Expr *z = ex_add(L, ex_mul(L, unroll ? ex_int(L, j) : ex_var(L, &zo), ex_int(L, lanes)), ex_var(L, &zi));
-        Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, 0.0) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
+        Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, fill) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
         st = st_store(L, xp, ex_add(L, dst, z), v);
         st = st_for(L, &zi, st);
         st->for_kind = FOR_VECTORIZE;
@@ -389,7 +389,7 @@ static Stmt *vec_copy(Lower *L, int xp, Expr *dst, int x, Expr *src, int64_t S, 
     if (n % lanes) {
         IterVar zt = lower_itervar(L, "iw", n % lanes);
         Expr *z = ex_add(L, ex_var(L, &zt), ex_int(L, nv * lanes));
-        Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, 0.0) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
+        Expr *v = x < 0 ? ex_float(L, DT_FLOAT32, fill) : ex_load(L, x, ex_add(L, src, ex_mul(L, z, ex_int(L, S))));
         st = st_store(L, xp, ex_add(L, dst, z), v);
         st = st_for(L, &zt, st);
         st->for_kind = FOR_VECTORIZE;
@@ -408,15 +408,16 @@ int tpl_copy_lanes(const Target *t)
     return t->family->portable ? 0 : t->vector_bits / 32;
 }
 
-/* Zero-padded copy of image n of x (Ci planes of H x W) into xp (Ci planes
- * of Hp rows of S phases of Wj columns): xp[((ci*Hp + r)*S + ph)*Wj + j] =
- * x[n][ci][row0 + r + lo0][S*j + ph + lo1] inside x, else 0 (row0: an
- * expression, the first row of a band of rows, or NULL for 0). Per row and
- * phase: zeros left of the image, a copy (contiguous when S == 1), zeros
- * right of it; rows outside the image are zeros. */
+/* Padded copy of image n of x (Ci planes of H x W) into xp (Ci planes of
+ * Hp rows of S phases of Wj columns): xp[((ci*Hp + r)*S + ph)*Wj + j] =
+ * x[n][ci][row0 + r + lo0][S*j + ph + lo1] inside x, else fill (0 for a
+ * conv, -inf for a max pool; row0: an expression, the first row of a band
+ * of rows, or NULL for 0). Per row and phase: fill left of the image, a
+ * copy (contiguous when S == 1), fill right of it; rows outside the image
+ * are fill. */
 Stmt *tpl_copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                          int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, Expr *row0, int64_t lo1, int lanes,
-                         Expr *xchan, int64_t Cx)
+                         Expr *xchan, int64_t Cx, double fill)
 {
     IterVar ci = lower_itervar(L, "ci", Ci), r = lower_itervar(L, "ih", Hp);
     Expr *ir = ex_add(L, ex_var(L, &r), row0 ? ex_add(L, row0, ex_int(L, lo0)) : ex_int(L, lo0));
@@ -429,7 +430,7 @@ Stmt *tpl_copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
     Stmt *zrow, *part, *st;
     int64_t ph;
     int n = 0;
-    zrow = vec_copy(L, xp, ex_mul(L, rowbase, ex_int(L, Wj)), -1, NULL, 1, S * Wj, lanes);
+    zrow = vec_copy(L, xp, ex_mul(L, rowbase, ex_int(L, Wj)), -1, NULL, 1, S * Wj, lanes, fill);
     part = st_seq(L, (int)(3 * S));
     for (ph = 0; ph < S; ph++) {
         /* columns j of this phase inside the image: 0 <= S*j + ph + lo1 < W */
@@ -440,13 +441,13 @@ Stmt *tpl_copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
         while (j1 > j0 && S * (j1 - 1) + ph + lo1 >= W)
             j1--;
         if (j0 > 0)
-            part->body[n++] = vec_copy(L, xp, base, -1, NULL, 1, j0, lanes);
+            part->body[n++] = vec_copy(L, xp, base, -1, NULL, 1, j0, lanes, fill);
         if (j1 > j0)
             part->body[n++] = vec_copy(L, xp, ex_add(L, base, ex_int(L, j0)), x,
-                                       ex_add(L, xrow, ex_int(L, S * j0 + ph + lo1)), S, j1 - j0, lanes);
+                                       ex_add(L, xrow, ex_int(L, S * j0 + ph + lo1)), S, j1 - j0, lanes, fill);
         if (j1 < Wj) {
             int64_t from = j1 > j0 ? j1 : j0;
-            part->body[n++] = vec_copy(L, xp, ex_add(L, base, ex_int(L, from)), -1, NULL, 1, Wj - from, lanes);
+            part->body[n++] = vec_copy(L, xp, ex_add(L, base, ex_int(L, from)), -1, NULL, 1, Wj - from, lanes, fill);
         }
     }
     part->n_body = n;
@@ -492,15 +493,15 @@ Stmt *tpl_copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci,
 
 Stmt *tpl_copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                       int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
-                      int64_t Cx)
+                      int64_t Cx, double fill)
 {
-    return tpl_copy_phased_at(L, xp, x, nv, Ci, H, W, Hp, S, Wj, lo0, NULL, lo1, lanes, xchan, Cx);
+    return tpl_copy_phased_at(L, xp, x, nv, Ci, H, W, Hp, S, Wj, lo0, NULL, lo1, lanes, xchan, Cx, fill);
 }
 
 Stmt *tpl_copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                       int64_t Hp, int64_t Wp, int64_t lo0, int64_t lo1, int lanes)
 {
-    return tpl_copy_phased(L, xp, x, nv, Ci, H, W, Hp, 1, Wp, lo0, lo1, lanes, NULL, 0);
+    return tpl_copy_phased(L, xp, x, nv, Ci, H, W, Hp, 1, Wp, lo0, lo1, lanes, NULL, 0, 0.0);
 }
 
 /* Bytes of a conv's weight block kept in L1 while a group of tiles passes
@@ -620,6 +621,20 @@ int template_packed(Lower *L, const Target *t)
     b = c->body;
     if (t->vector_bits >= 256 && !tpl_plane_sum(L, t, c))
         return 0;
+    if (c->rop == RED_MAX) {
+        int64_t work = 1;
+        int i;
+        if (tpl_maxpool(L, t, c))
+            return 1;
+        /* a max pool's work: one max per tap and output, like a
+         * depthwise conv's multiply-add */
+        for (i = 0; i < c->n_axes; i++)
+            work *= c->axes[i].extent;
+        for (i = 0; i < c->n_raxes; i++)
+            work *= c->raxes[i].extent;
+        tpl_threads_work(L, t, work);
+        return 0;
+    }
     if (c->rop != RED_SUM || !b || b->kind != EX_BINARY || b->op != BIN_MUL || b->dtype != DT_FLOAT32 ||
         L->k->bufs[c->out_buf].dtype != DT_FLOAT32)
         return 1;

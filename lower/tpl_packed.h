@@ -11,6 +11,7 @@
  *   tpl_dwconv.c  depthwise conv
  *   tpl_matmul.c  MatMul / Gemm
  *   tpl_sum.c     plane sums (global average pooling)
+ *   tpl_pool.c    max pooling (NCHW), through tpl_dwconv.c's row tiles
  *   tpl_threads.c the parallel loops (small kernels serial, even splits,
  *                 parallel copies)
  */
@@ -78,10 +79,10 @@ int tpl_const_load(const Lower *L, const Expr *e);
 int tpl_copy_lanes(const Target *t);
 Stmt *tpl_copy_phased_at(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                          int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, Expr *row0, int64_t lo1, int lanes,
-                         Expr *xchan, int64_t Cx);
+                         Expr *xchan, int64_t Cx, double fill);
 Stmt *tpl_copy_phased(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                       int64_t Hp, int64_t S, int64_t Wj, int64_t lo0, int64_t lo1, int lanes, Expr *xchan,
-                      int64_t Cx);
+                      int64_t Cx, double fill);
 Stmt *tpl_copy_padded(Lower *L, int xp, int x, const IterVar *nv, int64_t Ci, int64_t H, int64_t W,
                       int64_t Hp, int64_t Wp, int64_t lo0, int64_t lo1, int lanes);
 int64_t tpl_l1_budget(const Target *t);
@@ -94,8 +95,12 @@ int tpl_grouped_channel(const Expr *e, int co, int rc, int64_t *mg, int64_t *cig
 int tpl_flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW);
 void tpl_conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int64_t rows, int64_t T,
                      int64_t *kc, int64_t *G);
+int tpl_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int r0, int64_t H, int64_t W,
+               int64_t *s, int64_t *d, int64_t *lo, int64_t *hi);
 int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int64_t H, int64_t W,
                     int64_t *s, int64_t *d, int64_t *lo, int64_t *hi);
+Window tpl_window_make(int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
+                       int64_t KW, const int64_t *s, const int64_t *d, const int64_t *lo, const int64_t *hi);
 int tpl_conv_reduce_vars(Lower *L, const Plan *pl, int64_t R, int64_t kc, int64_t G, int64_t T,
                          const IterVar *ogv, const IterVar *ohv, const IterVar *owv, IterVar *rv,
                          IterVar *rcbv, Expr **ohe, Expr **r1e, Expr **accb);
@@ -113,7 +118,13 @@ void tpl_conv_map_out(Lower *L, const Compute *c, Expr **map, int flat, Expr *q,
 /* ---- the templates, each 0 when it replaced the kernel's nest, 1 when
  * the stage is not its shape (nest untouched) ---- */
 int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c);
+/* pl NULL: a max pool (tpl_pool.c), the window's maximum instead of its
+ * weighted sum */
 int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w);
+int tpl_maxpool(Lower *L, const Target *t, Compute *c);
+Stmt *tpl_max_tile(Lower *L, int acc, Expr *ai, Expr *b, const IterVar *rv, const IterVar *pv, const IterVar *vv,
+                   int V, int lanes, int plain);
+Stmt *tpl_nan_guard(Lower *L, int xp, int64_t n, int lanes, Stmt *exact, Stmt *fast);
 int tpl_matmul(Lower *L, const Target *t, Compute *c);
 int tpl_plane_sum(Lower *L, const Target *t, Compute *c);
 
@@ -124,6 +135,9 @@ int tpl_small_kernel(const Lower *L, int depthwise);
 /* after a template: small kernels serial, the parallel loop widened to
  * enough even iterations, large input copies parallel */
 void tpl_threads(Lower *L, const Target *t, int depthwise);
+/* the same for a kernel of `work` operations costing a depthwise conv's
+ * multiply-add each (a max pool's taps) */
+void tpl_threads_work(Lower *L, const Target *t, int64_t work);
 /* New rank-1 graph constant WHAT_KERNEL of n elements of type t holding
  * data (tpl_qconv.c): a buffer of the kernel. */
 int tpl_new_const(Lower *L, const char *what, DType t, int64_t n, void *data);

@@ -202,14 +202,11 @@ static void copies_parallel(Sched *s, Stmt *st)
         copies_parallel(s, st->body[i]);
 }
 
-void tpl_threads(Lower *L, const Target *t, int depthwise)
+/* The parallel loop widened and the copies made parallel (x86). */
+static void parallel_plan(Lower *L, const Target *t)
 {
     Sched s;
     Stmt **p;
-    if (tpl_small_kernel(L, depthwise)) {
-        tpl_serial_all(L->k->body);
-        return;
-    }
     /* the portable target keeps the template's loops: its C tiles are
      * vectorized by the C compiler, which a fused loop's divisions could
      * disturb, and it is not measured with threads */
@@ -228,4 +225,22 @@ void tpl_threads(Lower *L, const Target *t, int depthwise)
             (*p)->for_kind = FOR_PARALLEL;
     }
     copies_parallel(&s, L->k->body);
+}
+
+void tpl_threads(Lower *L, const Target *t, int depthwise)
+{
+    if (tpl_small_kernel(L, depthwise)) {
+        tpl_serial_all(L->k->body);
+        return;
+    }
+    parallel_plan(L, t);
+}
+
+void tpl_threads_work(Lower *L, const Target *t, int64_t work)
+{
+    if (work < DW_PARALLEL_MIN_MACS) {
+        tpl_serial_all(L->k->body);
+        return;
+    }
+    parallel_plan(L, t);
 }
