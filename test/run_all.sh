@@ -19,7 +19,7 @@
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
 #              qdq qdq-m0-float-free qdq-build x86dw m4q quantize quantize-trained control_fold
-#              strings seq_io transformer types tune verify report-html x86_special_values nchwc_layout grouped pool determinism malformed conformance-asan fuzz
+#              strings seq_io transformer types tune verify report-html x86_special_values nchwc_layout grouped pool threads determinism malformed conformance-asan fuzz
 #              fresh
 #
 # TVMCC_TEST_CPU_FLAGS="avx2 fma ..." makes the CPU-dependent suites act as
@@ -254,6 +254,8 @@ run_suite nchwc_layout test/models/nchwc_layout.sh
 run_suite grouped test/grouped/run.sh
 # x86 max pools in vectors, NaN included (issue 19)
 run_suite pool test/pool/run.sh
+# the x86 templates' parallel loops: same bytes at 1, 2 and 3 threads (issue 19)
+run_suite threads test/threads/run.sh
 run_suite determinism determinism
 # malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
 run_suite malformed test/malformed/run.sh
