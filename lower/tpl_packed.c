@@ -619,7 +619,9 @@ int template_packed(Lower *L, const Target *t)
         return 1;
     c = &L->k->stages[0];
     b = c->body;
-    if (t->vector_bits >= 256 && !tpl_plane_sum(L, t, c))
+    /* (x86 only: the portable target's sums stay in the order of the
+     * naive schedule, its output the reference) */
+    if (!t->family->portable && t->vector_bits >= 256 && !tpl_plane_sum(L, t, c))
         return 0;
     if (c->rop == RED_MAX) {
         int64_t work = 1;

@@ -168,4 +168,25 @@ sys.exit(0 if ok else 1)
         fi
     done
 done < "$work/cases.txt"
+# the portable target's matrix-vector product keeps the packed tile (its
+# sums in the naive order: the c target is the reference), not the x86
+# targets' reassociated plane sums
+# (a classifier's Gemm: weights [N, K], transB = 1, K contiguous in both
+# operands, the shape the plane sums take)
+if /usr/bin/python3 - "$work/gemm_tb.onnx" <<'PY' &&
+import sys, numpy as np
+from onnx import TensorProto, helper, numpy_helper, save
+w = np.random.default_rng(5).standard_normal((1000, 512)).astype(np.float32)
+g = helper.make_graph([helper.make_node("Gemm", ["x", "w"], ["y"], transB=1, name="fc")], "fc",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 512])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1000])],
+                      [numpy_helper.from_array(w, "w")])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PY
+    "$TVMCC" "$work/gemm_tb.onnx" -t c --name model -o "$work/gemm_tb.c" > "$work/gemm_tb.c.log" 2>&1; then
+    grep -q "packed_k0_gemm'" "$work/gemm_tb.c/model.c" && ok ||
+        bad "c/gemm_tb" "the c target's Gemm did not take the packed tile ($work/gemm_tb.c/model.c)"
+else
+    bad "c/gemm_tb" "model or tvmcc -t c failed: $(tail -n 1 "$work/gemm_tb.c.log")"
+fi
 finish
