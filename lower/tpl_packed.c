@@ -81,9 +81,9 @@ int tpl_regs(const Target *t)
     return t->vector_bits >= 512 ? 32 : 16;
 }
 
-/* Most vectors per tile row: what the target's float32 tile intrinsics
- * take along their vector axis (at most 4), 2 on a target that declares
- * none (the portable target's C tiles). */
+/* Most vectors per row the target's float32 tile intrinsics take along
+ * their vector axis, 0 on a target that declares none (the portable
+ * target's C tiles); knobs_vmax turns it into the knobs' bound. */
 int tpl_vmax(const Target *t)
 {
     int i, v = 0;
@@ -92,7 +92,7 @@ int tpl_vmax(const Target *t)
         if (ti->lanes == t->vector_bits / 32 && ti->lanes > 0 && ti->axes[1].max / ti->lanes > v)
             v = (int)(ti->axes[1].max / ti->lanes);
     }
-    return v <= 0 ? 2 : v > 4 ? 4 : v;
+    return v;
 }
 
 /* The target's L2 (1 MB when the description does not say). */
@@ -624,17 +624,11 @@ int template_packed(Lower *L, const Target *t)
     if (!t->family->portable && t->vector_bits >= 256 && !tpl_plane_sum(L, t, c))
         return 0;
     if (c->rop == RED_MAX) {
-        int64_t work = 1;
-        int i;
         if (tpl_maxpool(L, t, c))
             return 1;
         /* a max pool's work: one max per tap and output, like a
          * depthwise conv's multiply-add */
-        for (i = 0; i < c->n_axes; i++)
-            work *= c->axes[i].extent;
-        for (i = 0; i < c->n_raxes; i++)
-            work *= c->raxes[i].extent;
-        tpl_threads_work(L, t, work);
+        tpl_threads_work(L, t, tpl_stage_work(c));
         return 0;
     }
     if (c->rop != RED_SUM || !b || b->kind != EX_BINARY || b->op != BIN_MUL || b->dtype != DT_FLOAT32 ||

@@ -138,6 +138,9 @@ void tpl_threads(Lower *L, const Target *t, int depthwise);
 /* the same for a kernel of `work` operations costing a depthwise conv's
  * multiply-add each (a max pool's taps) */
 void tpl_threads_work(Lower *L, const Target *t, int64_t work);
+/* The element operations of a stage: its output and reduce extents'
+ * product. */
+int64_t tpl_stage_work(const Compute *c);
 /* New rank-1 graph constant WHAT_KERNEL of n elements of type t holding
  * data (tpl_qconv.c): a buffer of the kernel. */
 int tpl_new_const(Lower *L, const char *what, DType t, int64_t n, void *data);

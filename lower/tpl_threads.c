@@ -91,24 +91,27 @@ int tpl_small_kernel(const Lower *L, int depthwise)
     return const_numel(L->k) < PARALLEL_MIN_WEIGHTS;
 }
 
+int64_t tpl_stage_work(const Compute *c)
+{
+    int64_t n = 1;
+    int j;
+    for (j = 0; j < c->n_axes; j++)
+        n *= c->axes[j].extent;
+    for (j = 0; j < c->n_raxes; j++)
+        n *= c->raxes[j].extent;
+    return n;
+}
+
 void template_serial_small(Lower *L, const Target *t)
 {
     const Kernel *k = L->k;
     int64_t work = 0;
-    int i, j;
+    int i;
     if (!t || !t->fma_tile)
         return;
-    for (i = 0; i < k->n_stages; i++) {
-        const Compute *c = &k->stages[i];
-        int64_t n = 1;
-        if (k->bufs[c->out_buf].scope == BUF_UNUSED)
-            continue;
-        for (j = 0; j < c->n_axes; j++)
-            n *= c->axes[j].extent;
-        for (j = 0; j < c->n_raxes; j++)
-            n *= c->raxes[j].extent;
-        work += n;
-    }
+    for (i = 0; i < k->n_stages; i++)
+        if (k->bufs[k->stages[i].out_buf].scope != BUF_UNUSED)
+            work += tpl_stage_work(&k->stages[i]);
     if (work < GENERIC_PARALLEL_MIN)
         tpl_serial_all(k->body);
 }
