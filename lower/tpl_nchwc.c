@@ -34,7 +34,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     const Expr *wl, *cond, *xl;
     LqAffine a0, a1, aw;
     Plan pl;
-    int i, copy, flat, blocked_in = c->n_raxes == 4;
+    int i, copy, flat, ovl, blocked_in = c->n_raxes == 4;
     int64_t N, Ci, R1, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G, b, e, Co,
         rows, wco[6], ng = 1;
     int xbuf, src, acc;
@@ -146,18 +146,6 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
         p = tpl_pick_rows(rows, pmax);
         if (p > pl.P && rows % p == 0)
             pl.P = p;
-        /* a 1x1 conv over whole planes whose tiles do not divide the
-         * positions copies its whole input to pad them: a divisor down to
-         * 2/3 of the rows avoids the copy (AVX2's 28x28 and 14x14 planes
-         * in tiles of 4, not 5 or 6: `tvmcc tune -t x86-64-avx2` on
-         * googlenet chose 4 for 8 of its 1x1 convs, 5-23% faster, most
-         * where few output channels make the copy a large share) */
-        if (flat && rows % pl.P != 0)
-            for (p = pl.P - 1; p >= 1 && 3 * p >= 2 * pl.P; p--)
-                if (rows % p == 0) {
-                    pl.P = p;
-                    break;
-                }
     }
     tpl_strided_rows(&pl, t, s[1], KW, rows);
     {
@@ -173,7 +161,12 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     if (tpl_pack_panels(L, &pl, b, e, wco, aw.c0))
         return 1;
     T = tpl_ceil_div(rows, pl.P);
-    copy = cond || T * pl.P != rows || lo[0] != 0 || lo[1] != 0;
+    /* a flat row whose tiles do not divide it: the last tile starts P
+     * positions before the end, overlapping the one before it (those
+     * positions computed twice, each store the same value), instead of a
+     * padded copy of the whole input */
+    ovl = flat && T * pl.P != rows && rows >= pl.P;
+    copy = cond || (T * pl.P != rows && !ovl) || lo[0] != 0 || lo[1] != 0;
     if (flat) {
         Hp = 1;
         Wp = copy ? T * pl.P : H * W;
@@ -188,7 +181,14 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     }
     xbuf = xl->buf;
     OHx = flat ? 1 : OH;
-    tpl_conv_blocks(t, &pl, R1, KH * KW * e, OHx, T, &kc, &G);
+    if (flat && !copy) {
+        int64_t Tall = T;
+        tpl_conv_flat_blocks(t, &pl, R1, KH * KW * e, &OHx, &T, &kc, &G);
+        /* chunks past the last tile clamp to it, as the overlap does */
+        ovl = ovl || OHx * T != Tall;
+    } else {
+        tpl_conv_blocks(t, &pl, R1, KH * KW * e, OHx, T, &kc, &G);
+    }
     nv = lower_itervar(L, "n", N);
     cbv = lower_itervar(L, "cb", ng * pl.ncb);
     ogv = lower_itervar(L, "og", tpl_ceil_div(OHx, G));
@@ -210,7 +210,16 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
         src = xbuf;
         body = NULL;
     }
-    q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
+    if (flat) {
+        /* tile ohe*T + ot of the flattened plane (ohe the chunk), clamped */
+        Expr *ti = OHx > 1 ? ex_add(L, ex_mul(L, ohe, ex_int(L, T)), ex_var(L, &owv)) : ex_var(L, &owv);
+        Expr *q0 = ex_mul(L, ti, ex_int(L, pl.P));
+        if (ovl)
+            q0 = ex_binary(L, BIN_MIN, q0, ex_int(L, rows - pl.P));
+        q = ex_add(L, q0, ex_var(L, &pv));
+    } else {
+        q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
+    }
     {
         /* ((plane*Hp + row)*Wp + q*s1)*e + r3 (blocked) or + r3*d1 (NCHW) */
         Expr *row = ex_add(L, ex_mul(L, ohe, ex_int(L, s[0])), ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
@@ -236,7 +245,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
         map[c->axes[1].var] = mb;
         map[c->axes[4].var] = ex_var(L, &vi);
         /* init may read per-position data: clamp the rows past the end */
-        tpl_conv_map_init(L, c, map, flat, T * pl.P != rows, q, ohe, OH, OW);
+        tpl_conv_map_init(L, c, map, flat, !ovl && T * pl.P != rows, q, ohe, OH, OW);
         iv = tpl_init_value(L, c, map);
         init = st_store(L, acc, aix, iv);
         init = st_for(L, &vi, init);
@@ -249,7 +258,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
         epi = tpl_store_out(L, c, index, map, accv);
         epi = st_for(L, &vi, epi);
         epi->for_kind = FOR_VECTORIZE;
-        if (T * pl.P != rows)
+        if (!ovl && T * pl.P != rows)
             epi = st_if(L, ex_lt(L, q, ex_int(L, rows)), epi);
         epi = st_for(L, &pv, epi);
         epi = st_for(L, &vo, epi);

@@ -101,6 +101,8 @@ int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond
                     int64_t *s, int64_t *d, int64_t *lo, int64_t *hi);
 Window tpl_window_make(int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
                        int64_t KW, const int64_t *s, const int64_t *d, const int64_t *lo, const int64_t *hi);
+void tpl_conv_flat_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int64_t *rows, int64_t *T,
+                          int64_t *kc, int64_t *G);
 int tpl_conv_reduce_vars(Lower *L, const Plan *pl, int64_t R, int64_t kc, int64_t G, int64_t T,
                          const IterVar *ogv, const IterVar *ohv, const IterVar *owv, IterVar *rv,
                          IterVar *rcbv, Expr **ohe, Expr **r1e, Expr **accb);

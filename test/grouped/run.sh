@@ -44,8 +44,13 @@
 #   native/hook/F   under TVMCC_TEST_CPU_FLAGS=F (avx512f+bw+vl+dq, avx2+fma,
 #                   avx2 without fma, sse2 only) the target named is the
 #                   one F gives (x86-64 hosts only)
-#   nocopy/CASE     a 1x1 conv over a 28x28 plane takes tiles of 4
-#                   positions with AVX2 (a divisor of 784: no padded copy)
+#   nocopy/CASE     a 1x1 conv over a 28x28 plane takes tiles of 5 or 6
+#                   positions with AVX2 and no padded copy: the last tile
+#                   starts at 784 - P, overlapping the one before it
+#   kblock/CASE     a 1x1 conv of 512 input channels over a 28x28 plane
+#                   (weights past the L1 budget) blocks its input channels
+#                   over chunks of the flattened plane (AVX2: for rcb, the
+#                   chunk's tiles clamped to the last one)
 #   tile7/CASE      a 7-wide output row takes one 7 x 1-vector tile with
 #                   AVX2 (not two of 5 x 2 vectors), 7 rows with AVX-512
 #   native/isa_mask on an AVX-512 host with cpuid_fault, under
@@ -87,6 +92,7 @@ dw_s2_rows      1 8 8 31 50    8 3 2 1 1 0 add
 g1_7wide_v1     1 32 48 7 7    1 3 1 1 1 1 relu
 g1_7wide_s2     1 16 32 13 14  1 3 2 1 1 0 add
 g1_1x1_nocopy   1 96 32 28 28  1 1 1 0 1 1 relu
+g1_1x1_kblock   1 512 32 28 28 1 1 1 0 1 1 addrelu
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
@@ -229,10 +235,18 @@ while read -r name; do
             grep -q 'fma_tile 7x8' "$o/model.c" && ! grep -q 'fma_tile [0-9]*x16' "$o/model.c" && ok ||
                 bad "tile7/$name/$t" "no 7x8 tile (or a 2-vector one) in $o/model.c" ;;
         g1_1x1_nocopy/x86-64-avx2)
-            # 784 positions: tiles of 4 (a divisor), no padded copy of
-            # the input (tiles of 5 or 6 would need one)
-            grep -q 'fma_tile 4x16' "$o/model.c" && ! grep -q 'float32\[[0-9]*\] temp' "$o.loops" && ok ||
-                bad "nocopy/$name/$t" "not 4-row tiles without a copy ($o/model.c, $o.loops)" ;;
+            # 784 positions in tiles of 5 or 6 (no divisor), no padded
+            # copy of the input: the last tile starts at 784 - P
+            grep -q 'fma_tile [56]x16' "$o/model.c" && grep -q ' < 77[89] ? ' "$o/model.c" &&
+                ! grep -q 'float32\[[0-9]*\] temp' "$o.loops" && ok ||
+                bad "nocopy/$name/$t" "not 5- or 6-row tiles without a copy ($o/model.c, $o.loops)" ;;
+        g1_1x1_kblock/x86-64-avx2)
+            # 512 channels x 16 lanes of weights (32 KiB) past the L1
+            # budget: input channel blocks (rcb) over chunks (og) of the
+            # plane, the last chunk's tiles clamped, no copy
+            grep -q 'for rcb' "$o.loops" && grep -q '_og[0-9]\|for og' "$o.loops" && grep -q ' < 77[89] ? ' "$o/model.c" &&
+                ! grep -q 'float32\[[0-9]*\] temp' "$o.loops" && ok ||
+                bad "kblock/$name/$t" "no channel blocks over chunks of the plane ($o/model.c, $o.loops)" ;;
         g1_7wide_*/x86-64-avx512)
             grep -q 'fma_tile 7x' "$o/model.c" && ok || bad "tile7/$name/$t" "no 7-row tile in $o/model.c" ;;
         rows_*/x86-64-*)
