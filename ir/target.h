@@ -95,6 +95,9 @@ typedef struct TargetKnobs {
     int part_vec;   /* the vector axis is partitioned into border and
                        interior pieces before it is split (else its
                        padding tests stay, as lane masks) */
+    int conv_l1_pct; /* the packed conv tiles' reduction blocking: a
+                        weight block takes at most this share of L1, in
+                        percent (0: the default, 75) */
     /* the Arm templates (lower/templates_arm.c) */
     int acc;        /* float accumulators per register tile */
     int vec;        /* > 1: float32 vector tiles of exactly vec lanes */

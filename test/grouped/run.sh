@@ -47,8 +47,9 @@
 #   nocopy/CASE     a 1x1 conv over a 28x28 plane takes tiles of 5 or 6
 #                   positions with AVX2 and no padded copy: the last tile
 #                   starts at 784 - P, overlapping the one before it
-#   kblock/CASE     a 1x1 conv of 512 input channels over a 28x28 plane
-#                   (weights past the L1 budget) blocks its input channels
+#   kblock/CASE     a 1x1 conv of 512 (256) input channels over a 28x28
+#                   (56x56) plane, weights past the L1 budget (conv_l1_pct
+#                   of x86-64-avx2.json), blocks its input channels
 #                   over chunks of the flattened plane (AVX2: for rcb, the
 #                   chunk's tiles clamped to the last one)
 #   tile7/CASE      a 7-wide output row takes one 7 x 1-vector tile with
@@ -93,6 +94,7 @@ g1_7wide_v1     1 32 48 7 7    1 3 1 1 1 1 relu
 g1_7wide_s2     1 16 32 13 14  1 3 2 1 1 0 add
 g1_1x1_nocopy   1 96 32 28 28  1 1 1 0 1 1 relu
 g1_1x1_kblock   1 512 32 28 28 1 1 1 0 1 1 addrelu
+g1_1x1_kb256    1 256 32 56 56 1 1 1 0 1 1 relu
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
@@ -240,11 +242,13 @@ while read -r name; do
             grep -q 'fma_tile [56]x16' "$o/model.c" && grep -q ' < 77[89] ? ' "$o/model.c" &&
                 ! grep -q 'float32\[[0-9]*\] temp' "$o.loops" && ok ||
                 bad "nocopy/$name/$t" "not 5- or 6-row tiles without a copy ($o/model.c, $o.loops)" ;;
-        g1_1x1_kblock/x86-64-avx2)
-            # 512 channels x 16 lanes of weights (32 KiB) past the L1
-            # budget: input channel blocks (rcb) over chunks (og) of the
-            # plane, the last chunk's tiles clamped, no copy
-            grep -q 'for rcb' "$o.loops" && grep -q '_og[0-9]\|for og' "$o.loops" && grep -q ' < 77[89] ? ' "$o/model.c" &&
+        g1_1x1_kblock/x86-64-avx2 | g1_1x1_kb256/x86-64-avx2)
+            # 512 (256) channels x 16 lanes of weights, 32 (16) KiB, past
+            # the L1 budget (x86-64-avx2's conv_l1_pct 37: 12 KiB): input
+            # channel blocks (rcb) over chunks (og) of the plane, the last
+            # chunk's tiles clamped, no copy
+            grep -q 'for rcb' "$o.loops" && grep -q '_og[0-9]\|for og' "$o.loops" &&
+                grep -q ' < \(77[89]\|313[01]\) ? ' "$o/model.c" &&
                 ! grep -q 'float32\[[0-9]*\] temp' "$o.loops" && ok ||
                 bad "kblock/$name/$t" "no channel blocks over chunks of the plane ($o/model.c, $o.loops)" ;;
         g1_7wide_*/x86-64-avx512)
