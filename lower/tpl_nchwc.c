@@ -187,7 +187,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
         /* chunks past the last tile clamp to it, as the overlap does */
         ovl = ovl || OHx * T != Tall;
     } else {
-        tpl_conv_blocks(t, &pl, R1, KH * KW * e, OHx, T, &kc, &G);
+        tpl_conv_blocks(t, &pl, R1, KH * KW * e, KH * KW == 1, OHx, T, &kc, &G);
     }
     nv = lower_itervar(L, "n", N);
     cbv = lower_itervar(L, "cb", ng * pl.ncb);

@@ -93,8 +93,8 @@ int tpl_pack_panels(Lower *L, Plan *pl, int64_t b, int64_t e, const int64_t *co,
  * cig when e is that for output channel variable co, reduce variable rc. */
 int tpl_grouped_channel(const Expr *e, int co, int rc, int64_t *mg, int64_t *cig);
 int tpl_flat_ok(Lower *L, const Expr *e, int oh, int ow, int64_t OW);
-void tpl_conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int64_t rows, int64_t T,
-                     int64_t *kc, int64_t *G);
+void tpl_conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int pointwise, int64_t rows,
+                     int64_t T, int64_t *kc, int64_t *G);
 int tpl_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int r0, int64_t H, int64_t W,
                int64_t *s, int64_t *d, int64_t *lo, int64_t *hi);
 int tpl_conv_window(Lower *L, const Compute *c, const Expr *xl, const Expr *cond, int64_t H, int64_t W,

@@ -51,7 +51,9 @@
 #                   (56x56) plane, weights past the L1 budget (conv_l1_pct
 #                   of x86-64-avx2.json), blocks its input channels
 #                   over chunks of the flattened plane (AVX2: for rcb, the
-#                   chunk's tiles clamped to the last one)
+#                   chunk's tiles clamped to the last one); 464 channels
+#                   over 7x7 in blocks of 116 (1x1 windows block from 64
+#                   steps)
 #   tile7/CASE      a 7-wide output row takes one 7 x 1-vector tile with
 #                   AVX2 (not two of 5 x 2 vectors), 7 rows with AVX-512
 #   native/isa_mask on an AVX-512 host with cpuid_fault, under
@@ -95,6 +97,7 @@ g1_7wide_s2     1 16 32 13 14  1 3 2 1 1 0 add
 g1_1x1_nocopy   1 96 32 28 28  1 1 1 0 1 1 relu
 g1_1x1_kblock   1 512 32 28 28 1 1 1 0 1 1 addrelu
 g1_1x1_kb256    1 256 32 56 56 1 1 1 0 1 1 relu
+g1_1x1_kb464    1 464 64 7 7   1 1 1 0 1 1 relu
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
@@ -251,6 +254,11 @@ while read -r name; do
                 grep -q ' < \(77[89]\|313[01]\) ? ' "$o/model.c" &&
                 ! grep -q 'float32\[[0-9]*\] temp' "$o.loops" && ok ||
                 bad "kblock/$name/$t" "no channel blocks over chunks of the plane ($o/model.c, $o.loops)" ;;
+        g1_1x1_kb464/x86-64-avx2)
+            # 464 channels (29.7 KiB of weights per channel block) in
+            # blocks of 116: 116 steps, enough for a 1x1 window
+            # (CONV_BLOCK_MIN_STEPS_1X1 64, lower/tpl_conv.c)
+            grep -q 'for rcb' "$o.loops" && ok || bad "kblock/$name/$t" "no channel blocks (rcb) in $o.loops" ;;
         g1_7wide_*/x86-64-avx512)
             grep -q 'fma_tile 7x' "$o/model.c" && ok || bad "tile7/$name/$t" "no 7-row tile in $o/model.c" ;;
         rows_*/x86-64-*)
