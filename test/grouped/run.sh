@@ -356,4 +356,34 @@ else
     esac
     echo "SKIP native/hook: the x86 flag lists are checked on x86-64 hosts"
 fi
+# bench/kernel_minima.sh's parts: bench/kernel_minima.h times every kernel
+# NAME.json lists (one "INDEX MICROSECONDS" line each, all > 0), and
+# bench/kernel_minima.py matches an onnxruntime node to the kernel holding
+# the ONNX node of that name (a made-up profile: one node, 1000 us)
+o=$work/g2_3x3_relu.c
+if [ ! -f "$o/model.json" ]; then
+    bad minima/hooks "no $o/model.json"
+elif ! $CC -I"$o" -std=c99 -O2 -include "$root/bench/kernel_minima.h" "$o"/*.c "$root/bench/timer.c" -lm \
+        -o "$o/timer_km" 2> "$o/km.log" ||
+    ! KERNEL_MINIMA_OUT=$o/km.txt "$o/timer_km" "$work/g2_3x3_relu.in0.bin" -w 1 -n 3 > /dev/null 2>&1; then
+    bad minima/hooks "build or run with bench/kernel_minima.h failed ($o/km.log)"
+else
+    nk=$(/usr/bin/python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["kernels"]))' "$o/model.json")
+    nl=$(awk '$2 > 0' "$o/km.txt" | wc -l)
+    [ "$nk" -gt 0 ] && [ "$nk" = "$nl" ] && ok || bad minima/hooks "$nl timed kernels in $o/km.txt, NAME.json lists $nk"
+    /usr/bin/python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1]))["kernels"][0]
+json.dump([{"name": k["nodes"][0]["name"] + "_output_0_nchwc", "op": "Conv", "us": 1000.0},
+           {"name": "ReorderOutput", "op": "ReorderOutput", "us": 500.0}], open(sys.argv[2], "w"))
+' "$o/model.json" "$o/ort.json"
+    k0=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernels"][0]["name"])' "$o/model.json")
+    if /usr/bin/python3 "$root/bench/kernel_minima.py" "$o/model.json" "$o/ort.json" "$o/km.txt" > "$o/km.report" &&
+        grep -q 'onnxruntime 1.500 ms (of which unmatched 0.500)' "$o/km.report" &&
+        grep -q "^$k0 .* onnxruntime  *1000.0 " "$o/km.report"; then
+        ok
+    else
+        bad minima/report "bench/kernel_minima.py did not match the node to $k0 ($o/km.report)"
+    fi
+fi
 finish
