@@ -28,15 +28,39 @@
  * over all groups' blocks (the output block is still cb*V + vo), the
  * tiles reading the group's R1 input planes. */
 
+/* The subsampled copy of a strided 1x1 conv's blocked input (image n):
+ * xs[((ci*OH + oh)*OW + ow)*e + l] = x[n][ci][oh*s0][ow*s1][l], whole
+ * vectors of e lanes, so that the conv runs over the flattened output plane
+ * as an unstrided one. */
+static Stmt *subsample_copy(Lower *L, int xs, int x, const IterVar *nv, int64_t planes, int64_t H, int64_t W,
+                            int64_t OH, int64_t OW, const int64_t *s, int64_t e)
+{
+    IterVar cv = lower_itervar(L, "ci", planes), hv = lower_itervar(L, "ih", OH), wv = lower_itervar(L, "iw", OW),
+            lv = lower_itervar(L, "il", e);
+    Expr *si, *di;
+    Stmt *st;
+    si = ex_add(L, ex_mul(L, ex_var(L, nv), ex_int(L, planes)), ex_var(L, &cv));
+    si = ex_add(L, ex_mul(L, si, ex_int(L, H)), ex_mul(L, ex_var(L, &hv), ex_int(L, s[0])));
+    si = ex_add(L, ex_mul(L, si, ex_int(L, W)), ex_mul(L, ex_var(L, &wv), ex_int(L, s[1])));
+    si = ex_add(L, ex_mul(L, si, ex_int(L, e)), ex_var(L, &lv));
+    di = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &cv), ex_int(L, OH)), ex_var(L, &hv)), ex_int(L, OW)),
+                ex_var(L, &wv));
+    di = ex_add(L, ex_mul(L, di, ex_int(L, e)), ex_var(L, &lv));
+    st = st_store(L, xs, di, ex_load(L, x, si));
+    st = st_for(L, &lv, st);
+    st->for_kind = FOR_VECTORIZE;
+    return st_for(L, &cv, st_for(L, &hv, st_for(L, &wv, st)));
+}
+
 int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
 {
     Kernel *k = L->k;
     const Expr *wl, *cond, *xl;
     LqAffine a0, a1, aw;
     Plan pl;
-    int i, copy, flat, ovl, blocked_in = c->n_raxes == 4;
+    int i, copy, flat, ovl, subs, blocked_in = c->n_raxes == 4;
     int64_t N, Ci, R1, H, W, OH, OW, s[2], d[2], lo[2], hi[2], KH, KW, Hp, Wp, T, OHx, kc, G, b, e, Co,
-        rows, wco[6], ng = 1;
+        rows, wco[6], ng = 1, st_stride[2];
     int xbuf, src, acc;
     IterVar nv, cbv, ohv, owv, pv, vv, rv[3], ogv, rcbv, vo, vi;
     Expr **map, *ohe, *r1e, *accb, *q, *plane0 = NULL;
@@ -127,6 +151,17 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     /* a 1x1 window over a whole unpadded plane: positions flattened */
     flat = KH == 1 && KW == 1 && !cond && s[0] == 1 && s[1] == 1 && lo[0] == 0 && lo[1] == 0 && OH == H &&
            OW == W;
+    /* a strided 1x1 window over a blocked, unpadded input: the same over
+     * a subsampled copy of the input (whole vectors; OH*OW positions
+     * instead of rows of OW, so 2-vector tiles and the flat blocking) */
+    subs = !flat && KH == 1 && KW == 1 && !cond && blocked_in && lo[0] == 0 && lo[1] == 0 &&
+           (s[0] > 1 || s[1] > 1) && OH * OW >= 2 * (t->vector_bits / 32);
+    st_stride[0] = s[0];
+    st_stride[1] = s[1];
+    if (subs) {
+        flat = 1;
+        s[0] = s[1] = 1;
+    }
     rows = flat ? OH * OW : OW;
     tpl_plan_tile(&pl, t, Co, rows);
     {
@@ -166,8 +201,11 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
      * positions computed twice, each store the same value), instead of a
      * padded copy of the whole input */
     ovl = flat && T * pl.P != rows && rows >= pl.P;
-    copy = cond || (T * pl.P != rows && !ovl) || lo[0] != 0 || lo[1] != 0;
-    if (flat) {
+    copy = subs || cond || (T * pl.P != rows && !ovl) || lo[0] != 0 || lo[1] != 0;
+    if (subs) {
+        Hp = 1;
+        Wp = OH * OW;
+    } else if (flat) {
         Hp = 1;
         Wp = copy ? T * pl.P : H * W;
     } else if (copy) {
@@ -181,7 +219,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     }
     xbuf = xl->buf;
     OHx = flat ? 1 : OH;
-    if (flat && !copy) {
+    if (flat && (!copy || subs)) {
         int64_t Tall = T;
         tpl_conv_flat_blocks(t, &pl, R1, KH * KW * e, &OHx, &T, &kc, &G);
         /* chunks past the last tile clamp to it, as the overlap does */
@@ -202,7 +240,10 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     if (ng > 1) /* the group's first input plane */
         plane0 = ex_mul(L, pl.ncb > 1 ? ex_binary(L, BIN_DIV, ex_var(L, &cbv), ex_int(L, pl.ncb)) : ex_var(L, &cbv),
                         ex_int(L, R1));
-    if (copy) {
+    if (subs) {
+        src = lower_buf_temp(L, "xsub", DT_FLOAT32, ng * R1 * Wp * e);
+        body = subsample_copy(L, src, xbuf, &nv, ng * R1, H, W, OH, OW, st_stride, e);
+    } else if (copy) {
         src = lower_buf_temp(L, "xpad", DT_FLOAT32, ng * R1 * Hp * Wp * e);
         body = tpl_copy_phased(L, src, xbuf, &nv, ng * R1, flat ? 1 : H, (flat ? H * W : W) * e, Hp, 1, Wp * e,
                            flat ? 0 : lo[0], flat ? 0 : lo[1] * e, t->vector_bits / 32, NULL, 0, 0.0);

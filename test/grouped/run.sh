@@ -22,6 +22,8 @@
 #   dw_*           depthwise convs (groups = channels) whose row count is
 #                  not a multiple of the depthwise tile's rows (4 x 2 or
 #                  8 x 1 vectors with x86-64-avx2), strides 1 and 2
+#   subs/chain_gw16_s2/TARGET  the chain's 1x1 stride-2 projection of a
+#                   blocked input runs over a subsampled copy of it
 #   blocked/MODEL/TARGET  the chain_* models (RegNet-style blocks: 1x1 conv,
 #                  Relu, grouped 3x3 conv, Relu, 1x1 conv, residual Add,
 #                  Relu) run their grouped conv in blocked channels
@@ -149,16 +151,26 @@ for line in open(f"{out}/chains.txt"):
                               strides=[s, s], pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["c2"], ["r2"], name="rb"),
              helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"], name="c")]
+    extra = []
     if s == 1:
         nodes.append(helper.make_node("Add", ["c3", "x"], ["s"], name="add"))
         y = y + f64(x)
         last = "s"
     else:
-        last = "c3"
+        # a ResNet-style projection: 1x1 stride-s conv of the (blocked)
+        # first conv's output, added
+        w4, b4 = wb(C, C, 1)
+        r1 = np.maximum(conv_ref(f64(x), f64(w1), f64(b1), 1, 1, 0, 1), 0)
+        y = y + conv_ref(r1, f64(w4), f64(b4), 1, s, 0, 1)
+        nodes.append(helper.make_node("Conv", ["r1", "w4", "b4"], ["c4"], name="proj", strides=[s, s]))
+        nodes.append(helper.make_node("Add", ["c3", "c4"], ["s"], name="add"))
+        extra = [("w4", w4), ("b4", b4)]
+        last = "s"
     nodes.append(helper.make_node("Relu", [last], ["y"], name="relu"))
     y = np.maximum(y, 0)
     inits = [numpy_helper.from_array(v, n) for n, v in
-             (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("w3", w3), ("b3", b3))]
+             (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("w3", w3), ("b3", b3))] + \
+        [numpy_helper.from_array(v, n) for n, v in extra]
     graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y.shape))], inits)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/{name}.onnx")
@@ -295,6 +307,19 @@ for name in chain_gw16_s1 chain_gw16_s2 chain_gw8_s1; do
         n=$("$TVMCC" "$work/$name.onnx" -t $t --dump-ir=layout 2>&1 | grep -c "group=[0-9]*.*tvmcc.layout=\"NCHW[0-9]*c\"")
         [ "$n" = $want ] && ok || bad "blocked/$name/$t" "$n grouped convs in blocked channels, expected $want"
     done
+done
+# chain_gw16_s2's projection, a 1x1 stride-2 conv of a blocked input: over
+# a subsampled copy (whole vectors, the il loop of lower/tpl_nchwc.c's
+# subsample_copy) as a flattened 8x8 plane in 2-vector tiles (not rows of 8
+# positions); its results are checked with the chain's above
+for t in x86-64-avx2 x86-64-avx512; do
+    l=$work/chain_gw16_s2.$t.loops
+    if [ -f "$l" ] && awk '/^kernel .*Conv .proj./{p=1; next} /^kernel/{p=0} p' "$l" | grep -q 'vectorized for il[0-9]* in' &&
+        grep -q 'fma_tile [0-9]*x\(16\|32\)' "$work/chain_gw16_s2.$t/model.c"; then
+        ok
+    else
+        bad "subs/chain_gw16_s2/$t" "the strided 1x1 conv 'proj' has no subsampled copy ($l)"
+    fi
 done
 # a ResNeXt-style block (group width 4, no blocked form): the grouped conv
 # stays NCHW while the graph's 1x1 convs take blocked channels
