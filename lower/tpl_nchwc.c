@@ -184,7 +184,8 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     }
     tpl_strided_rows(&pl, t, s[1], KW, rows);
     {
-        const char *desc = tpl_conv_desc(L, N, Ci, H, W, Co, KH, KW, s, d, lo, hi);
+        /* (the conv's own strides: a subsampled one keeps its key) */
+        const char *desc = tpl_conv_desc(L, N, Ci, H, W, Co, KH, KW, st_stride, d, lo, hi);
         TileKnobs kn;
         if (ng > 1)
             desc = arena_printf(L->arena, "%s,g%lld", desc, (long long)ng);
