@@ -39,6 +39,7 @@ for m in "$@"; do
             $py "$root/test/qdq/quantize.py" "$models/$m.onnx" "$q" --calib "$data/calib/$m"
         fi
         printf '%-16s %-7s ' $m $how
-        node "$here/ort_eval.js" "$models/$m.onnx" "$q" "$data/eval/$m" --json "$out/$m.$how.json"
+        node "$here/ort_eval.js" "$models/$m.onnx" "$q" "$data/eval/$m" --opt-level "${ORT_Q_OPT:-all}" \
+            --json "$out/$m.$how.json"
     done
 done
