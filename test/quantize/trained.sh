@@ -142,7 +142,7 @@ for m in "$@"; do
 done
 
 for m in "$@"; do
-    if ORT_Q_OPT=$ort_q_opt "$here/baseline.sh" "$b/models" "$b/data" "$b/baseline" $m >"$b/baseline_$m.log" 2>    if "$here/baseline.sh" "$b/models" "$b/data" "$b/baseline" $m >"$b/baseline_$m.log" 2>&1; then1; then
+    if ORT_Q_OPT=$ort_q_opt "$here/baseline.sh" "$b/models" "$b/data" "$b/baseline" $m >"$b/baseline_$m.log" 2>&1; then
         r=$(sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$b/baseline_$m.log" | head -1)
         c=$(sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$b/baseline_$m.log" | sed -n 2p)
         if [ -n "$r" ] && [ -n "$c" ] && awk "BEGIN { exit !($c > $r) }"; then
