@@ -489,15 +489,16 @@ void tpl_conv_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, i
  * chunks of 125 positions with 128 or 256 input channels per pass (a
  * hand-written kernel; onnxruntime's MLAS reached 93 on that conv). The
  * last chunk may run past the T tiles: the caller clamps its tiles to the
- * last one. Leaves *rows = 1 and *T (no blocking) when the weights fit
- * the L1 budget or a chunk would be a single tile. */
+ * last one. Leaves *rows and *T as they are when tpl_conv_blocks does not
+ * block (the weights fit the L1 budget, ...) or a chunk would be a single
+ * tile. */
 void tpl_conv_flat_blocks(const Target *t, const Plan *pl, int64_t Ci, int64_t KHW, int64_t *rows, int64_t *T,
                           int64_t *kc, int64_t *G)
 {
     int64_t tc = acc_budget(t) / ((int64_t)pl->P * pl->VL * 4), n, tcc;
     *kc = Ci;
     *G = 1;
-    if (tc < 2 || Ci * KHW * pl->VL * 4 <= conv_l1_budget(t))
+    if (tc < 2)
         return;
     n = tpl_ceil_div(*T, tc);
     tcc = tpl_ceil_div(*T, n);

@@ -103,8 +103,9 @@ mkdir -p "$b/q"
 # float where the QDQ model as written gives 25): the QDQ models are then
 # run in onnxruntime without graph optimizations (test/qdq/run.py does the
 # same)
+. "$root/test/hostcpu.sh"
 ort_q_opt=all
-if grep -qw avx2 /proc/cpuinfo && ! grep -qw 'avx512_vnni\|avx_vnni' /proc/cpuinfo; then
+if host_has avx2 && ! host_has avx512_vnni && ! host_has avx_vnni; then
     ort_q_opt=disabled
     echo "SKIP onnxruntime's optimized int8 kernels as the reference: this x86 host has no VNNI (they saturate); the QDQ models run unoptimized"
 fi
