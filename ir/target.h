@@ -98,6 +98,9 @@ typedef struct TargetKnobs {
     int conv_l1_pct; /* the packed conv tiles' reduction blocking: a
                         weight block takes at most this share of L1, in
                         percent (0: the default, 75) */
+    int dw_nchwc;   /* depthwise convs take the blocked layout NCHW<b>c
+                       (their lanes channels: passes/layout.c); 0: a graph
+                       with depthwise convs stays NCHW */
     /* the Arm templates (lower/templates_arm.c) */
     int acc;        /* float accumulators per register tile */
     int vec;        /* > 1: float32 vector tiles of exactly vec lanes */

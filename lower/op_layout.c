@@ -33,6 +33,12 @@
  *
  * takes the max over the window (kh, kw) at every (n, cb, oh, ow, ci); the
  * innermost axis walks b contiguous channels.
+ *
+ *   depthwise Conv  x [N,C/b,H,W,b]  w [C/b,1,KH,KW,b]  y [N,C/b,OH,OW,b]
+ *
+ * (group = C = M, with the target's dw_nchwc knob) sums over (kh, kw) at
+ * every (n, cb, oh, ow, ci), the weights re-laid out by the layout pass so
+ * that a tap's b weights are one vector.
  */
 #include <math.h>
 #include <string.h>
@@ -71,7 +77,58 @@ static Expr *spatial(Lower *L, const IterVar *o, const IterVar *k, int64_t s, in
     return pos;
 }
 
-int lower_conv_nchwc(Lower *L, Node *n)
+/* The load of blocked x [N,C/b,H,W,b] at (n, cb, window row, window
+ * column, l) of stage c (axes n, cb, oh, ow, l; window reduce axes rh,
+ * rw), and where the window can leave the image, the in-bounds condition
+ * in *cond (NULL when it cannot). */
+static Expr *window_load_nchwc(Lower *L, Compute *c, const IterVar *rh, const IterVar *rw, const ConvWindow *win,
+                               int xb, const Value *x, Expr **cond)
+{
+    Expr *xi[5], *ch, *cw;
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, &c->axes[1]);
+    xi[2] = spatial(L, &c->axes[2], rh, win->strides[0], win->dilations[0], win->pad_begin[0], x->dims[2], &ch);
+    xi[3] = spatial(L, &c->axes[3], rw, win->strides[1], win->dilations[1], win->pad_begin[1], x->dims[3], &cw);
+    xi[4] = ex_var(L, &c->axes[4]);
+    *cond = ch;
+    if (cw)
+        *cond = ch ? ex_and(L, ch, cw) : cw;
+    return ex_load_nd(L, xb, 5, x->dims, xi);
+}
+
+/* A depthwise conv (group = C = M) in the blocked layout: the lanes are
+ * channels, x [N,C/b,H,W,b], w [C/b,1,KH,KW,b] (re-laid out by
+ * passes/layout.c):
+ *   y[n][mb][oh][ow][mi] = init + sum over (kh, kw) of
+ *       x[n][mb][oh*s0 - p0 + kh*d0][ow*s1 - p1 + kw*d1][mi] * w[mb][0][kh][kw][mi] */
+static int lower_dwconv_nchwc(Lower *L, Node *n)
+{
+    Graph *g = L->g;
+    const ConvWindow *win = node_window(n);
+    const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+    const Value *y = &g->values[n->out[0]];
+    int xb = lower_buf_value(L, n->in[0]), wb = lower_buf_value(L, n->in[1]);
+    Compute *c = lower_stage(L, "dwconv_nchwc", lower_buf_value(L, n->out[0]), 5, y->dims);
+    IterVar *rh = lower_raxis(L, c, w->dims[2]), *rw = lower_raxis(L, c, w->dims[3]);
+    Expr *wi[5], *cond, *xv = window_load_nchwc(L, c, rh, rw, win, xb, x, &cond);
+    if (cond)
+        xv = ex_select(L, cond, xv, ex_float(L, x->dtype, 0.0));
+    wi[0] = ex_var(L, &c->axes[1]);
+    wi[1] = ex_int(L, 0);
+    wi[2] = ex_var(L, rh);
+    wi[3] = ex_var(L, rw);
+    wi[4] = ex_var(L, &c->axes[4]);
+    c->window = win;
+    c->rop = RED_SUM;
+    c->body = ex_mul(L, xv, ex_load_nd(L, wb, 5, w->dims, wi));
+    if (n->n_in > 2 && n->in[2] >= 0)
+        c->init = ex_load(L, lower_buf_value(L, n->in[2]),
+                          ex_add(L, ex_mul(L, ex_var(L, &c->axes[1]), ex_int(L, y->dims[4])), ex_var(L, &c->axes[4])));
+    L->k->macs += value_numel(y) * w->dims[2] * w->dims[3];
+    return 0;
+}
+
+static int lower_dense_conv_nchwc(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const ConvWindow *win = node_window(n);
@@ -126,29 +183,24 @@ int lower_conv_nchwc(Lower *L, Node *n)
     return 0;
 }
 
+int lower_conv_nchwc(Lower *L, Node *n)
+{
+    /* the layout pass gives a blocked depthwise conv weights of rank 5 */
+    if (L->g->values[n->in[1]].rank == 5)
+        return lower_dwconv_nchwc(L, n);
+    return lower_dense_conv_nchwc(L, n);
+}
+
 int lower_maxpool_nchwc(Lower *L, Node *n)
 {
     Graph *g = L->g;
     const ConvWindow *win = node_window(n);
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
-    const int64_t *k = win->kernel, *st = win->strides, *dil = win->dilations;
-    const int64_t *pads = win->pad_begin, *in = x->dims + 2;
+    const int64_t *k = win->kernel;
     int xb = lower_buf_value(L, n->in[0]);
     Compute *c = lower_stage(L, "maxpool_nchwc", lower_buf_value(L, n->out[0]), 5, y->dims);
-    IterVar *rh, *rw;
-    Expr *xi[5], *ch, *cw, *cond = NULL, *xv;
-    rh = lower_raxis(L, c, k[0]);
-    rw = lower_raxis(L, c, k[1]);
-    xi[0] = ex_var(L, &c->axes[0]);
-    xi[1] = ex_var(L, &c->axes[1]);
-    xi[2] = spatial(L, &c->axes[2], rh, st[0], dil[0], pads[0], in[0], &ch);
-    xi[3] = spatial(L, &c->axes[3], rw, st[1], dil[1], pads[1], in[1], &cw);
-    xi[4] = ex_var(L, &c->axes[4]);
-    if (ch)
-        cond = ch;
-    if (cw)
-        cond = cond ? ex_and(L, cond, cw) : cw;
-    xv = ex_load_nd(L, xb, 5, x->dims, xi);
+    IterVar *rh = lower_raxis(L, c, k[0]), *rw = lower_raxis(L, c, k[1]);
+    Expr *cond, *xv = window_load_nchwc(L, c, rh, rw, win, xb, x, &cond);
     c->rop = RED_MAX;
     c->body = cond ? ex_select(L, cond, xv, ex_float(L, x->dtype, -HUGE_VAL)) : xv;
     c->window = win; /* the x86 max-pool template reads it (lower/tpl_pool.c) */

@@ -372,8 +372,37 @@ int lower_LpPool(Lower *L, Node *n)
     return 0;
 }
 
+/* In the blocked layout (passes/layout.c): x [N,C/b,H,W,b] into
+ * y [N,C/b,1,1,b], axes (n, cb, l), the plane reduced. */
+static int global_pool_nchwc(Lower *L, Node *n, int is_max)
+{
+    Graph *g = L->g;
+    const Value *x = &g->values[n->in[0]];
+    int xb = lower_buf_value(L, n->in[0]);
+    int64_t dims[3];
+    Compute *c;
+    Expr *xi[5];
+    DType ct = dtype_compute(x->dtype);
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    dims[2] = x->dims[4];
+    c = lower_stage(L, is_max ? "globalmax_nchwc" : "globalavg_nchwc", lower_buf_value(L, n->out[0]), 3, dims);
+    xi[0] = ex_var(L, &c->axes[0]);
+    xi[1] = ex_var(L, &c->axes[1]);
+    xi[2] = ex_var(L, lower_raxis(L, c, x->dims[2]));
+    xi[3] = ex_var(L, lower_raxis(L, c, x->dims[3]));
+    xi[4] = ex_var(L, &c->axes[2]);
+    c->body = ex_load_nd(L, xb, 5, x->dims, xi);
+    c->rop = is_max ? RED_MAX : RED_SUM;
+    if (!is_max)
+        c->post = ex_binary(L, BIN_DIV, ex_acc(L, ct), ex_float(L, ct, (double)(x->dims[2] * x->dims[3])));
+    return 0;
+}
+
 static int global_pool(Lower *L, Node *n, int is_max)
 {
+    if (lower_layout_of(n) == LAYOUT_NCHWC)
+        return global_pool_nchwc(L, n, is_max);
     Graph *g = L->g;
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
     int xb = lower_buf_value(L, n->in[0]);

@@ -631,6 +631,12 @@ int template_packed(Lower *L, const Target *t)
         tpl_threads_work(L, t, tpl_stage_work(c));
         return 0;
     }
+    if (!t->family->portable && !tpl_dwconv_nchwc(L, t, c)) {
+        /* a blocked depthwise conv (tpl_pool.c): one multiply-add per tap
+         * and output */
+        tpl_threads_work(L, t, tpl_stage_work(c));
+        return 0;
+    }
     if (c->rop != RED_SUM || !b || b->kind != EX_BINARY || b->op != BIN_MUL || b->dtype != DT_FLOAT32 ||
         L->k->bufs[c->out_buf].dtype != DT_FLOAT32)
         return 1;

@@ -124,6 +124,9 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c);
  * weighted sum */
 int tpl_conv_depthwise(Lower *L, const Target *t, Compute *c, const Plan *pl, int xbuf, const Window *w);
 int tpl_maxpool(Lower *L, const Target *t, Compute *c);
+int tpl_dwconv_nchwc(Lower *L, const Target *t, Compute *c);
+Stmt *tpl_vec_fma_tile(Lower *L, int acc, Expr *ai, Expr *a, Expr *b, const IterVar *rv, const IterVar *pv,
+                       const IterVar *vv, int lanes);
 Stmt *tpl_max_tile(Lower *L, int acc, Expr *ai, Expr *b, const IterVar *rv, const IterVar *pv, const IterVar *vv,
                    int V, int lanes, int plain);
 Stmt *tpl_nan_guard(Lower *L, int xp, int64_t n, int lanes, Stmt *exact, Stmt *fast);

@@ -31,6 +31,7 @@
 #include "tpl_packed.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Bytes of input rows a blocked pool copies per band of output rows: the
  * band stays in L1 while its tiles read each element up to KH*KW times
@@ -76,6 +77,28 @@ Stmt *tpl_max_tile(Lower *L, int acc, Expr *ai, Expr *b, const IterVar *rv, cons
     return u;
 }
 
+
+/* The depthwise conv's tile in the blocked layout: tpl_max_tile's shape
+ * with acc[ai] += a * b, a (the weights) a vector along vv too. */
+Stmt *tpl_vec_fma_tile(Lower *L, int acc, Expr *ai, Expr *a, Expr *b, const IterVar *rv, const IterVar *pv,
+                       const IterVar *vv, int lanes)
+{
+    Stmt *u = st_store(L, acc, ai, ex_add(L, ex_load(L, acc, ai), ex_mul(L, a, b)));
+    Stmt *seq = st_seq(L, (int)pv->extent);
+    int p, i;
+    for (p = 0; p < pv->extent; p++) {
+        IterVar vi = lower_itervar(L, "vi", lanes);
+        Stmt *s = lq_stmt_subst_var(L, u, pv->var, ex_int(L, p));
+        s = lq_stmt_subst_var(L, s, vv->var, ex_var(L, &vi));
+        s = st_for(L, &vi, s);
+        s->for_kind = FOR_VECTORIZE;
+        seq->body[p] = s;
+    }
+    u = seq;
+    for (i = 2; i >= 0; i--)
+        u = st_for(L, &rv[i], u);
+    return u;
+}
 
 /* Whether e is a float32 -inf constant (the padding select's value). */
 static int is_minus_inf(const Expr *e)
@@ -192,29 +215,38 @@ static const Expr *pool_load(const Kernel *k, const Compute *c, int n_axes, cons
     return xl;
 }
 
-/* The blocked max pool (see the top of the file): for n, channel block
- * cb, band rt of R output rows: copy input rows rt*R*s0 + lo0 ... (Hb of
- * them, Wp positions of b floats, -inf outside the image) into xp; then
- * for each row r of the band and tile ot of P positions:
+/* The blocked window tile (see the top of the file), a max pool's (wl
+ * NULL) or a depthwise conv's (weights wl, one vector of b channels per
+ * tap): for n, channel block cb, band rt of R output rows: copy input
+ * rows rt*R*s0 + lo0 ... (Hb of them, Wp positions of b floats, the
+ * padding -inf or 0 outside the image) into xp; then for each row r of
+ * the band and tile ot of P positions:
  *   acc[p*b + v] = init;
  *   for kh, kw: acc[p*b + v] = max(acc[p*b + v], xp[r*s0 + kh*d0][(ot*P + p)*s1 + kw*d1][v]);
+ *           or  acc[p*b + v] += w[cb][kh][kw][v] * xp[...][v];
  *   out[n][cb][rt*R + r][ot*P + p][v] = post(acc[p*b + v]) (positions < OW). */
-static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
+static int window_nchwc(Lower *L, const Target *t, Compute *c, const Expr *xl, const Expr *cond, const Expr *wl)
 {
     Kernel *k = L->k;
-    const Expr *cond, *xl = pool_load(k, c, 5, &cond);
     int lanes = t->vector_bits / 32, P, acc, xp;
     int64_t s[2], d[2], lo[2], hi[2], N, CB, H, W, OH, OW, KH, KW, b, OT, Wp, R, RT, Hb;
     IterVar nv, cbv, rtv, rv0, otv, pv, vv, vi, rv[3];
-    Expr **map, *oh, *ow, *accidx, *iv, *bidx;
+    Expr **map, *oh, *ow, *accidx, *iv, *bidx, *widx = NULL;
     Stmt *cp, *init, *epi, *seq, *tiles[2];
     LqAffine a4;
-    int v4, plain;
+    int v4, plain, conv = wl != NULL;
     if (!xl || c->axes[4].extent != lanes || xl->dims[4] != lanes)
         return 1;
     v4 = c->axes[4].var;
     if (!lq_affine(xl->idx[4], &a4) || a4.c0 != 0 || !lq_aff_only(&a4, &v4, 1) || lq_aff_coef(&a4, v4) != 1)
         return 1;
+    if (conv) {
+        /* the weight vector: contiguous in the lane, the same at every
+         * position and image */
+        if (!lq_affine(wl->a, &a4) || lq_aff_coef(&a4, v4) != 1 || lq_uses_var(wl->a, c->axes[0].var) ||
+            lq_uses_var(wl->a, c->axes[2].var) || lq_uses_var(wl->a, c->axes[3].var))
+            return 1;
+    }
     if (tpl_window(L, c, xl, cond, 0, xl->dims[2], xl->dims[3], s, d, lo, hi))
         return 1;
     N = c->axes[0].extent;
@@ -226,7 +258,8 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
     KH = c->raxes[0].extent;
     KW = c->raxes[1].extent;
     b = lanes;
-    /* half the registers as accumulators, the rest for the loaded taps */
+    /* half the registers as accumulators, the rest for the loaded taps
+     * (and a conv's weight vector) */
     P = tpl_pick_rows(OW, tpl_regs(t) / 2);
     OT = tpl_ceil_div(OW, P);
     Wp = (OT * P - 1) * s[1] + (KW - 1) * d[1] + 1;
@@ -261,7 +294,7 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
     k->bufs[xp].no_init = 1; /* copy_phased_at writes every row and column */
     cp = tpl_copy_phased_at(L, xp, xl->buf, &nv, 1, H, W * b, Hb, 1, Wp * b, lo[0],
                             ex_mul(L, ex_var(L, &rtv), ex_int(L, R * s[0])), lo[1] * b, lanes, ex_var(L, &cbv), CB,
-                            -HUGE_VAL);
+                            conv ? 0.0 : -HUGE_VAL);
     /* xp[(r*s0 + kh*d0)*Wp*b + ((ot*P + p)*s1 + kw*d1)*b + v] */
     bidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, &rv0), ex_int(L, s[0])),
                                       ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0]))),
@@ -273,6 +306,14 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
                                    ex_int(L, b)),
                          ex_var(L, &vv)));
     map = lower_alloc(L, (size_t)(k->n_vars + 1) * sizeof *map);
+    if (conv) {
+        map[c->axes[1].var] = ex_var(L, &cbv);
+        map[c->axes[4].var] = ex_var(L, &vv);
+        map[c->raxes[0].var] = ex_var(L, &rv[1]);
+        map[c->raxes[1].var] = ex_var(L, &rv[2]);
+        widx = lq_subst(L, wl->a, map, NULL);
+        memset(map, 0, (size_t)(k->n_vars + 1) * sizeof *map);
+    }
     oh = ex_add(L, ex_mul(L, ex_var(L, &rtv), ex_int(L, R)), ex_var(L, &rv0));
     ow = ex_add(L, ex_mul(L, ex_var(L, &otv), ex_int(L, P)), ex_var(L, &pv));
     accidx = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, b)), ex_var(L, &vi));
@@ -281,7 +322,7 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
     map[c->axes[2].var] = oh;
     map[c->axes[3].var] = OT * P != OW ? ex_binary(L, BIN_MIN, ow, ex_int(L, OW - 1)) : ow;
     map[c->axes[4].var] = ex_var(L, &vi);
-    iv = c->init ? tpl_init_value(L, c, map) : ex_float(L, DT_FLOAT32, -HUGE_VAL);
+    iv = c->init || conv ? tpl_init_value(L, c, map) : ex_float(L, DT_FLOAT32, -HUGE_VAL);
     init = st_store(L, acc, accidx, iv);
     init = st_for(L, &vi, init);
     init->for_kind = FOR_VECTORIZE;
@@ -293,9 +334,11 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
     if (OT * P != OW)
         epi = st_if(L, ex_lt(L, ow, ex_int(L, OW)), epi);
     epi = st_for(L, &pv, epi);
-    for (plain = 0; plain < (c->init ? 1 : 2); plain++) {
-        Stmt *t1 = tpl_max_tile(L, acc, ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, b)), ex_var(L, &vv)),
-                                ex_load(L, xp, bidx), rv, &pv, &vv, 1, lanes, plain);
+    for (plain = 0; plain < (c->init || conv ? 1 : 2); plain++) {
+        Expr *ai = ex_add(L, ex_mul(L, ex_var(L, &pv), ex_int(L, b)), ex_var(L, &vv));
+        Stmt *t1 = conv ? tpl_vec_fma_tile(L, acc, ai, ex_load(L, wl->buf, widx), ex_load(L, xp, bidx), rv, &pv, &vv,
+                                           lanes)
+                        : tpl_max_tile(L, acc, ai, ex_load(L, xp, bidx), rv, &pv, &vv, 1, lanes, plain);
         t1 = st_for(L, &otv, tpl_acc_block(L, acc, lq_stmt_subst_var(L, init, -1, NULL), t1,
                                            lq_stmt_subst_var(L, epi, -1, NULL)));
         if (RT * R != OH)
@@ -304,12 +347,30 @@ static int maxpool_nchwc(Lower *L, const Target *t, Compute *c)
     }
     seq = st_seq(L, 2);
     seq->body[0] = cp;
-    seq->body[1] = c->init ? tiles[0] : tpl_nan_guard(L, xp, Hb * Wp * b, lanes, tiles[0], tiles[1]);
+    seq->body[1] = c->init || conv ? tiles[0] : tpl_nan_guard(L, xp, Hb * Wp * b, lanes, tiles[0], tiles[1]);
     seq = st_for(L, &cbv, st_for(L, &rtv, st_decl(L, xp, seq)));
     if (CB > 1)
         seq->for_kind = FOR_PARALLEL;
     k->body = st_for(L, &nv, seq);
     return 0;
+}
+
+/* A depthwise conv in the blocked layout (lower/op_layout.c,
+ * dwconv_nchwc): x[n][cb][ih][iw][v] (under the zero padding select) times
+ * the constant w[cb][0][kh][kw][v], summed over the window. */
+int tpl_dwconv_nchwc(Lower *L, const Target *t, Compute *c)
+{
+    Kernel *k = L->k;
+    const Expr *xl, *wl, *cond;
+    if (t->family->portable || c->n_axes != 5 || c->n_raxes != 2 || !c->window || c->window->nsp != 2 ||
+        c->rop != RED_SUM || !c->body || c->body->kind != EX_BINARY || c->body->op != BIN_MUL ||
+        (c->init && c->init->dtype != DT_FLOAT32) || tpl_operands(L, c, &xl, &wl, &cond))
+        return 1;
+    if (!tpl_f32_load(k, xl) || !tpl_f32_load(k, wl) || xl->nidx != 5 || !xl->dims || xl->buf == c->out_buf ||
+        xl->dims[0] != c->axes[0].extent || xl->dims[1] != c->axes[1].extent ||
+        !index_is_axis(xl->idx[0], &c->axes[0]) || !index_is_axis(xl->idx[1], &c->axes[1]))
+        return 1;
+    return window_nchwc(L, t, c, xl, cond, wl);
 }
 
 int tpl_maxpool(Lower *L, const Target *t, Compute *c)
@@ -326,8 +387,10 @@ int tpl_maxpool(Lower *L, const Target *t, Compute *c)
      * the time, googlenet's stride-2 ones 1.3-1.8x) */
     if (t->vector_bits >= 512 && c->window && (c->window->strides[0] > 1 || c->window->strides[1] > 1))
         return 1;
-    if (c->n_axes == 5)
-        return maxpool_nchwc(L, t, c);
+    if (c->n_axes == 5) {
+        xl = pool_load(k, c, 5, &cond);
+        return window_nchwc(L, t, c, xl, cond, NULL);
+    }
     xl = pool_load(k, c, 4, &cond);
     if (!xl || tpl_window(L, c, xl, cond, 0, xl->dims[2], xl->dims[3], s, d, lo, hi))
         return 1;

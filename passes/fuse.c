@@ -8,7 +8,8 @@
  *   3. A reduction fuses with the injective ops at its input.
  *   Opaque ops never fuse; nor does the Transpose back to NCHW after a
  *   conv with blocked channels (its kernel keeps one stage for the x86
- *   template).
+ *   template), nor the Reshape that is the whole transform for a plane of
+ *   one position.
  *
  * An edge producer -> consumer is fused only when the value between them
  * has that one consumer (or all its consumers are already in the consumer's
@@ -124,9 +125,10 @@ int pass_fuse(Graph *g, Diag *d)
             gm = find(parent, ni);
             if (gp == gm)
                 continue;
-            if (cm == CAT_INJECTIVE && m->op == OP_Transpose && master[gp] >= 0 &&
+            if (cm == CAT_INJECTIVE && (m->op == OP_Transpose || m->op == OP_Reshape) && master[gp] >= 0 &&
                 blocked_conv(&g->nodes[master[gp]]))
-                continue; /* the transform back from a blocked conv stays apart */
+                continue; /* the transform back from a blocked conv stays apart (a
+                             Reshape alone for a plane of one position) */
             if (cm == CAT_INJECTIVE) {
                 /* rules 1 and 2: keep the producer's iteration space */
                 if (m->n_out < 1 || m->out[0] < 0 ||

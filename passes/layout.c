@@ -275,43 +275,62 @@ static void set_layout_attr(Graph *g, int32_t ni, const char *layout)
     node_add_attr(g, ni, a);
 }
 
+/* Constant int64 shape operand shp of n dims. */
+static void set_shape_const(Graph *g, int32_t shp, const int64_t *dims, int n)
+{
+    int64_t *sd = arena_array(g->arena, (size_t)n, sizeof *sd);
+    int i;
+    if (!sd)
+        die("compile arena exhausted");
+    for (i = 0; i < n; i++)
+        sd[i] = dims[i];
+    g->values[shp].dtype = DT_INT64;
+    g->values[shp].rank = 1;
+    g->values[shp].dims[0] = n;
+    g->values[shp].data = sd;
+}
+
+/* Appends Reshape(in, shp) -> out, run where `like`'s producer runs;
+ * returns the node. */
+static int32_t add_reshape(Graph *g, int32_t in, int32_t shp, int32_t out, const char *name, int32_t like)
+{
+    int32_t ri = graph_add_node(g, OP_Reshape, name, 2, 1);
+    g->nodes[ri].in[0] = in;
+    g->nodes[ri].in[1] = shp;
+    g->nodes[ri].out[0] = out;
+    g->values[out].producer = ri;
+    g->nodes[ri].index = g->values[like].producer >= 0 ? g->nodes[g->values[like].producer].index : 0;
+    return ri;
+}
+
 /* Appends the transform of blocked v5 back to NCHW value v (which node
  * `from` produced until now): Transpose [0,1,4,2,3] to [N,C/b,b,H,W], then
  * Reshape to [N,C,H,W]. */
 static void add_unblock(Graph *g, int32_t v5, int32_t v, int b, const char *name)
 {
     static const int64_t perm[5] = {0, 1, 4, 2, 3};
-    int32_t mid = graph_add_value(g, arena_printf(g->arena, "%s/nchw_b", g->values[v].name));
+    /* one position: [N,C/b,1,1,b] is [N,C,1,1] in the same order, the
+     * Reshape alone */
+    int one = g->values[v].dims[2] * g->values[v].dims[3] == 1;
+    int32_t mid = one ? v5 : graph_add_value(g, arena_printf(g->arena, "%s/nchw_b", g->values[v].name));
     int32_t shp = graph_add_value(g, arena_printf(g->arena, "%s/shape", g->values[v].name));
-    int32_t ti, ri;
-    int64_t *sd;
-    int i;
-    g->values[mid] = g->values[v5];
-    g->values[mid].name = arena_printf(g->arena, "%s/nchw_b", g->values[v].name);
-    g->values[mid].dims[2] = b;
-    g->values[mid].dims[3] = g->values[v5].dims[2];
-    g->values[mid].dims[4] = g->values[v5].dims[3];
-    g->values[mid].producer = -1;
-    g->values[mid].input_index = -1;
-    g->values[mid].is_initializer = 0;
-    g->values[mid].data = NULL;
-    ti = add_transpose(g, v5, mid, perm, 5, arena_printf(g->arena, "%s/to_nchw", name));
-    sd = arena_array(g->arena, 4, sizeof *sd);
-    if (!sd)
-        die("compile arena exhausted");
-    for (i = 0; i < 4; i++)
-        sd[i] = g->values[v].dims[i];
-    g->values[shp].dtype = DT_INT64;
-    g->values[shp].rank = 1;
-    g->values[shp].dims[0] = 4;
-    g->values[shp].data = sd;
-    ri = graph_add_node(g, OP_Reshape, arena_printf(g->arena, "%s/to_nchw_reshape", name), 2, 1);
-    g->nodes[ri].in[0] = mid;
-    g->nodes[ri].in[1] = shp;
-    g->nodes[ri].out[0] = v;
-    g->values[v].producer = ri;
-    g->nodes[ti].index = g->nodes[ri].index =
-        g->values[v5].producer >= 0 ? g->nodes[g->values[v5].producer].index : 0;
+    int32_t ti = -1, ri;
+    if (!one) {
+        g->values[mid] = g->values[v5];
+        g->values[mid].name = arena_printf(g->arena, "%s/nchw_b", g->values[v].name);
+        g->values[mid].dims[2] = b;
+        g->values[mid].dims[3] = g->values[v5].dims[2];
+        g->values[mid].dims[4] = g->values[v5].dims[3];
+        g->values[mid].producer = -1;
+        g->values[mid].input_index = -1;
+        g->values[mid].is_initializer = 0;
+        g->values[mid].data = NULL;
+        ti = add_transpose(g, v5, mid, perm, 5, arena_printf(g->arena, "%s/to_nchw", name));
+    }
+    set_shape_const(g, shp, g->values[v].dims, 4);
+    ri = add_reshape(g, mid, shp, v, arena_printf(g->arena, "%s/to_nchw_reshape", name), v5);
+    if (ti >= 0)
+        g->nodes[ti].index = g->nodes[ri].index;
 }
 
 /* The blocked twin of NCHW value v through a transform: Reshape to
@@ -319,11 +338,19 @@ static void add_unblock(Graph *g, int32_t v5, int32_t v, int b, const char *name
 static int32_t add_block(Graph *g, int32_t v, int b)
 {
     static const int64_t perm[5] = {0, 1, 3, 4, 2};
-    int32_t mid = graph_add_value(g, arena_printf(g->arena, "%s/split_c", g->values[v].name));
-    int32_t shp = graph_add_value(g, arena_printf(g->arena, "%s/split_shape", g->values[v].name));
-    int32_t v5 = blocked_value(g, v, b), ti, ri;
-    int64_t *sd;
-    int i;
+    const char *vn = g->values[v].name;
+    int32_t mid, shp, v5, ti, ri;
+    if (g->values[v].dims[2] * g->values[v].dims[3] == 1) {
+        /* one position: the same order, a Reshape to [N,C/b,1,1,b] */
+        shp = graph_add_value(g, arena_printf(g->arena, "%s/split_shape", vn));
+        v5 = blocked_value(g, v, b);
+        set_shape_const(g, shp, g->values[v5].dims, 5);
+        add_reshape(g, v, shp, v5, arena_printf(g->arena, "%s/to_nchwc_reshape", vn), v);
+        return v5;
+    }
+    mid = graph_add_value(g, arena_printf(g->arena, "%s/split_c", vn));
+    shp = graph_add_value(g, arena_printf(g->arena, "%s/split_shape", vn));
+    v5 = blocked_value(g, v, b);
     g->values[mid].dtype = g->values[v].dtype;
     g->values[mid].rank = 5;
     g->values[mid].dims[0] = g->values[v].dims[0];
@@ -331,23 +358,10 @@ static int32_t add_block(Graph *g, int32_t v, int b)
     g->values[mid].dims[2] = b;
     g->values[mid].dims[3] = g->values[v].dims[2];
     g->values[mid].dims[4] = g->values[v].dims[3];
-    sd = arena_array(g->arena, 5, sizeof *sd);
-    if (!sd)
-        die("compile arena exhausted");
-    for (i = 0; i < 5; i++)
-        sd[i] = g->values[mid].dims[i];
-    g->values[shp].dtype = DT_INT64;
-    g->values[shp].rank = 1;
-    g->values[shp].dims[0] = 5;
-    g->values[shp].data = sd;
-    ri = graph_add_node(g, OP_Reshape, arena_printf(g->arena, "%s/to_nchwc_reshape", g->values[v].name), 2, 1);
-    g->nodes[ri].in[0] = v;
-    g->nodes[ri].in[1] = shp;
-    g->nodes[ri].out[0] = mid;
-    g->values[mid].producer = ri;
-    ti = add_transpose(g, mid, v5, perm, 5, arena_printf(g->arena, "%s/to_nchwc", g->values[v].name));
-    g->nodes[ti].index = g->nodes[ri].index =
-        g->values[v].producer >= 0 ? g->nodes[g->values[v].producer].index : 0;
+    set_shape_const(g, shp, g->values[mid].dims, 5);
+    ri = add_reshape(g, v, shp, mid, arena_printf(g->arena, "%s/to_nchwc_reshape", vn), v);
+    ti = add_transpose(g, mid, v5, perm, 5, arena_printf(g->arena, "%s/to_nchwc", vn));
+    g->nodes[ti].index = g->nodes[ri].index;
     return v5;
 }
 
@@ -410,6 +424,18 @@ static int32_t relayout_const(Graph *g, int32_t vi, int64_t C, int b)
  * plane is blocked: resnet18 ran 2% faster with layer4 blocked too. */
 #define NCHWC_MIN_POSITIONS 64
 
+/* Whether conv node c is a depthwise conv (one input and one output
+ * channel per group) the blocked layout takes: C a multiple of b, the
+ * target's dw_nchwc knob set. Its lanes are b channels at one position
+ * (lower/op_layout.c, the template in tpl_pool.c). */
+static int conv_depthwise_blockable(const Graph *g, const Node *c, int b)
+{
+    int64_t grp = node_window(c)->group;
+    const Value *w = &g->values[c->in[1]];
+    return g->settings.target && g->settings.target->knobs.dw_nchwc && grp > 1 && w->rank == 4 &&
+           w->dims[0] == grp && w->dims[1] == 1 && grp % b == 0;
+}
+
 /* Whether conv node c's groups fit whole channel blocks of b: group 1,
  * or a grouped conv whose groups have a multiple of b input and output
  * channels (each group its own blocks: RegNet's group width 16 with
@@ -419,6 +445,8 @@ static int groups_blockable(const Graph *g, const Node *c, int b)
     int64_t grp = node_window(c)->group;
     const Value *w = &g->values[c->in[1]];
     if (grp == 1)
+        return 1;
+    if (conv_depthwise_blockable(g, c, b))
         return 1;
     return grp > 1 && w->rank == 4 && w->dims[1] % b == 0 && w->dims[0] % grp == 0 && (w->dims[0] / grp) % b == 0;
 }
@@ -456,16 +484,71 @@ static int32_t retarget_output(Graph *g, int32_t ni, int b)
     return y5;
 }
 
+/* A depthwise conv's weights [C,1,KH,KW] as [C/b,1,KH,KW,b]: the b
+ * channels of a block innermost, one vector per tap (lower/op_layout.c).
+ * -1 when they are not float32 constants. */
+static int32_t dw_weights_blocked(Graph *g, int32_t wi, int b)
+{
+    const Value *w = &g->values[wi];
+    int64_t C = w->dims[0], khw = w->dims[2] * w->dims[3], c, r;
+    const float *src = w->data;
+    float *dst;
+    int32_t nv;
+    Value *t;
+    if (w->rank != 4 || w->dtype != DT_FLOAT32 || !src || w->dims[1] != 1 || C % b)
+        return -1;
+    dst = arena_array(g->arena, (size_t)(C * khw), sizeof *dst);
+    if (!dst)
+        die("compile arena exhausted");
+    for (c = 0; c < C; c++)
+        for (r = 0; r < khw; r++)
+            dst[(c / b * khw + r) * b + c % b] = src[c * khw + r];
+    nv = graph_add_value(g, arena_printf(g->arena, "%s/nchw%dc", g->values[wi].name, b));
+    w = &g->values[wi];
+    t = &g->values[nv];
+    t->dtype = DT_FLOAT32;
+    t->rank = 5;
+    t->dims[0] = C / b;
+    t->dims[1] = 1;
+    t->dims[2] = w->dims[2];
+    t->dims[3] = w->dims[3];
+    t->dims[4] = b;
+    t->data = dst;
+    return nv;
+}
+
 static int blocked_conv(Graph *g, int32_t ni, int32_t *blk, int b, const char *layout)
 {
     int32_t x = g->nodes[ni].in[0], y = g->nodes[ni].out[0];
     if (!conv_blockable(g, ni, b))
         return 0;
+    /* a depthwise conv reads only the blocked layout (its lanes are
+     * channels): an NCHW input is transformed once */
+    if (conv_depthwise_blockable(g, &g->nodes[ni], b)) {
+        int32_t w5 = dw_weights_blocked(g, g->nodes[ni].in[1], b);
+        if (w5 < 0)
+            return 0;
+        g->nodes[ni].in[1] = w5;
+        if (blk[x] < 0)
+            blk[x] = add_block(g, x, b);
+    }
     if (blk[x] >= 0)
         g->nodes[ni].in[0] = blk[x];
     blk[y] = retarget_output(g, ni, b);
     set_layout_attr(g, ni, layout);
     return 1;
+}
+
+/* Whether non-constant operand v of an elementwise node with output y
+ * takes the blocked layout beside it: y's shape, or one value per image
+ * and channel ([N,C,1,1]: a squeeze-and-excitation scale, whose twin
+ * [N,C/b,1,1,b] broadcasts against [N,C/b,H,W,b]). */
+static int same_or_per_channel(const Value *v, const Value *y)
+{
+    if (v->rank != 4)
+        return 0;
+    return !memcmp(v->dims, y->dims, 4 * sizeof y->dims[0]) ||
+           (v->dims[0] == y->dims[0] && v->dims[1] == y->dims[1] && v->dims[2] == 1 && v->dims[3] == 1);
 }
 
 static int blocked_elementwise(Graph *g, int32_t ni, int32_t *blk, int b, Diag *d)
@@ -487,8 +570,7 @@ static int blocked_elementwise(Graph *g, int32_t ni, int32_t *blk, int b, Diag *
             continue;
         if (blk[v] >= 0 && !memcmp(g->values[v].dims, y->dims, 4 * sizeof y->dims[0]))
             any = 1;
-        else if (!g->values[v].data &&
-                 (g->values[v].rank != 4 || memcmp(g->values[v].dims, y->dims, 4 * sizeof y->dims[0])))
+        else if (!g->values[v].data && !same_or_per_channel(&g->values[v], y))
             return 0;
     }
     if (!any)
@@ -561,6 +643,22 @@ static int blocked_maxpool(Graph *g, int32_t ni, int32_t *blk, int b, const char
     return 1;
 }
 
+/* A float32 GlobalAveragePool or GlobalMaxPool of a rank-4 value with a
+ * twin pools the twin into [N,C/b,1,1,b] (lower/op_nn.c), which is
+ * [N,C,1,1] in the same order: the transform back is a Reshape. */
+static int blocked_global_pool(Graph *g, int32_t ni, int32_t *blk, int b, const char *layout)
+{
+    const Node *n = &g->nodes[ni];
+    int32_t x = n->in[0];
+    if (n->n_in != 1 || n->n_out != 1 || x < 0 || blk[x] < 0 || n->out[0] < 0 || n->quant ||
+        g->values[x].rank != 4 || g->values[x].dtype != DT_FLOAT32 || g->values[n->out[0]].rank != 4)
+        return 0;
+    g->nodes[ni].in[0] = blk[x];
+    blk[g->nodes[ni].out[0]] = retarget_output(g, ni, b);
+    set_layout_attr(g, ni, layout);
+    return 1;
+}
+
 /* Whether blocking pays for this graph: not when it has depthwise convs
  * (mobilenet_v2 ran 1.25 and efficientnet_b0 6 times slower with x86-64-avx2
  * when blocked around NCHW depthwise convs). A grouped conv whose groups do
@@ -611,6 +709,8 @@ static int layout_nchwc(Graph *g, Diag *d, int b)
             blocked_concat(g, ni, blk, b);
         else if (n->op == OP_MaxPool)
             blocked_maxpool(g, ni, blk, b, g->settings.target->preferred_layout);
+        else if (n->op == OP_GlobalAveragePool || n->op == OP_GlobalMaxPool)
+            blocked_global_pool(g, ni, blk, b, g->settings.target->preferred_layout);
         else
             blocked_elementwise(g, ni, blk, b, d);
         if (d->errors) {

@@ -21,7 +21,13 @@
 #                  rh, rw: `tensorized for rc` and `for rh` in --dump-loops)
 #   dw_*           depthwise convs (groups = channels) whose row count is
 #                  not a multiple of the depthwise tile's rows (4 x 2 or
-#                  8 x 1 vectors with x86-64-avx2), strides 1 and 2
+#                  8 x 1 vectors with x86-64-avx2), strides 1 and 2; their
+#                  channels (12, 4) not a multiple of 8, so that they stay
+#                  NCHW with x86-64-avx2 too
+#   dwb/MODEL/TARGET  the dwb_* models (depthwise, channels a multiple of
+#                  8) run blocked with x86-64-avx2 (its dw_nchwc knob):
+#                  the blocked tile's unrolled vector updates
+#                  (acc[p*8 + v] += w[..v] * x[..v]) in --dump-loops
 #   subs/chain_gw16_s2/TARGET  the chain's 1x1 stride-2 projection of a
 #                   blocked input runs over a subsampled copy of it
 #   blocked/MODEL/TARGET  the chain_* models (RegNet-style blocks: 1x1 conv,
@@ -92,8 +98,11 @@ g1_1x1_pb_odd   1 96 20 27 27  1 1 1 0 1 0 add
 rows_3c_s2      1 3 20 33 35   1 3 2 1 1 1 relu
 rows_1c_5x5_d2  1 1 12 20 40   1 5 1 2 2 0 add
 rows_4c_7x7_s2  2 4 36 30 38   1 7 2 3 1 1 none
-dw_s1_rows      1 16 16 29 40 16 3 1 1 1 1 relu
-dw_s2_rows      1 8 8 31 50    8 3 2 1 1 0 add
+dw_s1_rows      1 12 12 29 40 12 3 1 1 1 1 relu
+dw_s2_rows      1 4 4 31 50    4 3 2 1 1 0 add
+dwb_s1          1 16 16 29 40 16 3 1 1 1 1 relu
+dwb_s2_5x5      2 24 24 31 23 24 5 2 2 1 0 add
+dwb_d2          1 8 8 13 9     8 3 1 2 2 1 none
 g1_7wide_v1     1 32 48 7 7    1 3 1 1 1 1 relu
 g1_7wide_s2     1 16 32 13 14  1 3 2 1 1 0 add
 g1_1x1_nocopy   1 96 32 28 28  1 1 1 0 1 1 relu
@@ -239,9 +248,13 @@ while read -r name; do
         # and 4 (gw3_*, gw4_*) are refused by it (under 8 channels)
         case $name in
         gw3_* | gw4_*) grep -q 'tensorized for' "$o.loops" && bad "tiled/$name/$t" "group width 3 tiled" || ok ;;
+        dwb_*) [ $t != x86-64-avx2 ] && ! grep -q 'tensorized for' "$o.loops" && bad "tiled/$name/$t" "no packed tile in $o.loops" || ok ;;
         *) grep -q 'tensorized for' "$o.loops" && ok || bad "tiled/$name/$t" "no packed tile in $o.loops" ;;
         esac
         case $name/$t in
+        dwb_*/x86-64-avx2)
+            n=$(grep -cE '^ +b[0-9]+\[\(?[0-9]* ?\+? ?vi[0-9]+\)?\] = \(b[0-9]+\[\(?[0-9]* ?\+? ?vi[0-9]+\)?\] \+ \(b[0-9]+\[' "$o.loops")
+            [ "$n" -ge 2 ] && ok || bad "dwb/$name/$t" "no blocked depthwise tile in $o.loops ($n vector updates)" ;;
         g1_1x1_pblock/* | g1_1x1_pb_odd/x86-64-avx2)
             grep -q 'for qb' "$o.loops" && ok || bad "pblock/$name/$t" "no position blocks (qb) in $o.loops" ;;
         g1_1x1_pb_odd/x86-64-avx512)

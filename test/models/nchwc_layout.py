@@ -43,8 +43,8 @@ def graph(name, nodes, x_shape, y_shape, inits):
 
 def resblock():
     """conv -> relu -> conv -> residual add -> relu -> max pool -> 1x1 conv
-    -> per-channel Mul and Add constants -> global average pool (no blocked
-    form: one transform before it)."""
+    -> per-channel Mul and Add constants -> global average pool (of the
+    blocked tensor, into [N,C/b,1,1,b]: a Reshape after it)."""
     r = np.random.default_rng(11)
     inits = [const(r, "w1", (32, 16, 3, 3)), const(r, "b1", (32,)), const(r, "w2", (32, 32, 3, 3)),
              const(r, "w3", (48, 32, 1, 1)), const(r, "s", (48, 1, 1)), const(r, "t", (1, 48, 1, 1))]
@@ -99,7 +99,9 @@ def mixed():
 
 
 def grouped():
-    """a depthwise conv in the graph: blocking would not pay, nothing is
+    """a depthwise conv between two 1x1 convs: with x86-64-avx2 (its
+    dw_nchwc knob) all three blocked, the depthwise conv's lanes channels;
+    with x86-64-avx512 (no dw_nchwc) blocking would not pay and nothing is
     blocked (passes/layout.c blocking_pays)."""
     r = np.random.default_rng(14)
     inits = [const(r, "w1", (32, 16, 1, 1)), const(r, "wd", (32, 1, 3, 3)), const(r, "w2", (32, 32, 1, 1))]
@@ -109,10 +111,70 @@ def grouped():
     return graph("grouped", nodes, [1, 16, 9, 9], [1, 32, 9, 9], inits)
 
 
+def clip(inp, out):
+    return helper.make_node("Clip", [inp, "lo", "hi"], [out])
+
+
+def invres():
+    """mobilenet_v2's inverted residuals, batch 2 on a 13x11 plane: a
+    stride-2 3x3 conv from 3 channels, a depthwise 3x3 on its blocked
+    output, 1x1 convs, a residual add, an expansion and a stride-2
+    depthwise 3x3 (odd plane: the last tile partial), a 5x5 depthwise conv
+    with dilation 2 and asymmetric pads, Clip(0, 6) epilogues, global
+    average pool. All convs blocked with x86-64-avx2."""
+    r = np.random.default_rng(15)
+    inits = [const(r, "w0", (16, 3, 3, 3)), const(r, "d1", (16, 1, 3, 3)), const(r, "db1", (16,)),
+             const(r, "p1", (16, 16, 1, 1)), const(r, "e2", (48, 16, 1, 1)), const(r, "d2", (48, 1, 3, 3)),
+             const(r, "db2", (48,)), const(r, "p2", (24, 48, 1, 1)), const(r, "d3", (24, 1, 5, 5)),
+             numpy_helper.from_array(np.array(0.0, np.float32), "lo"),
+             numpy_helper.from_array(np.array(6.0, np.float32), "hi")]
+    nodes = [helper.make_node("Conv", ["x", "w0"], ["c0"], strides=[2, 2], pads=[1, 1, 1, 1]),
+             clip("c0", "r0"),
+             helper.make_node("Conv", ["r0", "d1", "db1"], ["c1"], group=16, pads=[1, 1, 1, 1]),
+             clip("c1", "r1"),
+             helper.make_node("Conv", ["r1", "p1"], ["c2"]),
+             helper.make_node("Add", ["c2", "r0"], ["a"]),
+             helper.make_node("Conv", ["a", "e2"], ["c3"]),
+             clip("c3", "r3"),
+             helper.make_node("Conv", ["r3", "d2", "db2"], ["c4"], group=48, strides=[2, 2], pads=[1, 1, 1, 1]),
+             clip("c4", "r4"),
+             helper.make_node("Conv", ["r4", "p2"], ["c5"]),
+             helper.make_node("Conv", ["c5", "d3"], ["c6"], group=24, dilations=[2, 2], pads=[4, 3, 2, 4]),
+             helper.make_node("GlobalAveragePool", ["c6"], ["y"])]
+    return graph("invres", nodes, [2, 3, 25, 21], [2, 24, 1, 1], inits)
+
+
+def se():
+    """efficientnet_b0's squeeze-and-excitation with SiLU (x * Sigmoid(x)):
+    a 1x1 expansion, a depthwise 3x3, global average pool, a 1x1 conv to 6
+    channels (not a multiple of the block: NCHW), SiLU, a 1x1 conv back to
+    32, Sigmoid, the scale multiplied into the blocked feature map
+    (broadcast [N,C,1,1] against [N,C,H,W]), a 1x1 projection."""
+    r = np.random.default_rng(16)
+    inits = [const(r, "e", (32, 16, 1, 1)), const(r, "d", (32, 1, 3, 3)), const(r, "db", (32,)),
+             const(r, "s1", (6, 32, 1, 1)), const(r, "s1b", (6,)), const(r, "s2", (32, 6, 1, 1)),
+             const(r, "s2b", (32,)), const(r, "pj", (16, 32, 1, 1))]
+    nodes = [helper.make_node("Conv", ["x", "e"], ["c0"]),
+             helper.make_node("Sigmoid", ["c0"], ["g0"]),
+             helper.make_node("Mul", ["c0", "g0"], ["h0"]),
+             helper.make_node("Conv", ["h0", "d", "db"], ["c1"], group=32, pads=[1, 1, 1, 1]),
+             helper.make_node("Sigmoid", ["c1"], ["g1"]),
+             helper.make_node("Mul", ["c1", "g1"], ["h1"]),
+             helper.make_node("GlobalAveragePool", ["h1"], ["p"]),
+             helper.make_node("Conv", ["p", "s1", "s1b"], ["q1"]),
+             helper.make_node("Sigmoid", ["q1"], ["g2"]),
+             helper.make_node("Mul", ["q1", "g2"], ["h2"]),
+             helper.make_node("Conv", ["h2", "s2", "s2b"], ["q2"]),
+             helper.make_node("Sigmoid", ["q2"], ["sc"]),
+             helper.make_node("Mul", ["h1", "sc"], ["m"]),
+             helper.make_node("Conv", ["m", "pj"], ["y"])]
+    return graph("se", nodes, [1, 16, 14, 14], [1, 16, 14, 14], inits)
+
+
 # name, model, blocked nodes expected with x86-64-avx512 and with
 # x86-64-avx2 (counted by their tvmcc.layout attribute: convs and pools)
-CASES = [("resblock", resblock, (4, 4)), ("fire", fire, (3, 4)), ("mixed", mixed, (2, 2)),
-         ("grouped", grouped, (0, 0))]
+CASES = [("resblock", resblock, (5, 5)), ("fire", fire, (3, 4)), ("mixed", mixed, (2, 2)),
+         ("grouped", grouped, (0, 3)), ("invres", invres, (0, 8)), ("se", se, (0, 5))]
 TARGETS = [("x86-64-avx512", "avx512f", "NCHW16c"), ("x86-64-avx2", "avx2", "NCHW8c")]
 
 
