@@ -3,7 +3,7 @@
 //
 //   node ort_node_minima.js MODEL.onnx INPUT.bin --shape D0,D1,... RUNS OUT.json
 //
-// One session (intraOpNumThreads 1, interOpNumThreads 1, sequential,
+// One session (intraOpNumThreads 1, or $ORT_THREADS, interOpNumThreads 1, sequential,
 // graphOptimizationLevel 'all', profiling on), 3 warm-up runs, RUNS timed
 // runs; writes [{"name", "op", "us"}] with each node's shortest
 // "<node>_kernel_time" event of the timed runs. Node names are those after
@@ -32,7 +32,7 @@ async function main() {
     }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ortmin-'));
     const s = await ort.InferenceSession.create(model, {
-        intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential',
+        intraOpNumThreads: Number(process.env.ORT_THREADS || 1), interOpNumThreads: 1, executionMode: 'sequential',
         graphOptimizationLevel: 'all', enableProfiling: true, profileFilePrefix: path.join(dir, 'prof'),
     });
     const buf = fs.readFileSync(input);

@@ -424,4 +424,11 @@ json.dump([{"name": k["nodes"][0]["name"] + "_output_0_nchwc", "op": "Conv", "us
         bad minima/report "bench/kernel_minima.py did not match the node to $k0 ($o/km.report)"
     fi
 fi
+# THREADS=N builds tvmcc's side with -fopenmp and runs both at N threads;
+# anything but a positive number is refused before any work
+if msg=$(THREADS=two "$root/bench/kernel_minima.sh" g2_3x3_relu x86-64-avx2 2>&1); then
+    bad minima/threads "THREADS=two accepted"
+else
+    case $msg in *"THREADS must be a positive number"*) ok ;; *) bad minima/threads "THREADS=two: $msg" ;; esac
+fi
 finish
