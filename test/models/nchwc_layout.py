@@ -171,10 +171,22 @@ def se():
     return graph("se", nodes, [1, 16, 14, 14], [1, 16, 14, 14], inits)
 
 
+def gmp():
+    """batch 2: a conv to 32 channels, Relu, GlobalMaxPool of the blocked
+    tensor (into [N,C/b,1,1,b], a Reshape after it), a per-channel Mul."""
+    r = np.random.default_rng(17)
+    inits = [const(r, "w", (32, 8, 3, 3)), const(r, "s", (1, 32, 1, 1))]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("GlobalMaxPool", ["r"], ["g"]),
+             helper.make_node("Mul", ["g", "s"], ["y"])]
+    return graph("gmp", nodes, [2, 8, 9, 10], [2, 32, 1, 1], inits)
+
+
 # name, model, blocked nodes expected with x86-64-avx512 and with
 # x86-64-avx2 (counted by their tvmcc.layout attribute: convs and pools)
 CASES = [("resblock", resblock, (5, 5)), ("fire", fire, (3, 4)), ("mixed", mixed, (2, 2)),
-         ("grouped", grouped, (0, 3)), ("invres", invres, (0, 8)), ("se", se, (0, 5))]
+         ("grouped", grouped, (0, 3)), ("invres", invres, (0, 8)), ("se", se, (0, 5)), ("gmp", gmp, (2, 2))]
 TARGETS = [("x86-64-avx512", "avx512f", "NCHW16c"), ("x86-64-avx2", "avx2", "NCHW8c")]
 
 
