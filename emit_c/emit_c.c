@@ -163,7 +163,13 @@ static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
         else if (s->for_kind == FOR_VECTORIZE)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
         else if (s->for_kind == FOR_PARALLEL)
-            fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
+            /* dynamic: a thread slowed by another job on its core takes
+             * fewer iterations instead of holding the loop's end (the
+             * iterations write disjoint outputs, so the bytes do not
+             * depend on the split; 2-thread medians on a shared AMD Zen 3
+             * host: geometric mean of 3 CNNs 1.31 -> 1.17 of onnxruntime's,
+             * four interleaved pairs) */
+            fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for schedule(dynamic)\n#endif\n");
         indent(f, depth);
         fprintf(f, "for (%s %s = 0; %s < %lld; %s++) {\n", pr->idx_type, k->var_names[s->var],
                 k->var_names[s->var], (long long)s->extent, k->var_names[s->var]);

@@ -14,6 +14,7 @@
 #   ref/MODEL      the 1-thread output against a float64 numpy reference
 #                  (a GlobalAveragePool's plane sums included)
 #                  (rtol 1e-4, atol 1e-4 of the output's scale)
+#   dyn/MODEL      every `omp parallel for` of model.c has schedule(dynamic)
 #   omp/MODEL/N    the -fopenmp build at OMP_NUM_THREADS=N (2, 3) equals
 #                  the 1-thread build byte for byte (a copy racing its
 #                  tiles, or iterations split across threads that overlap,
@@ -137,6 +138,11 @@ while read -r name C Co H W g k s p post want; do
     n=$(awk '/^static void k/ { k = ($3 ~ /^k0_/) } k && /#pragma omp parallel for/ { n++ } END { print n + 0 }' \
         "$o/model.c")
     [ "$n" = "$want" ] && ok || bad "par/$name" "$n parallel loops in its kernel, expected $want"
+    # every parallel loop hands its iterations out dynamically (a thread
+    # slowed by another job takes fewer)
+    nd=$(grep -c '#pragma omp parallel for schedule(dynamic)$' "$o/model.c")
+    na=$(grep -c '#pragma omp parallel for' "$o/model.c")
+    [ "$nd" = "$na" ] && ok || bad "dyn/$name" "$nd of $na parallel loops with schedule(dynamic)"
     if [ $runs = 0 ]; then
         echo "SKIP $name: the host cannot run $T code"
         continue
