@@ -631,7 +631,7 @@ int template_packed(Lower *L, const Target *t)
         tpl_threads_work(L, t, tpl_stage_work(c));
         return 0;
     }
-    if (!t->family->portable && !tpl_dwconv_nchwc(L, t, c)) {
+    if (!tpl_dwconv_nchwc(L, t, c)) {
         /* a blocked depthwise conv (tpl_pool.c): one multiply-add per tap
          * and output */
         tpl_threads_work(L, t, tpl_stage_work(c));

@@ -214,28 +214,32 @@ static int sink(Graph *g, int32_t ei, Diag *d)
  * pass walks the nodes in order and records, for each value, its blocked
  * twin (blk[v], -1 when there is none):
  *
- * - a group-1 2-D Conv with constant weights and an output C % b == 0
- *   writes a blocked output; it reads its input blocked when the input has
- *   a twin, else in NCHW (the first conv, convs after a pool: no transform
- *   on the way in). Its weights stay OIHW: the lowering reads them at the
- *   blocked channel (lower/op_layout.c) and the x86 template packs them at
- *   compile time anyway.
+ * - a 2-D Conv with constant weights, groups of whole blocks
+ *   (groups_blockable) and an output C % b == 0 writes a blocked output;
+ *   it reads its input blocked when the input has a twin, else in NCHW
+ *   (the first conv, convs after a pool: no transform on the way in). Its
+ *   weights stay OIHW: the lowering reads them at the blocked channel
+ *   (lower/op_layout.c) and the x86 template packs them at compile time
+ *   anyway. A depthwise conv (the target's dw_nchwc knob) is the
+ *   exception: its weights become [C/b,1,KH,KW,b] and an NCHW input gets
+ *   a transform (its lanes are channels).
  * - an elementwise node (checked on its lowered kernel as sink() does)
  *   with a non-constant operand that has a twin runs on the twins; its other
- *   non-constant operands (of the output's shape) get a transform to the
- *   blocked layout (add_block: Reshape + Transpose, made once per value;
- *   resnet's first residual add, beside the max pool's output), its
- *   constant operands are re-laid out at compile time (relayout_const).
+ *   non-constant operands (of the output's shape, or [N,C,1,1]) get a
+ *   transform to the blocked layout (add_block: Reshape + Transpose, made
+ *   once per value; resnet's first residual add, beside the max pool's
+ *   output), its constant operands are re-laid out at compile time
+ *   (relayout_const).
  * - a Concat along the channels whose inputs all have twins concatenates
  *   the twins along axis 1 (C/b blocks of whole channels).
- * - a 2-D MaxPool whose input has a twin pools the twin.
+ * - a 2-D MaxPool, GlobalAveragePool or GlobalMaxPool whose input has a
+ *   twin pools the twin.
  * Every node the pass moves to the blocked form leaves behind, for its old
- * NCHW output, a transform back (Transpose [0,1,4,2,3] + Reshape); the
- * transforms that no NCHW reader needs die in dce, so they remain only
- * where a blocked producer meets a consumer without a blocked form
- * (GlobalAveragePool, graph outputs, Flatten, a conv whose output channels
- * are not a multiple of b). No transform to the blocked layout is
- * inserted for a conv: it reads an NCHW input directly. */
+ * NCHW output, a transform back (Transpose [0,1,4,2,3] + Reshape; the
+ * Reshape alone for one position per channel); the transforms that no
+ * NCHW reader needs die in dce, so they remain only where a blocked
+ * producer meets a consumer without a blocked form (graph outputs,
+ * Flatten, a conv whose output channels are not a multiple of b). */
 
 /* b of "NCHW<b>c", 0 for any other layout. */
 static int block_of(const char *layout)
@@ -365,13 +369,30 @@ static int32_t add_block(Graph *g, int32_t v, int b)
     return v5;
 }
 
+/* Constant data [A][C][I] (elements of es bytes) as [A][C/b][I][b], in
+ * the compile arena: each block's b channels innermost. */
+static void *split_channel_blocks(Graph *g, const void *src, int64_t A, int64_t C, int64_t I, int b, size_t es)
+{
+    char *dst = arena_array(g->arena, (size_t)(A * C * I), es);
+    int64_t a, cb, i, ci;
+    if (!dst)
+        die("compile arena exhausted");
+    for (a = 0; a < A; a++)
+        for (cb = 0; cb < C / b; cb++)
+            for (i = 0; i < I; i++)
+                for (ci = 0; ci < b; ci++)
+                    memcpy(dst + (((a * (C / b) + cb) * I + i) * b + ci) * es,
+                           (const char *)src + ((a * C + cb * b + ci) * I + i) * es, es);
+    return dst;
+}
+
 /* Constant operand vi (rank <= 4, broadcasting against [N,C,H,W]) in the
  * blocked layout: rank 5, its channel axis split into [C/b] and [b] when
  * it has C channels, else a 1 there. -1 when it does not broadcast. */
 static int32_t relayout_const(Graph *g, int32_t vi, int64_t C, int b)
 {
     const Value *v = &g->values[vi];
-    int64_t d4[4], a, cb, h, w, ci;
+    int64_t d4[4];
     size_t es = dtype_size(v->dtype);
     int32_t nv;
     Value *t;
@@ -398,18 +419,7 @@ static int32_t relayout_const(Graph *g, int32_t vi, int64_t C, int b)
         t->data = v->data; /* same order: a reshape */
         return nv;
     }
-    t->data = arena_array(g->arena, (size_t)(d4[0] * C * d4[2] * d4[3]), es);
-    if (!t->data)
-        die("compile arena exhausted");
-    for (a = 0; a < d4[0]; a++)
-        for (cb = 0; cb < C / b; cb++)
-            for (h = 0; h < d4[2]; h++)
-                for (w = 0; w < d4[3]; w++)
-                    for (ci = 0; ci < b; ci++) {
-                        int64_t src = ((a * C + cb * b + ci) * d4[2] + h) * d4[3] + w;
-                        int64_t dst = (((a * (C / b) + cb) * d4[2] + h) * d4[3] + w) * b + ci;
-                        memcpy((char *)t->data + dst * es, (const char *)v->data + src * es, es);
-                    }
+    t->data = split_channel_blocks(g, v->data, d4[0], C, d4[2] * d4[3], b, es);
     return nv;
 }
 
@@ -490,19 +500,13 @@ static int32_t retarget_output(Graph *g, int32_t ni, int b)
 static int32_t dw_weights_blocked(Graph *g, int32_t wi, int b)
 {
     const Value *w = &g->values[wi];
-    int64_t C = w->dims[0], khw = w->dims[2] * w->dims[3], c, r;
-    const float *src = w->data;
-    float *dst;
+    int64_t C = w->dims[0];
+    void *dst;
     int32_t nv;
     Value *t;
-    if (w->rank != 4 || w->dtype != DT_FLOAT32 || !src || w->dims[1] != 1 || C % b)
+    if (w->rank != 4 || w->dtype != DT_FLOAT32 || !w->data || w->dims[1] != 1 || C % b)
         return -1;
-    dst = arena_array(g->arena, (size_t)(C * khw), sizeof *dst);
-    if (!dst)
-        die("compile arena exhausted");
-    for (c = 0; c < C; c++)
-        for (r = 0; r < khw; r++)
-            dst[(c / b * khw + r) * b + c % b] = src[c * khw + r];
+    dst = split_channel_blocks(g, w->data, 1, C, w->dims[2] * w->dims[3], b, sizeof(float));
     nv = graph_add_value(g, arena_printf(g->arena, "%s/nchw%dc", g->values[wi].name, b));
     w = &g->values[wi];
     t = &g->values[nv];
