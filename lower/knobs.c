@@ -56,8 +56,10 @@ int knobs_legal(const TileSpace *sp, const TileKnobs *kn, const char **why)
         return *why = "P exceeds one vector of rows (the epilogue stores a tile column as one vector)", 0;
     if ((sp->shape == TS_CONV || sp->shape == TS_MATMUL) && cdiv(sp->cols, VL) * VL > 2 * sp->cols)
         return *why = "V vectors would more than double the packed weights", 0;
-    if (sp->shape == TS_CONV_NCHWC && sp->cols % VL != 0)
-        return *why = "V blocks must divide the output channels (a tile stores whole blocks)", 0;
+    if ((sp->shape == TS_CONV_NCHWC || sp->shape == TS_CONV_NCHWC_G) && sp->cols % sp->lanes != 0)
+        return *why = "the output channels must be whole blocks", 0;
+    if (sp->shape == TS_CONV_NCHWC_G && sp->cols % VL != 0)
+        return *why = "V blocks must divide a group's output channels (a grouped conv's tiles are whole)", 0;
     if (sp->shape != TS_MATMUL) {
         if (kn->G != 0 || kn->kc != 0)
             return *why = "G and kc apply to matmul workloads only", 0;

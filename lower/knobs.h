@@ -22,7 +22,9 @@ typedef enum TileShape {
     TS_DWCONV,   /* depthwise conv: P output rows x V vectors of columns */
     TS_MATMUL,   /* matmul / gemm: P rows x V vectors of columns, L2 groups, L1 blocks */
     TS_GENERIC,  /* generic register tile (templates.c): P = rows; V = 1 */
-    TS_CONV_NCHWC /* conv in blocked channels: P output positions x V whole channel blocks */
+    TS_CONV_NCHWC, /* conv in blocked channels: P output positions x V whole channel blocks
+                      (the last tile of a row may hold fewer blocks) */
+    TS_CONV_NCHWC_G /* the same, grouped: V blocks divide a group's */
 } TileShape;
 
 typedef struct TileKnobs {

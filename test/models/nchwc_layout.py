@@ -16,6 +16,7 @@ Prints PASS/FAIL per case and target and, last, "N passed, N failed"."""
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -183,10 +184,28 @@ def gmp():
     return graph("gmp", nodes, [2, 8, 9, 10], [2, 32, 1, 1], inits)
 
 
+def ragged():
+    """a 1x1 conv to 72 channels (9 blocks of 8) over a 12x12 plane, bias,
+    Relu and a per-channel Add: with x86-64-avx2 two-block tiles whose last
+    is ragged (lower/tpl_nchwc.c ragged_tile), its missing block's stores
+    guarded."""
+    r = np.random.default_rng(19)
+    inits = [const(r, "w1", (32, 16, 3, 3)), const(r, "w2", (72, 32, 1, 1)), const(r, "b2", (72,)),
+             const(r, "t", (1, 72, 1, 1))]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"]),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Add", ["r2", "t"], ["y"])]
+    return graph("ragged", nodes, [1, 16, 12, 12], [1, 72, 12, 12], inits)
+
+
 # name, model, blocked nodes expected with x86-64-avx512 and with
-# x86-64-avx2 (counted by their tvmcc.layout attribute: convs and pools)
+# x86-64-avx2 (counted by their tvmcc.layout attribute: convs and pools),
+# and optionally a pattern the x86-64-avx2 loops (--dump-loops) must hold
 CASES = [("resblock", resblock, (5, 5)), ("fire", fire, (3, 4)), ("mixed", mixed, (2, 2)),
-         ("grouped", grouped, (0, 3)), ("invres", invres, (0, 8)), ("se", se, (0, 5)), ("gmp", gmp, (2, 2))]
+         ("grouped", grouped, (0, 3)), ("invres", invres, (0, 8)), ("se", se, (0, 5)), ("gmp", gmp, (2, 2)),
+         ("ragged", ragged, (1, 2), r"if \(\(\(cb[0-9]+ \* 2\) \+ vo[0-9]+\) < 9\):")]
 TARGETS = [("x86-64-avx512", "avx512f", "NCHW16c"), ("x86-64-avx2", "avx2", "NCHW8c")]
 
 
@@ -213,7 +232,7 @@ def build(args, w, path, target, x):
 
 
 def check(item, args):
-    (name, make, wants), (target, flag, layout) = item
+    (name, make, wants, *loops), (target, flag, layout) = item
     want = wants[0] if layout == "NCHW16c" else wants[1]
     w = os.path.join(args.work, name)
     os.makedirs(w, exist_ok=True)
@@ -227,6 +246,10 @@ def check(item, args):
     got = p.stdout.count('tvmcc.layout="%s"' % layout)
     if got != want:
         return "%d nodes in %s after the layout pass, want %d" % (got, layout, want)
+    if loops and layout == "NCHW8c":
+        p = subprocess.run([args.tvmcc, path, "-t", target, "--dump-loops"], capture_output=True, text=True)
+        if p.returncode != 0 or not re.search(loops[0], p.stdout):
+            return "no %r in --dump-loops" % loops[0]
     if not args.runnable[target]:
         out = os.path.join(w, "out-" + target)
         subprocess.run(["rm", "-rf", out])
