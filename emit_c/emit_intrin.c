@@ -505,8 +505,8 @@ static void vec_expr(Printer *pr, FILE *f, const Kernel *k, const Isa *x, const 
         const char *ex = x->lanes == 16 ? "tvmcc_exp16" : "tvmcc_exp8";
         const char *si = x->lanes == 16 ? "_mm512" : "_mm256";
         /* -a: the sign bit flipped, exactly the scalar negation */
-        if (e->op == UN_SIGMOID && x->lanes == 16) {
-            fprintf(f, "tvmcc_sigmoid16(");
+        if (e->op == UN_SIGMOID) {
+            fprintf(f, "tvmcc_sigmoid%d(", x->lanes);
             vec_expr(pr, f, k, x, e->a, var);
             fprintf(f, ")");
             return;
@@ -757,6 +757,42 @@ static void emit_recip16(FILE *f)
  * fewer); then 2^n by scalef
  * and tvmcc_recip16 (0 where 1 + exp(-x) is infinite). NaN passes
  * through (min/max return their second operand for a NaN). */
+/* The sigmoid on AVX2 vectors, as tvmcc_sigmoid16 (the same reduction and
+ * degree-5 polynomial, the rounding of -x / ln 2 by adding and subtracting
+ * 1.5 * 2^23), 2^n as two biased-exponent factors (n from -150 to 128:
+ * 1 + exp(-x) may be infinite, giving 0) and one division (a reciprocal
+ * estimate and a Newton step were no faster on Zen 3 and gave 5 ulp and
+ * sigmoid(0) = 0.49999997). Within 4 ulp of the sigmoid over [-110, 110]
+ * (1 / (1 + tvmcc_exp8(-x)): 2.3), exactly 0.5 at 0, 1 at +inf, 0 at -inf,
+ * NaN for NaN; 15-25% faster than that form on Zen 3 (efficientnet_b0's
+ * 16-to-96-channel conv and its swish: 1303 -> 1186 us, kernel minima). */
+static void emit_sigmoid8(FILE *f)
+{
+    static const char *const c[] = {"-0.008297654800f", "0.04191538319f", "-0.1666757464f", "0.4999889433f",
+                                    "-0.9999997020f", "1.000000119f"};
+    int i;
+    fprintf(f, "static inline TVMCC_MAYBE_UNUSED __m256 tvmcc_sigmoid8(__m256 x)\n{\n");
+    fprintf(f, "    const __m256 shift = _mm256_set1_ps(12582912.0f);\n");
+    fprintf(f, "    __m256 n, s, q, d;\n");
+    fprintf(f, "    __m256i ni, h;\n");
+    fprintf(f, "    x = _mm256_min_ps(_mm256_set1_ps(104.0f), x);\n");
+    fprintf(f, "    x = _mm256_max_ps(_mm256_set1_ps(-89.0f), x);\n");
+    fprintf(f, "    n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(-1.44269504f), shift), shift);\n");
+    fprintf(f, "    s = _mm256_fmadd_ps(n, _mm256_set1_ps(0.693145752f), x);\n");
+    fprintf(f, "    s = _mm256_fmadd_ps(n, _mm256_set1_ps(1.42860677e-6f), s);\n");
+    fprintf(f, "    q = _mm256_set1_ps(%s);\n", c[0]);
+    for (i = 1; i < 6; i++)
+        fprintf(f, "    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(%s));\n", c[i]);
+    fprintf(f, "    ni = _mm256_cvtps_epi32(n);\n");
+    fprintf(f, "    h = _mm256_srai_epi32(ni, 1);\n");
+    fprintf(f, "    q = _mm256_mul_ps(q, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, "
+               "_mm256_set1_epi32(127)), 23)));\n");
+    fprintf(f, "    q = _mm256_mul_ps(q, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32("
+               "_mm256_sub_epi32(ni, h), _mm256_set1_epi32(127)), 23)));\n");
+    fprintf(f, "    d = _mm256_add_ps(_mm256_set1_ps(1.0f), q);\n");
+    fprintf(f, "    return _mm256_div_ps(_mm256_set1_ps(1.0f), d);\n}\n\n");
+}
+
 static void emit_sigmoid16(FILE *f)
 {
     /* p(r) = sum c_k r^k, k <= 5, fitted to exp for the least maximum
@@ -841,5 +877,6 @@ void emit_intrin_helpers(FILE *f, int lanes)
                    "_mm256_sub_epi32(ni, h), _mm256_set1_epi32(127)), 23));\n");
         fprintf(f, "        return _mm256_mul_ps(_mm256_mul_ps(q, s1), s2);\n");
         fprintf(f, "    }\n}\n\n");
+        emit_sigmoid8(f);
     }
 }

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Special float values through the AVX-512 vector printer (emit_intrin.c):
+"""Special float values through the x86 vector printer (emit_intrin.c):
 Relu, Clip, Max and Min keep tvmrt_maxf/minf's rule (a NaN first operand
 is kept, a NaN second operand wins, max(-0, +0) is +0), and the sigmoid
-(a reciprocal estimate refined by one Newton step, not a division) stays
-within 1e-6 of the exact value, gives 0 where 1 + exp(-x) overflows and
-propagates NaN.
+(AVX-512: a reciprocal estimate refined by one Newton step; AVX2:
+tvmcc_sigmoid8, a degree-5 polynomial and a division) stays within 1e-6
+of the exact value, gives 0 where 1 + exp(-x) overflows and propagates
+NaN.
 
 Each case builds a one-node model with onnx.helper on a [1, 37] input (two
-whole 16-lane vectors and a masked tail), compiles it with tvmcc -t
-x86-64-avx512, builds it with test/driver.c and -march=native and compares
-with the scalar rule computed here. On a host without AVX-512F each case
-is still compiled (tvmcc, then cc with the target's -mavx512* flags and
--Wall -Wextra -Werror) and its run is reported as skipped.
+whole 16-lane vectors and a masked tail; four 8-lane vectors and a 5-lane
+tail, stored by tvmcc_store8_n), compiles it with tvmcc -t x86-64-avx512
+and -t x86-64-avx2, builds it with test/driver.c and -march=native and
+compares with the scalar rule computed here. On a host without the
+target's instructions each case is still compiled (tvmcc, then cc with the
+target's own flags and -Wall -Wextra -Werror) and its run is reported as
+skipped.
 Prints PASS/FAIL per case and, last, "N passed, N failed"."""
 import argparse
 import math
@@ -29,8 +32,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 F = TensorProto.FLOAT
 N = 37
 NAN = float("nan")
-# the x86-64-avx512 target's instruction-set flags (targets/x86-64-avx512.json)
-AVX512_FLAGS = ["-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mfma"]
+# target, its instruction-set flags (targets/*.json), the CPU flags that run
+# it, the prefix of its vectors, and its sigmoid helper
+TARGETS = [("x86-64-avx512", ["-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mfma"], ["avx512f"],
+            "_mm512_", "tvmcc_sigmoid16("),
+           ("x86-64-avx2", ["-mavx2", "-mfma"], ["avx2", "fma"], "_mm256_", "tvmcc_sigmoid8(")]
 INF = float("inf")
 
 # NaN, infinities, signed zeros, values where exp overflows or underflows
@@ -117,30 +123,37 @@ def compare(got, x, rule, tol):
     return None
 
 
-def run_case(name, m, rule, tol, args):
-    w = os.path.join(args.work, name)
+def run_case(case, target, args):
+    name, m, rule, tol = case
+    tname, tflags, need, prefix, sig = target
+    w = os.path.join(args.work, name + "-" + tname)
     os.makedirs(w, exist_ok=True)
     path = os.path.join(w, "model.onnx")
     with open(path, "wb") as f:
         f.write(m.SerializeToString())
     out = os.path.join(w, "out")
     subprocess.run(["rm", "-rf", out])
-    p = subprocess.run([args.tvmcc, path, "-o", out, "-t", "x86-64-avx512"], capture_output=True, text=True)
+    p = subprocess.run([args.tvmcc, path, "-o", out, "-t", tname], capture_output=True, text=True)
     if p.returncode != 0:
         return "compile: " + p.stderr.strip()
     src = open(os.path.join(out, "model.c")).read()
-    if "_mm512_" not in src:
-        return "no AVX-512 vector code was printed"
+    if prefix not in src:
+        return "no %s vector code was printed" % tname
+    if "sigmoid" in name or "swish" in name:
+        if sig + "_mm" not in src:
+            return "the sigmoid is not %s...) in model.c" % sig
+    elif "_mm256_maskstore_ps" in src:
+        return "a masked store (_mm256_maskstore_ps) in model.c"
     srcs = sorted(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".c"))
     exe = os.path.join(w, "driver")
-    if not args.runnable:
+    if not all(f in args.cpu for f in need):
         for s in srcs:
             p = subprocess.run([args.cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c",
-                                "-o", os.path.join(w, "obj.o"), "-I", out] + AVX512_FLAGS + [s],
+                                "-o", os.path.join(w, "obj.o"), "-I", out] + tflags + [s],
                                capture_output=True, text=True)
             if p.returncode != 0:
                 return "cc: " + (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[0]
-        return Skipped("run: the host has no AVX-512F (compiled warning-free only)")
+        return Skipped("run: the host has no %s (compiled warning-free only)" % "/".join(need))
     p = subprocess.run([args.cc, "-std=c99", "-O2", "-march=native", "-I", out] + srcs +
                        [os.path.join(ROOT, "test", "driver.c"), "-lm", "-o", exe],
                        capture_output=True, text=True)
@@ -162,8 +175,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "x86_special_values"))
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
-    args.runnable = "avx512f" in host_cpu_flags()
-    return run_cases(CASES, lambda c: run_case(*c, args), lambda c: c[0])
+    args.cpu = host_cpu_flags()
+    items = [(c, t) for t in TARGETS for c in CASES]
+    return run_cases(items, lambda it: run_case(it[0], it[1], args), lambda it: "%s -t %s" % (it[0][0], it[1][0]))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Special float values (NaN, infinities, signed zeros, exp overflow) through
-# the AVX-512 vector printer (test/models/x86_special_values.py). Skips, with
+# the x86 vector printer, AVX-512 and AVX2 (test/models/x86_special_values.py). Skips, with
 # the reason, when onnx is not importable. Last line: "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
