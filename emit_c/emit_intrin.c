@@ -757,6 +757,28 @@ static void emit_recip16(FILE *f)
  * fewer); then 2^n by scalef
  * and tvmcc_recip16 (0 where 1 + exp(-x) is infinite). NaN passes
  * through (min/max return their second operand for a NaN). */
+static void emit_sigmoid16(FILE *f)
+{
+    /* p(r) = sum c_k r^k, k <= 5, fitted to exp for the least maximum
+     * relative error on |r| <= ln 2 / 2 (7.5e-8 with exact coefficients);
+     * listed from c_5 to c_0, c_k times (-1)^k for the argument s = -r */
+    static const char *const c[] = {"-0.008297654800f", "0.04191538319f", "-0.1666757464f", "0.4999889433f",
+                                    "-0.9999997020f", "1.000000119f"};
+    int i;
+    fprintf(f, "static inline TVMCC_MAYBE_UNUSED __m512 tvmcc_sigmoid16(__m512 x)\n{\n");
+    fprintf(f, "    const __m512 shift = _mm512_set1_ps(12582912.0f);\n");
+    fprintf(f, "    __m512 n, s, q;\n");
+    fprintf(f, "    x = _mm512_min_ps(_mm512_set1_ps(104.0f), x);\n");
+    fprintf(f, "    x = _mm512_max_ps(_mm512_set1_ps(-89.0f), x);\n");
+    fprintf(f, "    n = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(-1.44269504f), shift), shift);\n");
+    fprintf(f, "    s = _mm512_fmadd_ps(n, _mm512_set1_ps(0.693145752f), x);\n");
+    fprintf(f, "    s = _mm512_fmadd_ps(n, _mm512_set1_ps(1.42860677e-6f), s);\n");
+    fprintf(f, "    q = _mm512_set1_ps(%s);\n", c[0]);
+    for (i = 1; i < 6; i++)
+        fprintf(f, "    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(%s));\n", c[i]);
+    fprintf(f, "    return tvmcc_recip16(_mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(q, n)));\n}\n\n");
+}
+
 /* The sigmoid on AVX2 vectors, as tvmcc_sigmoid16 (the same reduction and
  * degree-5 polynomial, the rounding of -x / ln 2 by adding and subtracting
  * 1.5 * 2^23), 2^n as two biased-exponent factors (n from -150 to 128:
@@ -791,28 +813,6 @@ static void emit_sigmoid8(FILE *f)
                "_mm256_sub_epi32(ni, h), _mm256_set1_epi32(127)), 23)));\n");
     fprintf(f, "    d = _mm256_add_ps(_mm256_set1_ps(1.0f), q);\n");
     fprintf(f, "    return _mm256_div_ps(_mm256_set1_ps(1.0f), d);\n}\n\n");
-}
-
-static void emit_sigmoid16(FILE *f)
-{
-    /* p(r) = sum c_k r^k, k <= 5, fitted to exp for the least maximum
-     * relative error on |r| <= ln 2 / 2 (7.5e-8 with exact coefficients);
-     * listed from c_5 to c_0, c_k times (-1)^k for the argument s = -r */
-    static const char *const c[] = {"-0.008297654800f", "0.04191538319f", "-0.1666757464f", "0.4999889433f",
-                                    "-0.9999997020f", "1.000000119f"};
-    int i;
-    fprintf(f, "static inline TVMCC_MAYBE_UNUSED __m512 tvmcc_sigmoid16(__m512 x)\n{\n");
-    fprintf(f, "    const __m512 shift = _mm512_set1_ps(12582912.0f);\n");
-    fprintf(f, "    __m512 n, s, q;\n");
-    fprintf(f, "    x = _mm512_min_ps(_mm512_set1_ps(104.0f), x);\n");
-    fprintf(f, "    x = _mm512_max_ps(_mm512_set1_ps(-89.0f), x);\n");
-    fprintf(f, "    n = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(-1.44269504f), shift), shift);\n");
-    fprintf(f, "    s = _mm512_fmadd_ps(n, _mm512_set1_ps(0.693145752f), x);\n");
-    fprintf(f, "    s = _mm512_fmadd_ps(n, _mm512_set1_ps(1.42860677e-6f), s);\n");
-    fprintf(f, "    q = _mm512_set1_ps(%s);\n", c[0]);
-    for (i = 1; i < 6; i++)
-        fprintf(f, "    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(%s));\n", c[i]);
-    fprintf(f, "    return tvmcc_recip16(_mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(q, n)));\n}\n\n");
 }
 
 void emit_intrin_helpers(FILE *f, int lanes)

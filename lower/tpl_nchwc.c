@@ -63,7 +63,7 @@ static Stmt *subsample_copy(Lower *L, int xs, int x, const IterVar *nv, int64_t 
  * of 5 x 16 against 13 x 8; per-kernel minima, bench/kernel_minima.sh). */
 static void ragged_tile(Plan *pl, const Target *t, int64_t rows)
 {
-    int regs = tpl_regs(t), P1 = (regs - 3) / 1, P2 = (regs - 4) / 2;
+    int regs = tpl_regs(t), P1 = regs - 3, P2 = (regs - 4) / 2; /* (regs - V - 2) / V */
     int64_t nb = pl->co / pl->lanes;
     double c1, c2;
     if (P1 > rows)
