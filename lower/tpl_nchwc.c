@@ -195,6 +195,7 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
         s[0] = s[1] = 1;
     }
     rows = flat ? OH * OW : OW;
+    pl.whole = ng > 1; /* a grouped conv's tiles are whole */
     tpl_plan_tile(&pl, t, Co, rows);
     if (ng == 1 && pl.V == 1 && Co / b >= 9 && (Co / b) % 2 == 1)
         ragged_tile(&pl, t, rows);

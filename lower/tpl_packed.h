@@ -28,6 +28,7 @@ typedef struct Plan {
     int64_t co;         /* output channels (columns); of one group when grouped */
     int64_t ncb;        /* channel blocks of VL (of one group) */
     int64_t groups;     /* a grouped conv's groups (panels [g][cb]...), else 0 or 1 */
+    int whole;          /* tpl_plan_tile: V must divide the vectors of co (a blocked grouped conv) */
     int nr;             /* reduce loops */
     int64_t rext[3];
     int64_t wco, wr[3], wc0; /* weight offset = wc0 + co*wco + sum r_i*wr[i] */

@@ -24,6 +24,8 @@
 #                  8 x 1 vectors with x86-64-avx2), strides 1 and 2; their
 #                  channels (12, 4) not a multiple of 8, so that they stay
 #                  NCHW with x86-64-avx2 too
+#   oddv/g1_1x1_odd116/x86-64-avx2  116 output channels (15 vectors, an
+#                  odd count) still take two-vector tiles (NCHW)
 #   dwb/MODEL/TARGET  the dwb_* models (depthwise, channels a multiple of
 #                  8) run blocked with x86-64-avx2 (its dw_nchwc knob):
 #                  the blocked tile's unrolled vector updates
@@ -109,6 +111,7 @@ g1_1x1_nocopy   1 96 32 28 28  1 1 1 0 1 1 relu
 g1_1x1_kblock   1 512 32 28 28 1 1 1 0 1 1 addrelu
 g1_1x1_kb256    1 256 32 56 56 1 1 1 0 1 1 relu
 g1_1x1_kb464    1 464 64 7 7   1 1 1 0 1 1 relu
+g1_1x1_odd116   1 116 116 7 7  1 1 1 0 1 1 relu
 CASES
 cat > "$work/chains.txt" <<'CASES'
 chain_gw16_s1   64 14  4 1
@@ -284,6 +287,12 @@ while read -r name; do
             # blocks of 116: 116 steps, enough for a 1x1 window
             # (CONV_BLOCK_MIN_STEPS_1X1 64, lower/tpl_conv.c)
             grep -q 'for rcb' "$o.loops" && ok || bad "kblock/$name/$t" "no channel blocks (rcb) in $o.loops" ;;
+        g1_1x1_odd116/x86-64-avx2)
+            # 116 channels, 15 vectors of 8 (NCHW): two-vector tiles, the
+            # last pair half padding (lower/tpl_packed.c tpl_plan_tile),
+            # not 7 x 1 vector
+            grep -q 'fma_tile [0-9]*x16' "$o/model.c" && ! grep -q 'fma_tile [0-9]*x8(' "$o/model.c" && ok ||
+                bad "oddv/$name/$t" "no two-vector tile for 15 vectors in $o/model.c" ;;
         g1_7wide_*/x86-64-avx512)
             grep -q 'fma_tile 7x' "$o/model.c" && ok || bad "tile7/$name/$t" "no 7-row tile in $o/model.c" ;;
         rows_*/x86-64-*)
