@@ -746,6 +746,27 @@ static void emit_recip16(FILE *f)
     fprintf(f, "    return _mm512_mask_fmadd_ps(r, fin, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r);\n}\n\n");
 }
 
+/* The body the two sigmoid helpers share (prefix p: _mm512 or _mm256):
+ * x limited, n = round(-x / ln 2), s = x + n ln 2 = -r, q = exp(r) by
+ * the polynomial in s. */
+static void emit_sigmoid_poly(FILE *f, const char *p)
+{
+    /* p(r) = sum c_k r^k, k <= 5, fitted to exp for the least maximum
+     * relative error on |r| <= ln 2 / 2 (7.5e-8 with exact coefficients);
+     * listed from c_5 to c_0, c_k times (-1)^k for the argument s = -r */
+    static const char *const c[] = {"-0.008297654800f", "0.04191538319f", "-0.1666757464f", "0.4999889433f",
+                                    "-0.9999997020f", "1.000000119f"};
+    int i;
+    fprintf(f, "    x = %s_min_ps(%s_set1_ps(104.0f), x);\n", p, p);
+    fprintf(f, "    x = %s_max_ps(%s_set1_ps(-89.0f), x);\n", p, p);
+    fprintf(f, "    n = %s_sub_ps(%s_fmadd_ps(x, %s_set1_ps(-1.44269504f), shift), shift);\n", p, p, p);
+    fprintf(f, "    s = %s_fmadd_ps(n, %s_set1_ps(0.693145752f), x);\n", p, p);
+    fprintf(f, "    s = %s_fmadd_ps(n, %s_set1_ps(1.42860677e-6f), s);\n", p, p);
+    fprintf(f, "    q = %s_set1_ps(%s);\n", p, c[0]);
+    for (i = 1; i < 6; i++)
+        fprintf(f, "    q = %s_fmadd_ps(q, s, %s_set1_ps(%s));\n", p, p, c[i]);
+}
+
 /* The sigmoid 1 / (1 + exp(-x)) in one helper, 4 fewer instructions than
  * tvmcc_recip16 of 1 + tvmcc_exp16(-x) (the swish epilogues of efficientnet
  * are a fifth of its time): x limited to [-89, 104] (-x to exp16's range);
@@ -759,23 +780,10 @@ static void emit_recip16(FILE *f)
  * through (min/max return their second operand for a NaN). */
 static void emit_sigmoid16(FILE *f)
 {
-    /* p(r) = sum c_k r^k, k <= 5, fitted to exp for the least maximum
-     * relative error on |r| <= ln 2 / 2 (7.5e-8 with exact coefficients);
-     * listed from c_5 to c_0, c_k times (-1)^k for the argument s = -r */
-    static const char *const c[] = {"-0.008297654800f", "0.04191538319f", "-0.1666757464f", "0.4999889433f",
-                                    "-0.9999997020f", "1.000000119f"};
-    int i;
     fprintf(f, "static inline TVMCC_MAYBE_UNUSED __m512 tvmcc_sigmoid16(__m512 x)\n{\n");
     fprintf(f, "    const __m512 shift = _mm512_set1_ps(12582912.0f);\n");
     fprintf(f, "    __m512 n, s, q;\n");
-    fprintf(f, "    x = _mm512_min_ps(_mm512_set1_ps(104.0f), x);\n");
-    fprintf(f, "    x = _mm512_max_ps(_mm512_set1_ps(-89.0f), x);\n");
-    fprintf(f, "    n = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(-1.44269504f), shift), shift);\n");
-    fprintf(f, "    s = _mm512_fmadd_ps(n, _mm512_set1_ps(0.693145752f), x);\n");
-    fprintf(f, "    s = _mm512_fmadd_ps(n, _mm512_set1_ps(1.42860677e-6f), s);\n");
-    fprintf(f, "    q = _mm512_set1_ps(%s);\n", c[0]);
-    for (i = 1; i < 6; i++)
-        fprintf(f, "    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(%s));\n", c[i]);
+    emit_sigmoid_poly(f, "_mm512");
     fprintf(f, "    return tvmcc_recip16(_mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(q, n)));\n}\n\n");
 }
 
@@ -790,21 +798,11 @@ static void emit_sigmoid16(FILE *f)
  * 16-to-96-channel conv and its swish: 1303 -> 1186 us, kernel minima). */
 static void emit_sigmoid8(FILE *f)
 {
-    static const char *const c[] = {"-0.008297654800f", "0.04191538319f", "-0.1666757464f", "0.4999889433f",
-                                    "-0.9999997020f", "1.000000119f"};
-    int i;
     fprintf(f, "static inline TVMCC_MAYBE_UNUSED __m256 tvmcc_sigmoid8(__m256 x)\n{\n");
     fprintf(f, "    const __m256 shift = _mm256_set1_ps(12582912.0f);\n");
     fprintf(f, "    __m256 n, s, q, d;\n");
     fprintf(f, "    __m256i ni, h;\n");
-    fprintf(f, "    x = _mm256_min_ps(_mm256_set1_ps(104.0f), x);\n");
-    fprintf(f, "    x = _mm256_max_ps(_mm256_set1_ps(-89.0f), x);\n");
-    fprintf(f, "    n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(-1.44269504f), shift), shift);\n");
-    fprintf(f, "    s = _mm256_fmadd_ps(n, _mm256_set1_ps(0.693145752f), x);\n");
-    fprintf(f, "    s = _mm256_fmadd_ps(n, _mm256_set1_ps(1.42860677e-6f), s);\n");
-    fprintf(f, "    q = _mm256_set1_ps(%s);\n", c[0]);
-    for (i = 1; i < 6; i++)
-        fprintf(f, "    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(%s));\n", c[i]);
+    emit_sigmoid_poly(f, "_mm256");
     fprintf(f, "    ni = _mm256_cvtps_epi32(n);\n");
     fprintf(f, "    h = _mm256_srai_epi32(ni, 1);\n");
     fprintf(f, "    q = _mm256_mul_ps(q, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, "
