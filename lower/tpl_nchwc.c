@@ -55,12 +55,15 @@ static Stmt *subsample_copy(Lower *L, int xs, int x, const IterVar *nv, int64_t 
 /* Output blocks of an odd count (squeezenet1_1's 1000 channels, 125
  * blocks) allow only one-block tiles if every tile is whole; two-block
  * tiles whose last one is ragged (half its FMAs wasted, 1/ncb of the
- * work) are taken instead when their estimated steps are fewer: 2 vectors
- * of P2 rows against one of P1, P2 and P1 as many as the registers hold
- * (16 on AVX2: 6 against 13). The one-block tile loads a broadcast per FMA
- * where the two-block one loads one per two: on Zen 3 squeezenet1_1's
- * 1000-channel 1x1 conv over 13x13 ran in 1929 instead of 2356 us (tiles
- * of 5 x 16 against 13 x 8; per-kernel minima, bench/kernel_minima.sh). */
+ * work) are legal here: on Zen 3 squeezenet1_1's 1000-channel 1x1 conv
+ * over 13x13 ran in 1929 instead of 2356 us (tiles of 5 x 16 against
+ * 13 x 8; per-kernel minima, bench/kernel_minima.sh). tpl_plan_tile's
+ * odd-count rule makes the first choice (it picks that 5 x 16); this is a
+ * second look when it kept one block, against the blocked layout's longer
+ * one-block tiles (P1 up to regs - 3 rows, its epilogue storing whole
+ * vectors): 2 vectors of P2 rows against one of P1. On x86-64-avx2 it
+ * never overturns tpl_plan_tile's choice; on x86-64-avx512 only for rows
+ * of 30 with 9 or 11 blocks. */
 static void ragged_tile(Plan *pl, const Target *t, int64_t rows)
 {
     int regs = tpl_regs(t), P1 = regs - 3, P2 = (regs - 4) / 2; /* (regs - V - 2) / V */
