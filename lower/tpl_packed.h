@@ -51,6 +51,13 @@ static inline int64_t tpl_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / 
  * faster than none, 8 steps ~1.7%). */
 #define TILE_PREFETCH_STEPS 32
 
+/* Fewest accumulators a conv tile one position shorter than the plan's
+ * may have (tpl_conv_nchwc): more than the FMAs in flight on the FMA-bound
+ * cores (4 cycles latency x 2 pipes). On Zen 3, resnet18's 56-wide 3x3
+ * convs ran as fast in 5 x 16 tiles as in 6 x 16 (10 and 12
+ * accumulators) and 40% slower in 4 x 16 (8). */
+#define SHORT_TILE_MIN_ACCS 9
+
 /* ---- tpl_packed.c: planning, knobs, packing, copies, the update nest ---- */
 Stmt *tpl_tile(Lower *L, int acc, Expr *ai, Expr *a, Expr *b, const IterVar *rv,
                const IterVar *pv, const IterVar *vv);

@@ -200,12 +200,28 @@ def ragged():
     return graph("ragged", nodes, [1, 16, 12, 12], [1, 72, 12, 12], inits)
 
 
+def short():
+    """batch 2: a 3x3 conv over rows of 28 (16 to 16 channels, bias), a
+    residual Add of its input and Relu: with x86-64-avx2 tiles of 6
+    positions, the row's last two tiles one shorter (lower/tpl_nchwc.c:
+    3 x 6 + 2 x 5 = 28, no padded positions), the epilogue skipping a short
+    tile's last slot."""
+    r = np.random.default_rng(23)
+    inits = [const(r, "w1", (16, 16, 3, 3)), const(r, "b1", (16,))]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c1", "x"], ["a"]),
+             helper.make_node("Relu", ["a"], ["y"])]
+    return graph("short", nodes, [2, 16, 28, 28], [2, 16, 28, 28], inits)
+
+
 # name, model, blocked nodes expected with x86-64-avx512 and with
 # x86-64-avx2 (counted by their tvmcc.layout attribute: convs and pools),
 # and optionally a pattern the x86-64-avx2 loops (--dump-loops) must hold
 CASES = [("resblock", resblock, (5, 5)), ("fire", fire, (3, 4)), ("mixed", mixed, (2, 2)),
          ("grouped", grouped, (0, 3)), ("invres", invres, (0, 8)), ("se", se, (0, 5)), ("gmp", gmp, (2, 2)),
-         ("ragged", ragged, (1, 2), r"if \(\(\(cb[0-9]+ \* 2\) \+ vo[0-9]+\) < 9\):")]
+         ("ragged", ragged, (1, 2), r"if \(\(\(cb[0-9]+ \* 2\) \+ vo[0-9]+\) < 9\):"),
+         ("short", short, (1, 1), r"if \(ot[0-9]+ < 3\):(.|\n)*for p[0-9]+ in 0\.\.5:(.|\n)*"
+                                   r"if \(\(ot[0-9]+ < 3\) \|\| \(p[0-9]+ < 5\)\):")]
 TARGETS = [("x86-64-avx512", "avx512f", "NCHW16c"), ("x86-64-avx2", "avx2", "NCHW8c")]
 
 
