@@ -101,6 +101,9 @@ typedef struct TargetKnobs {
     int dw_nchwc;   /* depthwise convs take the blocked layout NCHW<b>c
                        (their lanes channels: passes/layout.c); 0: a graph
                        with depthwise convs stays NCHW */
+    int no_tile_prefetch; /* 1: the packed conv and matmul tiles do not
+                             prefetch their weights TILE_PREFETCH_STEPS
+                             steps ahead into L1 (lower/tpl_packed.c) */
     /* the Arm templates (lower/templates_arm.c) */
     int acc;        /* float accumulators per register tile */
     int vec;        /* > 1: float32 vector tiles of exactly vec lanes */

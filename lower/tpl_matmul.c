@@ -51,7 +51,7 @@ static int mm_direct(Lower *L, const Target *t, const Compute *c, int mvar, int 
  *         none without a post)
  * With a blocked reduction (kbv), rk runs over block kb and acc holds the
  * G tiles of a row block side by side (tile mi at mi*P*VL). */
-static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_t R, int64_t M, int64_t Nn,
+static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *pl, int ob, int64_t R, int64_t M, int64_t Nn,
                       int64_t K, int64_t kc, int mvar, int nvar, Expr *mte, const IterVar *cbv,
                       const IterVar *vv, const IterVar *rv, const IterVar *kbv, const IterVar *miv, int apbuf,
                       Stmt **init, Stmt **tile, Stmt **epi)
@@ -88,7 +88,7 @@ static void mm_phases(Lower *L, const Compute *c, const Plan *pl, int ob, int64_
     *init = st_for(L, &pv, st_for(L, vv, st_store(L, ob, oix, iv)));
     *tile = tpl_tile(L, ob, oix, ex_load(L, apbuf, aidx), ex_load(L, pl->pbuf, widx), rv, &pv, vv);
     /* B's column panel streams from L2 once per row tile */
-    (*tile)->prefetch = TILE_PREFETCH_STEPS * pl->VL;
+    (*tile)->prefetch = tpl_weight_prefetch(t, pl->VL);
     if (rv[1].extent > 1)
         (*tile)->body[0]->for_kind = FOR_UNROLL;
     accv = ex_load(L, ob, oix);
@@ -315,7 +315,7 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
         if (nmb * G == (direct ? M / pl.P : T))
             cond[0] = ex_const_int(L, DT_BOOL, 1);
         for (rs_ = 0; rs_ < nset; rs_++)
-            mm_phases(L, c, &pl, direct ? c->out_buf : acc, rows[rs_], M, Nn, K, kc, mvar, nvar, mte,
+            mm_phases(L, t, c, &pl, direct ? c->out_buf : acc, rows[rs_], M, Nn, K, kc, mvar, nvar, mte,
                       &cbv, &vv, rv, kc < K ? &kbv : NULL, &miv, apbuf, ph[0] + rs_, ph[1] + rs_,
                       ph[2] + rs_);
         /* each phase: the guarded copies for the row sets (without

@@ -337,8 +337,10 @@ Stmt *tpl_update_nest(Lower *L, const Target *t, const Plan *pl, int acc, const 
     /* the weight panel streams through L1 once per tile (and from DRAM on
      * its first pass, where the hardware prefetchers fall behind): fetch
      * the step TILE_PREFETCH_STEPS ahead (resnet18's 3x3 convs: 5-10%
-     * faster with weights evicted, unchanged when they are in L2) */
-    s->prefetch = TILE_PREFETCH_STEPS * pl->VL;
+     * faster with weights evicted, unchanged when they are in L2; on AMD
+     * Zen 3 the prefetches cost more than they save: the no_tile_prefetch
+     * knob of x86-64-avx2, tpl_weight_prefetch) */
+    s->prefetch = tpl_weight_prefetch(t, pl->VL);
     /* weights more than twice the L2 come from memory on every call: also
      * fetch the next reduce block's into L2 while this one runs
      * (resnet18's layer3-4 convs: 7% less time; the smaller convs of
@@ -346,6 +348,18 @@ Stmt *tpl_update_nest(Lower *L, const Target *t, const Plan *pl, int acc, const 
     if (tpl_groups(pl) * pl->ncb * pl->rext[0] * pl->rext[1] * pl->rext[2] * pl->VL * 4 > 2 * l2_bytes(t))
         s->prefetch_l2 = rv[0].extent * rv[1].extent * rv[2].extent * pl->VL;
     return s;
+}
+
+/* How far ahead (in floats) a packed tile prefetches its weights into
+ * L1: TILE_PREFETCH_STEPS reduce steps of VL floats, or 0 (none) when the
+ * target sets no_tile_prefetch. x86-64-avx2 does: on AMD Zen 3 (the
+ * machine its knobs were measured on) resnet18 and resnext50_32x4d ran
+ * 3-5% faster without them (medians of 40-60 runs, each run of the two
+ * builds alternating in one process), the other bench models within 2%
+ * either way; their L2 prefetches (prefetch_l2) stay. */
+int64_t tpl_weight_prefetch(const Target *t, int VL)
+{
+    return t->knobs.no_tile_prefetch ? 0 : (int64_t)TILE_PREFETCH_STEPS * VL;
 }
 
 /* A float32 load of a float32 buffer (no cast in between). */

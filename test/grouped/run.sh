@@ -24,6 +24,11 @@
 #                  8 x 1 vectors with x86-64-avx2), strides 1 and 2; their
 #                  channels (12, 4) not a multiple of 8, so that they stay
 #                  NCHW with x86-64-avx2 too
+#   pf/MODEL/TARGET  a packed-weight tile's prefetch into L1 (`prefetch
+#                  +N` on its `tensorized for rr` loop in --dump-loops,
+#                  32 steps ahead): none with x86-64-avx2 (its
+#                  no_tile_prefetch knob), on every such tile with
+#                  x86-64-avx512
 #   oddv/g1_1x1_odd116/x86-64-avx2  116 output channels (15 vectors, an
 #                  odd count) still take two-vector tiles (NCHW)
 #   dwb/MODEL/TARGET  the dwb_* models (depthwise, channels a multiple of
@@ -253,6 +258,14 @@ while read -r name; do
         gw3_* | gw4_*) grep -q 'tensorized for' "$o.loops" && bad "tiled/$name/$t" "group width 3 tiled" || ok ;;
         dwb_*) [ $t != x86-64-avx2 ] && ! grep -q 'tensorized for' "$o.loops" && bad "tiled/$name/$t" "no packed tile in $o.loops" || ok ;;
         *) grep -q 'tensorized for' "$o.loops" && ok || bad "tiled/$name/$t" "no packed tile in $o.loops" ;;
+        esac
+        # the packed weights' L1 prefetch by the target's knob (not the
+        # input rows' of the position tiles, `tensorized for rc`)
+        nt=$(grep -cE 'tensorized for rr[0-9]+ in ' "$o.loops")
+        pf=$(grep -cE 'tensorized for rr[0-9]+ in [0-9.]+ prefetch \+' "$o.loops")
+        case $t in
+        x86-64-avx2) [ "$pf" = 0 ] && ok || bad "pf/$name/$t" "$pf of $nt weight tiles prefetch into L1 (no_tile_prefetch)" ;;
+        x86-64-avx512) [ "$pf" = "$nt" ] && ok || bad "pf/$name/$t" "$pf of $nt weight tiles prefetch into L1" ;;
         esac
         case $name/$t in
         dwb_*/x86-64-avx2)
