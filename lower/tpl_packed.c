@@ -353,10 +353,11 @@ Stmt *tpl_update_nest(Lower *L, const Target *t, const Plan *pl, int acc, const 
 /* How far ahead (in floats) a packed tile prefetches its weights into
  * L1: TILE_PREFETCH_STEPS reduce steps of VL floats, or 0 (none) when the
  * target sets no_tile_prefetch. x86-64-avx2 does: on AMD Zen 3 (the
- * machine its knobs were measured on) resnet18 and resnext50_32x4d ran
- * 3-5% faster without them (medians of 40-60 runs, each run of the two
- * builds alternating in one process), the other bench models within 2%
- * either way; their L2 prefetches (prefetch_l2) stay. */
+ * machine its knobs were measured on) the medians of resnet18 and
+ * resnext50_32x4d were 2-7% lower without them (bench/ab.sh, 25-60 runs
+ * of each build alternating in one process; 3-5% with a memory-bound
+ * process on the other core), the other bench models' within 2% either
+ * way; their L2 prefetches (prefetch_l2) stay. */
 int64_t tpl_weight_prefetch(const Target *t, int VL)
 {
     return t->knobs.no_tile_prefetch ? 0 : (int64_t)TILE_PREFETCH_STEPS * VL;
