@@ -51,8 +51,8 @@ static int mm_direct(Lower *L, const Target *t, const Compute *c, int mvar, int 
  *         none without a post)
  * With a blocked reduction (kbv), rk runs over block kb and acc holds the
  * G tiles of a row block side by side (tile mi at mi*P*VL). */
-static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *pl, int ob, int64_t R, int64_t M, int64_t Nn,
-                      int64_t K, int64_t kc, int mvar, int nvar, Expr *mte, const IterVar *cbv,
+static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *pl, int ob, int64_t R, int64_t M,
+                      int64_t Nn, int64_t K, int64_t kc, int mvar, int nvar, Expr *mte, const IterVar *cbv,
                       const IterVar *vv, const IterVar *rv, const IterVar *kbv, const IterVar *miv, int apbuf,
                       Stmt **init, Stmt **tile, Stmt **epi)
 {

@@ -251,9 +251,8 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
     T1 = T;
     if (!flat && T * pl.P != rows && (pl.P - 1) * pl.V >= SHORT_TILE_MIN_ACCS) {
         T1 = T - (T * pl.P - rows);
-        if (T1 <= 0) { /* all short (not the plan's choice): keep the padding */
+        if (T1 <= 0) /* all short (not the plan's choice): keep the padding */
             T1 = T;
-        }
     }
     npos = T1 < T ? rows : T * pl.P;
     copy = subs || cond || (npos != rows && !ovl) || lo[0] != 0 || lo[1] != 0;

@@ -57,11 +57,11 @@ static inline int64_t tpl_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / 
  * convs ran as fast in 5 x 16 tiles as in 6 x 16 (10 and 12
  * accumulators) and 40% slower in 4 x 16 (8). */
 #define SHORT_TILE_MIN_ACCS 9
-int64_t tpl_weight_prefetch(const Target *t, int VL);
 
 /* ---- tpl_packed.c: planning, knobs, packing, copies, the update nest ---- */
 Stmt *tpl_tile(Lower *L, int acc, Expr *ai, Expr *a, Expr *b, const IterVar *rv,
                const IterVar *pv, const IterVar *vv);
+int64_t tpl_weight_prefetch(const Target *t, int VL);
 int tpl_regs(const Target *t);
 int tpl_vmax(const Target *t);
 int64_t tpl_l2_budget(const Target *t);
