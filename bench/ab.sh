@@ -7,8 +7,9 @@
 #
 # Side a: $A_TVMCC (default ./tvmcc) -t $A_TARGET $A_FLAGS; side b:
 # $B_TVMCC, $B_TARGET, $B_FLAGS (targets default x86-64-avx2, names or
-# target files). The C is built with $CC and the target's cflags plus
-# -march=native and run pinned to cpu 0 (taskset, when present). Prints
+# target files). Both sides' C is built with $CC and side a's target
+# cflags plus -march=native, and run pinned to cpu 0 (taskset, when
+# present). Prints
 # bench/ab.c's line: both sides' minimum, median and mean in ms, b / a,
 # and whether the outputs differ.
 # Example (does a change of mine help?):

@@ -317,17 +317,18 @@ int tpl_conv_nchwc(Lower *L, const Target *t, Compute *c)
         q = ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P)), ex_var(L, &pv));
     }
     {
+        /* ((plane*Hp + row)*Wp + q*s1)*e + r3 (blocked) or + r3*d1 (NCHW);
+         * a short tile's q: T1*P + (ot - T1)*(P - 1) + p */
+        Expr *row = ex_add(L, ex_mul(L, ohe, ex_int(L, s[0])), ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
+        Expr *plane = plane0 ? ex_add(L, plane0, r1e) : r1e;
         Stmt *tiles[2];
         int j;
+        if (!copy)
+            plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, ng * R1)), plane);
+        if (flat)
+            row = ex_int(L, 0);
         for (j = 0; j < (T1 < T ? 2 : 1); j++) {
-            /* ((plane*Hp + row)*Wp + q*s1)*e + r3 (blocked) or + r3*d1
-             * (NCHW); a short tile's q: T1*P + (ot - T1)*(P - 1) + p */
-            Expr *row = ex_add(L, ex_mul(L, ohe, ex_int(L, s[0])), ex_mul(L, ex_var(L, &rv[1]), ex_int(L, d[0])));
-            Expr *plane = plane0 ? ex_add(L, plane0, r1e) : r1e, *aidx, *qt = q;
-            if (!copy)
-                plane = ex_add(L, ex_mul(L, ex_var(L, &nv), ex_int(L, ng * R1)), plane);
-            if (flat)
-                row = ex_int(L, 0);
+            Expr *aidx, *qt = q;
             if (j)
                 qt = ex_add(L, ex_add(L, ex_mul(L, ex_var(L, &owv), ex_int(L, pl.P - 1)), ex_int(L, T1)),
                             ex_var(L, &pv1));
