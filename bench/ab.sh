@@ -9,7 +9,8 @@
 # $B_TVMCC, $B_TARGET, $B_FLAGS (targets default x86-64-avx2, names or
 # target files). Both sides' C is built with $CC and side a's target
 # cflags plus -march=native, and run pinned to cpu 0 (taskset, when
-# present). Prints
+# present). THREADS=N (N > 1): built with -fopenmp and run with
+# OMP_NUM_THREADS=N on any cpu instead. Prints
 # bench/ab.c's line: both sides' minimum, median and mean in ms, b / a,
 # and whether the outputs differ.
 # Example (does a change of mine help?):
@@ -22,6 +23,10 @@ model=$1 input=$2 runs=$3
 A_TVMCC=${A_TVMCC:-$root/tvmcc} B_TVMCC=${B_TVMCC:-$root/tvmcc}
 A_TARGET=${A_TARGET:-x86-64-avx2} B_TARGET=${B_TARGET:-x86-64-avx2}
 CC=${CC:-cc}
+THREADS=${THREADS:-1}
+case $THREADS in ''|*[!0-9]*|0) echo "ab: THREADS must be a positive number" >&2; exit 2 ;; esac
+omp=""
+[ "$THREADS" -gt 1 ] && omp=-fopenmp
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmcc-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2086 # the flags are words
@@ -33,9 +38,11 @@ trap 'rm -rf "$work"' EXIT
 cflags=$(sed -n 's/^A_CFLAGS := //p' "$work/a/a.mk" | sed "s|\$(A_DIR)|$work/a|g")
 # one runtime for both (the same tvmrt.c)
 # shellcheck disable=SC2086
-$CC $cflags -O3 -march=native -I"$work/b" "$work/a/a.c" "$work/a/a_weights.c" "$work/a/tvmrt.c" \
+$CC $cflags -O3 -march=native $omp -I"$work/b" "$work/a/a.c" "$work/a/a_weights.c" "$work/a/tvmrt.c" \
     "$work/b/b.c" "$work/b/b_weights.c" "$root/bench/ab.c" -lm -o "$work/ab"
-if command -v taskset > /dev/null 2>&1; then
+if [ "$THREADS" -gt 1 ]; then
+    OMP_NUM_THREADS=$THREADS "$work/ab" "$input" "$runs"
+elif command -v taskset > /dev/null 2>&1; then
     taskset -c 0 "$work/ab" "$input" "$runs"
 else
     "$work/ab" "$input" "$runs"

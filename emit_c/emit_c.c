@@ -162,14 +162,19 @@ static void emit_stmt(Printer *pr, FILE *f, const Kernel *k, const Stmt *s, int 
                * simd lanes or threads on them */
         else if (s->for_kind == FOR_VECTORIZE)
             fprintf(f, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
-        else if (s->for_kind == FOR_PARALLEL)
+        else if (s->for_kind == FOR_PARALLEL) {
             /* dynamic: a thread slowed by another job on its core takes
-             * fewer iterations instead of holding the loop's end (the
+             * fewer chunks instead of holding the loop's end (the
              * iterations write disjoint outputs, so the bytes do not
              * depend on the split; 2-thread medians on a shared AMD Zen 3
              * host: geometric mean of 3 CNNs 1.31 -> 1.17 of onnxruntime's,
-             * four interleaved pairs) */
-            fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for schedule(dynamic)\n#endif\n");
+             * four interleaved pairs). Chunks of consecutive iterations
+             * (tpl_parallel_chunks) where one iteration is little work. */
+            fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for schedule(dynamic");
+            if (s->chunk > 1)
+                fprintf(f, ", %lld", (long long)s->chunk);
+            fprintf(f, ")\n#endif\n");
+        }
         indent(f, depth);
         fprintf(f, "for (%s %s = 0; %s < %lld; %s++) {\n", pr->idx_type, k->var_names[s->var],
                 k->var_names[s->var], (long long)s->extent, k->var_names[s->var]);

@@ -127,5 +127,8 @@ int template_packed(Lower *L, const Target *t);
  * little work (elementwise, pooling, layout transforms) runs serially even
  * when built with OpenMP. */
 void template_serial_small(Lower *L, const Target *t);
+/* After every template (tpl_threads.c): each parallel loop hands its
+ * iterations out in chunks of enough work (Stmt.chunk). */
+void tpl_parallel_chunks(Lower *L);
 
 #endif

@@ -195,6 +195,8 @@ static void stmt_dump(const Kernel *k, const Stmt *s, int depth, FILE *f)
             fprintf(f, " prefetch +%lld", (long long)s->prefetch);
         if (s->prefetch_l2)
             fprintf(f, " prefetch-l2 +%lld", (long long)s->prefetch_l2);
+        if (s->for_kind == FOR_PARALLEL && s->chunk > 1)
+            fprintf(f, " chunk %lld", (long long)s->chunk);
         fprintf(f, ":\n");
         stmt_dump(k, s->body[0], depth + 1, f);
         break;

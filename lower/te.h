@@ -172,6 +172,9 @@ struct Stmt {
     int64_t prefetch;
     /* the same, further ahead and into L2 only (0: none) */
     int64_t prefetch_l2;
+    /* FOR_PARALLEL: consecutive iterations a thread takes at a time (0 or
+     * 1: one; tpl_parallel_chunks) */
+    int64_t chunk;
 };
 
 /* A kernel implemented by one runtime function (string operators, which

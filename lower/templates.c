@@ -529,8 +529,10 @@ static void compute_at_rows(Lower *L, const Knobs *kn, const Target *t)
 
 void template_apply(Lower *L, const Target *t)
 {
-    if (t)
-        t->family->schedule(L, t);
+    if (!t)
+        return;
+    t->family->schedule(L, t);
+    tpl_parallel_chunks(L);
 }
 
 void template_generic(Lower *L, const Target *t)

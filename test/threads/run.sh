@@ -15,7 +15,14 @@
 #   ref/MODEL      the 1-thread output against a float64 numpy reference
 #                  (a GlobalAveragePool's plane sums included)
 #                  (rtol 1e-4, atol 1e-4 of the output's scale)
-#   dyn/MODEL      every `omp parallel for` of model.c has schedule(dynamic)
+#   dyn/MODEL      every `omp parallel for` of model.c has schedule(dynamic),
+#                  in chunks of consecutive iterations at most a sixteenth
+#                  of its loop (lower/tpl_threads.c: the last chunk is what
+#                  the other thread waits for)
+#   chunk/MODEL    a kernel whose iterations are little work each hands
+#                  them out in chunks (RegNet's first 1x1 conv, 32 channels
+#                  at 112 x 112: 5018 iterations of 320 multiply-adds ran
+#                  slower on two threads than on one, one at a time)
 #   omp/MODEL/N    the -fopenmp build at OMP_NUM_THREADS=N (2, 3) equals
 #                  the 1-thread build byte for byte (a copy racing its
 #                  tiles, or iterations split across threads that overlap,
@@ -47,6 +54,7 @@ mb2_1x1_14    576  96 14 14  1 1 1 0 none 1
 mb2_dw_112     32  32 112 112 32 3 1 1 relu 1
 regnet_gw16    64  64 56 56  4 3 1 1 relu 2
 small_1x1      16  16  8  8  1 1 1 0 relu 0
+regnet_1x1_112 32  32 112 112 1 1 1 0 relu 1
 gemm_fc      2048 1024 1 1   1 0 0 0 none 1
 gap_56        144  16 56 56  1 -1 0 0 none 1
 CASES
@@ -141,9 +149,18 @@ while read -r name C Co H W g k s p post want; do
     [ "$n" = "$want" ] && ok || bad "par/$name" "$n parallel loops in its kernel, expected $want"
     # every parallel loop hands its iterations out dynamically (a thread
     # slowed by another job takes fewer)
-    nd=$(grep -c '#pragma omp parallel for schedule(dynamic)$' "$o/model.c")
+    nd=$(grep -c '#pragma omp parallel for schedule(dynamic\(, [1-9][0-9]*\)\{0,1\})$' "$o/model.c")
     na=$(grep -c '#pragma omp parallel for' "$o/model.c")
     [ "$nd" = "$na" ] && ok || bad "dyn/$name" "$nd of $na parallel loops with schedule(dynamic)"
+    # each chunked loop: pragma, #endif, then `for (... < N; ...)`
+    coarse=$(awk '/#pragma omp parallel for schedule\(dynamic, / { c = $0; sub(/.*, /, "", c); sub(/\).*/, "", c); next }
+        c && /for \(/ { n = $0; sub(/.*< /, "", n); sub(/;.*/, "", n); if (n / c < 16) bad++; c = 0 }
+        END { print bad + 0 }' "$o/model.c")
+    [ "$coarse" = 0 ] && ok || bad "dyn/$name" "$coarse parallel loops in fewer than 16 chunks"
+    if [ "$name" = regnet_1x1_112 ]; then
+        grep -q '#pragma omp parallel for schedule(dynamic, [1-9]' "$o/model.c" && ok ||
+            bad "chunk/$name" "its parallel loop hands out one iteration at a time"
+    fi
     if [ $runs = 0 ]; then
         echo "SKIP $name: the host cannot run $T code"
         continue
