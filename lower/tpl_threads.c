@@ -256,6 +256,8 @@ void tpl_threads(Lower *L, const Target *t, int depthwise)
     parallel_plan(L, t);
 }
 
+/* Each parallel loop under s gets its chunk: CHUNK_MIN_WORK stores'
+ * worth of iterations, capped at a PAR_MIN_CHUNKS-th of the loop. */
 static void chunks_of(Stmt *s)
 {
     int i;
