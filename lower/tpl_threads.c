@@ -267,7 +267,9 @@ static void chunks_of(Stmt *s)
         int64_t per = stores_of(s->body[0]);
         int64_t c = per > 0 ? (CHUNK_MIN_WORK + per - 1) / per : 1;
         int64_t most = s->extent / PAR_MIN_CHUNKS;
-        s->chunk = c < most ? c : most > 1 ? most : 1;
+        if (c > most)
+            c = most;
+        s->chunk = c > 1 ? c : 1;
         return; /* the loop's iterations run serially inside */
     }
     for (i = 0; i < s->n_body; i++)
