@@ -77,9 +77,17 @@ static int is_ml_op(OpKind k)
            k == OP_LabelEncoder;
 }
 
+/* tvmcc's own operators (passes/winograd.c): in no domain of a file. */
+static int is_internal_op(OpKind k)
+{
+    return k == OP_WinogradInput || k == OP_WinogradOutput;
+}
+
 static OpKind node_op(const char *domain, const char *op_type)
 {
     OpKind k = op_lookup(op_type);
+    if (is_internal_op(k))
+        return OP_UNKNOWN;
     if (!strcmp(domain, "ai.onnx.ml"))
         return is_ml_op(k) ? k : OP_UNKNOWN;
     if (!strcmp(domain, "ai.onnx.preview.training"))

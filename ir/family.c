@@ -33,7 +33,7 @@
 /* ---- the "schedule" keys each template reads ---- */
 
 static const char *const generic_keys[] = {"lanes",       "rows",     "unroll_vec",       "pad", "part_vec",
-                                           "conv_l1_pct", "dw_nchwc", "no_tile_prefetch", NULL};
+                                           "conv_l1_pct", "dw_nchwc", "no_tile_prefetch", "winograd", NULL};
 static const char *const arm_keys[] = {"acc", "lanes", "vec", "unroll_red", "dsp", "int_acc", "int_lanes", NULL};
 /* AArch64 adds "dot": its NEON int8 kernels (lower/templates_a64q.c) */
 static const char *const a64_keys[] = {"acc", "lanes", "vec", "unroll_red", "dsp", "int_acc", "int_lanes", "dot", NULL};

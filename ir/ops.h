@@ -281,6 +281,14 @@ OP_NOT_LOWERED(OptionalGetElement, 1, 1, 1, 1, OPAQUE)
 OP(Binarizer, 1, 1, 1, 1, INJECTIVE)
 OP(ArrayFeatureExtractor, 2, 2, 1, 1, INJECTIVE)
 OP(TreeEnsemble, 1, 1, 1, 1, OPAQUE)
+/* tvmcc's own operators: made by passes after inference, never read from a
+ * file (frontend/onnx_load.c finds them in no domain). The winograd pass
+ * (passes/winograd.c) turns a 3x3 conv into WinogradInput (16 transformed
+ * tiles, frontend/infer_winograd.c, lower/op_winograd.c), 16 MatMuls and
+ * WinogradOutput (the inverse transform, the bias; injective so that the
+ * conv's activation and residual add fuse into it). */
+OP(WinogradInput, 1, 1, 16, 16, OPAQUE)
+OP(WinogradOutput, 16, 17, 1, 1, INJECTIVE)
 
 #ifdef TVMCC_OPS_DEFAULT_NOT_LOWERED
 #undef OP_NOT_LOWERED

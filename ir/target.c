@@ -644,6 +644,7 @@ static const KnobField knob_fields[] = {
     {"conv_l1_pct", 10, 100, offsetof(TargetKnobs, conv_l1_pct)},
     {"dw_nchwc", 0, 1, offsetof(TargetKnobs, dw_nchwc)},
     {"no_tile_prefetch", 0, 1, offsetof(TargetKnobs, no_tile_prefetch)},
+    {"winograd", 0, 1, offsetof(TargetKnobs, winograd)},
     {"acc", 1, 64, offsetof(TargetKnobs, acc)},
     {"vec", 0, 64, offsetof(TargetKnobs, vec)},
     {"unroll_red", 0, 64, offsetof(TargetKnobs, unroll_red)},

@@ -104,6 +104,8 @@ typedef struct TargetKnobs {
     int no_tile_prefetch; /* 1: the packed conv and matmul tiles do not
                              prefetch their weights TILE_PREFETCH_STEPS
                              steps ahead into L1 (lower/tpl_packed.c) */
+    int winograd;   /* 1: blocked 3x3 convs as Winograd F(2x2, 3x3)
+                       (passes/winograd.c) */
     /* the Arm templates (lower/templates_arm.c) */
     int acc;        /* float accumulators per register tile */
     int vec;        /* > 1: float32 vector tiles of exactly vec lanes */

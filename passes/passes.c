@@ -12,6 +12,7 @@ const Pass pass_table[] = {
     {"fold_constants", pass_fold_constants, "evaluate nodes whose inputs are all constant", 0},
     {"dce", pass_dce, "drop nodes whose outputs are constant or unused", 0},
     {"layout", pass_layout, "store activations in the target's preferred layout", 1},
+    {"winograd", pass_winograd, "3x3 convs as Winograd F(2x2, 3x3) transforms around 16 matmuls (x86-64-avx2)", 1},
     {"fuse", pass_fuse, "group nodes into kernels by the paper's fusion rules", 1},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);

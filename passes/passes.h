@@ -24,6 +24,7 @@ int pass_dce(Graph *g, Diag *d);
 int pass_fuse(Graph *g, Diag *d);
 int pass_simplify(Graph *g, Diag *d);
 int pass_layout(Graph *g, Diag *d);
+int pass_winograd(Graph *g, Diag *d);
 int pass_quantize(Graph *g, Diag *d);
 
 /* Folds node ni if all its inputs are constants and its outputs are small

@@ -1,0 +1,186 @@
+#!/bin/sh
+# 3x3 convs as Winograd F(2x2, 3x3) (passes/winograd.c, lower/op_winograd.c):
+#   MODEL/TARGET   each model below (a 1x1 conv, whose blocked output the 3x3
+#                  conv reads, then the 3x3 conv and its fused ops) compiled
+#                  with -t TARGET, run through bench/timer.c and compared
+#                  with a float64 numpy reference (rtol 1e-4, atol 1e-4 of
+#                  the output's scale); TARGET x86-64-avx2 (its winograd
+#                  knob), x86-64-avx2 with the knob off (a target file),
+#                  and the portable c
+#   pass/MODEL     --dump-ir=winograd with x86-64-avx2: the w_* models'
+#                  3x3 conv became WinogradInput, 16 MatMuls and
+#                  WinogradOutput; the n_* models' did not (stride 2, 16
+#                  input channels, 16 output channels, 16 tiles, dilation
+#                  2, two groups); with the knob off, x86-64-avx512 and c
+#                  none did
+#   fused/MODEL    the conv's Relu (and residual Add) fuse into
+#                  WinogradOutput's kernel; a transform back to NCHW does
+#                  not (--dump-loops kernel headers)
+#   vec/w_56_relu  the transforms print as vector loops of 8 lanes
+#                  (vectorized for ... in 0..8 in --dump-loops), the 16
+#                  products take the packed tile (tensorized for)
+# Ends with "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+TVMCC=${TVMCC:-$root/tvmcc}
+CC=${CC:-cc}
+work=$root/build/winograd
+rm -rf "$work" && mkdir -p "$work"
+. "$root/test/hostcpu.sh"
+pass=0 failed=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+finish() { echo "$pass passed, $failed failed"; [ $failed = 0 ]; exit $?; }
+sed 's/"winograd": 1/"winograd": 0/' "$root/targets/x86-64-avx2.json" > "$work/avx2-off.json"
+grep -q '"winograd": 0' "$work/avx2-off.json" || bad knob "x86-64-avx2.json has no \"winograd\": 1"
+# name N C K H W pad_top pad_left pad_bottom pad_right stride dilation groups bias post
+cat > "$work/cases.txt" <<'CASES'
+w_56_relu     1 64 64 56 56 1 1 1 1 1 1 1 1 relu
+w_odd_asym    2 32 40 13 11 0 1 2 1 1 1 1 0 none
+w_res_add     1 32 32 16 16 1 1 1 1 1 1 1 1 addrelu
+w_pad2_odd    1 48 32 15 17 2 2 2 2 1 1 1 1 relu
+w_nopad       1 32 48 19 18 0 0 0 0 1 1 1 1 none
+n_stride2     1 64 64 28 28 1 1 1 1 2 1 1 1 relu
+n_c16         1 16 32 28 28 1 1 1 1 1 1 1 1 relu
+n_k16         1 32 16 28 28 1 1 1 1 1 1 1 1 relu
+n_tiles16     1 64 64 7 7   1 1 1 1 1 1 1 1 relu
+n_dil2        1 32 32 20 20 2 2 2 2 1 2 1 1 relu
+n_group2      1 64 64 20 20 1 1 1 1 1 1 2 1 relu
+CASES
+if ! /usr/bin/python3 - "$work" <<'PY'
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+out = sys.argv[1]
+def conv_ref(x, w, b, g, s, pads, d):
+    N, C, H, W = x.shape
+    Co, Cg, KH, KW = w.shape
+    pt, pl, pb, pr = pads
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    OH = (H + pt + pb - d * (KH - 1) - 1) // s + 1
+    OW = (W + pl + pr - d * (KW - 1) - 1) // s + 1
+    y = np.zeros((N, Co, OH, OW))
+    mg = Co // g
+    for gi in range(g):
+        xs = xp[:, gi * Cg:(gi + 1) * Cg]
+        ws = w[gi * mg:(gi + 1) * mg]
+        for kh in range(KH):
+            for kw in range(KW):
+                patch = xs[:, :, kh * d:kh * d + s * (OH - 1) + 1:s, kw * d:kw * d + s * (OW - 1) + 1:s]
+                y[:, gi * mg:(gi + 1) * mg] += np.einsum("nchw,oc->nohw", patch, ws[:, :, kh, kw])
+    if b is not None:
+        y += b[None, :, None, None]
+    return y
+rng = np.random.default_rng(23)
+names = []
+for line in open(f"{out}/cases.txt"):
+    f = line.split()
+    name = f[0]
+    N, C, K, H, W, pt, pl, pb, pr, s, d, g, hasb = map(int, f[1:14])
+    post = f[14]
+    f64 = lambda a: a.astype(np.float64)
+    w0 = (rng.standard_normal((C, C, 1, 1)) / np.sqrt(C)).astype(np.float32)
+    w = (rng.standard_normal((K, C // g, 3, 3)) / np.sqrt(C // g * 9)).astype(np.float32)
+    b = rng.standard_normal(K).astype(np.float32) if hasb else None
+    x = rng.standard_normal((N, C, H, W)).astype(np.float32)
+    h = conv_ref(f64(x), f64(w0), None, 1, 1, (0, 0, 0, 0), 1)
+    y = conv_ref(h, f64(w), None if b is None else f64(b), g, s, (pt, pl, pb, pr), d)
+    inits = [numpy_helper.from_array(w0, "w0"), numpy_helper.from_array(w, "w")]
+    ins = ["h", "w"]
+    if hasb:
+        inits.append(numpy_helper.from_array(b, "b"))
+        ins.append("b")
+    nodes = [helper.make_node("Conv", ["x", "w0"], ["h"], name="pre"),
+             helper.make_node("Conv", ins, ["c"], name="conv", group=g, kernel_shape=[3, 3], strides=[s, s],
+                              pads=[pt, pl, pb, pr], dilations=[d, d])]
+    gin = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))]
+    x.tofile(f"{out}/{name}.in0.bin")
+    last = "c"
+    if post in ("add", "addrelu"):
+        r = rng.standard_normal(y.shape).astype(np.float32)
+        gin.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, list(y.shape)))
+        nodes.append(helper.make_node("Add", ["c", "r"], ["a"], name="add"))
+        r.tofile(f"{out}/{name}.in1.bin")
+        y = y + r
+        last = "a"
+    if post in ("relu", "addrelu"):
+        nodes.append(helper.make_node("Relu", [last], ["y"], name="relu"))
+        y = np.maximum(y, 0)
+    else:
+        nodes.append(helper.make_node("Identity", [last], ["y"], name="id"))
+    graph = helper.make_graph(nodes, name, gin, [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y.shape))],
+                              inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/{name}.onnx")
+    y.astype(np.float32).tofile(f"{out}/{name}.ref.bin")
+    names.append(name)
+open(f"{out}/models.txt", "w").write("".join(n + "\n" for n in names))
+PY
+then
+    bad models "cannot build the test models (python3-onnx, numpy missing?)"
+    finish
+fi
+avx2_runs() { [ "$(uname -m)" = x86_64 ] && host_has avx2 && host_has fma; }
+while read -r name; do
+    # the pass: which convs it rewrites, by target
+    for t in x86-64-avx2 "$work/avx2-off.json" x86-64-avx512 c; do
+        n=$("$TVMCC" "$work/$name.onnx" -t "$t" --dump-ir=winograd 2>&1 | grep -c '^n[0-9]* WinogradInput ')
+        m=$("$TVMCC" "$work/$name.onnx" -t "$t" --dump-ir=winograd 2>&1 | grep -c "^n[0-9]* MatMul 'conv/winograd_mm")
+        want=0
+        case $name/$t in w_*/x86-64-avx2) want=1 ;; esac
+        if [ "$n" = $want ] && [ "$m" = $((want * 16)) ]; then ok; else
+            bad "pass/$name/$(basename "$t" .json)" "$n WinogradInput and $m MatMuls, expected $want and $((want * 16))"
+        fi
+    done
+    for t in x86-64-avx2 "$work/avx2-off.json" c; do
+        tn=$(basename "$t" .json)
+        o=$work/$name.$tn
+        if ! "$TVMCC" "$work/$name.onnx" -t "$t" --name model -o "$o" > "$o.log" 2>&1 ||
+            ! "$TVMCC" "$work/$name.onnx" -t "$t" --dump-loops > "$o.loops" 2>&1; then
+            bad "$name/$tn" "tvmcc failed: $(tail -n 1 "$o.log")"
+            continue
+        fi
+        if [ "$tn" = x86-64-avx2 ] && [ "${name#w_}" != "$name" ]; then
+            # fusion: the post ops into WinogradOutput, the transform back
+            # to NCHW (the graph output) a kernel of its own
+            hdr=$(grep '^kernel .*WinogradOutput' "$o.loops")
+            case $name in
+            w_res_add) want="WinogradOutput 'conv/winograd_out' (#1) + Add 'add' (#2) + Relu 'relu' (#3)" ;;
+            *relu) want="WinogradOutput 'conv/winograd_out' (#1) + Relu 'relu' (#2)" ;;
+            *) want="WinogradOutput 'conv/winograd_out' (#1)" ;;
+            esac
+            case $hdr in
+            *"$want"*) case $hdr in *"to_nchw'"*) bad "fused/$name" "transform back fused: $hdr" ;; *) ok ;; esac ;;
+            *) bad "fused/$name" "kernel header '$hdr', expected '$want'" ;;
+            esac
+        fi
+        if [ "$name/$tn" = w_56_relu/x86-64-avx2 ]; then
+            # the transforms in vectors of 8 lanes, the products in the
+            # packed tile
+            ni=$(awk '/^kernel .*WinogradInput/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c 'vectorized for [a-z0-9]* in 0\.\.8')
+            no=$(awk '/^kernel .*WinogradOutput/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c 'vectorized for [a-z0-9]* in 0\.\.8')
+            nm=$(awk '/^kernel .*MatMul/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c 'tensorized for')
+            [ "$ni" = 16 ] && [ "$no" -ge 1 ] && [ "$nm" -ge 16 ] && ok ||
+                bad "vec/$name" "$ni input stages, $no output loops in 8 lanes, $nm packed tiles ($o.loops)"
+        fi
+        if [ "$tn" != c ] && ! avx2_runs; then
+            echo "SKIP $name/$tn: the host cannot run x86-64-avx2 code"
+            continue
+        fi
+        ins=$work/$name.in0.bin
+        [ -f "$work/$name.in1.bin" ] && ins="$ins $work/$name.in1.bin"
+        flags=-march=native
+        [ $tn = c ] || flags=$(sed -n 's/^MODEL_CFLAGS := -I[^ ]* //p' "$o/model.mk")
+        # shellcheck disable=SC2086
+        if ! $CC -I"$o" -std=c99 -O2 $flags "$o"/*.c "$root/bench/timer.c" -lm -o "$o/timer" 2> "$o/cc.log" ||
+            ! "$o/timer" $ins -w 0 -n 1 -o "$o/out.bin" > /dev/null 2>&1; then
+            bad "$name/$tn" "build or run failed ($o/cc.log)"
+            continue
+        fi
+        if /usr/bin/python3 -c '
+import sys, numpy as np
+a = np.fromfile(sys.argv[1], np.float32); b = np.fromfile(sys.argv[2], np.float32)
+ok = a.size == b.size and a.size > 0 and np.allclose(a, b, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(b).max())))
+sys.exit(0 if ok else 1)
+' "$o/out.bin" "$work/$name.ref.bin"; then ok; else bad "$name/$tn" "outputs differ from the reference"; fi
+    done
+done < "$work/models.txt"
+finish
