@@ -349,8 +349,9 @@ Expr *lq_subst_var(Lower *L, const Expr *e, int var, Expr *r)
     a = lq_subst_var(L, e->a, var, r);
     b = lq_subst_var(L, e->b, var, r);
     c = lq_subst_var(L, e->c, var, r);
-    if (e->kind == EX_BINARY && e->dtype == DT_INT64 && a->dtype == DT_INT64 && b->dtype == DT_INT64)
-        return ex_binary(L, (BinaryOp)e->op, a, b);
+    if (e->kind == EX_BINARY && (e->dtype == DT_INT64 || (e->op >= BIN_EQ && e->op <= BIN_GE)) &&
+        a->dtype == DT_INT64 && b->dtype == DT_INT64)
+        return ex_binary(L, (BinaryOp)e->op, a, b); /* index arithmetic and its comparisons */
     if (e->kind == EX_SELECT && a->kind == EX_INT)
         return a->ival ? b : c;
     return ex_with(L, e, a, b, c);

@@ -123,6 +123,8 @@ void template_apply(Lower *L, const Target *t);
  * weights on x86 AVX2/AVX-512 (tpl_packed.c): replaces the kernel's loop
  * nest and returns 0, or returns 1 and leaves it untouched. */
 int template_packed(Lower *L, const Target *t);
+/* The Winograd transforms' nests (lower/tpl_winograd.c); 0 when taken. */
+int tpl_winograd(Lower *L, const Target *t);
 /* After template_generic's schedule on x86 (tpl_threads.c): a kernel of
  * little work (elementwise, pooling, layout transforms) runs serially even
  * when built with OpenMP. */

@@ -149,9 +149,34 @@ Expr *ex_binary(Lower *L, BinaryOp op, Expr *a, Expr *b)
             if (!ck_add(a->ival, -b->ival, &r) && b->ival != INT64_MIN)
                 return ex_int(L, r);
             break;
+        case BIN_DIV:
+        case BIN_MOD:
+            if (b->ival != 0 && !(a->ival == INT64_MIN && b->ival == -1))
+                return ex_int(L, op == BIN_DIV ? a->ival / b->ival : a->ival % b->ival);
+            break;
         default:
             break;
         }
+    }
+    if (op >= BIN_EQ && op <= BIN_GE && a->kind == EX_INT && b->kind == EX_INT && a->dtype == DT_INT64 &&
+        b->dtype == DT_INT64) {
+        int64_t x = a->ival, y = b->ival;
+        int v = op == BIN_EQ ? x == y : op == BIN_NE ? x != y : op == BIN_LT ? x < y
+              : op == BIN_LE ? x <= y : op == BIN_GT ? x > y : x >= y;
+        return ex_const_int(L, DT_BOOL, v);
+    }
+    if ((op == BIN_DIV || op == BIN_MOD) && t == DT_INT64 && b->kind == EX_INT && b->ival > 1) {
+        /* (v*m + c) / m and % m for a loop variable v (never negative) and
+         * 0 <= c < m: v and c (the Winograd output tiles, oh = 2*th + r) */
+        const Expr *mul = a;
+        int64_t c = 0;
+        if (a->kind == EX_BINARY && a->op == BIN_ADD && a->b->kind == EX_INT) {
+            mul = a->a;
+            c = a->b->ival;
+        }
+        if (c >= 0 && c < b->ival && mul->kind == EX_BINARY && mul->op == BIN_MUL && mul->a->kind == EX_VAR &&
+            mul->b->kind == EX_INT && mul->b->ival == b->ival)
+            return op == BIN_MOD ? ex_int(L, c) : mul->a;
     }
     if (t == DT_INT64 && a->dtype == DT_INT64) {
         if (op == BIN_ADD && is_int_const(a, 0))

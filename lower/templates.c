@@ -542,6 +542,10 @@ void template_generic(Lower *L, const Target *t)
     int i;
     if (!template_packed(L, t))
         return;
+    if (!tpl_winograd(L, t)) {
+        template_serial_small(L, t);
+        return;
+    }
     kn = knobs_of(t);
     compute_at_rows(L, &kn, t);
     sched_init(&s, L);

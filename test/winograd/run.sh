@@ -16,9 +16,12 @@
 #   fused/MODEL    the conv's Relu (and residual Add) fuse into
 #                  WinogradOutput's kernel; a transform back to NCHW does
 #                  not (--dump-loops kernel headers)
-#   vec/w_56_relu  the transforms print as vector loops of 8 lanes
-#                  (vectorized for ... in 0..8 in --dump-loops), the 16
-#                  products take the packed tile (tensorized for)
+#   vec/w_56_relu  lower/tpl_winograd.c's nests: WinogradInput's 16 stages
+#                  in one vector loop of 8 lanes (one `vectorized for ...
+#                  in 0..8`, 16 stores in it), WinogradOutput's four
+#                  outputs of a tile in four such loops with no select
+#                  left (the parity folded), the 16 products in the packed
+#                  tile (tensorized for)
 # Ends with "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -155,11 +158,15 @@ while read -r name; do
         if [ "$name/$tn" = w_56_relu/x86-64-avx2 ]; then
             # the transforms in vectors of 8 lanes, the products in the
             # packed tile
-            ni=$(awk '/^kernel .*WinogradInput/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c 'vectorized for [a-z0-9]* in 0\.\.8')
-            no=$(awk '/^kernel .*WinogradOutput/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c 'vectorized for [a-z0-9]* in 0\.\.8')
+            wi=$(awk '/^kernel .*WinogradInput/{p=1; next} /^kernel/{p=0} p' "$o.loops")
+            wo=$(awk '/^kernel .*WinogradOutput/{p=1; next} /^kernel/{p=0} p' "$o.loops")
+            ni=$(printf '%s\n' "$wi" | grep -c 'vectorized for [a-z0-9]* in 0\.\.8')
+            si=$(printf '%s\n' "$wi" | sed -n '/vectorized for/,$p' | grep -c '^ *b[0-9]*\[.*\] = ')
+            no=$(printf '%s\n' "$wo" | grep -c 'vectorized for [a-z0-9]* in 0\.\.8')
+            so=$(printf '%s\n' "$wo" | grep -c 'select')
             nm=$(awk '/^kernel .*MatMul/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c 'tensorized for')
-            [ "$ni" = 16 ] && [ "$no" -ge 1 ] && [ "$nm" -ge 16 ] && ok ||
-                bad "vec/$name" "$ni input stages, $no output loops in 8 lanes, $nm packed tiles ($o.loops)"
+            [ "$ni" = 1 ] && [ "$si" = 16 ] && [ "$no" = 4 ] && [ "$so" = 0 ] && [ "$nm" -ge 16 ] && ok ||
+                bad "vec/$name" "input: $ni vector loops, $si stores; output: $no vector loops, $so selects; $nm packed tiles ($o.loops)"
         fi
         if [ "$tn" != c ] && ! avx2_runs; then
             echo "SKIP $name/$tn: the host cannot run x86-64-avx2 code"
