@@ -33,7 +33,7 @@
 #include "../lower/lower.h"
 
 #define WINO_MIN_CHANNELS 32
-#define WINO_MIN_TILES 64
+#define WINO_MIN_TILES 16
 
 static const double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
 
