@@ -19,7 +19,7 @@
 #              conformance-aarch64 conformance-1201-arm conformance-1201-aarch64
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
 #              qdq qdq-m0-float-free qdq-build x86dw m4q quantize quantize-trained control_fold
-#              strings seq_io transformer types tune verify report-html x86_special_values nchwc_layout grouped pool threads determinism malformed conformance-asan fuzz
+#              strings seq_io transformer types tune verify report-html x86_special_values nchwc_layout grouped winograd pool threads determinism malformed conformance-asan fuzz
 #              fresh
 #
 # TVMCC_TEST_CPU_FLAGS="avx2 fma ..." makes the CPU-dependent suites act as
@@ -252,6 +252,8 @@ run_suite x86_special_values test/models/x86_special_values.sh
 run_suite nchwc_layout test/models/nchwc_layout.sh
 # grouped convs through the packed tiles, -t native (issue 19)
 run_suite grouped test/grouped/run.sh
+# 3x3 convs as Winograd F(2x2, 3x3) on x86-64-avx2 (issue 19)
+run_suite winograd test/winograd/run.sh
 # x86 max pools in vectors, NaN included (issue 19)
 run_suite pool test/pool/run.sh
 # the x86 templates' parallel loops: same bytes at 1, 2 and 3 threads (issue 19)
