@@ -16,6 +16,9 @@
 #   fused/MODEL    the conv's Relu (and residual Add) fuse into
 #                  WinogradOutput's kernel; a transform back to NCHW does
 #                  not (--dump-loops kernel headers)
+#   internal/OP   a file that names WinogradInput or WinogradOutput (in the
+#                  default domain or "tvmcc") gets the unknown-operator
+#                  error naming the node, exit status 1, no output written
 #   vec/w_56_relu  lower/tpl_winograd.c's nests: WinogradInput's 16 stages
 #                  in one vector loop of 8 lanes (one `vectorized for ...
 #                  in 0..8`, 16 stores in it), WinogradOutput's four
@@ -116,11 +119,29 @@ for line in open(f"{out}/cases.txt"):
     y.astype(np.float32).tofile(f"{out}/{name}.ref.bin")
     names.append(name)
 open(f"{out}/models.txt", "w").write("".join(n + "\n" for n in names))
+# tvmcc's own operators, named by a file
+for op, dom in (("WinogradInput", ""), ("WinogradOutput", "tvmcc")):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])
+    node = helper.make_node(op, ["x"], ["y"], name="intruder", domain=dom)
+    ops = [helper.make_opsetid("", 13)] + ([helper.make_opsetid(dom, 1)] if dom else [])
+    onnx.save(helper.make_model(helper.make_graph([node], "internal", [x], [y]), opset_imports=ops),
+              f"{out}/internal_{op}.onnx")
 PY
 then
     bad models "cannot build the test models (python3-onnx, numpy missing?)"
     finish
 fi
+for op in WinogradInput WinogradOutput; do
+    "$TVMCC" "$work/internal_$op.onnx" -t x86-64-avx2 -o "$work/internal_$op.out" > "$work/internal_$op.log" 2>&1
+    rc=$?
+    if [ $rc = 1 ] && [ "$(wc -l < "$work/internal_$op.log")" = 1 ] && grep -q "intruder" "$work/internal_$op.log" &&
+        grep -q "$op" "$work/internal_$op.log" && [ ! -e "$work/internal_$op.out" ]; then
+        ok
+    else
+        bad "internal/$op" "exit $rc, message: $(head -c 300 "$work/internal_$op.log")"
+    fi
+done
 avx2_runs() { [ "$(uname -m)" = x86_64 ] && host_has avx2 && host_has fma; }
 while read -r name; do
     # the pass: which convs it rewrites, by target
