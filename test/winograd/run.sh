@@ -10,7 +10,7 @@
 #   pass/MODEL     --dump-ir=winograd with x86-64-avx2: the w_* models'
 #                  3x3 conv became WinogradInput, 16 MatMuls and
 #                  WinogradOutput; the n_* models' did not (stride 2, 16
-#                  input channels, 16 output channels, 16 tiles, dilation
+#                  input channels, 16 output channels, 9 tiles, dilation
 #                  2, two groups); with the knob off, x86-64-avx512 and c
 #                  none did
 #   fused/MODEL    the conv's Relu (and residual Add) fuse into
@@ -49,7 +49,8 @@ w_nopad       1 32 48 19 18 0 0 0 0 1 1 1 1 none
 n_stride2     1 64 64 28 28 1 1 1 1 2 1 1 1 relu
 n_c16         1 16 32 28 28 1 1 1 1 1 1 1 1 relu
 n_k16         1 32 16 28 28 1 1 1 1 1 1 1 1 relu
-n_tiles16     1 64 64 7 7   1 1 1 1 1 1 1 1 relu
+n_tiles9      1 64 64 5 5   1 1 1 1 1 1 1 1 relu
+w_7x7_add     1 64 64 7 7   1 1 1 1 1 1 1 1 addrelu
 n_dil2        1 32 32 20 20 2 2 2 2 1 2 1 1 relu
 n_group2      1 64 64 20 20 1 1 1 1 1 1 2 1 relu
 CASES
@@ -167,7 +168,7 @@ while read -r name; do
             # to NCHW (the graph output) a kernel of its own
             hdr=$(grep '^kernel .*WinogradOutput' "$o.loops")
             case $name in
-            w_res_add) want="WinogradOutput 'conv/winograd_out' (#1) + Add 'add' (#2) + Relu 'relu' (#3)" ;;
+            *_add) want="WinogradOutput 'conv/winograd_out' (#1) + Add 'add' (#2) + Relu 'relu' (#3)" ;;
             *relu) want="WinogradOutput 'conv/winograd_out' (#1) + Relu 'relu' (#2)" ;;
             *) want="WinogradOutput 'conv/winograd_out' (#1)" ;;
             esac
