@@ -19,6 +19,11 @@
 #   internal/OP   a file that names WinogradInput or WinogradOutput (in the
 #                  default domain or "tvmcc") gets the unknown-operator
 #                  error naming the node, exit status 1, no output written
+#   real/resnet18  torchvision's resnet18 (build/models/resnet18.onnx, which
+#                  the torchvision suite exports; skipped without it): its
+#                  3x3 convs rewritten (13 WinogradInput), its output with
+#                  x86-64-avx2 within 1e-4 of the largest from the output
+#                  with the knob off
 #   vec/w_56_relu  lower/tpl_winograd.c's nests: WinogradInput's 16 stages
 #                  in one vector loop of 8 lanes (one `vectorized for ...
 #                  in 0..8`, 16 stores in it), WinogradOutput's four
@@ -212,4 +217,38 @@ sys.exit(0 if ok else 1)
 ' "$o/out.bin" "$work/$name.ref.bin"; then ok; else bad "$name/$tn" "outputs differ from the reference"; fi
     done
 done < "$work/models.txt"
+# a real network: resnet18 with and without the knob
+rn=$root/build/models/resnet18.onnx
+if [ ! -f "$rn" ]; then
+    echo "SKIP real/resnet18: $rn missing (the torchvision suite exports it; needs python3-torchvision)"
+elif ! avx2_runs; then
+    echo "SKIP real/resnet18: the host cannot run x86-64-avx2 code"
+else
+    nw=$("$TVMCC" "$rn" -t x86-64-avx2 --dump-ir=winograd 2>&1 | grep -c '^n[0-9]* WinogradInput ')
+    [ "$nw" = 13 ] && ok || bad "real/resnet18" "$nw convs rewritten, expected 13 (every 3x3 stride-1 conv)"
+    /usr/bin/python3 -c 'import numpy as np, sys; np.random.default_rng(5).standard_normal(3 * 224 * 224).astype(np.float32).tofile(sys.argv[1])' "$work/rn.in.bin"
+    for tn in x86-64-avx2 avx2-off; do
+        t=x86-64-avx2
+        [ $tn = avx2-off ] && t=$work/avx2-off.json
+        o=$work/rn.$tn
+        flags=$(sed -n 's/^MODEL_CFLAGS := -I[^ ]* //p' "$o/model.mk" 2> /dev/null)
+        if ! "$TVMCC" "$rn" -t "$t" --name model -o "$o" > "$o.log" 2>&1; then
+            bad "real/resnet18/$tn" "tvmcc failed: $(tail -n 1 "$o.log")"
+            continue
+        fi
+        flags=$(sed -n 's/^MODEL_CFLAGS := -I[^ ]* //p' "$o/model.mk")
+        # shellcheck disable=SC2086
+        $CC -I"$o" -std=c99 -O2 $flags "$o"/*.c "$root/bench/timer.c" -lm -o "$o/timer" 2> "$o/cc.log" &&
+            "$o/timer" "$work/rn.in.bin" -w 0 -n 1 -o "$o/out.bin" > /dev/null 2>&1 ||
+            bad "real/resnet18/$tn" "build or run failed ($o/cc.log)"
+    done
+    if /usr/bin/python3 -c '
+import sys, numpy as np
+a = np.fromfile(sys.argv[1], np.float32); b = np.fromfile(sys.argv[2], np.float32)
+ok = a.size == b.size == 1000 and np.abs(a - b).max() <= 1e-4 * np.abs(b).max()
+sys.exit(0 if ok else 1)
+' "$work/rn.x86-64-avx2/out.bin" "$work/rn.avx2-off/out.bin" 2> /dev/null; then ok; else
+        bad "real/resnet18" "outputs with and without the knob differ by more than 1e-4 of the largest"
+    fi
+fi
 finish
