@@ -23,8 +23,10 @@
 #include "../../frontend/regex.h"
 #include "../../ir/target.h"
 #include "../../lower/costmodel.h"
+#include "../../frontend/infer.h"
 #include "../../lower/eval.h"
 #include "../../lower/knobs.h"
+#include "../../lower/loopq.h"
 #include "../../lower/te.h"
 #include "../../passes/plan.h"
 #include "../../runtime_min/tvmrt.h"
@@ -487,6 +489,93 @@ static void test_builders(void)
     CHECK(e->kind == EX_INT && e->ival == 0);
     e = ex_and(&L, ex_const_int(&L, DT_BOOL, 1), ex_lt(&L, ex_var(&L, &iv), ex_int(&L, 4)));
     CHECK(e->kind == EX_BINARY && e->op == BIN_LT);
+    /* constant div, mod (C's truncation) and comparisons */
+    e = ex_binary(&L, BIN_DIV, ex_int(&L, -7), ex_int(&L, 2));
+    CHECK(e->kind == EX_INT && e->ival == -3);
+    e = ex_binary(&L, BIN_MOD, ex_int(&L, -7), ex_int(&L, 2));
+    CHECK(e->kind == EX_INT && e->ival == -1);
+    e = ex_binary(&L, BIN_DIV, ex_int(&L, 7), ex_int(&L, 0));
+    CHECK(e->kind == EX_BINARY); /* left to run time */
+    e = ex_binary(&L, BIN_EQ, ex_int(&L, 1), ex_int(&L, 0));
+    CHECK(e->kind == EX_INT && e->dtype == DT_BOOL && e->ival == 0);
+    e = ex_binary(&L, BIN_GE, ex_int(&L, 3), ex_int(&L, 3));
+    CHECK(e->kind == EX_INT && e->dtype == DT_BOOL && e->ival == 1);
+    /* (v*m + c) % m and / m, 0 <= c < m (the Winograd output tiles) */
+    e = ex_binary(&L, BIN_MOD, ex_add(&L, ex_mul(&L, ex_var(&L, &iv), ex_int(&L, 2)), ex_int(&L, 1)), ex_int(&L, 2));
+    CHECK(e->kind == EX_INT && e->ival == 1);
+    e = ex_binary(&L, BIN_DIV, ex_add(&L, ex_mul(&L, ex_var(&L, &iv), ex_int(&L, 2)), ex_int(&L, 1)), ex_int(&L, 2));
+    CHECK(e->kind == EX_VAR && e->var == iv.var);
+    e = ex_binary(&L, BIN_MOD, ex_mul(&L, ex_var(&L, &iv), ex_int(&L, 4)), ex_int(&L, 4));
+    CHECK(e->kind == EX_INT && e->ival == 0);
+    /* not that form: c >= m, a coefficient other than m, a negative c */
+    e = ex_binary(&L, BIN_MOD, ex_add(&L, ex_mul(&L, ex_var(&L, &iv), ex_int(&L, 2)), ex_int(&L, 2)), ex_int(&L, 2));
+    CHECK(e->kind == EX_BINARY);
+    e = ex_binary(&L, BIN_DIV, ex_mul(&L, ex_var(&L, &iv), ex_int(&L, 4)), ex_int(&L, 2));
+    CHECK(e->kind == EX_BINARY);
+    e = ex_binary(&L, BIN_MOD, ex_add(&L, ex_mul(&L, ex_var(&L, &iv), ex_int(&L, 2)), ex_int(&L, -1)), ex_int(&L, 2));
+    CHECK(e->kind == EX_BINARY);
+    /* lq_subst_var refolds a comparison whose sides become constants */
+    e = ex_binary(&L, BIN_EQ, ex_binary(&L, BIN_MOD, ex_var(&L, &iv), ex_int(&L, 2)), ex_int(&L, 0));
+    CHECK(e->kind == EX_BINARY);
+    e = lq_subst_var(&L, e, iv.var, ex_int(&L, 5));
+    CHECK(e->kind == EX_INT && e->ival == 0);
+    arena_free(&a);
+}
+
+/* The shape checks of tvmcc's Winograd operators (frontend/infer_winograd.c),
+ * which only passes/winograd.c makes. */
+static void test_winograd_infer(void)
+{
+    Arena a;
+    Graph *g;
+    Diag d;
+    ConvWindow win;
+    int32_t x, ni, no, v[16], y, i;
+    arena_init(&a, 0);
+    g = graph_new(&a, "winograd");
+    diag_init(&d, "winograd.onnx");
+    d.quiet = 1;
+    x = graph_add_value(g, "x");
+    g->values[x].dtype = DT_FLOAT32;
+    g->values[x].rank = 5;
+    g->values[x].dims[0] = 2;
+    g->values[x].dims[1] = 4;
+    g->values[x].dims[2] = 13;
+    g->values[x].dims[3] = 11;
+    g->values[x].dims[4] = 8;
+    memset(&win, 0, sizeof win);
+    win.nsp = 2;
+    win.out[0] = 13; /* pads 0 and 2: 13 + 2 - 2 */
+    win.out[1] = 11;
+    ni = graph_add_node(g, OP_WinogradInput, "in", 1, 16);
+    node_set_params(g, &g->nodes[ni], PARAMS_WINDOW, &win, sizeof win);
+    g->nodes[ni].in[0] = x;
+    for (i = 0; i < 16; i++) {
+        v[i] = graph_add_value(g, "v");
+        g->nodes[ni].out[i] = v[i];
+        g->values[v[i]].producer = ni;
+    }
+    CHECK(infer_WinogradInput(g, &g->nodes[ni], &d) == 0);
+    /* 2 images of 7 x 6 tiles, 32 channels */
+    CHECK(g->values[v[15]].rank == 2 && g->values[v[15]].dims[0] == 84 && g->values[v[15]].dims[1] == 32);
+    y = graph_add_value(g, "y");
+    g->values[y].dtype = DT_FLOAT32;
+    g->values[y].rank = 5;
+    g->values[y].dims[0] = 2;
+    g->values[y].dims[1] = 4;
+    g->values[y].dims[2] = 13;
+    g->values[y].dims[3] = 11;
+    g->values[y].dims[4] = 8;
+    no = graph_add_node(g, OP_WinogradOutput, "out", 16, 1);
+    for (i = 0; i < 16; i++)
+        g->nodes[no].in[i] = v[i]; /* [84, 32]: 32 output channels */
+    g->nodes[no].out[0] = y;
+    CHECK(infer_WinogradOutput(g, &g->nodes[no], &d) == 0 && d.errors == 0);
+    g->values[y].dims[2] = 15; /* 8 tile rows: 96 tiles */
+    CHECK(infer_WinogradOutput(g, &g->nodes[no], &d) != 0 && d.errors == 1);
+    g->values[y].dims[2] = 13;
+    g->nodes[no].in[7] = x; /* not [T, K] */
+    CHECK(infer_WinogradOutput(g, &g->nodes[no], &d) != 0 && d.errors == 2);
     arena_free(&a);
 }
 
@@ -976,6 +1065,7 @@ int main(void)
     test_packed();
     test_float_to_int();
     test_builders();
+    test_winograd_infer();
     test_target_decls();
     test_knobs();
     test_cost_model();
