@@ -50,6 +50,8 @@ static void usage(FILE *f)
             "  -O0, -O1, -O2           optimization level (default -O2); -O0 turns off\n"
             "                          fusion (kernels then are one per node)\n"
             "  --no-fuse               turn off operator fusion only\n"
+            "  --no-winograd           3x3 convs stay direct convs (skip the winograd\n"
+            "                          pass: weights 9/16 the size, less workspace)\n"
             "  --quantize DIR          quantize the float model first (tvmcc quantize with\n"
             "                          --calib DIR and its defaults; the report goes to\n"
             "                          stdout) and compile the QDQ model it writes\n"
@@ -161,6 +163,8 @@ int main(int argc, char **argv)
             o.report_html = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
+        } else if (!strcmp(a, "--no-winograd")) {
+            o.no_winograd = 1;
         } else if (!strcmp(a, "--dump-loops")) {
             o.dump_loops = 1;
             dumps = 1;

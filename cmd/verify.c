@@ -171,7 +171,7 @@ static void usage(FILE *f)
             "                          default from the first data set's input files)\n"
             "  --input-value N=V0,V1   bind graph input N to constant values (repeatable;\n"
             "                          its input_K.pb files are then not read)\n"
-            "  -O0, -O1, -O2, --no-fuse  as for the compile (tvmcc --help)\n"
+            "  -O0, -O1, -O2, --no-fuse, --no-winograd  as for the compile (tvmcc --help)\n"
             "  --rtol R                relative tolerance (default 1e-3)\n"
             "  --atol A                absolute tolerance (default 1e-5); integer and bool\n"
             "                          outputs must match exactly unless --rtol or --atol\n"
@@ -226,6 +226,10 @@ static int parse_args(int argc, char **argv, VerifyOpts *v, int *done)
         }
         if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
             v->o.opt_level = a[2] - '0';
+            continue;
+        }
+        if (!strcmp(a, "--no-winograd")) {
+            v->o.no_winograd = 1;
             continue;
         }
         if (!strcmp(a, "--no-fuse")) {

@@ -77,7 +77,7 @@ void pipeline_init(Pipeline *pl, const Options *o, Arena *arena, Diag *d)
     pl->t0 = now_ms();
 }
 
-/* The pass table in order, as the -O level and --no-fuse select; the
+/* The pass table in order, as the -O level, --no-fuse and --no-winograd select; the
  * verifier after each (in debug builds), --dump-ir, and the node counts
  * for NAME.json and --report. */
 static int run_passes(Pipeline *pl, Graph *g)
@@ -89,7 +89,8 @@ static int run_passes(Pipeline *pl, Graph *g)
     int dumped = 0;
     for (i = 0; i < pass_count; i++) {
         if (o->opt_level < pass_table[i].min_opt ||
-            (o->no_fuse && !strcmp(pass_table[i].name, "fuse")))
+            (o->no_fuse && !strcmp(pass_table[i].name, "fuse")) ||
+            (o->no_winograd && !strcmp(pass_table[i].name, "winograd")))
             continue;
         if (prog->n_pass_stats < MAX_PASS_STATS) {
             prog->pass_stats[prog->n_pass_stats].name = pass_table[i].name;

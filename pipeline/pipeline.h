@@ -53,6 +53,7 @@ typedef struct Options {
     int verbose;
     int opt_level;            /* -O0 turns the optimizing passes off; default 2 */
     int no_fuse;              /* --no-fuse */
+    int no_winograd;          /* --no-winograd */
     int report;               /* --report: kernel and memory table on stdout */
     int report_html;          /* --report-html: OUT/NAME_report.html */
     const char *profile;      /* --profile FILE: per-kernel times for it, or NULL */

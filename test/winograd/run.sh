@@ -16,6 +16,7 @@
 #   fused/MODEL    the conv's Relu (and residual Add) fuse into
 #                  WinogradOutput's kernel; a transform back to NCHW does
 #                  not (--dump-loops kernel headers)
+#   noflag/MODEL   --no-winograd with x86-64-avx2: no conv rewritten
 #   internal/OP   a file that names WinogradInput or WinogradOutput (in the
 #                  default domain or "tvmcc") gets the unknown-operator
 #                  error naming the node, exit status 1, no output written
@@ -156,6 +157,10 @@ while read -r name; do
         m=$("$TVMCC" "$work/$name.onnx" -t "$t" --dump-ir=winograd 2>&1 | grep -c "^n[0-9]* MatMul 'conv/winograd_mm")
         want=0
         case $name/$t in w_*/x86-64-avx2) want=1 ;; esac
+        if [ "$t" = x86-64-avx2 ]; then
+            nf=$("$TVMCC" "$work/$name.onnx" -t "$t" --no-winograd --dump-ir 2>&1 | grep -c ' Winograd')
+            [ "$nf" = 0 ] && ok || bad "noflag/$name" "$nf Winograd nodes with --no-winograd"
+        fi
         if [ "$n" = $want ] && [ "$m" = $((want * 16)) ]; then ok; else
             bad "pass/$name/$(basename "$t" .json)" "$n WinogradInput and $m MatMuls, expected $want and $((want * 16))"
         fi
