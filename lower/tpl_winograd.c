@@ -84,6 +84,17 @@ static int has_node(const Lower *L, int op)
     return 0;
 }
 
+/* e (an expression of stage c) at output (n, kb, oh, ow, l): n, kb and l
+ * plain renames, oh and ow through lq_subst_var, which refolds
+ * (2*th + r) % 2 and / 2 and keeps a constant select's arm. */
+static Expr *at_output(Lower *L, const Compute *c, Expr *e, Expr *const *at)
+{
+    int j;
+    for (j = 0; j < 5; j++)
+        e = lq_subst_var(L, e, c->axes[j].var, at[j]);
+    return e;
+}
+
 static int winograd_output(Lower *L, const Target *t)
 {
     Kernel *k = L->k;
@@ -107,23 +118,15 @@ static int winograd_output(Lower *L, const Target *t)
     seq = st_seq(L, 4);
     for (r = 0; r < 2; r++)
         for (s = 0; s < 2; s++) {
-            Expr *oh = ex_add(L, ex_mul(L, ex_var(L, &th), ex_int(L, 2)), ex_int(L, r));
-            Expr *ow = ex_add(L, ex_mul(L, ex_var(L, &tw), ex_int(L, 2)), ex_int(L, s));
-            Expr *guard = NULL;
+            Expr *at[5], *guard = NULL;
             l = lower_itervar(L, "l", c->axes[4].extent);
-            idx = lower_out_index(L, c);
-            val = c->body;
-            /* n, kb, l: plain renames; oh, ow: through lq_subst_var, which
-             * refolds (2*th + r) % 2 and / 2 and keeps a constant select's
-             * arm */
-            idx = lq_subst_var(L, idx, c->axes[0].var, ex_var(L, &n));
-            val = lq_subst_var(L, val, c->axes[0].var, ex_var(L, &n));
-            idx = lq_subst_var(L, idx, c->axes[1].var, ex_var(L, &kb));
-            val = lq_subst_var(L, val, c->axes[1].var, ex_var(L, &kb));
-            idx = lq_subst_var(L, idx, c->axes[4].var, ex_var(L, &l));
-            val = lq_subst_var(L, val, c->axes[4].var, ex_var(L, &l));
-            idx = lq_subst_var(L, lq_subst_var(L, idx, c->axes[2].var, oh), c->axes[3].var, ow);
-            val = lq_subst_var(L, lq_subst_var(L, val, c->axes[2].var, oh), c->axes[3].var, ow);
+            at[0] = ex_var(L, &n);
+            at[1] = ex_var(L, &kb);
+            at[2] = ex_add(L, ex_mul(L, ex_var(L, &th), ex_int(L, 2)), ex_int(L, r));
+            at[3] = ex_add(L, ex_mul(L, ex_var(L, &tw), ex_int(L, 2)), ex_int(L, s));
+            at[4] = ex_var(L, &l);
+            idx = at_output(L, c, lower_out_index(L, c), at);
+            val = at_output(L, c, c->body, at);
             st = vec_loop(L, &l, st_store(L, c->out_buf, idx, val));
             if (r && OH % 2)
                 guard = ex_lt(L, ex_var(L, &th), ex_int(L, OH / 2));

@@ -37,6 +37,12 @@
 
 static const double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
 
+/* Tiles of 2 x 2 outputs of y [N, K/b, OH, OW, b]. */
+static int64_t tiles_of(const Value *y)
+{
+    return y->dims[0] * ((y->dims[2] + 1) / 2) * ((y->dims[3] + 1) / 2);
+}
+
 static int applies(const Graph *g, const Node *n)
 {
     const ConvWindow *win;
@@ -58,7 +64,7 @@ static int applies(const Graph *g, const Node *n)
         return 0;
     if (n->n_in > 2 && n->in[2] >= 0 && g->values[n->in[2]].dtype != DT_FLOAT32)
         return 0;
-    return y->dims[0] * ((y->dims[2] + 1) / 2) * ((y->dims[3] + 1) / 2) >= WINO_MIN_TILES;
+    return tiles_of(y) >= WINO_MIN_TILES;
 }
 
 static int32_t new_value(Graph *g, const char *name, int64_t d0, int64_t d1)
@@ -101,7 +107,7 @@ static void rewrite(Graph *g, int32_t ci)
     int64_t K = g->values[w].dims[0], C = g->values[w].dims[1], T;
     int32_t v[16], m[16], ni;
     int xi;
-    T = g->values[y].dims[0] * ((g->values[y].dims[2] + 1) / 2) * ((g->values[y].dims[3] + 1) / 2);
+    T = tiles_of(&g->values[y]);
     c->dead = 1;
     ni = graph_add_node(g, OP_WinogradInput, arena_printf(g->arena, "%s/winograd_in", name), 1, 16);
     node_set_params(g, &g->nodes[ni], PARAMS_WINDOW, &win, sizeof win);
