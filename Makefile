@@ -101,9 +101,12 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@test/demo.sh
 
+# The builds make test starts use every core unless make was given -j.
+JOBS_FLAG = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
 test:
 	-@scripts/deps.sh test
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(JOBS_FLAG) all
 	@TVMCC_DEPS_CHECKED=1 test/run_all.sh
 
 test-conformance: all

@@ -141,7 +141,7 @@ run_suite opt-levels-agree opt_levels_agree
 # or $ONNX_1201_DIR; SKIP where absent. Its own expected failures:
 # test/conformance/expected_failures_onnx-1.20.1.txt.
 run_suite conformance-onnx-1.20.1 env CONFORMANCE_WORK="$root/build/conformance-1201" \
-    test/conformance/run.sh --suite onnx-1.20.1 -j "$jobs"
+    test/conformance/run.sh --suite onnx-1.20.1 --new-only -j "$jobs"
 # The emitted C of the host run under clang with the strict warning flags,
 # a sample under arm-none-eabi-gcc -Os (Cortex-M0), the runtime on all three
 # (gcc builds every output with the same flags in conformance-host itself).
@@ -268,7 +268,7 @@ run_suite conformance-asan env ASAN_OPTIONS=detect_leaks=0 TVMCC="$root/build/as
     CONFORMANCE_WORK="$root/build/conformance-asan" \
     test/conformance/run.sh --suite pytorch-converted -j "$jobs"
 # 60 s of each libFuzzer harness (make fuzz builds them with clang).
-run_suite fuzz sh -c 'make -s build/fuzz/fuzz_reader build/fuzz/fuzz_compile && test/fuzz/run.sh 60'
+run_suite fuzz sh -c 'make -s -j"$0" build/fuzz/fuzz_reader build/fuzz/fuzz_compile && test/fuzz/run.sh 60' "$jobs"
 # make demo in a fresh Debian 12 minbase root with git and make only, and
 # the test set resolving there (test/fresh/run.sh; needs root and network
 # access to the Debian mirror; SKIP otherwise)

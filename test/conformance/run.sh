@@ -6,7 +6,7 @@
 #   test/conformance/run.sh [--arm | --cpu m4|m7|m0|m55 | --aarch64]
 #                           [--suite node|pytorch-converted|pytorch-operator|simple|all|onnx-1.20.1]
 #                           [--filter REGEX] [--sample N] [-j N] [--update-expected] [-v]
-#                           [--build-only]
+#                           [--build-only] [--new-only]
 #
 # Host mode builds with gcc ($CC_WARN: -std=c99 -Wall -Wextra -pedantic
 # -Wconversion -Wsign-conversion -Wdouble-promotion -Wshadow -Wvla -Werror,
@@ -28,6 +28,9 @@
 # --build-only (host mode) stops after building the driver: a test passes when
 # tvmcc compiles it and $CC_HOST builds it warning-free (for a target whose
 # code this CPU cannot run, e.g. x86-64-avx512 on an AVX2-only host).
+# --new-only leaves out the onnx-1.20.1 tests that are byte-identical
+# (model.onnx and every data set) to the same test in Debian's node suite,
+# for a host run made beside a host run of suite node with the same options.
 # --sample N keeps one test in N (chosen by a checksum of its name), for the
 # slow soft-float M0 runs.
 #
@@ -77,6 +80,24 @@ first_line() {
     printf '%s' "$line" | tr '\t\r' '  ' | cut -c1-200
 }
 
+# rt_object COMPILER FLAGS...: prints the object of out/tvmrt.c built by
+# "COMPILER FLAGS... -c". Every output of a run carries the same runtime
+# (it depends on no model), and compiling it is about 60% of a test's cc
+# stage: the object is built once per distinct (command, tvmrt.c, tvmrt.h)
+# into $WORKROOT/.objcache, which each run starts empty. The warnings it
+# would raise fail the first test that builds it (and test/warnings/run.sh
+# compiles every output's tvmrt.c under clang).
+rt_object() {
+    local key obj
+    key=$({ printf '%s\n' "$*"; cat out/tvmrt.c out/tvmrt.h; } | sha1sum | cut -c1-20)
+    obj="$WORKROOT/.objcache/$key.o"
+    if [ ! -f "$obj" ]; then
+        "$@" -c out/tvmrt.c -o "$obj.$BASHPID" >>cc.log 2>&1 || { rm -f "$obj.$BASHPID"; return 1; }
+        mv -f "$obj.$BASHPID" "$obj"
+    fi
+    printf '%s' "$obj"
+}
+
 worker() {
     local id=$1 suite=${1%%/*} name=${1#*/}
     local src="$(suite_dir "$suite")/$name" w="$WORKROOT/$suite/$name"
@@ -117,11 +138,19 @@ worker() {
     rc=$?
     [ $rc = 124 ] && fail compile "timeout after 60 s"
     [ $rc = 0 ] || fail compile "$(first_line compile.log)"
+    # the emitted C but the runtime (built once: rt_object)
+    local srcs=() rt f
+    : > cc.log
+    for f in out/*.c; do
+        [ "$f" = out/tvmrt.c ] || srcs+=("$f")
+    done
 
     if [ "$MODE" != host ] && [ "$MODE" != aarch64 ]; then
+        rt=$(rt_object arm-none-eabi-gcc $ARM_FLAGS $CC_WARN -O1 -I out) ||
+            fail cc "$(first_line cc.log)"
         arm-none-eabi-gcc $ARM_FLAGS $CC_WARN -O1 -I out \
-            out/*.c "$root/test/driver.c" "$ARM_STARTUP" --specs=rdimon.specs -nostartfiles \
-            -T "$ARM_LD" -lm -o driver.elf >cc.log 2>&1 ||
+            "${srcs[@]}" "$root/test/driver.c" "$rt" "$ARM_STARTUP" --specs=rdimon.specs -nostartfiles \
+            -T "$ARM_LD" -lm -o driver.elf >>cc.log 2>&1 ||
             fail cc "$(first_line cc.log)"
         if [ -z "$QEMU_MACHINE" ]; then
             # Build-only core (M55): linking is the test.
@@ -130,11 +159,14 @@ worker() {
             exit 0
         fi
     elif [ "$MODE" = aarch64 ]; then
-        aarch64-linux-gnu-gcc $CC_WARN -O1 -static -I out out/*.c \
-            "$root/test/driver.c" -lm -o driver >cc.log 2>&1 || fail cc "$(first_line cc.log)"
+        rt=$(rt_object aarch64-linux-gnu-gcc $CC_WARN -O1 -static -I out) ||
+            fail cc "$(first_line cc.log)"
+        aarch64-linux-gnu-gcc $CC_WARN -O1 -static -I out "${srcs[@]}" \
+            "$root/test/driver.c" "$rt" -lm -o driver >>cc.log 2>&1 || fail cc "$(first_line cc.log)"
     else
-        $CC_HOST $CC_WARN -O1 -I out out/*.c \
-            "$root/test/driver.c" -lm -o driver >cc.log 2>&1 || fail cc "$(first_line cc.log)"
+        rt=$(rt_object $CC_HOST $CC_WARN -O1 -I out) || fail cc "$(first_line cc.log)"
+        $CC_HOST $CC_WARN -O1 -I out "${srcs[@]}" \
+            "$root/test/driver.c" "$rt" -lm -o driver >>cc.log 2>&1 || fail cc "$(first_line cc.log)"
         if [ "$BUILD_ONLY" = 1 ]; then
             printf '%s\tpass\t\n' "$id" > "$res"
             rm -f driver
@@ -231,7 +263,7 @@ usage() {
     exit 2
 }
 
-mode=host suites="" filter="" jobs=2 update=0 verbose=0 sample=1 build_only=0
+mode=host suites="" filter="" jobs=2 update=0 verbose=0 sample=1 build_only=0 new_only=0
 while [ $# -gt 0 ]; do
     case $1 in
         --arm) mode=arm ;;
@@ -253,6 +285,7 @@ while [ $# -gt 0 ]; do
         -j*) jobs=${1#-j} ;;
         --update-expected) update=1 ;;
         --build-only) build_only=1 ;;
+        --new-only) new_only=1 ;;
         -v) verbose=1 ;;
         -h|--help) usage ;;
         *) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -323,8 +356,8 @@ if ! flock -n 9; then
     echo "conformance: waiting for another run using $WORKROOT (set CONFORMANCE_WORK to use another dir)"
     flock 9
 fi
-rm -rf "$WORKROOT/.results"
-mkdir -p "$WORKROOT/.results" "$WORKROOT/bin"
+rm -rf "$WORKROOT/.results" "$WORKROOT/.objcache"
+mkdir -p "$WORKROOT/.results" "$WORKROOT/bin" "$WORKROOT/.objcache"
 # Run private copies, so a rebuild of the tree during the run (make relinks
 # tvmcc in place) cannot fail tests half-way.
 cp "$TVMCC" "$WORKROOT/bin/tvmcc" && cp "$TENSORTOOL" "$WORKROOT/bin/tensortool" ||
@@ -356,6 +389,26 @@ done | LC_ALL=C sort | { if [ -n "$filter" ]; then grep -E -- "$filter" || true;
     while IFS= read -r t; do
         [ "$sample" -le 1 ] || [ $(( $(printf '%s' "$t" | cksum | cut -d' ' -f1) % sample )) = 0 ] && printf '%s\n' "$t"
     done > "$list"
+# --new-only: drop the onnx-1.20.1 tests whose directory (model and every
+# data set) is byte-identical to the same test in Debian's node suite: a
+# host run of suite node under the same options covers them.
+if [ $new_only = 1 ]; then
+    n_dup=0
+    while IFS= read -r t; do
+        case $t in
+            onnx-1.20.1/*)
+                if [ -d "$TESTDATA/node/${t#*/}" ] &&
+                        diff -rq "$(suite_dir onnx-1.20.1)/${t#*/}" "$TESTDATA/node/${t#*/}" >/dev/null 2>&1; then
+                    n_dup=$((n_dup + 1))
+                    continue
+                fi ;;
+        esac
+        printf '%s\n' "$t"
+    done < "$list" > "$list.new"
+    mv "$list.new" "$list"
+    [ $n_dup -gt 0 ] &&
+        echo "SKIP conformance: $n_dup onnx-1.20.1 tests byte-identical to Debian's node suite (model and data sets): its host run covers them (--new-only)"
+fi
 
 ntests=$(wc -l < "$list")
 extra=""

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer harnesses (built by `make fuzz`) for N seconds each.
+# Runs the libFuzzer harnesses (built by `make fuzz`) for N seconds each,
+# side by side.
 # Each harness keeps its corpus in build/fuzz/corpus_NAME/, seeded with
 # about 200 small models of the ONNX backend test suite (and the generated
 # malformed corpus, when build/malformed/ exists). Inputs that crash, time
@@ -38,6 +39,21 @@ seed() {
     fi
 }
 
+# The harnesses run side by side (each is one process on one core); each
+# reports when all are done, in order.
+declare -A before pid
+for name in $names; do
+    bin=build/fuzz/fuzz_$name
+    corpus=build/fuzz/corpus_$name
+    [ -x "$bin" ] || continue
+    seed "$corpus"
+    before[$name]=$(ls build/fuzz/artifacts | grep -cE "^$name-(crash|timeout|oom|leak)")
+    # shellcheck disable=SC2086
+    "$bin" "$corpus" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=65536 -print_final_stats=1 ${FUZZ_FLAGS:-} \
+        -artifact_prefix="build/fuzz/artifacts/$name-" > "build/fuzz/$name.log" 2>&1 &
+    pid[$name]=$!
+done
 for name in $names; do
     bin=build/fuzz/fuzz_$name
     corpus=build/fuzz/corpus_$name
@@ -47,14 +63,11 @@ for name in $names; do
         failed=$((failed + 1))
         continue
     fi
-    seed "$corpus"
-    before=$(ls build/fuzz/artifacts | grep -cE "^$name-(crash|timeout|oom|leak)")
-    # shellcheck disable=SC2086
-    "$bin" "$corpus" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-        -max_len=65536 -print_final_stats=1 ${FUZZ_FLAGS:-} \
-        -artifact_prefix="build/fuzz/artifacts/$name-" > "$log" 2>&1
+    wait "${pid[$name]}"
     rc=$?
-    found=$(( $(ls build/fuzz/artifacts | grep -cE "^$name-(crash|timeout|oom|leak)") - before ))  # slow-unit reports are not findings
+    # artifacts are named after their harness, so the side-by-side runs'
+    # findings are told apart; slow-unit reports are not findings
+    found=$(( $(ls build/fuzz/artifacts | grep -cE "^$name-(crash|timeout|oom|leak)") - ${before[$name]} ))
     [ $found -gt 0 ] && rc=1
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     [ -z "$execs" ] && execs=$(sed -n 's/^#\([0-9]*\):* .*cov:.*/\1/p' "$log" | tail -1)

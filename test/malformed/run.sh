@@ -29,7 +29,7 @@ done
 cd "$root"
 if [ -z "${TVMCC:-}" ]; then
     TVMCC=$root/build/asan/tvmcc
-    if ! make -s build/asan/tvmcc >build/malformed-make.log 2>&1; then
+    if ! make -s -j"$(nproc 2>/dev/null || echo 2)" build/asan/tvmcc >build/malformed-make.log 2>&1; then
         echo "malformed: make build/asan/tvmcc failed:"
         tail -5 build/malformed-make.log
         echo "0 passed, 1 failed"
