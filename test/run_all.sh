@@ -20,7 +20,7 @@
 #              conformance-x86 arm-intrinsics c-target torchvision exporter_patterns
 #              qdq qdq-m0-float-free qdq-build x86dw m4q quantize quantize-trained control_fold
 #              strings seq_io transformer types tune verify report-html x86_special_values nchwc_layout grouped winograd pool threads determinism malformed conformance-asan fuzz
-#              fresh
+#              fresh (the pool_begin ... pool_end suites run two at a time)
 #
 # TVMCC_TEST_CPU_FLAGS="avx2 fma ..." makes the CPU-dependent suites act as
 # on a host with just those /proc/cpuinfo flags (test/hostcpu.sh).
@@ -42,15 +42,53 @@ logs=build/test-logs
 mkdir -p "$logs"
 total_pass=0 total_fail=0 status=0 summary="" skipped="" n_skipped=0
 
-# run_suite NAME COMMAND...: runs one sub-suite and adds its counts.
+# run_suite NAME COMMAND...: runs one sub-suite and adds its counts. Between
+# pool_begin and pool_end (suites of one process each, independent of one
+# another) it starts the suite in the background instead, at most $jobs at
+# a time, its output going to its log only; pool_end prints each one's
+# output and counts it, in the listed order.
+pool=0 pool_names=()
+declare -A pool_pid pool_start
 run_suite() {
-    local name=$1 last p f rc start s
+    local name=$1 start
     shift
     case ",${only:-$name}," in *",$name,"*) ;; *) return 0 ;; esac
+    if [ $pool = 1 ]; then
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+        pool_start[$name]=$(date +%s)
+        rm -f "$logs/$name.rc" "$logs/$name.end"
+        (
+            "$@" > "$logs/$name.log" 2>&1
+            echo $? > "$logs/$name.rc"
+            date +%s > "$logs/$name.end"
+        ) &
+        pool_pid[$name]=$!
+        pool_names+=("$name")
+        echo "=== $name: $* (started beside others; its output follows when done)"
+        return 0
+    fi
     echo "=== $name: $*"
     start=$(date +%s)
     "$@" 2>&1 | tee "$logs/$name.log"
-    rc=${PIPESTATUS[0]}
+    count_suite "$name" "${PIPESTATUS[0]}" $(( $(date +%s) - start ))
+}
+pool_begin() { pool=1; }
+pool_end() {
+    local name
+    pool=0
+    for name in ${pool_names[@]+"${pool_names[@]}"}; do
+        wait "${pool_pid[$name]}"
+        echo "=== $name (output)"
+        cat "$logs/$name.log"
+        count_suite "$name" "$(cat "$logs/$name.rc" 2>/dev/null || echo 1)" \
+            $(( $(cat "$logs/$name.end" 2>/dev/null || date +%s) - ${pool_start[$name]} ))
+    done
+    pool_names=()
+}
+
+# count_suite NAME STATUS SECONDS: adds the counts of the suite's log.
+count_suite() {
+    local name=$1 rc=$2 secs=$3 last p f s
     last=$(tail -n 1 "$logs/$name.log")
     p=$(printf '%s\n' "$last" | sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1/p')
     f=$(printf '%s\n' "$last" | sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\2/p')
@@ -70,7 +108,7 @@ run_suite() {
     total_fail=$((total_fail + f))
     [ "$rc" = 0 ] || status=1
     summary="$summary$(printf '  %-22s %5d passed %5d failed  %s  (%ds)' "$name" "$p" "$f" \
-        "$([ "$rc" = 0 ] && echo ok || echo UNEXPECTED)" $(( $(date +%s) - start )))
+        "$([ "$rc" = 0 ] && echo ok || echo UNEXPECTED)" "$secs")
 "
 }
 
@@ -188,13 +226,9 @@ conformance_x86() {
     return $rc
 }
 run_suite conformance-x86 conformance_x86
-# Where each Arm intrinsic must (and must not) appear in the emitted C and
-# the objects (SMLAD on M4/M7, NEON on AArch64, MVE on M55; none on c,
-# x86 or M0), all built with -Werror.
-run_suite arm-intrinsics test/arm/intrin_check.sh
-run_suite c-target test/ctarget/run.sh
+# torchvision's CNNs exported and checked (build/models: winograd reads
+# resnet18 from there)
 run_suite torchvision test/models/check_torchvision.sh
-run_suite exporter_patterns test/models/exporter_patterns.sh
 # Generated QDQ models (quantized here, calibrated in onnxruntime-node) on the
 # host, Cortex-M4, Cortex-M0 and AArch64 against onnxruntime: within 1 LSB, 99% exact
 # (test/qdq/run.sh; SKIP without onnx/numpy or onnxruntime-node)
@@ -228,39 +262,55 @@ run_suite quantize test/quantize/run.sh -j "$jobs"
 # speech embedding at 25 dB or more (test/quantize/trained.sh; SKIP without
 # the npm registry or the tools; about 6 minutes)
 run_suite quantize-trained test/quantize/trained.sh
+# The suites from here to pool_end are one process each and independent:
+# they run two at a time (-j), the longest first.
+pool_begin
+run_suite exporter_patterns test/models/exporter_patterns.sh
+# 3x3 convs as Winograd F(2x2, 3x3) on x86-64-avx2 (issue 19)
+run_suite winograd test/winograd/run.sh
+# grouped convs through the packed tiles, -t native (issue 19)
+run_suite grouped test/grouped/run.sh
+# --report-html pages in headless chromium, --profile, progress (issue 20)
+run_suite report-html test/report/run.sh
+# tvmcc verify on host, cortex-m4 and aarch64, --runner, --profile (issue 20)
+run_suite verify test/verify/run.sh
+# x86 max pools in vectors, NaN included (issue 19)
+run_suite pool test/pool/run.sh
+# tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
+run_suite tune test/models/tune.sh
+# the x86 templates' parallel loops: same bytes at 1, 2 and 3 threads (issue 19)
+run_suite threads test/threads/run.sh
+run_suite nchwc_layout test/models/nchwc_layout.sh
+# Where each Arm intrinsic must (and must not) appear in the emitted C and
+# the objects (SMLAD on M4/M7, NEON on AArch64, MVE on M55; none on c,
+# x86 or M0), all built with -Werror.
+run_suite arm-intrinsics test/arm/intrin_check.sh
+run_suite c-target test/ctarget/run.sh
+run_suite x86_special_values test/models/x86_special_values.sh
 # Ifs on shapes folded before inference, run-time Ifs as Where, --input-value;
 # host, Cortex-M4 and AArch64 against onnxruntime (about 10 s)
 run_suite control_fold test/models/control_fold.sh
-run_suite strings test/models/strings.sh
-# Sequence and optional graph inputs/outputs (--sequence-length,
-# --input-shape 'x[K]=...', --optional-absent) on the host
-run_suite seq_io test/models/seq_io.sh
 # Transformer blocks: GPT (opsets 18, 20) and Llama-style (Attention,
 # RMSNormalization, RotaryEmbedding at 23, KV cache at 24) on the host against
 # onnxruntime, built warning-free for Cortex-M4 and AArch64 (about 15 s)
 run_suite transformer test/transformer/run.sh
+run_suite strings test/models/strings.sh
+# Sequence and optional graph inputs/outputs (--sequence-length,
+# --input-shape 'x[K]=...', --optional-absent) on the host
+run_suite seq_io test/models/seq_io.sh
 # The ONNX 1.20 element types (float8, float4e2m1, int4/uint4, int2/uint2)
 # through data-movement ops and the float8e8m0 rounding modes (test/types)
 run_suite types test/types/run.sh
-# tvmcc tune on a small conv+matmul model and --tuning-log (issue 5)
-run_suite tune test/models/tune.sh
-# tvmcc verify on host, cortex-m4 and aarch64, --runner, --profile (issue 20)
-run_suite verify test/verify/run.sh
-# --report-html pages in headless chromium, --profile, progress (issue 20)
-run_suite report-html test/report/run.sh
-run_suite x86_special_values test/models/x86_special_values.sh
-run_suite nchwc_layout test/models/nchwc_layout.sh
-# grouped convs through the packed tiles, -t native (issue 19)
-run_suite grouped test/grouped/run.sh
-# 3x3 convs as Winograd F(2x2, 3x3) on x86-64-avx2 (issue 19)
-run_suite winograd test/winograd/run.sh
-# x86 max pools in vectors, NaN included (issue 19)
-run_suite pool test/pool/run.sh
-# the x86 templates' parallel loops: same bytes at 1, 2 and 3 threads (issue 19)
-run_suite threads test/threads/run.sh
 run_suite determinism determinism
-# malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6)
+pool_end
+# malformed-input corpus under ASan+UBSan (test/malformed/run.sh, issue 6),
+# beside make demo in a fresh Debian 12 minbase root with git and make only,
+# and the test set resolving there (test/fresh/run.sh; needs root and
+# network access to the Debian mirror; SKIP otherwise)
+pool_begin
+run_suite fresh test/fresh/run.sh
 run_suite malformed test/malformed/run.sh
+pool_end
 # tvmcc and the emitted C both under ASan+UBSan (build/asan/tvmcc is built by
 # the malformed suite's run.sh); the sanitized conformance subset.
 run_suite conformance-asan env ASAN_OPTIONS=detect_leaks=0 TVMCC="$root/build/asan/tvmcc" \
@@ -269,10 +319,6 @@ run_suite conformance-asan env ASAN_OPTIONS=detect_leaks=0 TVMCC="$root/build/as
     test/conformance/run.sh --suite pytorch-converted -j "$jobs"
 # 60 s of each libFuzzer harness (make fuzz builds them with clang).
 run_suite fuzz sh -c 'make -s -j"$0" build/fuzz/fuzz_reader build/fuzz/fuzz_compile && test/fuzz/run.sh 60' "$jobs"
-# make demo in a fresh Debian 12 minbase root with git and make only, and
-# the test set resolving there (test/fresh/run.sh; needs root and network
-# access to the Debian mirror; SKIP otherwise)
-run_suite fresh test/fresh/run.sh
 
 echo "=== summary"
 printf '%s' "$summary"
