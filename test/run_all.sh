@@ -12,7 +12,8 @@
 # failure.
 #
 #   test/run_all.sh [-j N] [--only NAME,...]
-#     -j N     parallel jobs for the conformance runs (default 2)
+#     -j N     parallel jobs for the conformance runs, and suites run at
+#              once between pool_begin and pool_end (default 2)
 #     --only   run just these sub-suites (skips the deps step): unit
 #              bad_input conformance-host conformance-O0 opt-levels-agree
 #              conformance-onnx-1.20.1 emitted-c-warnings conformance-arm
