@@ -124,28 +124,12 @@ chain_gw16_s2   32 16  2 2
 chain_gw8_s1    32 12  4 1
 chain_gw4_s1    32 10  8 1
 CASES
-if ! /usr/bin/python3 - "$work" <<'PY'
+if ! /usr/bin/python3 - "$work" "$root/test/models" <<'PY'
 import sys, numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto
 out = sys.argv[1]
-def conv_ref(x, w, b, g, s, p, d):
-    N, C, H, W = x.shape
-    Co, Cg, KH, KW = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
-    OH = (H + 2 * p - d * (KH - 1) - 1) // s + 1
-    OW = (W + 2 * p - d * (KW - 1) - 1) // s + 1
-    y = np.zeros((N, Co, OH, OW))
-    mg = Co // g
-    for gi in range(g):
-        xs = xp[:, gi * Cg:(gi + 1) * Cg]
-        ws = w[gi * mg:(gi + 1) * mg]
-        for kh in range(KH):
-            for kw in range(KW):
-                patch = xs[:, :, kh * d:kh * d + s * (OH - 1) + 1:s, kw * d:kw * d + s * (OW - 1) + 1:s]
-                y[:, gi * mg:(gi + 1) * mg] += np.einsum("nchw,oc->nohw", patch, ws[:, :, kh, kw])
-    if b is not None:
-        y += b[None, :, None, None]
-    return y
+sys.path.insert(0, sys.argv[2])
+from convref import conv_ref
 rng = np.random.default_rng(19)
 names = []
 for line in open(f"{out}/chains.txt"):

@@ -58,25 +58,14 @@ regnet_1x1_112 32  32 112 112 1 1 1 0 relu 1
 gemm_fc      2048 1024 1 1   1 0 0 0 none 1
 gap_56        144  16 56 56  1 -1 0 0 none 1
 CASES
-if ! /usr/bin/python3 - "$work" <<'PY'
+if ! /usr/bin/python3 - "$work" "$root/test/models" <<'PY'
 import sys, numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto
 out = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from convref import conv_ref
 def conv64(x, w, b, g, s, p):
-    """float64 grouped 2-D convolution, NCHW"""
-    N, C, H, W = x.shape
-    Co, Cg, KH, KW = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
-    OH, OW = (H + 2 * p - KH) // s + 1, (W + 2 * p - KW) // s + 1
-    y = np.zeros((N, Co, OH, OW))
-    mg = Co // g
-    for gi in range(g):
-        xs, ws = xp[:, gi * Cg:(gi + 1) * Cg], w[gi * mg:(gi + 1) * mg]
-        for kh in range(KH):
-            for kw in range(KW):
-                win = xs[:, :, kh:kh + s * (OH - 1) + 1:s, kw:kw + s * (OW - 1) + 1:s]
-                y[:, gi * mg:(gi + 1) * mg] += np.einsum("nchw,oc->nohw", win, ws[:, :, kh, kw])
-    return y + b[None, :, None, None]
+    return conv_ref(x, w, b, g, s, p)
 rng = np.random.default_rng(1902)
 names = []
 for line in open(f"{out}/cases.txt"):

@@ -60,29 +60,12 @@ w_7x7_add     1 64 64 7 7   1 1 1 1 1 1 1 1 addrelu
 n_dil2        1 32 32 20 20 2 2 2 2 1 2 1 1 relu
 n_group2      1 64 64 20 20 1 1 1 1 1 1 2 1 relu
 CASES
-if ! /usr/bin/python3 - "$work" <<'PY'
+if ! /usr/bin/python3 - "$work" "$root/test/models" <<'PY'
 import sys, numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto
 out = sys.argv[1]
-def conv_ref(x, w, b, g, s, pads, d):
-    N, C, H, W = x.shape
-    Co, Cg, KH, KW = w.shape
-    pt, pl, pb, pr = pads
-    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-    OH = (H + pt + pb - d * (KH - 1) - 1) // s + 1
-    OW = (W + pl + pr - d * (KW - 1) - 1) // s + 1
-    y = np.zeros((N, Co, OH, OW))
-    mg = Co // g
-    for gi in range(g):
-        xs = xp[:, gi * Cg:(gi + 1) * Cg]
-        ws = w[gi * mg:(gi + 1) * mg]
-        for kh in range(KH):
-            for kw in range(KW):
-                patch = xs[:, :, kh * d:kh * d + s * (OH - 1) + 1:s, kw * d:kw * d + s * (OW - 1) + 1:s]
-                y[:, gi * mg:(gi + 1) * mg] += np.einsum("nchw,oc->nohw", patch, ws[:, :, kh, kw])
-    if b is not None:
-        y += b[None, :, None, None]
-    return y
+sys.path.insert(0, sys.argv[2])
+from convref import conv_ref
 rng = np.random.default_rng(23)
 names = []
 for line in open(f"{out}/cases.txt"):
