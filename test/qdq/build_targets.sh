@@ -41,19 +41,21 @@ if [ $# -eq 0 ]; then
     echo "0 passed, 0 failed"
     exit 0
 fi
-for t in ${targets//,/ }; do
+# build_target T MODEL...: writes $work/T.result, one line: PASS, FAIL or SKIP
+build_target() {
+    local t=$1 cc bad="" n=0 f m d flags tile
+    shift
     cc=$(sed -n 's/.*"cc": *"\([^"]*\)".*/\1/p' "$root/targets/$t.json" | head -1)
     if ! command -v "${cc:-cc}" > /dev/null 2>&1; then
-        echo "SKIP qdq build $t: compiler '${cc:-cc}' not installed"
-        continue
+        echo "SKIP qdq build $t: compiler '${cc:-cc}' not installed" > "$work/$t.result"
+        return
     fi
-    bad="" n=0
     for f in "$@"; do
         m=${f%.onnx}
         d=$work/$t/$m
         rm -rf "$d"
-        if ! "$tvmcc" "$models/$f" -t "$t" -o "$d" --name model > "$work.log" 2>&1; then
-            bad="$m: tvmcc: $(head -1 "$work.log")"
+        if ! "$tvmcc" "$models/$f" -t "$t" -o "$d" --name model > "$work/$t.log" 2>&1; then
+            bad="$m: tvmcc: $(head -1 "$work/$t.log")"
             break
         fi
         flags=$(sed -n 's/^MODEL_CFLAGS := //p' "$d/model.mk" | sed "s|\$(MODEL_DIR)|$d|")
@@ -96,11 +98,29 @@ for t in ${targets//,/ }; do
     esac
     if [ -z "$bad" ]; then
         echo "PASS qdq build $t: $n models warning-free"
-        passed=$((passed + 1))
     else
         echo "FAIL qdq build $t: $bad"
+    fi > "$work/$t.result"
+}
+# the targets side by side, as many at a time as there are CPUs
+# (test/jobpool.sh), reported in the listed order
+. "$root/test/jobpool.sh"
+for t in ${targets//,/ }; do
+    rm -f "$work/$t.result"
+    pool_run build_target "$t" "$@"
+done
+pool_wait
+for t in ${targets//,/ }; do
+    if [ ! -s "$work/$t.result" ]; then
+        echo "FAIL qdq build $t: no result (the job did not finish)"
         failed=$((failed + 1))
+        continue
     fi
+    cat "$work/$t.result"
+    case $(cut -c1-4 "$work/$t.result") in
+        PASS) passed=$((passed + 1)) ;;
+        FAIL) failed=$((failed + 1)) ;;
+    esac
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -30,6 +30,7 @@ root=$(cd "$here/../.." && pwd)
 TVMCC=${TVMCC:-$root/tvmcc}
 PYTHON=${PYTHON:-/usr/bin/python3}
 . "$root/test/models/needs.sh"
+. "$root/test/jobpool.sh"
 needs_onnx_ort quantize
 
 targets=host,cortex-m4
@@ -86,19 +87,31 @@ models_of() {
     esac
 }
 
+# quantize M.V: writes M.V.onnx, M.V.report.json (the report) and M.V.json
+# (the spec run.py reads); on failure M.V.failed, nothing else
+quantize_one() {
+    local m=$1 v=$2 out="$work/models/$1.$2.onnx"
+    # shellcheck disable=SC2086
+    if "$tv" quantize "$floats/$m.onnx" --calib random:16 -o "$out" ${VARIANTS[$v]} \
+            > "$work/models/$m.$v.log" 2>&1 && [ -s "$out" ] && [ -s "${out%.onnx}.json" ]; then
+        "$PYTHON" "$here/specs.py" "$floats/$m.onnx" "$m.$v" "${out%.onnx}.json.spec" &&
+            mv "${out%.onnx}.json" "${out%.onnx}.report.json" &&
+            mv "${out%.onnx}.json.spec" "${out%.onnx}.json" && return 0
+    fi
+    tail -1 "$work/models/$m.$v.log" > "$work/models/$m.$v.failed"
+    rm -f "$out" "${out%.onnx}.json"
+}
+# side by side, $jobs at a time (test/jobpool.sh); reported in this order
+pool_size "$jobs"
 for v in mse minmax pct ent s16 i16 gq kf; do
     for m in $(models_of $v); do
-        out="$work/models/$m.$v.onnx"
-        # shellcheck disable=SC2086
-        if "$tv" quantize "$floats/$m.onnx" --calib random:16 -o "$out" ${VARIANTS[$v]} \
-                > "$work/models/$m.$v.log" 2>&1 && [ -s "$out" ] && [ -s "${out%.onnx}.json" ]; then
-            "$PYTHON" "$here/specs.py" "$floats/$m.onnx" "$m.$v" "${out%.onnx}.json.spec" &&
-                mv "${out%.onnx}.json" "${out%.onnx}.report.json" &&
-                mv "${out%.onnx}.json.spec" "${out%.onnx}.json"
-        else
-            bad "quantize $m.$v: $(tail -1 "$work/models/$m.$v.log")"
-            rm -f "$out"
-        fi
+        pool_run quantize_one "$m" "$v"
+    done
+done
+pool_wait
+for v in mse minmax pct ent s16 i16 gq kf; do
+    for m in $(models_of $v); do
+        [ ! -e "$work/models/$m.$v.failed" ] || bad "quantize $m.$v: $(cat "$work/models/$m.$v.failed")"
     done
 done
 
@@ -131,10 +144,48 @@ for k in "ab":
     t = numpy_helper.from_array(rng.normal(0, 0.5, shape).astype(np.float32), inp.name)
     open("%s/%s/input_0.pb" % (sys.argv[2], k), "wb").write(t.SerializeToString())
 EOF
+# The quantize runs the checks from here on read, side by side ($jobs at
+# a time, the longest first); each writes its own files and the checks
+# below read them in order.
+one_step() {
+    "$tv" "$floats/dscnn.onnx" --quantize random:4 -t cortex-m4 -o "$d/one" > /dev/null 2>&1
+    mkdir -p "$d/two"
+    "$tv" quantize "$floats/dscnn.onnx" --calib random:4 -o "$d/two/dscnn.onnx" > /dev/null 2>&1 &&
+        "$tv" "$d/two/dscnn.onnx" -t cortex-m4 -o "$d/two/out" > /dev/null 2>&1
+}
+bias_runs() {
+    "$PYTHON" "$here/bias_check.py" make "$d/bias" > /dev/null 2>&1
+    "$tv" quantize "$d/bias/bias.onnx" --calib "$d/bias/calib" --no-equalize -o "$d/bias/on.onnx" > /dev/null 2>&1
+    "$tv" quantize "$d/bias/bias.onnx" --calib "$d/bias/calib" --no-equalize --no-bias-correction \
+        -o "$d/bias/off.onnx" > /dev/null 2>&1
+}
+pool_run env TVMCC_TEST_MAX_LOSS_UP=0 "$tv" quantize "$floats/resnet8.onnx" --calib random:4 --max-loss 45 \
+    -v -o "$d/r8d.onnx" > "$d/r8d.log" 2>&1
+pool_run "$tv" quantize "$floats/resnet8.onnx" --calib random:4 --max-loss 42 -o "$d/r8m.onnx" > "$d/r8m.log" 2>&1
 for k in 1 2; do
-    "$tv" quantize "$floats/dscnn.onnx" --calib "$d/calib" -o "$d/dir$k.onnx" --method entropy > /dev/null 2>&1
-    "$tv" quantize "$floats/mobilenet.onnx" --calib random:4 -o "$d/rnd$k.onnx" > /dev/null 2>&1
+    pool_run "$tv" quantize "$floats/mobilenet.onnx" --calib random:4 -o "$d/rnd$k.onnx" > /dev/null 2>&1
 done
+pool_run "$tv" quantize "$floats/mobilenet.onnx" --calib random:4 --seed 9 -o "$d/seed9.onnx" > /dev/null 2>&1
+for m in resnet8 dscnn; do
+    for r in nearest gptq; do
+        pool_run "$tv" quantize "$floats/$m.onnx" --calib random:16 --activations int16 --method minmax \
+            --weight-rounding $r -o "$d/$m.w$r.onnx" > "$d/$m.w$r.log" 2>&1
+    done
+done
+# shellcheck disable=SC2086
+pool_run "$tv" quantize "$floats/resnet8.onnx" --calib random:16 ${VARIANTS[s16]} -o "$d/resnet8.s16.onnx" \
+    > "$d/resnet8.s16.log" 2>&1
+for mth in percentile mse; do
+    pool_run "$tv" quantize "$floats/resnet8.onnx" --calib random:4 --activations int16 --method $mth \
+        -o "$d/r8.16$mth.onnx" > /dev/null 2>&1
+done
+pool_run "$tv" quantize "$floats/resnet8.onnx" --calib random:4 -o "$d/r8.onnx" > /dev/null 2>&1
+for k in 1 2; do
+    pool_run "$tv" quantize "$floats/dscnn.onnx" --calib "$d/calib" -o "$d/dir$k.onnx" --method entropy > /dev/null 2>&1
+done
+pool_run one_step
+pool_run bias_runs
+pool_wait
 for f in dir rnd; do
     if [ -s "$d/${f}1.onnx" ] && cmp -s "$d/${f}1.onnx" "$d/${f}2.onnx" &&
             cmp -s <(grep -v '"output":' "$d/${f}1.json") <(grep -v '"output":' "$d/${f}2.json"); then
@@ -144,7 +195,6 @@ for f in dir rnd; do
     fi
 done
 # a different sample set changes the model (the test could not fail otherwise)
-"$tv" quantize "$floats/mobilenet.onnx" --calib random:4 --seed 9 -o "$d/seed9.onnx" > /dev/null 2>&1
 if [ -s "$d/seed9.onnx" ] && ! cmp -s "$d/rnd1.onnx" "$d/seed9.onnx"; then
     ok "determinism: other samples, other ranges"
 else
@@ -152,10 +202,6 @@ else
 fi
 
 # one step: tvmcc MODEL --quantize DIR gives what quantize, then compile gives
-"$tv" "$floats/dscnn.onnx" --quantize random:4 -t cortex-m4 -o "$d/one" > /dev/null 2>&1
-mkdir -p "$d/two"
-"$tv" quantize "$floats/dscnn.onnx" --calib random:4 -o "$d/two/dscnn.onnx" > /dev/null 2>&1 &&
-    "$tv" "$d/two/dscnn.onnx" -t cortex-m4 -o "$d/two/out" > /dev/null 2>&1
 if [ -s "$d/one/model.c" ] && diff -r "$d/one" "$d/two/out" > /dev/null &&
         grep -q 'int8_t' "$d/one/model.c"; then
     ok "one step: --quantize compiles the model quantize writes"
@@ -286,8 +332,7 @@ fi
 # the rest in int8. (resnet8 in int16 is not among the models compared with
 # onnxruntime: its Softmax output, computed in float by both, differs by up
 # to 3 int16 steps.)
-"$tv" quantize "$floats/resnet8.onnx" --calib random:16 ${VARIANTS[s16]} -o "$d/resnet8.s16.onnx" \
-    > "$d/resnet8.s16.log" 2>&1 && mv "$d/resnet8.s16.json" "$d/resnet8.s16.report.json"
+[ -s "$d/resnet8.s16.onnx" ] && mv "$d/resnet8.s16.json" "$d/resnet8.s16.report.json"
 for m in conv_relu small_cnn resnet8; do
     s16=$work/models/$m.s16.report.json
     [ -e "$s16" ] || s16=$d/$m.s16.report.json
@@ -382,10 +427,6 @@ fi
 # (measured: resnet8 53.6 -> 55.2 dB, dscnn 61.9 -> 64.6), the weights are
 # int8 in [-127, 127] with the same scales, and another value is refused
 for m in resnet8 dscnn; do
-    for r in nearest gptq; do
-        "$tv" quantize "$floats/$m.onnx" --calib random:16 --activations int16 --method minmax \
-            --weight-rounding $r -o "$d/$m.w$r.onnx" > "$d/$m.w$r.log" 2>&1
-    done
     if msg=$("$PYTHON" - "$d/$m.wnearest" "$d/$m.wgptq" <<'EOF'
 import json, sys, onnx
 from onnx import numpy_helper
@@ -428,10 +469,6 @@ fi
 
 # on the int16 grid percentile ranges give way to mse (a clipped tail costs
 # more than it saves at 16 bits): the same model bytes as --method mse
-for mth in percentile mse; do
-    "$tv" quantize "$floats/resnet8.onnx" --calib random:4 --activations int16 --method $mth \
-        -o "$d/r8.16$mth.onnx" > /dev/null 2>&1
-done
 if [ -s "$d/r8.16mse.onnx" ] && cmp -s "$d/r8.16percentile.onnx" "$d/r8.16mse.onnx"; then
     ok "int16 activations: percentile ranges are the mse ones"
 else
@@ -440,8 +477,6 @@ fi
 
 # --max-loss: layers to int16, then float, until the output SQNR is met (the
 # plain run must be below the bound for this to test anything)
-"$tv" quantize "$floats/resnet8.onnx" --calib random:4 -o "$d/r8.onnx" > /dev/null 2>&1
-"$tv" quantize "$floats/resnet8.onnx" --calib random:4 --max-loss 42 -o "$d/r8m.onnx" > "$d/r8m.log" 2>&1
 if msg=$("$PYTHON" - "$d/r8.json" "$d/r8m.json" <<'EOF'
 import json, sys
 try:
@@ -463,8 +498,6 @@ fi
 
 # the downward search (TVMCC_TEST_MAX_LOSS_UP=0: no upward steps first):
 # every layer to int16, then back to int8 in chunks while the bound holds
-TVMCC_TEST_MAX_LOSS_UP=0 "$tv" quantize "$floats/resnet8.onnx" --calib random:4 --max-loss 45 \
-    -v -o "$d/r8d.onnx" > "$d/r8d.log" 2>&1
 if msg=$("$PYTHON" - "$d/r8.json" "$d/r8d.json" "$d/r8d.onnx" <<'EOF'
 import json, sys, onnx
 try:
@@ -487,10 +520,6 @@ fi
 
 # bias correction: the mean error of each layer's output (weights rounded,
 # inputs float) is about 0 with it, and not without it
-"$PYTHON" "$here/bias_check.py" make "$d/bias" > /dev/null 2>&1
-"$tv" quantize "$d/bias/bias.onnx" --calib "$d/bias/calib" --no-equalize -o "$d/bias/on.onnx" > /dev/null 2>&1
-"$tv" quantize "$d/bias/bias.onnx" --calib "$d/bias/calib" --no-equalize --no-bias-correction \
-    -o "$d/bias/off.onnx" > /dev/null 2>&1
 if msg=$("$PYTHON" "$here/bias_check.py" check "$d/bias" "$d/bias/on.onnx" "$d/bias/off.onnx" 2>&1); then
     ok "bias correction: $msg"
 else

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # The test material of issue 18 (tvmcc quantize) on trained models:
 # fetches the models (models.sh), generates the calib and eval sets
 # (gen_data.sh) twice and checks that the bytes are the same, checks that
@@ -18,7 +18,9 @@
 #                                         ocr_cls)
 #
 # Work goes to build/quantize/{npm,models,data,data2,baseline,tvmcc,q}. Prints
-# PASS/FAIL/SKIP per step and, last, "N passed, N failed".
+# PASS/FAIL/SKIP per step and, last, "N passed, N failed". After gen_data,
+# the steps run side by side (as many at a time as there are CPUs; JOBS
+# overrides; test/jobpool.sh) and are reported in the order above.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -41,21 +43,19 @@ rc=$?
 if [ $rc = 77 ]; then echo "$(grep SKIP "$b/gen.log")"; finish; fi
 [ $rc = 0 ] && ok "gen_data: $(find "$b/data" -name input_0.pb | wc -l) samples" ||
     { ko "gen_data: $(tail -1 "$b/gen.log")"; finish; }
-if "$here/gen_data.sh" "$b/models" "$b/data2" >"$b/gen2.log" 2>&1 &&
-        diff -r "$b/data" "$b/data2" >"$b/gen.diff" 2>&1; then
-    ok "gen_data: a second run writes the same bytes"
-else
-    ko "gen_data: a second run differs: $(head -1 "$b/gen.diff")"
-fi
 
-for set in calib eval; do
-    if node "$here/check_data.js" "$b/models" "$b/npm/ocr/package/assets/ppocr_keys_v1.txt" \
-            "$b/data/$set" >"$b/check_$set.log" 2>&1; then
-        ok "check_data $set: $(tr '\n' ';' <"$b/check_$set.log")"
-    else
-        ko "check_data $set: $(tr '\n' ';' <"$b/check_$set.log")"
-    fi
-done
+# The jobs below write logs and exit statuses (FILE.rc); the reports after
+# pool_wait read them.
+. "$root/test/jobpool.sh"
+[ -z "${JOBS:-}" ] || pool_size "$JOBS"
+# run_rc RCFILE LOG CMD...: CMD's output to LOG, its exit status to RCFILE
+run_rc() {
+    local rc=$1 log=$2
+    shift 2
+    "$@" >"$log" 2>&1
+    echo $? >"$rc"
+}
+passed_rc() { [ "$(cat "$1" 2>/dev/null)" = 0 ]; }
 
 shape_of() {
     case $1 in
@@ -67,37 +67,37 @@ shape_of() {
     esac
 }
 mean_db() { sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$1" | head -1; }
-
-for m in embedding_model melspectrogram ocr_cls ocr_rec ocr_det; do
-    w=$b/tvmcc/float_$m
-    if "$here/tvmcc_eval.sh" "$b/models/$m.onnx" "$b/data/eval/$m" "$w" --input-shape $(shape_of $m) \
-            >"$w.log" 2>&1 &&
-            node "$here/ort_eval.js" --quant-outputs "$w" "$b/models/$m.onnx" "$b/data/eval/$m" >>"$w.log" 2>&1; then
-        db=$(mean_db "$w.log")
-        if awk "BEGIN { exit !($db >= 60) }"; then
-            ok "tvmcc float $m: SQNR against onnxruntime $db dB mean"
-        else
-            ko "tvmcc float $m: SQNR against onnxruntime $db dB mean (< 60)"
-        fi
-    else
-        ko "tvmcc float $m: $(tail -1 "$w.log")"
-    fi
-done
-
 [ $# -gt 0 ] || set -- embedding_model ocr_cls
+float_models="ocr_det ocr_rec ocr_cls embedding_model melspectrogram"
 
-# tvmcc quantize on the trained models (issue 18's acceptance): each range
-# method, calibrated on the calib set and reported on the eval set; the QDQ
-# model it writes runs in onnxruntime (ort_eval.js) and tvmcc's int8 build
-# of it (the report's own figure) must be within 1 dB of onnxruntime's. The
-# speech embedding's best method must reach 25 dB mean against float.
-# Figures go to build/quantize/acceptance.md.
-acc=$b/acceptance.md
-mkdir -p "$b/q"
-{
-    echo "| model | method | onnxruntime SQNR mean (worst) | tvmcc int8 build | top-1 |"
-    echo "| --- | --- | --- | --- | --- |"
-} > "$acc"
+# tvmcc's float build of M against onnxruntime on the eval set
+float_eval() {
+    local m=$1 w=$b/tvmcc/float_$1
+    "$here/tvmcc_eval.sh" "$b/models/$m.onnx" "$b/data/eval/$m" "$w" --input-shape $(shape_of $m) &&
+        node "$here/ort_eval.js" --quant-outputs "$w" "$b/models/$m.onnx" "$b/data/eval/$m"
+}
+# tvmcc quantize M --method METH, and the model it writes in onnxruntime
+quantize_eval() {
+    local m=$1 meth=$2 q=$b/q/$1.$2.onnx
+    "$TVMCC" quantize "$b/models/$m.onnx" --input-shape $(shape_of $m) \
+        --calib "$b/data/calib/$m" --eval "$b/data/eval/$m" --method $meth -o "$q" \
+        >"$b/q/$m.$meth.log" 2>&1 &&
+        node "$here/ort_eval.js" "$b/models/$m.onnx" "$q" "$b/data/eval/$m" --opt-level "$ort_q_opt" \
+            --json "$b/q/$m.$meth.ort.json" >"$b/q/$m.$meth.ort.log" 2>&1
+}
+# test/qdq/quantize.py's min/max baseline of M in onnxruntime, then tvmcc's
+# int8 build of the calibrated one
+baseline_eval() {
+    local m=$1 w=$b/tvmcc/int8_$1
+    run_rc "$b/baseline_$m.rc" "$b/baseline_$m.log" \
+        env ORT_Q_OPT=$ort_q_opt "$here/baseline.sh" "$b/models" "$b/data" "$b/baseline" $m
+    passed_rc "$b/baseline_$m.rc" || return
+    "$here/tvmcc_eval.sh" "$b/baseline/$m.calib.onnx" "$b/data/eval/$m" "$w" \
+            --input-shape $(shape_of $m) >"$w.log" 2>&1 &&
+        node "$here/ort_eval.js" --quant-outputs "$w" "$b/models/$m.onnx" "$b/data/eval/$m" >>"$w.log" 2>&1
+    echo $? >"$w.rc"
+}
+
 # On an x86 host without VNNI (AVX2 only) onnxruntime's fused int8 kernels
 # sum u8 x s8 pairs in 16 bits and saturate (embedding_model: 13 dB against
 # float where the QDQ model as written gives 25): the QDQ models are then
@@ -109,15 +109,69 @@ if host_has avx2 && ! host_has avx512_vnni && ! host_has avx_vnni; then
     ort_q_opt=disabled
     echo "SKIP onnxruntime's optimized int8 kernels as the reference: this x86 host has no VNNI (they saturate); the QDQ models run unoptimized"
 fi
+
+mkdir -p "$b/q"
+rm -f "$b"/*.rc "$b"/tvmcc/*.rc "$b"/q/*.rc
+pool_run run_rc "$b/gen2.rc" "$b/gen2.log" "$here/gen_data.sh" "$b/models" "$b/data2"
+for m in $float_models; do
+    pool_run run_rc "$b/tvmcc/float_$m.rc" "$b/tvmcc/float_$m.log" float_eval $m
+done
+for m in "$@"; do
+    for meth in minmax percentile mse entropy; do
+        pool_run run_rc "$b/q/$m.$meth.rc" /dev/null quantize_eval $m $meth
+    done
+    pool_run baseline_eval $m
+done
+for set in calib eval; do
+    pool_run run_rc "$b/check_$set.rc" "$b/check_$set.log" node "$here/check_data.js" "$b/models" \
+        "$b/npm/ocr/package/assets/ppocr_keys_v1.txt" "$b/data/$set"
+done
+pool_wait
+
+if passed_rc "$b/gen2.rc" && diff -r "$b/data" "$b/data2" >"$b/gen.diff" 2>&1; then
+    ok "gen_data: a second run writes the same bytes"
+else
+    ko "gen_data: a second run differs: $(head -1 "$b/gen.diff" 2>/dev/null || tail -1 "$b/gen2.log")"
+fi
+
+for set in calib eval; do
+    if passed_rc "$b/check_$set.rc"; then
+        ok "check_data $set: $(tr '\n' ';' <"$b/check_$set.log")"
+    else
+        ko "check_data $set: $(tr '\n' ';' <"$b/check_$set.log")"
+    fi
+done
+
+for m in embedding_model melspectrogram ocr_cls ocr_rec ocr_det; do
+    w=$b/tvmcc/float_$m
+    if passed_rc "$w.rc"; then
+        db=$(mean_db "$w.log")
+        if awk "BEGIN { exit !($db >= 60) }"; then
+            ok "tvmcc float $m: SQNR against onnxruntime $db dB mean"
+        else
+            ko "tvmcc float $m: SQNR against onnxruntime $db dB mean (< 60)"
+        fi
+    else
+        ko "tvmcc float $m: $(tail -1 "$w.log")"
+    fi
+done
+
+# tvmcc quantize on the trained models (issue 18's acceptance): each range
+# method, calibrated on the calib set and reported on the eval set; the QDQ
+# model it writes runs in onnxruntime (ort_eval.js) and tvmcc's int8 build
+# of it (the report's own figure) must be within 1 dB of onnxruntime's. The
+# speech embedding's best method must reach 25 dB mean against float.
+# Figures go to build/quantize/acceptance.md.
+acc=$b/acceptance.md
+{
+    echo "| model | method | onnxruntime SQNR mean (worst) | tvmcc int8 build | top-1 |"
+    echo "| --- | --- | --- | --- | --- |"
+} > "$acc"
 for m in "$@"; do
     best=-100
     for meth in minmax percentile mse entropy; do
         q=$b/q/$m.$meth.onnx
-        if "$TVMCC" quantize "$b/models/$m.onnx" --input-shape $(shape_of $m) \
-                --calib "$b/data/calib/$m" --eval "$b/data/eval/$m" --method $meth -o "$q" \
-                >"$b/q/$m.$meth.log" 2>&1 &&
-                node "$here/ort_eval.js" "$b/models/$m.onnx" "$q" "$b/data/eval/$m" --opt-level "$ort_q_opt" \
-                    --json "$b/q/$m.$meth.ort.json" >"$b/q/$m.$meth.ort.log" 2>&1; then
+        if passed_rc "$b/q/$m.$meth.rc"; then
             o=$(mean_db "$b/q/$m.$meth.ort.log")
             w=$(sed -n 's/.*SQNR mean [-0-9.]* dB, worst \([-0-9.]*\) dB.*/\1/p' "$b/q/$m.$meth.ort.log" | head -1)
             t=$(sed -n 's/^output .*: SQNR mean \([-0-9.]*\) dB.*/\1/p' "$b/q/$m.$meth.log" | head -1)
@@ -143,7 +197,7 @@ for m in "$@"; do
 done
 
 for m in "$@"; do
-    if ORT_Q_OPT=$ort_q_opt "$here/baseline.sh" "$b/models" "$b/data" "$b/baseline" $m >"$b/baseline_$m.log" 2>&1; then
+    if passed_rc "$b/baseline_$m.rc"; then
         r=$(sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$b/baseline_$m.log" | head -1)
         c=$(sed -n 's/.*SQNR mean \([-0-9.]*\) dB.*/\1/p' "$b/baseline_$m.log" | sed -n 2p)
         if [ -n "$r" ] && [ -n "$c" ] && awk "BEGIN { exit !($c > $r) }"; then
@@ -153,10 +207,7 @@ for m in "$@"; do
             continue
         fi
         w=$b/tvmcc/int8_$m
-        if "$here/tvmcc_eval.sh" "$b/baseline/$m.calib.onnx" "$b/data/eval/$m" "$w" \
-                --input-shape $(shape_of $m) >"$w.log" 2>&1 &&
-                node "$here/ort_eval.js" --quant-outputs "$w" "$b/models/$m.onnx" "$b/data/eval/$m" \
-                >>"$w.log" 2>&1; then
+        if passed_rc "$w.rc"; then
             t=$(mean_db "$w.log")
             if awk "BEGIN { d = $t - $c; exit !(d <= 1 && d >= -1) }"; then
                 ok "baseline $m: tvmcc int8 build $t dB (onnxruntime $c dB)"
