@@ -109,6 +109,19 @@ static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *p
     }
 }
 
+/* Column panels (of VL columns) up to which the tiles' parallel loop runs
+ * over the row tiles instead of the column panels (when there are at
+ * least twice as many row tiles): with few columns, the column split made
+ * each thread read the block's whole row panel, which the copy had just
+ * written on one core, for a few columns of B; over the rows each thread
+ * reads half of it and all of B (at most 4 * VL columns, small).
+ * Winograd's products are such (resnet18's 64-channel ones: 784 x 64 x
+ * 64). Paired medians at two threads, Intel family 6 model 207, AVX2
+ * (bench/ab.sh THREADS=2): resnet18 0.94-0.996, googlenet 0.98,
+ * squeezenet1_1 0.986; at one thread (the loop order alone) 1.00. Up to 8
+ * panels: squeezenet1_1 1.011, so 4. */
+#define MM_ROWS_PARALLEL_NCB 4
+
 /* Columns of A per step of the row-panel copy. */
 #define PACK_KB 16
 
@@ -358,13 +371,20 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
         }
         if (kc < K) {
             loops = st_for(L, &cbv, body);
+        } else if (pl.ncb > 1 && pl.ncb <= MM_ROWS_PARALLEL_NCB && G >= 2 * pl.ncb) {
+            /* for mb: parallel for mi: for cb: { init; tile; epilogue } */
+            loops = st_for(L, &cbv, body);
+            loops = st_for(L, &miv, loops);
+            loops->for_kind = FOR_PARALLEL;
         } else {
             loops = st_for(L, &miv, body);
             if (pl.ncb == 1 && G > 1)
                 loops->for_kind = FOR_PARALLEL;
             loops = st_for(L, &cbv, loops);
+            if (pl.ncb > 1)
+                loops->for_kind = FOR_PARALLEL;
         }
-        if (pl.ncb > 1)
+        if (kc < K && pl.ncb > 1)
             loops->for_kind = FOR_PARALLEL;
         loops = st_for(L, &mbv, loops);
     }

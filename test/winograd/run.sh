@@ -182,6 +182,14 @@ while read -r name; do
             nm=$(awk '/^kernel .*MatMul/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c 'tensorized for')
             [ "$ni" = 1 ] && [ "$si" = 16 ] && [ "$no" = 4 ] && [ "$so" = 0 ] && [ "$nm" -ge 16 ] && ok ||
                 bad "vec/$name" "input: $ni vector loops, $si stores; output: $no vector loops, $so selects; $nm packed tiles ($o.loops)"
+            # the products (784 x 64 x 64: 4 column panels) parallel over
+            # their row tiles, not their column panels (tpl_matmul.c
+            # MM_ROWS_PARALLEL_NCB): the loop after each MatMul's pragma
+            pm=$(awk '/^static void k[0-9]*_matmul/ { k = 1 } /^static void k[0-9]*_winograd/ { k = 0 }
+                k && /#pragma omp parallel for/ { getline; getline; if ($3 ~ /^mi[0-9]+$/) r++; else o++ }
+                END { print r + 0, o + 0 }' "$o/model.c")
+            [ "$pm" = "16 0" ] && ok ||
+                bad "rows/$name" "the MatMuls' parallel loops over rows / others: $pm, expected 16 0 ($o/model.c)"
         fi
         if [ "$tn" != c ] && ! avx2_runs; then
             echo "SKIP $name/$tn: the host cannot run x86-64-avx2 code"
