@@ -371,6 +371,8 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
         }
         if (kc < K) {
             loops = st_for(L, &cbv, body);
+            if (pl.ncb > 1)
+                loops->for_kind = FOR_PARALLEL;
         } else if (pl.ncb > 1 && pl.ncb <= MM_ROWS_PARALLEL_NCB && G >= 2 * pl.ncb) {
             /* for mb: parallel for mi: for cb: { init; tile; epilogue } */
             loops = st_for(L, &cbv, body);
@@ -384,8 +386,6 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
             if (pl.ncb > 1)
                 loops->for_kind = FOR_PARALLEL;
         }
-        if (kc < K && pl.ncb > 1)
-            loops->for_kind = FOR_PARALLEL;
         loops = st_for(L, &mbv, loops);
     }
     seq = st_seq(L, 2);

@@ -103,13 +103,14 @@ quantize_one() {
 }
 # side by side, $jobs at a time (test/jobpool.sh); reported in this order
 pool_size "$jobs"
-for v in mse minmax pct ent s16 i16 gq kf; do
+variants="mse minmax pct ent s16 i16 gq kf"
+for v in $variants; do
     for m in $(models_of $v); do
         pool_run quantize_one "$m" "$v"
     done
 done
 pool_wait
-for v in mse minmax pct ent s16 i16 gq kf; do
+for v in $variants; do
     for m in $(models_of $v); do
         [ ! -e "$work/models/$m.$v.failed" ] || bad "quantize $m.$v: $(cat "$work/models/$m.$v.failed")"
     done
