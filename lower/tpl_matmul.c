@@ -41,6 +41,14 @@ static int mm_direct(Lower *L, const Target *t, const Compute *c, int mvar, int 
     return lq_aff_only(&o, vars, 2) && lq_aff_coef(&o, nvar) == 1 && lq_aff_coef(&o, mvar) == Nn;
 }
 
+/* Where a tile reads A: the row panels the copy wrote (packed: ap[mt][k][p])
+ * or A itself (row m, column k at c0 + m*cm + k*ck; direct tiles only,
+ * whose rows all exist). */
+typedef struct ASrc {
+    int buf, packed;
+    int64_t cm, ck, c0;
+} ASrc;
+
 /* The three phases of the row tile mte (rows mte*P + p for p < R) and
  * column block cb, accumulating in buffer ob: the output itself (direct,
  * all R rows exist) or the local array acc (R = P, rows and columns past
@@ -53,7 +61,7 @@ static int mm_direct(Lower *L, const Target *t, const Compute *c, int mvar, int 
  * G tiles of a row block side by side (tile mi at mi*P*VL). */
 static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *pl, int ob, int64_t R, int64_t M,
                       int64_t Nn, int64_t K, int64_t kc, int mvar, int nvar, Expr *mte, const IterVar *cbv,
-                      const IterVar *vv, const IterVar *rv, const IterVar *kbv, const IterVar *miv, int apbuf,
+                      const IterVar *vv, const IterVar *rv, const IterVar *kbv, const IterVar *miv, const ASrc *as,
                       Stmt **init, Stmt **tile, Stmt **epi)
 {
     Kernel *k = L->k;
@@ -69,7 +77,11 @@ static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *p
     Stmt *st;
     if (kbv)
         kk = ex_add(L, ex_mul(L, ex_var(L, kbv), ex_int(L, kc)), kk);
-    aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, mte, ex_int(L, K)), kk), ex_int(L, pl->P)), ex_var(L, &pv));
+    if (as->packed)
+        aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, mte, ex_int(L, K)), kk), ex_int(L, pl->P)), ex_var(L, &pv));
+    else
+        aidx = ex_add(L, ex_add(L, ex_mul(L, m, ex_int(L, as->cm)), ex_mul(L, kk, ex_int(L, as->ck))),
+                      ex_int(L, as->c0));
     widx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, cbv), ex_int(L, K)), kk), ex_int(L, pl->VL)),
                   ex_var(L, vv));
     for (i = 0; i + 2 < c->n_axes; i++)
@@ -86,7 +98,7 @@ static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *p
     }
     iv = tpl_init_value(L, c, map);
     *init = st_for(L, &pv, st_for(L, vv, st_store(L, ob, oix, iv)));
-    *tile = tpl_tile(L, ob, oix, ex_load(L, apbuf, aidx), ex_load(L, pl->pbuf, widx), rv, &pv, vv);
+    *tile = tpl_tile(L, ob, oix, ex_load(L, as->buf, aidx), ex_load(L, pl->pbuf, widx), rv, &pv, vv);
     /* B's column panel streams from L2 once per row tile */
     (*tile)->prefetch = tpl_weight_prefetch(t, pl->VL);
     if (rv[1].extent > 1)
@@ -119,8 +131,23 @@ static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *p
  * 64). Paired medians at two threads, Intel family 6 model 207, AVX2
  * (bench/ab.sh THREADS=2): resnet18 0.94-0.996, googlenet 0.98,
  * squeezenet1_1 0.986; at one thread (the loop order alone) 1.00. Up to 8
- * panels: squeezenet1_1 1.011, so 4. */
+ * panels: squeezenet1_1 1.011, so 4. (Tiles that read A in place,
+ * MM_UNPACKED_A_BYTES, always run parallel over the rows.) */
 #define MM_ROWS_PARALLEL_NCB 4
+
+/* Largest row tile of A (P rows of K floats) that direct tiles read in
+ * place instead of from the row-panel copy, when all of B (the column
+ * panels each row tile passes over) fits the L2 budget and there are at
+ * least twice as many row tiles as column panels (or one panel): the
+ * tile's rows stay in L1 while its column panels pass over them, so the
+ * copy (a read and a write of all of A, serial per row block, before the
+ * parallel loop) bought nothing; with it gone the row tiles need no blocks
+ * and run as one parallel loop over rows. Winograd's products are such
+ * (resnet18's: 784 x 64 x 64, 196 x 128 x 128). Paired medians, Intel
+ * family 6 model 207, AVX2 (bench/ab.sh): resnet18 two threads 0.91 then
+ * 0.96 (the 128-channel products, 8 panels), one thread 0.955 and 0.99;
+ * googlenet 0.96 / 0.97 (two / one thread). */
+#define MM_UNPACKED_A_BYTES 16384
 
 /* Columns of A per step of the row-panel copy. */
 #define PACK_KB 16
@@ -198,9 +225,10 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
     const Expr *al, *bl;
     LqAffine aa, ab;
     Plan pl;
-    int i, na = c->n_axes, mvar, nvar, kvar, vars[2], acc, apbuf, direct;
+    int i, na = c->n_axes, mvar, nvar, kvar, vars[2], acc, direct, rows_par;
     int64_t M, Nn, K, T, cm, ck, nmb;
     IterVar cbv, vv, rv[3], mbv, miv, kbv, pk[3];
+    ASrc as;
     Expr *mte;
     int64_t G, kc;
     Stmt *pack, *seq, *loops, *decl, *body;
@@ -261,8 +289,21 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
     T = tpl_ceil_div(M, pl.P);
     if (G > T)
         G = T;
-    nmb = tpl_ceil_div(T, G);
     direct = mm_direct(L, t, c, mvar, nvar, Nn, pl.VL);
+    memset(&as, 0, sizeof as);
+    as.packed = !(direct && kc == K && (int64_t)pl.P * K * 4 <= MM_UNPACKED_A_BYTES &&
+                  K * Nn * 4 <= tpl_l2_budget(t) && (pl.ncb == 1 || T >= 2 * pl.ncb));
+    rows_par = kc == K && pl.ncb > 1 && (!as.packed || (pl.ncb <= MM_ROWS_PARALLEL_NCB && G >= 2 * pl.ncb));
+    if (!as.packed) {
+        /* each tile reads its rows of A in place: one block of all the
+         * row tiles */
+        as.buf = al->buf;
+        as.cm = cm;
+        as.ck = ck;
+        as.c0 = aa.c0;
+        G = T;
+    }
+    nmb = tpl_ceil_div(T, G);
     cbv = lower_itervar(L, "cb", pl.ncb);
     vv = lower_itervar(L, "v", pl.VL);
     mbv = lower_itervar(L, "mb", nmb);
@@ -285,18 +326,19 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
          * guard) */
         k->bufs[acc].no_init = 1;
     }
+    pack = NULL;
     /* the row-panel copy, a stage of its own: ap[mt][k][p] = A(min(mt*P +
      * p, M-1), k) over the tiles of whole row blocks (nmb*G), which
      * compute_at below moves into the row block loop */
-    {
+    if (as.packed) {
         int64_t pd[3];
         Expr *pidx[3], *m, *aoff;
         Compute *ps;
         pd[0] = nmb * G;
         pd[1] = K;
         pd[2] = pl.P;
-        apbuf = lower_buf_temp(L, "apack", DT_FLOAT32, pd[0] * K * pl.P);
-        ps = lower_stage(L, "apack", apbuf, 3, pd);
+        as.buf = lower_buf_temp(L, "apack", DT_FLOAT32, pd[0] * K * pl.P);
+        ps = lower_stage(L, "apack", as.buf, 3, pd);
         c = &k->stages[0];
         for (i = 0; i < 3; i++) {
             pk[i] = ps->axes[i];
@@ -309,7 +351,7 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
                       ex_int(L, aa.c0));
         ps->rop = RED_NONE;
         ps->body = ex_load(L, al->buf, aoff);
-        pack = st_store(L, apbuf, ex_offset(L, 3, pd, pidx), ps->body);
+        pack = st_store(L, as.buf, ex_offset(L, 3, pd, pidx), ps->body);
         for (i = 2; i >= 0; i--)
             pack = st_for(L, &pk[i], pack);
     }
@@ -329,7 +371,7 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
             cond[0] = ex_const_int(L, DT_BOOL, 1);
         for (rs_ = 0; rs_ < nset; rs_++)
             mm_phases(L, t, c, &pl, direct ? c->out_buf : acc, rows[rs_], M, Nn, K, kc, mvar, nvar, mte,
-                      &cbv, &vv, rv, kc < K ? &kbv : NULL, &miv, apbuf, ph[0] + rs_, ph[1] + rs_,
+                      &cbv, &vv, rv, kc < K ? &kbv : NULL, &miv, &as, ph[0] + rs_, ph[1] + rs_,
                       ph[2] + rs_);
         /* each phase: the guarded copies for the row sets (without
          * blocks, each row set's phases together: init next to its tile,
@@ -373,7 +415,7 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
             loops = st_for(L, &cbv, body);
             if (pl.ncb > 1)
                 loops->for_kind = FOR_PARALLEL;
-        } else if (pl.ncb > 1 && pl.ncb <= MM_ROWS_PARALLEL_NCB && G >= 2 * pl.ncb) {
+        } else if (rows_par) {
             /* for mb: parallel for mi: for cb: { init; tile; epilogue } */
             loops = st_for(L, &cbv, body);
             loops = st_for(L, &miv, loops);
@@ -388,11 +430,15 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
         }
         loops = st_for(L, &mbv, loops);
     }
-    seq = st_seq(L, 2);
-    seq->body[0] = pack;
-    seq->body[1] = loops;
-    k->body = seq;
-    mm_pack_schedule(L, k->n_stages - 1, pk, mbv.var);
+    if (as.packed) {
+        seq = st_seq(L, 2);
+        seq->body[0] = pack;
+        seq->body[1] = loops;
+        k->body = seq;
+        mm_pack_schedule(L, k->n_stages - 1, pk, mbv.var);
+    } else {
+        k->body = loops;
+    }
     if (!lq_stmt_uses_buf(k->body, pl.wbuf))
         k->bufs[pl.wbuf].scope = BUF_UNUSED;
     return 0;

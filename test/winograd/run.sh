@@ -190,6 +190,11 @@ while read -r name; do
                 END { print r + 0, o + 0 }' "$o/model.c")
             [ "$pm" = "16 0" ] && ok ||
                 bad "rows/$name" "the MatMuls' parallel loops over rows / others: $pm, expected 16 0 ($o/model.c)"
+            # and their tiles read V in place (tpl_matmul.c
+            # MM_UNPACKED_A_BYTES): no row-panel copy into a temp
+            cp=$(awk '/^kernel .*MatMul/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c '^  buffer b[0-9]*: .* temp$')
+            [ "$cp" = 0 ] && ok ||
+                bad "inplace/$name" "$cp of the MatMuls copy their rows of V into a temp ($o.loops)"
         fi
         if [ "$tn" != c ] && ! avx2_runs; then
             echo "SKIP $name/$tn: the host cannot run x86-64-avx2 code"
