@@ -25,6 +25,9 @@
 #                  3x3 convs rewritten (13 WinogradInput), its output with
 #                  x86-64-avx2 within 1e-4 of the largest from the output
 #                  with the knob off
+#   par/w_pad2_odd the 16 small products parallel (counted as one conv's)
+#   rows/, inplace/w_56_relu  the products parallel over their row tiles,
+#                  reading V in place (no row-panel copy)
 #   vec/w_56_relu  lower/tpl_winograd.c's nests: WinogradInput's 16 stages
 #                  in one vector loop of 8 lanes (one `vectorized for ...
 #                  in 0..8`, 16 stores in it), WinogradOutput's four
@@ -195,6 +198,14 @@ while read -r name; do
             cp=$(awk '/^kernel .*MatMul/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c '^  buffer b[0-9]*: .* temp$')
             [ "$cp" = 0 ] && ok ||
                 bad "inplace/$name" "$cp of the MatMuls copy their rows of V into a temp ($o.loops)"
+        fi
+        if [ "$name/$tn" = w_pad2_odd/x86-64-avx2 ]; then
+            # 90 x 48 x 32 products (138 K multiply-adds each, under
+            # tpl_threads.c's PARALLEL_MIN_MACS) count as their conv's 16
+            # together: each has a parallel loop
+            np=$(awk '/^kernel .*MatMul/{p=1; next} /^kernel/{p=0} p' "$o.loops" | grep -c '^ *parallel for')
+            [ "$np" = 16 ] && ok ||
+                bad "par/$name" "$np of the 16 products have a parallel loop, expected 16 ($o.loops)"
         fi
         if [ "$tn" != c ] && ! avx2_runs; then
             echo "SKIP $name/$tn: the host cannot run x86-64-avx2 code"
