@@ -136,7 +136,8 @@ static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *p
 #define MM_ROWS_PARALLEL_NCB 4
 
 /* Largest row tile of A (P rows of K floats) that direct tiles read in
- * place instead of from the row-panel copy, when all of B (the column
+ * place instead of from the row-panel copy, when A's rows are contiguous
+ * (not a transposed A: P floats per cache line), all of B (the column
  * panels each row tile passes over) fits the L2 budget and there are at
  * least twice as many row tiles as column panels (or one panel): the
  * tile's rows stay in L1 while its column panels pass over them, so the
@@ -291,7 +292,7 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
         G = T;
     direct = mm_direct(L, t, c, mvar, nvar, Nn, pl.VL);
     memset(&as, 0, sizeof as);
-    as.packed = !(direct && kc == K && (int64_t)pl.P * K * 4 <= MM_UNPACKED_A_BYTES &&
+    as.packed = !(direct && kc == K && ck == 1 && (int64_t)pl.P * K * 4 <= MM_UNPACKED_A_BYTES &&
                   K * Nn * 4 <= tpl_l2_budget(t) && (pl.ncb == 1 || T >= 2 * pl.ncb));
     rows_par = kc == K && pl.ncb > 1 && (!as.packed || (pl.ncb <= MM_ROWS_PARALLEL_NCB && G >= 2 * pl.ncb));
     if (!as.packed) {
