@@ -2,7 +2,8 @@
  * MatMul / Gemm tiles of the packed-panel template (tpl_packed.c): the
  * constant right operand packed into column panels, the left one copied
  * into row panels per row block (a stage of its own that compute_at moves
- * into the block loop), L2 row groups and L1 reduction blocks, and on the
+ * into the block loop) or, for small row tiles, read in place
+ * (MM_UNPACKED_A_BYTES), L2 row groups and L1 reduction blocks, and on the
  * x86 targets tiles that accumulate in the output itself (mm_direct).
  */
 #include "tpl_packed.h"
@@ -41,13 +42,20 @@ static int mm_direct(Lower *L, const Target *t, const Compute *c, int mvar, int 
     return lq_aff_only(&o, vars, 2) && lq_aff_coef(&o, nvar) == 1 && lq_aff_coef(&o, mvar) == Nn;
 }
 
-/* Where a tile reads A: the row panels the copy wrote (packed: ap[mt][k][p])
- * or A itself (row m, column k at c0 + m*cm + k*ck; direct tiles only,
- * whose rows all exist). */
+/* Where a tile reads A: the row panels the copy wrote (packed: buf is
+ * ap[mt][k][p]) or A itself (buf is A; direct tiles only, whose rows all
+ * exist). A's row m, column k is at c0 + m*cm + k*ck of A's buffer. */
 typedef struct ASrc {
     int buf, packed;
     int64_t cm, ck, c0;
 } ASrc;
+
+/* The offset of A(m, k) in A's buffer. */
+static Expr *mm_a_offset(Lower *L, const ASrc *as, Expr *m, Expr *k)
+{
+    return ex_add(L, ex_add(L, ex_mul(L, m, ex_int(L, as->cm)), ex_mul(L, k, ex_int(L, as->ck))),
+                  ex_int(L, as->c0));
+}
 
 /* The three phases of the row tile mte (rows mte*P + p for p < R) and
  * column block cb, accumulating in buffer ob: the output itself (direct,
@@ -80,8 +88,7 @@ static void mm_phases(Lower *L, const Target *t, const Compute *c, const Plan *p
     if (as->packed)
         aidx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, mte, ex_int(L, K)), kk), ex_int(L, pl->P)), ex_var(L, &pv));
     else
-        aidx = ex_add(L, ex_add(L, ex_mul(L, m, ex_int(L, as->cm)), ex_mul(L, kk, ex_int(L, as->ck))),
-                      ex_int(L, as->c0));
+        aidx = mm_a_offset(L, as, m, kk);
     widx = ex_add(L, ex_mul(L, ex_add(L, ex_mul(L, ex_var(L, cbv), ex_int(L, K)), kk), ex_int(L, pl->VL)),
                   ex_var(L, vv));
     for (i = 0; i + 2 < c->n_axes; i++)
@@ -291,19 +298,15 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
     if (G > T)
         G = T;
     direct = mm_direct(L, t, c, mvar, nvar, Nn, pl.VL);
-    memset(&as, 0, sizeof as);
+    as.cm = cm;
+    as.ck = ck;
+    as.c0 = aa.c0;
     as.packed = !(direct && kc == K && ck == 1 && (int64_t)pl.P * K * 4 <= MM_UNPACKED_A_BYTES &&
                   K * Nn * 4 <= tpl_l2_budget(t) && (pl.ncb == 1 || T >= 2 * pl.ncb));
     rows_par = kc == K && pl.ncb > 1 && (!as.packed || (pl.ncb <= MM_ROWS_PARALLEL_NCB && G >= 2 * pl.ncb));
-    if (!as.packed) {
-        /* each tile reads its rows of A in place: one block of all the
-         * row tiles */
-        as.buf = al->buf;
-        as.cm = cm;
-        as.ck = ck;
-        as.c0 = aa.c0;
-        G = T;
-    }
+    as.buf = al->buf; /* the copy's buffer replaces it below when packed */
+    if (!as.packed)
+        G = T; /* each tile reads its rows of A in place: one block of all the row tiles */
     nmb = tpl_ceil_div(T, G);
     cbv = lower_itervar(L, "cb", pl.ncb);
     vv = lower_itervar(L, "v", pl.VL);
@@ -333,7 +336,7 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
      * compute_at below moves into the row block loop */
     if (as.packed) {
         int64_t pd[3];
-        Expr *pidx[3], *m, *aoff;
+        Expr *pidx[3], *m;
         Compute *ps;
         pd[0] = nmb * G;
         pd[1] = K;
@@ -348,10 +351,8 @@ int tpl_matmul(Lower *L, const Target *t, Compute *c)
             k->var_names[pk[i].var] = pk[i].name;
         }
         m = ex_binary(L, BIN_MIN, ex_add(L, ex_mul(L, pidx[0], ex_int(L, pl.P)), pidx[2]), ex_int(L, M - 1));
-        aoff = ex_add(L, ex_add(L, ex_mul(L, m, ex_int(L, cm)), ex_mul(L, pidx[1], ex_int(L, ck))),
-                      ex_int(L, aa.c0));
         ps->rop = RED_NONE;
-        ps->body = ex_load(L, al->buf, aoff);
+        ps->body = ex_load(L, al->buf, mm_a_offset(L, &as, m, pidx[1]));
         pack = st_store(L, as.buf, ex_offset(L, 3, pd, pidx), ps->body);
         for (i = 2; i >= 0; i--)
             pack = st_for(L, &pk[i], pack);
